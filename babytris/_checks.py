@@ -1,0 +1,38 @@
+"""Argument checks shared by the fast solvers and their reference twins."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .rules import Rules
+
+__all__ = ["make_rules", "check_solver_args", "METHODS"]
+
+#: "mpi": modified policy iteration (a greedy sweep, then sweeps evaluating
+#: its policy); "vi": plain value iteration.  Both Gauss-Seidel, in place.
+METHODS = ("mpi", "vi")
+
+
+def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
+    """``rules`` as given, or built from keyword fields (``width=4, height=5``)."""
+    if rules is None:
+        return Rules(**rule_fields)
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
+    if rule_fields:
+        raise TypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
+    return rules
+
+
+def check_solver_args(discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object) -> None:
+    if not isinstance(discount, (int, float)) or isinstance(discount, bool) or not 0.0 <= discount < 1.0:
+        raise ValueError(f"discount must be a number in [0, 1), got {discount!r}")
+    if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not (tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10**7:
+        raise ValueError(f"max_iter must be an integer in [1, 10**7], got {max_iter!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if isinstance(eval_sweeps, bool) or not isinstance(eval_sweeps, int) or not 0 <= eval_sweeps <= 10**4:
+        raise ValueError(f"eval_sweeps must be an integer in [0, 10**4], got {eval_sweeps!r}")

@@ -1,0 +1,39 @@
+# C-level declarations of the babytris core, shared by the .pyx and by any
+# Cython code that wants to call the engine without Python objects.
+
+from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, uint16_t
+
+ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
+ctypedef int32_t index_t       # dense board index; -1 = none
+
+
+cdef struct MapSlot:
+    board_t key
+    index_t value              # -1 marks an empty slot (board 0 is a valid key)
+
+
+cdef struct BoardMap:
+    # Open addressing, linear probing, power-of-two capacity, load <= 1/2.
+    MapSlot* slots
+    size_t capacity
+    size_t size
+
+
+cdef struct Geometry:
+    # One row per (piece, rotation, column): the cells at row 0 and how many
+    # rows the shape spans.  Placements of piece p are [first[p], first[p+1]).
+    int width
+    int height
+    int n_pieces
+    board_t full_row           # the bits of row 0
+    const board_t* mask
+    const uint8_t* rows
+    const int32_t* first
+
+
+cdef int map_init(BoardMap* m, size_t expected) noexcept nogil
+cdef void map_free(BoardMap* m) noexcept nogil
+cdef index_t map_get(const BoardMap* m, board_t key) noexcept nogil
+cdef index_t map_get_or_insert(BoardMap* m, board_t key, index_t value) noexcept nogil
+
+cdef bint drop(const Geometry* g, board_t board, int k, board_t* after, int* lines) noexcept nogil

@@ -1,0 +1,168 @@
+"""Pure-Python twin of the engine and solvers: plain, readable and slow.
+
+Boards are sets of filled ``(col, row)`` cells; nothing here shares code with
+the compiled core beyond the :class:`~babytris.Rules` it reads (and its
+``pieces`` only for their rotation-0 cells).  It is the oracle of the tests
+and the baseline of the benchmarks.  Same call shapes as the fast API:
+``reference.solve(rules, discount=0.9)`` or ``reference.solve(width=4, height=4)``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from .pieces import Placement
+from .rules import Rules
+from ._checks import check_solver_args, make_rules
+
+__all__ = ["orientations", "moves", "reachable_boards", "solve", "ReferenceSolution"]
+
+Cells = frozenset  # of (col, row)
+
+
+def orientations(cells) -> list[tuple[tuple[int, int], ...]]:
+    """Distinct quarter-turn orientations, rotation 0 first, each normalised and sorted."""
+    def normal(cs):
+        min_x = min(x for x, _ in cs)
+        min_y = min(y for _, y in cs)
+        return tuple(sorted(((x - min_x, y - min_y) for x, y in cs), key=lambda c: (c[1], c[0])))
+
+    found = []
+    shape = normal(cells)
+    for _ in range(4):
+        if shape not in found:
+            found.append(shape)
+        shape = normal([(y, -x) for x, y in shape])  # clockwise quarter turn
+    return found
+
+
+def to_cells(board: int, width: int, height: int) -> Cells:
+    return frozenset((c, r) for r in range(height) for c in range(width) if board >> (r * width + c) & 1)
+
+
+def to_int(cells: Cells, width: int) -> int:
+    return sum(1 << (r * width + c) for c, r in cells)
+
+
+def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, int]]:
+    """Legal moves of piece index ``piece`` on ``board``: ``[(placement, next_board, rows_cleared)]``.
+
+    The piece starts above the board and falls one row at a time until the
+    next row down is blocked; a move is legal when every cell then lies inside
+    the board.  Full rows are removed and the rows above fall by one.
+    """
+    width, height = rules.width, rules.height
+    filled = to_cells(board, width, height)
+    p = rules.pieces[piece]
+    out = []
+    number = 0
+    for rotation, shape in enumerate(orientations(p.cells)):
+        shape_width = 1 + max(x for x, _ in shape)
+        shape_height = 1 + max(y for _, y in shape)
+        if shape_height > height:
+            continue
+        for column in range(width - shape_width + 1):
+            placement = Placement(p.name, rotation, column, number)
+            number += 1
+            row = height  # bottom of the piece, starting fully above the board
+            while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
+                row -= 1
+            cells = {(column + x, row + y) for x, y in shape}
+            if any(r >= height for _, r in cells):
+                continue
+            after = set(filled) | cells
+            full = [r for r in range(height) if all((c, r) in after for c in range(width))]
+            kept = sorted(r for r in range(height) if r not in full)
+            shifted = {(c, kept.index(r)) for c, r in after if r not in full}
+            out.append((placement, to_int(frozenset(shifted), width), len(full)))
+    return out
+
+
+def reachable_boards(rules: Rules, start: int = 0) -> list[int]:
+    """Every board reachable from ``start``, in breadth-first discovery order
+    (pieces in rule order, moves in placement order)."""
+    seen = {start}
+    order = [start]
+    queue = deque([start])
+    while queue:
+        board = queue.popleft()
+        for piece in range(len(rules.pieces)):
+            for _, after, _ in moves(rules, board, piece):
+                if after not in seen:
+                    seen.add(after)
+                    order.append(after)
+                    queue.append(after)
+    return order
+
+
+@dataclass
+class ReferenceSolution:
+    """Result of :func:`solve`: ``values[i][p]`` for board ``boards[i]`` and piece index ``p``."""
+
+    rules: Rules
+    discount: float
+    boards: list[int]
+    values: list[list[float]]
+    policy: list[list[Placement | None]]
+    iterations: int
+    residual: float
+    converged: bool
+
+    @property
+    def n_boards(self) -> int:
+        return len(self.boards)
+
+    @property
+    def start_value(self) -> float:
+        return sum(q * v for q, v in zip(self.rules.probabilities, self.values[0]))
+
+    def value(self, board: int, piece: int) -> float:
+        return self.values[self.boards.index(int(board))][piece]
+
+    def best_action(self, board: int, piece: int) -> Placement | None:
+        return self.policy[self.boards.index(int(board))][piece]
+
+
+def solve(
+    rules: Rules | None = None,
+    /,
+    *,
+    discount: float = 0.9,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    **rule_fields: Any,
+) -> ReferenceSolution:
+    """Value iteration (Jacobi: each sweep reads the previous sweep's values).
+
+    ``V(b, p) = max over moves [score(rows) + discount * sum_q prob(q) V(b', q)]``,
+    0 where no move fits.  Stops when no value changes by more than ``tol``.
+    """
+    rules = make_rules(rules, rule_fields)
+    check_solver_args(discount, tol, max_iter, "vi", 0)
+    boards = reachable_boards(rules)
+    index = {b: i for i, b in enumerate(boards)}
+    n_pieces = len(rules.pieces)
+    table = [[[(index[after], rules.line_scores[rows]) for _, after, rows in moves(rules, b, p)]
+              for p in range(n_pieces)] for b in boards]
+    values = [[0.0] * n_pieces for _ in boards]
+    iterations, residual = 0, float("inf")
+    while iterations < max_iter and residual > tol:
+        expected = [sum(q * v for q, v in zip(rules.probabilities, row)) for row in values]
+        new = [[max((points + discount * expected[j] for j, points in table[i][p]), default=0.0)
+                for p in range(n_pieces)] for i in range(len(boards))]
+        residual = max(abs(a - b) for row_new, row in zip(new, values) for a, b in zip(row_new, row))
+        values = new
+        iterations += 1
+    expected = [sum(q * v for q, v in zip(rules.probabilities, row)) for row in values]
+    policy = []
+    for i, b in enumerate(boards):
+        row = []
+        for p in range(n_pieces):
+            options = moves(rules, b, p)
+            best = max(options, key=lambda m: rules.line_scores[m[2]] + discount * expected[index[m[1]]],
+                       default=None)
+            row.append(None if best is None else best[0])
+        policy.append(row)
+    return ReferenceSolution(rules, discount, boards, values, policy, iterations, residual, residual <= tol)

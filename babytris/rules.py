@@ -1,0 +1,200 @@
+"""Rules of a Baby Tetris game: board size, pieces, line scores, piece probabilities."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence, Union
+
+from .pieces import GROUPS, Piece, piece
+
+__all__ = ["Rules", "RulesError", "PieceSpec"]
+
+#: A piece given by catalogue name, as a Piece, or as (x, y) cells.
+PieceSpec = Union[str, Piece, Sequence[Sequence[int]]]
+
+MAX_CELLS = 64  # a board is one uint64
+
+
+class RulesError(ValueError):
+    """Invalid rules; the message names the field and the allowed range."""
+
+
+def _triangular(n: int) -> float:
+    return n * (n + 1) / 2
+
+
+@dataclass(frozen=True, eq=True)
+class Rules:
+    """A rule set.  Every field is validated; bad values raise :class:`RulesError`.
+
+    Args:
+        width: columns, >= 1.
+        height: rows, >= 1, with ``width * height <= 64``.
+        pieces: catalogue names (``"I"``, ``"L"``, ``"I4"``, ``"O"``, ``"T"``,
+            ``"S"``, ``"Z"``, ``"J"``, ``"L4"``), a group name (``"trominoes"``,
+            ``"tetrominoes"``), :class:`Piece` objects, or ``(x, y)`` cell lists.
+            Default: the Baby Tetris trominoes I and L.
+        line_scores: points for clearing 0, 1, 2, ... rows with one placement;
+            needs an entry for as many rows as the tallest piece spans.
+            Default: triangular numbers 0, 1, 3, 6, 10, ... up to that length.
+        probabilities: chance of each piece being next, each > 0, summing to 1.
+            Default: uniform.
+
+    ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
+    ``probabilities`` are stored as tuples.
+    """
+
+    width: int = 4
+    height: int = 4
+    pieces: tuple[Piece, ...] = field(default=("trominoes",))  # type: ignore[assignment]
+    line_scores: tuple[float, ...] | None = None
+    probabilities: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        width = _positive_int("width", self.width)
+        height = _positive_int("height", self.height)
+        if width * height > MAX_CELLS:
+            raise RulesError(
+                f"width * height must be <= {MAX_CELLS} (a board is one 64-bit integer); "
+                f"got {width} * {height} = {width * height}"
+            )
+        pieces = _resolve_pieces(self.pieces)
+        for p in pieces:
+            if not any(_fits(shape, width, height) for shape in p.orientations()):
+                raise RulesError(f"pieces: piece {p.name!r} fits a {width}x{height} board in no rotation")
+        tallest = max(min(1 + max(y for _, y in s), height) for p in pieces for s in p.orientations())
+        line_scores = _line_scores(self.line_scores, tallest)
+        probabilities = _probabilities(self.probabilities, len(pieces))
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "height", height)
+        object.__setattr__(self, "pieces", pieces)
+        object.__setattr__(self, "line_scores", line_scores)
+        object.__setattr__(self, "probabilities", probabilities)
+
+    @property
+    def n_pieces(self) -> int:
+        return len(self.pieces)
+
+    @property
+    def cells(self) -> int:
+        """Number of cells on the board."""
+        return self.width * self.height
+
+    @property
+    def piece_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.pieces)
+
+    def piece_index(self, which: "int | str | Piece") -> int:
+        """Index of a piece given by index, name or Piece; raises ``ValueError`` if absent."""
+        if isinstance(which, bool):
+            raise ValueError(f"piece must be an index or a name, got {which!r}")
+        if isinstance(which, int):
+            if not 0 <= which < self.n_pieces:
+                raise ValueError(f"piece index must be in [0, {self.n_pieces - 1}], got {which}")
+            return which
+        name = which.name if isinstance(which, Piece) else which
+        for i, p in enumerate(self.pieces):
+            if p.name == name:
+                return i
+        raise ValueError(f"piece {name!r} is not in these rules (pieces: {', '.join(self.piece_names)})")
+
+    def mirror_map(self) -> tuple[int, ...] | None:
+        """``m[i]``: index of the mirror image of piece i, or None if the set is not mirror-closed."""
+        out = []
+        for p in self.pieces:
+            image = p.mirror().cells
+            match = [j for j, q in enumerate(self.pieces) if q.same_shape(image)]
+            if not match:
+                return None
+            out.append(match[0])
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        pieces = ", ".join(_piece_repr(p) for p in self.pieces)
+        return (
+            f"Rules(width={self.width}, height={self.height}, pieces=({pieces},), "
+            f"line_scores={self.line_scores!r}, probabilities={self.probabilities!r})"
+        )
+
+
+def _piece_repr(p: Piece) -> str:
+    from .pieces import CATALOGUE
+
+    return repr(p.name) if CATALOGUE.get(p.name) == p else repr(list(p.cells))
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{name} must be an integer in [1, {MAX_CELLS}], got {value!r}")
+    if not 1 <= value <= MAX_CELLS:
+        raise RulesError(f"{name} must be in [1, {MAX_CELLS}], got {value}")
+    return int(value)
+
+
+def _fits(shape, width: int, height: int) -> bool:
+    return max(x for x, _ in shape) < width and max(y for _, y in shape) < height
+
+
+def _resolve_pieces(spec: object) -> tuple[Piece, ...]:
+    if isinstance(spec, str):
+        spec = (spec,)
+    if not isinstance(spec, Iterable):
+        raise RulesError(f"pieces must be a sequence of piece names, Pieces or cell lists, got {spec!r}")
+    out: list[Piece] = []
+    for item in spec:
+        if isinstance(item, str) and item in GROUPS:
+            out.extend(piece(name) for name in GROUPS[item])
+        else:
+            try:
+                out.append(piece(item))
+            except ValueError as err:
+                raise RulesError(str(err)) from None
+    if not out:
+        raise RulesError("pieces must name at least 1 piece")
+    if len(out) > 255:
+        raise RulesError(f"pieces: at most 255 pieces, got {len(out)}")
+    names = [p.name for p in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise RulesError(f"pieces: each piece must appear once; repeated: {', '.join(dupes)}")
+    for i, p in enumerate(out):
+        for q in out[:i]:
+            if q.same_shape(p.cells):
+                raise RulesError(f"pieces: {q.name!r} and {p.name!r} are the same shape")
+    return tuple(out)
+
+
+def _finite_floats(name: str, values: object) -> tuple[float, ...]:
+    try:
+        out = tuple(float(v) for v in values)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise RulesError(f"{name} must be a sequence of numbers, got {values!r}") from None
+    if not all(math.isfinite(v) for v in out):
+        raise RulesError(f"{name} must be finite numbers, got {values!r}")
+    return out
+
+
+def _line_scores(values: object, tallest: int) -> tuple[float, ...]:
+    if values is None:
+        return tuple(_triangular(n) for n in range(tallest + 1))
+    out = _finite_floats("line_scores", values)
+    if len(out) < tallest + 1:
+        raise RulesError(
+            f"line_scores needs at least {tallest + 1} entries (0..{tallest} lines: the tallest piece "
+            f"can clear {tallest} rows at once), got {len(out)}"
+        )
+    return out
+
+
+def _probabilities(values: object, n: int) -> tuple[float, ...]:
+    if values is None:
+        return tuple(1.0 / n for _ in range(n))
+    out = _finite_floats("probabilities", values)
+    if len(out) != n:
+        raise RulesError(f"probabilities needs one entry per piece ({n}), got {len(out)}")
+    if not all(0.0 < v <= 1.0 for v in out):
+        raise RulesError(f"probabilities must each be in (0, 1], got {out}")
+    if abs(math.fsum(out) - 1.0) > 1e-9:
+        raise RulesError(f"probabilities must sum to 1 (within 1e-9), got sum {math.fsum(out)!r}")
+    return out

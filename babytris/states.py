@@ -1,0 +1,191 @@
+"""Reachable-state enumeration: every board reachable from the start, and the
+transition table (CSR) the solvers sweep."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import _core
+from .pieces import Placement
+from .rules import Rules
+
+__all__ = ["Transitions", "MemoryLimitError", "enumerate_boards", "placement_table", "DEFAULT_MAX_MEMORY"]
+
+#: Default memory budget of a solve: 8 GiB, a third of the 24 GiB machine.
+DEFAULT_MAX_MEMORY = 8 * 2**30
+
+# Bytes per move in the table: next board (int32), rows cleared (uint8), placement (uint16).
+MOVE_BYTES = 4 + 1 + 2
+
+
+class MemoryLimitError(MemoryError):
+    """The work would need more memory than ``max_memory`` allows."""
+
+
+@dataclass(frozen=True)
+class PlacementTable:
+    """Every (piece, rotation, column) move as flat arrays, grouped by piece.
+
+    ``masks[k]``: cells at row 0 (uint64); ``rows[k]``: rows spanned;
+    ``first[p]:first[p+1]``: the moves of piece p (rotation-major).
+    """
+
+    masks: np.ndarray
+    rows: np.ndarray
+    first: np.ndarray
+    placements: tuple[tuple[Placement, ...], ...]
+
+
+@lru_cache(maxsize=64)
+def placement_table(rules: Rules) -> PlacementTable:
+    """The :class:`PlacementTable` of ``rules`` (cached)."""
+    masks: list[int] = []
+    rows: list[int] = []
+    first = [0]
+    placements = []
+    for piece in rules.pieces:
+        mine = []
+        for rotation, shape in enumerate(piece.orientations()):
+            shape_width = 1 + max(x for x, _ in shape)
+            shape_rows = 1 + max(y for _, y in shape)
+            if shape_rows > rules.height:
+                continue
+            for column in range(rules.width - shape_width + 1):
+                masks.append(sum(1 << (y * rules.width + x + column) for x, y in shape))
+                rows.append(shape_rows)
+                mine.append(Placement(piece.name, rotation, column, len(mine)))
+        first.append(len(masks))
+        placements.append(tuple(mine))
+    return PlacementTable(
+        np.array(masks, dtype=np.uint64),
+        np.array(rows, dtype=np.uint8),
+        np.array(first, dtype=np.int32),
+        tuple(placements),
+    )
+
+
+@lru_cache(maxsize=64)
+def engine(rules: Rules) -> _core.Engine:
+    """The compiled placement engine for ``rules`` (cached)."""
+    t = placement_table(rules)
+    return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first)
+
+
+@dataclass(frozen=True, repr=False)
+class Transitions:
+    """The reachable game graph in CSR form.
+
+    State ``s = board * n_pieces + piece`` has moves ``offsets[s]:offsets[s+1]``;
+    for each move ``next_board`` (int32 board index), ``lines`` (uint8 rows
+    cleared) and ``placement`` (uint16, number of the move among the piece's
+    placements, see :func:`placement_table`).  ``boards[i]`` (uint64) is board
+    ``i``; boards are sorted ascending (the empty board first), so a lookup
+    is a binary search, and sweeping from the last board to the first visits
+    the successors of a move without a line clear (a superset, hence a larger
+    number) before the board itself.
+    """
+
+    rules: Rules
+    boards: np.ndarray
+    offsets: np.ndarray
+    next_board: np.ndarray
+    lines: np.ndarray
+    placement: np.ndarray
+    seconds: float
+
+    @property
+    def n_boards(self) -> int:
+        return len(self.boards)
+
+    @property
+    def n_states(self) -> int:
+        return self.n_boards * self.rules.n_pieces
+
+    @property
+    def n_moves(self) -> int:
+        return len(self.next_board)
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.boards, self.offsets, self.next_board, self.lines, self.placement)
+        return sum(a.nbytes for a in arrays)
+
+    def board_index(self, board: int) -> int:
+        """Index of a reachable board; raises ``KeyError`` if it is not reachable."""
+        board = int(board)
+        i = int(np.searchsorted(self.boards, np.uint64(board))) if 0 <= board < 2**64 else 0
+        if not 0 <= board < 2**64 or i == self.n_boards or int(self.boards[i]) != board:
+            raise KeyError(f"board {board} is not reachable from the start under these rules")
+        return i
+
+    def __repr__(self) -> str:
+        return (
+            f"<Transitions {self.rules.width}x{self.rules.height}: {self.n_boards:,} boards, "
+            f"{self.n_moves:,} moves, {self.nbytes / 2**20:.1f} MiB>"
+        )
+
+
+def estimate_bytes_per_board(rules: Rules, solver_bytes_per_state: int = 0) -> int:
+    """Upper bound of the bytes one reachable board costs at the peak: its key
+    and rows of the table, with every placement legal, twice (relabelling
+    copies them), and what the solver keeps per (board, piece) state."""
+    n_moves = len(placement_table(rules).masks)
+    table = 8 + 8 * rules.n_pieces + MOVE_BYTES * n_moves
+    return 2 * table + 12 + solver_bytes_per_state * rules.n_pieces
+
+
+def enumerate_boards(
+    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, solver_bytes_per_state: int = 0
+) -> Transitions:
+    """Breadth-first search of every board reachable from the empty board.
+
+    Returns:
+        :class:`Transitions` with ``n_boards`` boards and the move table.
+
+    Raises:
+        MemoryLimitError: if the table (plus ``solver_bytes_per_state`` for
+            each state, what the caller allocates next) would exceed
+            ``max_memory`` bytes.  The worst case (every board with no full row
+            reachable, every placement legal) is checked first; if it is over
+            budget, the search runs under the budget and stops as soon as the
+            real table would cross it, before allocating beyond it.
+    """
+    max_memory = _check_max_memory(max_memory)
+    per_board = estimate_bytes_per_board(rules, solver_bytes_per_state)
+    worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
+    started = time.perf_counter()
+    status, boards, offsets, next_board, lines, placement = engine(rules).enumerate(
+        0, max_memory, solver_bytes_per_state * rules.n_pieces
+    )
+    if status != 0:
+        code, n_seen, footprint = status
+        if code == -1:
+            raise MemoryError(f"enumeration ran out of memory after {n_seen:,} boards")
+        if code == -3:
+            raise MemoryLimitError(f"more than 2**31 boards reachable for {rules!r}")
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
+            f"{_gib(max_memory)}: over {n_seen:,} boards reachable, {_gib(footprint)} already, "
+            f"~{per_board} bytes per board (worst case {worst_boards:,} boards, "
+            f"{_gib(worst_boards * per_board)}); raise max_memory or use a smaller board"
+        )
+    # Number boards in sorted order: lookups become binary searches and the
+    # solvers' sweeps touch nearby memory (a move changes the upper rows only).
+    order = np.argsort(boards)
+    offsets, next_board, lines, placement = _core.relabel(order, rules.n_pieces, offsets, next_board, lines, placement)
+    boards = boards[order]
+    return Transitions(rules, boards, offsets, next_board, lines, placement, time.perf_counter() - started)
+
+
+def _check_max_memory(max_memory: object) -> int:
+    if isinstance(max_memory, bool) or not isinstance(max_memory, (int, np.integer)) or max_memory < 2**20:
+        raise ValueError(f"max_memory must be an integer number of bytes >= 2**20, got {max_memory!r}")
+    return int(max_memory)
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB"

@@ -1,0 +1,31 @@
+"""Build the compiled core.  Metadata lives in pyproject.toml."""
+
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# Set BABYTRIS_DEBUG=1 to build with bounds checks and assertions on.
+DEBUG = os.environ.get("BABYTRIS_DEBUG", "") not in ("", "0")
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": False,
+    "initializedcheck": DEBUG,
+    "cdivision": True,
+    "embedsignature": True,
+}
+
+extensions = [
+    Extension(
+        "babytris._core",
+        ["babytris/_core.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+    )
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives))
