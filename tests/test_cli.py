@@ -1,0 +1,82 @@
+"""The `babytris` command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from babytris import cli
+
+
+def mean_value(out: str) -> float:
+    (line,) = [line for line in out.splitlines() if line.startswith("mean value")]
+    return float(line.split()[2])
+
+
+def test_solve_4x4(capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "12,978 reachable" in out
+    assert "25,956 states" in out
+    assert "converged" in out and "NOT converged" not in out
+    assert round(mean_value(out), 3) == 4.151  # published, discount 0.9
+
+
+def test_solve_options(capsys):
+    argv = ["solve", "--width", "4", "--height", "4", "--discount", "0.1", "--method", "vi", "--tol", "1e-10"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert round(mean_value(out), 3) == 0.566
+    assert "(vi)" in out
+
+
+def test_solve_pieces(capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "4", "--pieces", "tetrominoes"]) == 0
+    out = capsys.readouterr().out
+    assert "2,582 reachable" in out
+    assert "I4 O T S Z J L4" in out
+
+
+def test_not_converged_returns_1(capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "4", "--method", "vi", "--max-iter", "1"]) == 1
+    assert "NOT converged" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["solve", "--width", "0", "--height", "4"], "width"),
+        (["solve", "--width", "9", "--height", "8"], "width * height"),
+        (["solve", "--width", "4", "--height", "4", "--discount", "1.0"], "discount"),
+        (["solve", "--width", "4", "--height", "4", "--pieces", "X"], "unknown piece"),
+        (["solve", "--width", "4", "--height", "4", "--tol", "0"], "tol"),
+    ],
+)
+def test_bad_arguments_return_2(argv, words, capsys):
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("babytris: error:")
+    assert words in captured.err
+
+
+def test_unparsable_width_exits_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["solve", "--width", "four"])
+    assert info.value.code == 2
+    assert "--width" in capsys.readouterr().err
+
+
+def test_python_dash_m(tmp_path):
+    # run outside the repository so the installed package is the one imported
+    done = subprocess.run(
+        [sys.executable, "-m", "babytris", "solve", "--width", "3", "--height", "3"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "34 reachable" in done.stdout

@@ -1,0 +1,190 @@
+"""Breadth-first enumeration of reachable boards and the CSR transition table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import babytris
+from babytris import CATALOGUE, Piece, Rules, reference
+from babytris.states import engine
+
+COUNTS = json.loads((Path(__file__).parent / "data" / "counts.json").read_text())
+
+SMALL = 1500  # largest board count the pure-Python reference enumerates in a test
+
+
+def fits(cells, width: int, height: int) -> bool:
+    return any(
+        max(x for x, _ in s) < width and max(y for _, y in s) < height
+        for s in Piece.from_cells(cells).orientations()
+    )
+
+
+@st.composite
+def small_rules(draw):
+    width = draw(st.integers(1, 6))
+    height = draw(st.integers(1, 6))
+    pool = [CATALOGUE[n].cells for n in CATALOGUE] + [((0, 0),), ((0, 0), (1, 0))]
+    pool = [cells for cells in pool if fits(cells, width, height)]
+    chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=4, unique=True))
+    return Rules(width=width, height=height, pieces=[pool[i] for i in chosen])
+
+
+def check_table(t: babytris.Transitions) -> None:
+    """Structural invariants of a transition table."""
+    rules = t.rules
+    n, n_pieces = t.n_boards, rules.n_pieces
+    assert t.boards.dtype == np.uint64
+    assert t.boards[0] == 0
+    assert np.all(t.boards[1:] > t.boards[:-1])  # strictly ascending
+    assert int(t.boards[-1]) < 2 ** rules.cells or rules.cells == 64
+    assert t.offsets.shape == (n * n_pieces + 1,)
+    assert t.offsets[0] == 0 and t.offsets[-1] == t.n_moves
+    assert np.all(np.diff(t.offsets) >= 0)
+    assert t.n_states == n * n_pieces
+    assert t.next_board.shape == t.lines.shape == t.placement.shape == (t.n_moves,)
+    if t.n_moves:
+        assert 0 <= t.next_board.min() and t.next_board.max() < n
+        tallest = len(rules.line_scores) - 1
+        assert t.lines.max() <= tallest
+        assert t.lines.max() <= max(p.size for p in rules.pieces)
+    # every board but the empty one is the successor of some move
+    assert set(np.unique(t.next_board).tolist()) >= set(range(1, n))
+    # placement numbers increase within each state's row, and stay below the piece's placement count
+    counts = np.diff(t.offsets).reshape(n, n_pieces)
+    per_piece = [len(babytris.states.placement_table(rules).placements[p]) for p in range(n_pieces)]
+    assert np.all(counts <= np.array(per_piece))
+    assert t.nbytes == sum(a.nbytes for a in (t.boards, t.offsets, t.next_board, t.lines, t.placement))
+
+
+def check_rows_match_engine(t: babytris.Transitions) -> None:
+    """Each state's row lists exactly the engine's successors, in placement order."""
+    e = engine(t.rules)
+    n_pieces = t.rules.n_pieces
+    boards = t.boards
+    for i in range(t.n_boards):
+        b = int(boards[i])
+        for p in range(n_pieces):
+            s = i * n_pieces + p
+            row = range(t.offsets[s], t.offsets[s + 1])
+            got = [(int(t.placement[j]), int(boards[t.next_board[j]]), int(t.lines[j])) for j in row]
+            want = [(k, int(nb), int(n)) for k, nb, n in e.successors(b, p)]
+            assert got == want, (b, p)
+
+
+# --------------------------------------------------------------------------
+# Published counts and the reference-generated table
+# --------------------------------------------------------------------------
+
+
+def test_4x4_count(transitions_4x4):
+    assert transitions_4x4.n_boards == 12_978
+    assert transitions_4x4.n_states == 25_956
+
+
+def test_4x5_count():
+    assert babytris.enumerate_boards(Rules(width=4, height=5)).n_boards == 182_101
+
+
+def test_count_table_holds_the_published_facts():
+    table = {row["name"]: row["boards"] for row in COUNTS}
+    assert table["4x4 trominoes"] == 12_978
+    assert table["4x5 trominoes"] == 182_101
+    assert len(COUNTS) >= 10
+
+
+@pytest.mark.parametrize("row", COUNTS, ids=[row["name"] for row in COUNTS])
+def test_counts_match_reference_table(row):
+    t = babytris.enumerate_boards(Rules(**row["rules"]))
+    assert t.n_boards == row["boards"]
+    check_table(t)
+
+
+# --------------------------------------------------------------------------
+# The board set equals the reference's
+# --------------------------------------------------------------------------
+
+
+def test_4x4_boards_equal_reference(transitions_4x4, reference_boards_4x4):
+    assert transitions_4x4.boards.tolist() == sorted(reference_boards_4x4)
+    assert reference_boards_4x4[0] == 0
+
+
+def test_4x4_table(transitions_4x4):
+    check_table(transitions_4x4)
+    check_rows_match_engine(transitions_4x4)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+@given(small_rules())
+def test_small_rule_sets_equal_reference(rules):
+    try:  # a small budget stops the large games early
+        t = babytris.enumerate_boards(rules, max_memory=2**24)
+    except babytris.MemoryLimitError:
+        assume(False)
+    assume(t.n_boards <= SMALL)
+    assert t.boards.tolist() == sorted(reference.reachable_boards(rules))
+    check_table(t)
+    check_rows_match_engine(t)
+
+
+def test_enumeration_is_deterministic(rules_4x4, transitions_4x4):
+    again = babytris.enumerate_boards(rules_4x4)
+    for name in ("boards", "offsets", "next_board", "lines", "placement"):
+        assert np.array_equal(getattr(again, name), getattr(transitions_4x4, name)), name
+
+
+def test_probabilities_and_scores_do_not_change_the_graph(transitions_4x4):
+    other = babytris.enumerate_boards(Rules(line_scores=(0, 5, 5, 5), probabilities=(0.9, 0.1)))
+    assert np.array_equal(other.boards, transitions_4x4.boards)
+    assert np.array_equal(other.next_board, transitions_4x4.next_board)
+
+
+def test_piece_order_changes_only_the_layout():
+    a = babytris.enumerate_boards(Rules(width=4, height=4, pieces=["I", "L"]))
+    b = babytris.enumerate_boards(Rules(width=4, height=4, pieces=["L", "I"]))
+    assert np.array_equal(a.boards, b.boards)
+    assert a.n_moves == b.n_moves
+    ca = np.diff(a.offsets).reshape(-1, 2)
+    cb = np.diff(b.offsets).reshape(-1, 2)
+    assert np.array_equal(ca, cb[:, ::-1])
+
+
+# --------------------------------------------------------------------------
+# Lookups
+# --------------------------------------------------------------------------
+
+
+def test_board_index(transitions_4x4, reference_boards_4x4):
+    t = transitions_4x4
+    for b in reference_boards_4x4[:3000]:
+        i = t.board_index(b)
+        assert int(t.boards[i]) == b
+    assert t.board_index(0) == 0
+    assert t.board_index(np.uint64(t.boards[-1])) == t.n_boards - 1
+    assert t.board_index(babytris.Board(int(t.boards[7]), 4, 4)) == 7
+
+
+def test_board_index_unreachable(transitions_4x4, reference_boards_4x4):
+    reachable = set(reference_boards_4x4)
+    unreachable = [b for b in range(2**16) if b not in reachable]
+    assert len(unreachable) == 2**16 - 12_978
+    # a full bottom row never survives; nor does anything beyond the board or negative
+    for b in [0b1111, 2**16 - 1, 2**16, 2**64 - 1, 2**64, 2**80, -1] + unreachable[:300]:
+        with pytest.raises(KeyError):
+            transitions_4x4.board_index(b)
+
+
+def test_repr(transitions_4x4):
+    text = repr(transitions_4x4)
+    assert "4x4" in text and "12,978 boards" in text and f"{transitions_4x4.n_moves:,} moves" in text

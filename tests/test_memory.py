@@ -1,0 +1,71 @@
+"""Memory budget: work that would not fit is refused early, with an estimate."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import babytris
+from babytris import MemoryLimitError, Rules
+
+GIB = re.compile(r"\d+(\.\d+)? GiB")
+
+
+def test_memory_limit_error_is_a_memory_error():
+    assert issubclass(MemoryLimitError, MemoryError)
+    assert babytris.DEFAULT_MAX_MEMORY >= 2**30
+
+
+def test_solve_8x8_refused():
+    with pytest.raises(MemoryLimitError) as info:
+        babytris.solve(width=8, height=8, max_memory=2**24)
+    message = str(info.value)
+    assert GIB.search(message), message
+    assert "8x8" in message and "max_memory" in message
+
+
+def test_enumerate_8x8_refused():
+    with pytest.raises(MemoryLimitError) as info:
+        babytris.enumerate_boards(Rules(width=8, height=8), max_memory=2**24)
+    assert GIB.search(str(info.value))
+
+
+def test_4x5_refused_under_a_small_budget_accepted_under_a_larger_one():
+    rules = Rules(width=4, height=5)
+    with pytest.raises(MemoryLimitError):
+        babytris.solve(rules, max_memory=2**20)
+    s = babytris.solve(rules, max_memory=2**30)
+    assert s.n_boards == 182_101
+
+
+@pytest.mark.parametrize("rules", [Rules(width=4, height=4), Rules(width=4, height=5), Rules(width=5, height=3)])
+def test_an_accepted_solve_stays_within_budget(rules):
+    outcomes = []
+    for exponent in range(20, 28):
+        budget = 2**exponent
+        try:
+            s = babytris.solve(rules, max_memory=budget)
+        except MemoryLimitError:
+            outcomes.append(False)
+            continue
+        outcomes.append(True)
+        assert s.nbytes <= budget
+        assert s.transitions.nbytes <= budget
+    # the budget is monotone: once accepted, every larger budget is accepted too
+    assert outcomes == sorted(outcomes)
+    assert outcomes[-1]
+
+
+@pytest.mark.parametrize("bad", [2**20 - 1, 0, -(2**30), 2.0**30, "1073741824", None, True])
+def test_bad_max_memory(bad):
+    with pytest.raises(ValueError, match="max_memory"):
+        babytris.solve(width=3, height=3, max_memory=bad)
+    with pytest.raises(ValueError, match="max_memory"):
+        babytris.enumerate_boards(Rules(width=3, height=3), max_memory=bad)
+
+
+def test_smallest_budget_accepted_for_a_tiny_game():
+    assert babytris.solve(width=3, height=3, max_memory=2**20).n_boards == 34
+    assert babytris.solve(width=3, height=3, max_memory=np.int64(2**20)).n_boards == 34
