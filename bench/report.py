@@ -1,0 +1,176 @@
+"""Run the benchmark suite once and print the Markdown summary quoted in the README.
+
+    python bench/report.py                  # everything, a few minutes
+    python bench/report.py --quick          # -m "not slow": 4x4, 4x5, 5x4 only
+    python bench/report.py --json out.json  # also keep pytest-benchmark's raw JSON
+    python bench/report.py --from-json out.json   # re-print a saved run, no timing
+
+Every figure comes from one pytest run (one process), so ratios between rows
+compare like with like on a shared, noisy machine.  Times are medians.  The
+pytest output goes to stderr, the Markdown to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+
+#: Full-solve time targets, seconds, by (width, height).
+TARGETS = {(4, 5): 0.10, (4, 6): 2.0, (5, 5): 7.0}
+
+
+def run(quick: bool, json_path: Path) -> float:
+    """Run the suite in one pytest process, writing ``json_path``; return its wall time."""
+    command = [sys.executable, "-m", "pytest", str(BENCH), "--benchmark-only", "-q", "-p", "no:cacheprovider",
+               f"--benchmark-json={json_path}"]
+    if quick:
+        command += ["-m", "not slow"]
+    print("$", " ".join(command), file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO, stdout=sys.stderr)
+    if done.returncode != 0:
+        sys.exit(f"benchmark run failed (pytest exit code {done.returncode})")
+    return time.perf_counter() - started
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    omp = [f"{k}={os.environ[k]}" for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT") if k in os.environ]
+    return [
+        f"OpenMP environment: {', '.join(omp) if omp else 'defaults'}",
+        f"CPU: {cpu}, {os.cpu_count()} logical cores ({usable} usable)",
+        f"Python {platform.python_version()} ({platform.python_implementation()}, {platform.system()} "
+        f"{platform.release()}); numpy {version('numpy')}, Cython {version('Cython')}, "
+        f"pytest-benchmark {version('pytest-benchmark')}, babytris {version('babytris')}",
+    ]
+
+
+def seconds(t: float | None) -> str:
+    if t is None:
+        return "—"
+    return f"{t:.3f} s" if t < 1 else f"{t:.2f} s"
+
+
+def spread(entry: dict | None) -> str:
+    if entry is None:
+        return "—"
+    low, high = entry["stats"]["min"], entry["stats"]["max"]
+    return f"{low:.3f}–{high:.3f} s" if high < 1 else f"{low:.2f}–{high:.2f} s"
+
+
+def report(data: dict, wall: float | None) -> str:
+    # rows[(width, height)][test name] = benchmark entry
+    rows: dict[tuple[int, int], dict[str, dict]] = {}
+    reference = None
+    for b in data["benchmarks"]:
+        test = b["name"].split("[")[0]
+        if test == "test_reference_4x4":
+            reference = b
+            continue
+        info = b["extra_info"]
+        rows.setdefault((info["width"], info["height"]), {})[test] = b
+
+    def median(entries: dict, test: str) -> float | None:
+        return entries[test]["stats"]["median"] if test in entries else None
+
+    lines = [
+        "| Size | Boards | Moves | Enumeration | Value iteration | Full solve | Full solve min–max | Iterations "
+        "| Peak RSS (MiB) | Target (full solve) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    rounds = []
+    for (w, h), entries in sorted(rows.items(), key=lambda item: (item[0][0] * item[0][1], item[0])):
+        any_entry = next(iter(entries.values()))["extra_info"]
+        solve = entries.get("test_solve")
+        full = median(entries, "test_solve")
+        target = TARGETS.get((w, h))
+        if target is None:
+            verdict = "—"
+        elif full is None:
+            verdict = f"<= {target:g} s: not run"
+        else:
+            verdict = f"<= {target:g} s: {'met' if full <= target else 'not met'}"
+        peak = solve["extra_info"].get("peak_rss_mib") if solve else None
+        lines.append(
+            f"| {w}x{h} | {any_entry['n_boards']:,} | {any_entry['n_moves']:,} "
+            f"| {seconds(median(entries, 'test_enumerate'))} | {seconds(median(entries, 'test_value_iteration'))} "
+            f"| {seconds(full)} | {spread(solve)} | {solve['extra_info']['iterations'] if solve else '—'} "
+            f"| {'—' if peak is None else f'{peak:.1f}'} | {verdict} |"
+        )
+        if solve:
+            rounds.append(f"{w}x{h}: {solve['stats']['rounds']}")
+
+    out = ["## Benchmarks", ""]
+    commit = data.get("commit_info") or {}
+    if commit.get("id"):
+        out.append(f"Repository at git {commit['id'][:10]}{' (working tree modified)' if commit.get('dirty') else ''}, "
+                   f"installed babytris benchmarked, run {data.get('datetime', '')[:19].replace('T', ' ')} UTC.")
+    out += [f"- {line}" for line in machine()]
+    out += ["", *lines, ""]
+    if reference:
+        info = reference["extra_info"]
+        core, ref = info["core_median_s"], info.get("reference_median_s")
+        if ref is not None:
+            out.append(f"core vs reference on 4x4: median {core:.4f} s vs {ref:.2f} s, ratio {ref / core:,.0f}× "
+                       f"({info['core_iterations']} vs {info['iterations']} sweeps; reference peak RSS "
+                       f"{info.get('peak_rss_mib')} MiB)")
+    else:
+        out.append("core vs reference on 4x4: not run (slow tests deselected)")
+    out += [
+        "",
+        "Medians of one run (rounds per size: " + ", ".join(rounds) + "; the reference: 1). "
+        "Full solve = `babytris.solve(width=W, height=H, discount=0.9, tol=1e-8)`; enumeration = "
+        "`enumerate_boards`; value iteration = `solve_transitions` on a pre-enumerated table. "
+        "Peak RSS: the most resident memory a full solve adds above `import babytris`, in a fresh process. "
+        f"Threads: {os.cpu_count()} (the default, every core).",
+    ]
+    loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
+    loads = [x for x in loads if x is not None]
+    if loads:
+        out.append(f"Machine load (1-min average) during the run: {min(loads):.2f} to {max(loads):.2f}.")
+    if wall is not None:
+        out.append(f"The run took {wall:.0f} s.")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help='deselect the slow benchmarks (-m "not slow")')
+    parser.add_argument("--json", type=Path, help="keep pytest-benchmark's JSON here")
+    parser.add_argument("--from-json", type=Path, help="print the report of a saved JSON, run nothing")
+    args = parser.parse_args(argv)
+    if args.from_json:
+        print(report(json.loads(args.from_json.read_text()), None))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.json.resolve() if args.json else Path(tmp) / "bench.json"
+        wall = run(args.quick, path)
+        print(report(json.loads(path.read_text()), wall))
+
+
+if __name__ == "__main__":
+    main()
