@@ -9,6 +9,10 @@ from setuptools import Extension, setup
 # Set BABYTRIS_DEBUG=1 to build with bounds checks and assertions on.
 DEBUG = os.environ.get("BABYTRIS_DEBUG", "") not in ("", "0")
 
+# OpenMP lets the enumeration and the sweeps use every core; BABYTRIS_OPENMP=0
+# builds without it (the code then runs on one thread).
+OPENMP = [] if os.environ.get("BABYTRIS_OPENMP", "1") == "0" else ["-fopenmp"]
+
 directives = {
     "language_level": 3,
     "boundscheck": DEBUG,
@@ -24,7 +28,8 @@ extensions = [
         ["babytris/_core.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+        extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
+        extra_link_args=OPENMP,
     )
 ]
 

@@ -9,9 +9,9 @@ from .rules import Rules
 
 __all__ = ["make_rules", "check_solver_args", "METHODS"]
 
-#: "mpi": modified policy iteration (a greedy sweep, then sweeps evaluating
-#: its policy); "vi": plain value iteration.  Both Gauss-Seidel, in place.
-METHODS = ("mpi", "vi")
+#: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
+#: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
+METHODS = ("vi", "mpi")
 
 
 def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:

@@ -13,7 +13,7 @@ cdef struct MapSlot:
 
 
 cdef struct BoardMap:
-    # Open addressing, linear probing, power-of-two capacity, load <= 1/2.
+    # Open addressing, linear probing, power-of-two capacity, load <= 7/10.
     MapSlot* slots
     size_t capacity
     size_t size
@@ -36,4 +36,6 @@ cdef void map_free(BoardMap* m) noexcept nogil
 cdef index_t map_get(const BoardMap* m, board_t key) noexcept nogil
 cdef index_t map_get_or_insert(BoardMap* m, board_t key, index_t value) noexcept nogil
 
-cdef bint drop(const Geometry* g, board_t board, int k, board_t* after, int* lines) noexcept nogil
+cdef board_t smear_down(board_t b, int width, int height) noexcept nogil
+cdef bint drop(const Geometry* g, board_t board, board_t smeared, int k,
+               board_t* after, int* lines) noexcept nogil

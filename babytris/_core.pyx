@@ -8,9 +8,11 @@ the GIL.
 """
 
 from cython cimport view
+from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t
 from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -39,9 +41,40 @@ cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
     return x
 
 
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* Memory for a big table, on huge pages where the kernel offers them:
+       random probes into hundreds of MiB otherwise miss the TLB every time. */
+    static void* babytris_alloc_table(size_t bytes) {
+        void* p = NULL;
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        const size_t huge = (size_t)2 << 20;
+        if (bytes >= 2 * huge) {
+            if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+            madvise(p, bytes, MADV_HUGEPAGE);
+            return p;
+        }
+    #endif
+        return malloc(bytes);
+    }
+    """
+    void* alloc_table "babytris_alloc_table"(size_t bytes) noexcept nogil
+
+
+# Grow the map past this load: linear probing stays short up to about 3/4,
+# and a fuller table touches fewer pages.
+cdef enum:
+    MAX_LOAD_NUM = 7
+    MAX_LOAD_DEN = 10
+
+
 cdef size_t _capacity_for(size_t expected) noexcept nogil:
     cdef size_t cap = 16
-    while cap < 2 * expected:
+    while cap * MAX_LOAD_NUM < expected * MAX_LOAD_DEN:
         cap <<= 1
     return cap
 
@@ -50,7 +83,7 @@ cdef int map_init(BoardMap* m, size_t expected) noexcept nogil:
     cdef size_t i
     m.capacity = _capacity_for(expected)
     m.size = 0
-    m.slots = <MapSlot*>malloc(m.capacity * sizeof(MapSlot))
+    m.slots = <MapSlot*>alloc_table(m.capacity * sizeof(MapSlot))
     if m.slots == NULL:
         m.capacity = 0
         return -1
@@ -84,7 +117,7 @@ cdef int _map_grow(BoardMap* m) noexcept nogil:
     cdef size_t i, j
     bigger.capacity = m.capacity * 2
     bigger.size = m.size
-    bigger.slots = <MapSlot*>malloc(bigger.capacity * sizeof(MapSlot))
+    bigger.slots = <MapSlot*>alloc_table(bigger.capacity * sizeof(MapSlot))
     if bigger.slots == NULL:
         return -1
     for i in range(bigger.capacity):
@@ -103,7 +136,7 @@ cdef index_t map_get_or_insert(BoardMap* m, board_t key, index_t value) noexcept
     cdef size_t i = _probe(m, key)
     if m.slots[i].value != -1:
         return m.slots[i].value
-    if 2 * (m.size + 1) > m.capacity:
+    if (m.size + 1) * MAX_LOAD_DEN > m.capacity * MAX_LOAD_NUM:
         if _map_grow(m) != 0:
             return -2
         i = _probe(m, key)
@@ -240,6 +273,23 @@ cdef object vec_to_numpy(Vec* v, str fmt, dtype):
 # Placement: hard drop and line clears.
 # --------------------------------------------------------------------------
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BABYTRIS_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define BABYTRIS_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void prefetch "BABYTRIS_PREFETCH"(const void* p) noexcept nogil
+
+cdef enum:
+    # Boards whose moves are generated before their map lookups start: enough
+    # lookups in flight to hide memory latency.
+    BATCH = 32
+    MOVE_BYTES = 4 + 1 + 2      # next board, rows cleared, placement number
+
+
 cdef inline board_t remove_row(board_t b, int row, int width) noexcept nogil:
     """Delete row ``row`` and shift the rows above it down by one."""
     cdef int lo_bits = row * width
@@ -251,58 +301,9 @@ cdef inline board_t remove_row(board_t b, int row, int width) noexcept nogil:
     return low | high
 
 
-cdef bint drop(const Geometry* g, board_t board, int k, board_t* after, int* lines) noexcept nogil:
-    """Hard-drop placement k on ``board``.
-
-    The piece falls from above the board, so it cannot pass under an
-    overhang.  False if it comes to rest with a cell above the top row.  Otherwise
-    writes the board after line clears and the number of rows cleared.
-    """
-    cdef board_t m = g.mask[k]
-    cdef int w = g.width
-    cdef int rows = g.rows[k]
-    cdef int y = g.height    # the piece starts wholly above the board
-    cdef int r, n = 0
-    cdef board_t b, full
-    # Fall while the next row down is free.  (y - 1) * w < 64 throughout;
-    # bits shifted past the top of the word are above the board anyway.
-    while y > 0 and not ((m << ((y - 1) * w)) & board):
-        y -= 1
-    if y + rows > g.height:
-        return False
-    b = board | (m << (y * w))
-    # Top row first, so the rows still to check keep their numbers.
-    for r in range(y + rows - 1, y - 1, -1):
-        full = g.full_row << (r * w)
-        if (b & full) == full:
-            b = remove_row(b, r, w)
-            n += 1
-    after[0] = b
-    lines[0] = n
-    return True
-
-
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define BABYTRIS_PREFETCH(p) __builtin_prefetch((const void*)(p))
-    #else
-    #define BABYTRIS_PREFETCH(p) ((void)0)
-    #endif
-    """
-    void prefetch "BABYTRIS_PREFETCH"(const void* p) noexcept nogil
-
-# Boards whose moves are generated before their lookups start: enough map
-# slots in flight to hide memory latency.
-cdef enum:
-    BATCH = 32
-    MOVE_BYTES = 4 + 1 + 2      # next board, rows cleared, placement number
-
-
-cdef inline board_t smear_down(board_t b, int width, int height) noexcept nogil:
-    """Every cell at or below a filled cell of its column: where a falling
-    piece cannot be, since it would have passed through a filled cell."""
+cdef board_t smear_down(board_t b, int width, int height) noexcept nogil:
+    """Every cell at or below a filled cell of its column: where a piece
+    falling from above cannot be, as it would have passed through a filled cell."""
     cdef int shift = width
     while shift < width * height:
         b |= b >> shift
@@ -310,19 +311,25 @@ cdef inline board_t smear_down(board_t b, int width, int height) noexcept nogil:
     return b
 
 
-cdef inline bint drop_smeared(const Geometry* g, board_t board, board_t smeared, int k,
-                              board_t* after, int* lines) noexcept nogil:
-    """:func:`drop`, given ``smeared = smear_down(board)``: legality in one test."""
+cdef bint drop(const Geometry* g, board_t board, board_t smeared, int k,
+               board_t* after, int* lines) noexcept nogil:
+    """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
+
+    The piece falls from above the board, so it cannot pass under an
+    overhang.  False if it comes to rest with a cell above the top row;
+    otherwise writes the board after line clears and the rows cleared.
+    """
     cdef board_t m = g.mask[k]
     cdef int w = g.width
-    cdef int y = g.height - g.rows[k]
+    cdef int y = g.height - g.rows[k]   # highest position wholly on the board
     cdef int r, n = 0
     cdef board_t b, full
     if (m << (y * w)) & smeared:
-        return False        # resting above the top row, or blocked on the way
+        return False
     while y > 0 and not ((m << ((y - 1) * w)) & smeared):
         y -= 1
     b = board | (m << (y * w))
+    # Top row first, so the rows still to check keep their numbers.
     for r in range(y + g.rows[k] - 1, y - 1, -1):
         full = g.full_row << (r * w)
         if (b & full) == full:
@@ -348,12 +355,16 @@ cdef class Engine:
         cdef const board_t[::1] m = self.masks
         cdef const uint8_t[::1] r = self.rows
         cdef const int32_t[::1] f = self.first
+        cdef Py_ssize_t k
         if m.shape[0] != r.shape[0] or f.shape[0] < 2 or f[f.shape[0] - 1] != m.shape[0]:
             raise ValueError("Engine: inconsistent placement tables")
+        for k in range(m.shape[0]):
+            if not 1 <= r[k] <= height or (m[k] >> (r[k] * width if r[k] * width < 64 else 63)) > 1:
+                raise ValueError(f"Engine: placement {k} does not fit a {width}x{height} board")
         self.geo.width = width
         self.geo.height = height
         self.geo.n_pieces = f.shape[0] - 1
-        self.geo.full_row = (ONE << width) - 1
+        self.geo.full_row = (ONE << width) - 1 if width < 64 else ~(<board_t>0)
         self.geo.mask = &m[0] if m.shape[0] else NULL
         self.geo.rows = &r[0] if r.shape[0] else NULL
         self.geo.first = &f[0]
@@ -366,191 +377,210 @@ cdef class Engine:
         """Legal moves of ``piece`` on ``board`` as ``[(placement, next_board, lines), ...]``."""
         if not 0 <= piece < self.geo.n_pieces:
             raise ValueError(f"piece must be in [0, {self.geo.n_pieces - 1}], got {piece}")
+        cells = self.geo.width * self.geo.height
+        if isinstance(board, bool) or not isinstance(board, (int, np.integer)) or not 0 <= board < 2**cells:
+            raise ValueError(f"board must be an integer in [0, 2**{cells}), got {board!r}")
         cdef board_t b = board
+        cdef board_t sm = smear_down(b, self.geo.width, self.geo.height)
         cdef board_t nb
         cdef int k, lines
         out = []
         for k in range(self.geo.first[piece], self.geo.first[piece + 1]):
-            if drop(&self.geo, b, k, &nb, &lines):
+            if drop(&self.geo, b, sm, k, &nb, &lines):
                 out.append((k - self.geo.first[piece], nb, lines))
         return out
 
-    def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after):
-        """Breadth-first search of every board reachable from ``start``.
+    def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
+                  Py_ssize_t min_boards_per_thread=0):
+        """Every board reachable from ``start`` and the move table, boards sorted.
 
         Returns ``(status, boards, offsets, next_board, lines, placement)``:
-        boards in discovery order (uint64, ``start`` first); ``offsets`` (int64,
+        ``boards`` sorted ascending (uint64); ``offsets`` (int64,
         ``n_boards * n_pieces + 1``) delimit the moves of state
         ``board * n_pieces + piece``; per move the next board's index (int32),
         rows cleared (uint8) and placement number within the piece (uint16).
         ``status`` is 0, or on failure ``(code, n_boards_so_far, bytes)`` and
-        the arrays are None.  The table, the map, the copy that relabelling
-        makes and ``bytes_per_board_after`` per board (what the caller
-        allocates next) are kept under ``max_bytes``.
+        the arrays are None.  Everything held, plus ``bytes_per_board_after``
+        per board (what the caller allocates next), stays under ``max_bytes``.
+
+        Three passes: a breadth-first search that finds the boards and counts
+        their moves; a sort; then the moves, written in sorted order, by
+        up to ``n_threads`` threads, each with at least
+        ``min_boards_per_thread`` boards.  The result does not depend on them.
         """
         cdef Geometry* g = &self.geo
         cdef int P = g.n_pieces
-        cdef int n_place = g.first[P]
-        cdef Vec boards, offsets, nxt, lines_v, place
         cdef BoardMap table
-        cdef size_t head = 0, hi, bi, n_moves = 0, n_buf, e, c
-        cdef int status = OK
-        cdef int p, k, lines
-        cdef board_t b, nb, sm
-        cdef index_t j
-        cdef size_t footprint = 0, peak = 0, n_states
-        cdef board_t* buf_key = NULL
-        cdef uint8_t* buf_lines = NULL
-        cdef uint16_t* buf_place = NULL
-        cdef int32_t* buf_count = NULL
-        vec_init(&boards, sizeof(board_t))
-        vec_init(&offsets, sizeof(int64_t))
-        vec_init(&nxt, sizeof(int32_t))
-        vec_init(&lines_v, sizeof(uint8_t))
-        vec_init(&place, sizeof(uint16_t))
+        cdef Vec boards
+        cdef size_t n_moves = 0, peak = 0
+        cdef int status
+        cdef int64_t[::1] offsets_view
+        cdef const board_t[::1] sorted_view
         table.slots = NULL
+        vec_init(&boards, sizeof(board_t))
         with nogil:
-            buf_key = <board_t*>malloc(BATCH * n_place * sizeof(board_t) + 1)
-            buf_lines = <uint8_t*>malloc(BATCH * n_place + 1)
-            buf_place = <uint16_t*>malloc(BATCH * n_place * sizeof(uint16_t) + 1)
-            buf_count = <int32_t*>malloc(BATCH * P * sizeof(int32_t) + 1)
-            if (buf_key == NULL or buf_lines == NULL or buf_place == NULL or buf_count == NULL
-                    or map_init(&table, 1024) != 0 or vec_reserve(&boards, 1024) != 0):
-                status = OUT_OF_MEMORY
-            else:
-                (<board_t*>boards.data)[0] = start
-                boards.size = 1
-                map_get_or_insert(&table, start, 0)
-            while status == OK and head < boards.size:
-                # Work on a batch of boards: first every legal move, prefetching
-                # its map slot, then the lookups, in the same order as one board
-                # at a time would make them (so discovery order is unchanged).
-                hi = head + BATCH
-                if hi > boards.size:
-                    hi = boards.size
-                n_buf = 0
-                for bi in range(head, hi):
-                    b = (<board_t*>boards.data)[bi]
-                    sm = smear_down(b, g.width, g.height)
-                    for p in range(P):
-                        c = 0
-                        for k in range(g.first[p], g.first[p + 1]):
-                            if drop_smeared(g, b, sm, k, &nb, &lines):
-                                buf_key[n_buf] = nb
-                                buf_lines[n_buf] = <uint8_t>lines
-                                buf_place[n_buf] = <uint16_t>(k - g.first[p])
-                                prefetch(&table.slots[mix64(nb) & (table.capacity - 1)])
-                                n_buf += 1
-                                c += 1
-                        buf_count[(bi - head) * P + p] = <int32_t>c
-                if (vec_reserve(&offsets, offsets.size + (hi - head) * P + 1) != 0
-                        or vec_reserve(&nxt, n_moves + n_buf) != 0
-                        or vec_reserve(&lines_v, n_moves + n_buf) != 0
-                        or vec_reserve(&place, n_moves + n_buf) != 0):
-                    status = OUT_OF_MEMORY
-                    break
-                e = 0
-                for bi in range(head, hi):
-                    for p in range(P):
-                        (<int64_t*>offsets.data)[offsets.size] = n_moves
-                        offsets.size += 1
-                        for c in range(<size_t>buf_count[(bi - head) * P + p]):
-                            j = map_get_or_insert(&table, buf_key[e], <index_t>boards.size)
-                            if j == -2:
-                                status = OUT_OF_MEMORY
-                                break
-                            if j == <index_t>boards.size:
-                                if boards.size >= 2147483646:
-                                    status = TOO_MANY_BOARDS
-                                    break
-                                if vec_reserve(&boards, boards.size + 1) != 0:
-                                    status = OUT_OF_MEMORY
-                                    break
-                                (<board_t*>boards.data)[boards.size] = buf_key[e]
-                                boards.size += 1
-                            (<int32_t*>nxt.data)[n_moves] = j
-                            (<uint8_t*>lines_v.data)[n_moves] = buf_lines[e]
-                            (<uint16_t*>place.data)[n_moves] = buf_place[e]
-                            n_moves += 1
-                            e += 1
-                        if status != OK:
-                            break
-                    if status != OK:
-                        break
-                head = hi
-                # Budget: what is held now plus the map's next doubling; and the
-                # peak to come: the relabelled copy of the table plus the solver.
-                footprint = (boards.capacity * sizeof(board_t) + offsets.capacity * sizeof(int64_t)
-                             + nxt.capacity * MOVE_BYTES + 3 * table.capacity * sizeof(MapSlot))
-                n_states = boards.size * P
-                peak = (2 * (boards.size * sizeof(board_t) + n_states * sizeof(int64_t) + n_moves * MOVE_BYTES)
-                        + boards.size * (sizeof(int64_t) + sizeof(int32_t))
-                        + boards.size * bytes_per_board_after)
-                if peak < footprint:
-                    peak = footprint
-                if status == OK and peak > max_bytes:
-                    status = OVER_BUDGET
-            if status == OK:
-                (<int64_t*>offsets.data)[offsets.size] = n_moves
-                offsets.size += 1
-            map_free(&table)
-            free(buf_key)
-            free(buf_lines)
-            free(buf_place)
-            free(buf_count)
+            status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after, &peak)
         if status != OK:
+            map_free(&table)
             n = boards.size
             vec_free(&boards)
-            vec_free(&offsets)
-            vec_free(&nxt)
-            vec_free(&lines_v)
-            vec_free(&place)
             return (status, n, peak), None, None, None, None, None
-        nxt.size = lines_v.size = place.size = n_moves
-        return (OK,
-                vec_to_numpy(&boards, "Q", np.uint64),
-                vec_to_numpy(&offsets, "q", np.int64),
-                vec_to_numpy(&nxt, "i", np.int32),
-                vec_to_numpy(&lines_v, "B", np.uint8),
-                vec_to_numpy(&place, "H", np.uint16))
+        try:
+            sorted_boards = np.sort(vec_to_numpy(&boards, "Q", np.uint64), kind="quicksort")
+            if min_boards_per_thread > 0:
+                n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
+            offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int64)
+            offsets_view = offsets
+            sorted_view = sorted_boards
+            with nogil:
+                renumber(&table, sorted_view)
+                count_moves(g, sorted_view, offsets_view[1:], n_threads)
+            np.cumsum(offsets, out=offsets)
+            if offsets[-1] != n_moves:
+                raise AssertionError("enumeration: move counts disagree between passes")
+            next_board = np.empty(n_moves, dtype=np.int32)
+            lines = np.empty(n_moves, dtype=np.uint8)
+            placement = np.empty(n_moves, dtype=np.uint16)
+            if fill_moves(g, &table, sorted_boards, offsets, next_board, lines, placement, n_threads) != 0:
+                raise MemoryError("enumeration: cannot allocate the threads' buffers")
+        finally:
+            map_free(&table)
+        return OK, sorted_boards, offsets, next_board, lines, placement
 
 
-def relabel(const int64_t[::1] order, int n_pieces, const int64_t[::1] offsets,
-            const int32_t[::1] next_board, const uint8_t[::1] lines, const uint16_t[::1] placement):
-    """Renumber boards so that new board i is old board ``order[i]``.
+cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,
+                  size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
+                  size_t* peak) noexcept nogil:
+    """Pass 1: breadth-first search.  Fills ``table`` (board -> discovery
+    number) and ``boards`` (discovery order), counts the moves; returns a status."""
+    cdef int P = g.n_pieces
+    cdef size_t n_place = <size_t>g.first[P]
+    cdef size_t head = 0, hi, bi, n_buf, e, moves = 0, n_states, held, later
+    cdef int p, k, lines, status = OK
+    cdef board_t b, nb, sm
+    cdef index_t j
+    cdef board_t* buf = <board_t*>malloc(BATCH * n_place * sizeof(board_t) + 8)
+    if buf == NULL or map_init(table, 1024) != 0 or vec_reserve(boards, 1024) != 0:
+        free(buf)
+        return OUT_OF_MEMORY
+    (<board_t*>boards.data)[0] = start
+    boards.size = 1
+    map_get_or_insert(table, start, 0)
+    while head < boards.size:
+        hi = head + BATCH
+        if hi > boards.size:
+            hi = boards.size
+        # Every move of the batch first, prefetching its map slot; then the
+        # lookups, in the order one board at a time would make them.
+        n_buf = 0
+        for bi in range(head, hi):
+            b = (<board_t*>boards.data)[bi]
+            sm = smear_down(b, g.width, g.height)
+            for k in range(g.first[P]):
+                if drop(g, b, sm, k, &nb, &lines):
+                    buf[n_buf] = nb
+                    prefetch(&table.slots[mix64(nb) & (table.capacity - 1)])
+                    n_buf += 1
+        for e in range(n_buf):
+            j = map_get_or_insert(table, buf[e], <index_t>boards.size)
+            if j == -2:
+                status = OUT_OF_MEMORY
+                break
+            if j == <index_t>boards.size:
+                if boards.size >= 2147483646:
+                    status = TOO_MANY_BOARDS
+                    break
+                if vec_reserve(boards, boards.size + 1) != 0:
+                    status = OUT_OF_MEMORY
+                    break
+                (<board_t*>boards.data)[boards.size] = buf[e]
+                boards.size += 1
+        moves += n_buf
+        head = hi
+        if status != OK:
+            break
+        # Budget: what is held now (with the map's next doubling), or what
+        # will be held once the table is built, whichever is more.
+        n_states = boards.size * P
+        held = boards.capacity * sizeof(board_t) + 3 * table.capacity * sizeof(MapSlot)
+        later = (boards.size * (sizeof(board_t) + bytes_per_board_after) + n_states * sizeof(int64_t)
+                 + moves * MOVE_BYTES + table.capacity * sizeof(MapSlot))
+        peak[0] = held if held > later else later
+        if peak[0] > max_bytes:
+            status = OVER_BUDGET
+            break
+    free(buf)
+    n_moves[0] = moves
+    return status
 
-    Returns ``(offsets, next_board, lines, placement)`` for the new numbering.
-    """
-    cdef Py_ssize_t n = order.shape[0], i, o, s, t, e, dst = 0
-    cdef int p
-    cdef int64_t n_moves = next_board.shape[0]
-    if offsets.shape[0] != n * n_pieces + 1:
-        raise ValueError("relabel: offsets do not match order")
-    new_of_old_arr = np.empty(n, dtype=np.int32)
-    cdef int32_t[::1] new_of_old = new_of_old_arr
-    new_offsets_arr = np.empty(n * n_pieces + 1, dtype=np.int64)
-    new_next_arr = np.empty(n_moves, dtype=np.int32)
-    new_lines_arr = np.empty(n_moves, dtype=np.uint8)
-    new_place_arr = np.empty(n_moves, dtype=np.uint16)
-    cdef int64_t[::1] new_offsets = new_offsets_arr
-    cdef int32_t[::1] new_next = new_next_arr
-    cdef uint8_t[::1] new_lines = new_lines_arr
-    cdef uint16_t[::1] new_place = new_place_arr
-    with nogil:
-        for i in range(n):
-            new_of_old[order[i]] = <int32_t>i
-        for i in range(n):
-            o = order[i]
-            for p in range(n_pieces):
-                s = o * n_pieces + p
-                new_offsets[i * n_pieces + p] = dst
-                for e in range(offsets[s], offsets[s + 1]):
-                    new_next[dst] = new_of_old[next_board[e]]
-                    new_lines[dst] = lines[e]
-                    new_place[dst] = placement[e]
-                    dst += 1
-        new_offsets[n * n_pieces] = dst
-    return new_offsets_arr, new_next_arr, new_lines_arr, new_place_arr
+
+cdef void renumber(BoardMap* table, const board_t[::1] boards) noexcept nogil:
+    """Pass 2: point the map at each board's position in sorted order."""
+    cdef Py_ssize_t i, n = boards.shape[0]
+    for i in range(n):
+        if i + 16 < n:
+            prefetch(&table.slots[mix64(boards[i + 16]) & (table.capacity - 1)])
+        table.slots[_probe(table, boards[i])].value = <index_t>i
+
+
+cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1] counts,
+                      int n_threads) noexcept nogil:
+    """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``."""
+    cdef Py_ssize_t i
+    cdef int p, k
+    cdef int64_t c
+    cdef board_t sm
+    for i in prange(boards.shape[0], num_threads=n_threads, schedule="static"):
+        sm = smear_down(boards[i], g.width, g.height)
+        for p in range(g.n_pieces):
+            c = 0
+            for k in range(g.first[p], g.first[p + 1]):
+                if not ((g.mask[k] << ((g.height - g.rows[k]) * g.width)) & sm):
+                    c = c + 1
+            counts[i * g.n_pieces + p] = c
+
+
+cdef int fill_moves(const Geometry* g, const BoardMap* table, const board_t[::1] boards,
+                    const int64_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
+                    uint16_t[::1] placement, int n_threads) noexcept nogil:
+    """Pass 3: every move of every board, at its row; threads share the boards.
+
+    Returns -1 if the threads' buffers cannot be allocated."""
+    cdef Py_ssize_t n = boards.shape[0], chunk, lo, hi, i
+    cdef Py_ssize_t n_chunks = (n + BATCH - 1) // BATCH
+    cdef size_t per_thread = BATCH * <size_t>g.first[g.n_pieces]
+    cdef int P = g.n_pieces, p, k, n_lines
+    cdef int64_t e, e0
+    cdef board_t b, sm, nb
+    cdef board_t* keys
+    cdef board_t* all_keys = <board_t*>malloc(n_threads * per_thread * sizeof(board_t) + 8)
+    if all_keys == NULL:
+        return -1
+    for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=16):
+        keys = all_keys + threadid() * per_thread
+        lo = chunk * BATCH
+        hi = lo + BATCH
+        if hi > n:
+            hi = n
+        # The chunk's moves first, prefetching the map slot of each next
+        # board; then the lookups.
+        e0 = offsets[lo * P]
+        e = e0
+        for i in range(lo, hi):
+            b = boards[i]
+            sm = smear_down(b, g.width, g.height)
+            for p in range(P):
+                for k in range(g.first[p], g.first[p + 1]):
+                    if drop(g, b, sm, k, &nb, &n_lines):
+                        keys[e - e0] = nb
+                        lines[e] = <uint8_t>n_lines
+                        placement[e] = <uint16_t>(k - g.first[p])
+                        prefetch(&table.slots[mix64(nb) & (table.capacity - 1)])
+                        e += 1
+        for e in range(e0, offsets[hi * P]):
+            next_board[e] = map_get(table, keys[e - e0])
+    free(all_keys)
+    return 0
 
 
 # --------------------------------------------------------------------------
@@ -558,107 +588,142 @@ def relabel(const int64_t[::1] order, int n_pieces, const int64_t[::1] offsets,
 #
 # V[s] for s = board * P + piece; W[b] = sum_p prob[p] V[b * P + p] is the
 # value of board b before the next piece is drawn, so one move costs one load.
+#
+# Sweeps visit the boards that have a move (``live``, ascending) from the last
+# to the first: a move without a line clear leads to a larger board, already
+# updated in this sweep (Gauss-Seidel).  That order is what makes a sweep
+# worth several Jacobi ones, and it is sequential: sweeps run on one thread.
+# (Splitting the boards into blocks swept in parallel, each reading the
+# others' values from the sweep before, doubled the sweeps needed.)
 # --------------------------------------------------------------------------
 
-cdef double greedy_sweep(Py_ssize_t n_boards, int P, const int64_t* offsets, const int32_t* nxt,
-                         const uint8_t* lines, const double* scores, const double* probs,
-                         double discount, bint reverse, double* V, double* W,
-                         int16_t* policy) noexcept nogil:
-    """One in-place Bellman optimality sweep; returns the largest |change| of V."""
-    cdef Py_ssize_t i, b, s
+cdef struct Sweep:
+    int P
+    const int64_t* offsets
+    const int32_t* nxt
+    const uint8_t* lines
+    const double* scores
+    const double* probs
+    double discount
+    const int32_t* live
+    double* V
+    double* W
+    double* V_prev             # if not NULL, receives V as it was (for extrapolation)
+    double* W_prev
+    int16_t* policy
+
+
+cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bint greedy) noexcept nogil:
+    """Sweep live boards ``live[last-1]`` down to ``live[first]``; returns the
+    largest |change| of V.  ``greedy``: Bellman optimality backup, recording
+    the best move in ``policy``; else evaluate the move ``policy`` holds."""
+    cdef Py_ssize_t i, s
     cdef int64_t e, lo, hi
     cdef int p
     cdef int16_t arg
+    cdef int32_t b
     cdef double best, q, w, delta, residual = 0.0
-    for i in range(n_boards):
-        b = n_boards - 1 - i if reverse else i
+    cdef bint better
+    for i in range(last - 1, first - 1, -1):
+        b = sw.live[i]
         w = 0.0
-        for p in range(P):
-            s = b * P + p
-            lo = offsets[s]
-            hi = offsets[s + 1]
+        for p in range(sw.P):
+            s = <Py_ssize_t>b * sw.P + p
+            lo = sw.offsets[s]
+            hi = sw.offsets[s + 1]
             best = 0.0          # no move fits: game over, worth 0
-            arg = -1
-            if lo < hi:
-                best = -INFINITY
+            if greedy:
+                arg = -1
+                if lo < hi:
+                    best = -INFINITY
                 for e in range(lo, hi):
-                    q = scores[lines[e]] + discount * W[nxt[e]]
-                    if q > best:
-                        best = q
-                        arg = <int16_t>(e - lo)
-            delta = fabs(best - V[s])
+                    q = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+                    # Branch-free max: a mispredicted branch would stall the loads in flight.
+                    better = q > best
+                    best = q if better else best
+                    arg = <int16_t>(e - lo) if better else arg
+                sw.policy[s] = arg
+            elif sw.policy[s] >= 0:
+                e = lo + sw.policy[s]
+                best = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+            delta = fabs(best - sw.V[s])
             if delta > residual:
                 residual = delta
-            V[s] = best
-            policy[s] = arg
-            w += probs[p] * best
-        W[b] = w
+            if sw.V_prev != NULL:
+                sw.V_prev[s] = sw.V[s]
+            sw.V[s] = best
+            w += sw.probs[p] * best
+        if sw.W_prev != NULL:
+            sw.W_prev[b] = sw.W[b]
+        sw.W[b] = w
     return residual
 
 
-cdef double policy_sweep(Py_ssize_t n_boards, int P, const int64_t* offsets, const int32_t* nxt,
-                         const uint8_t* lines, const double* scores, const double* probs,
-                         double discount, bint reverse, double* V, double* W,
-                         const int16_t* policy) noexcept nogil:
-    """One in-place sweep evaluating a fixed policy; returns the largest |change| of V."""
-    cdef Py_ssize_t i, b, s
-    cdef int64_t e
-    cdef int p
-    cdef double v, w, delta, residual = 0.0
-    for i in range(n_boards):
-        b = n_boards - 1 - i if reverse else i
-        w = 0.0
-        for p in range(P):
-            s = b * P + p
-            v = 0.0
-            if policy[s] >= 0:
-                e = offsets[s] + policy[s]
-                v = scores[lines[e]] + discount * W[nxt[e]]
-            delta = fabs(v - V[s])
-            if delta > residual:
-                residual = delta
-            V[s] = v
-            w += probs[p] * v
-        W[b] = w
-    return residual
+cdef class Sweeper:
+    """In-place Bellman sweeps over a CSR move table (afterstate form).
 
-
-def value_iteration(const int64_t[::1] offsets, const int32_t[::1] next_board,
-                    const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
-                    double discount, double tol, int max_iter, int eval_sweeps, bint reverse,
-                    double[::1] V, double[::1] W, int16_t[::1] policy, double[::1] residuals):
-    """Gauss-Seidel value iteration, optionally modified policy iteration.
-
-    Each iteration is one greedy (Bellman optimality) sweep, followed, while
-    not converged, by ``eval_sweeps`` sweeps evaluating the greedy policy.
-    Stops once a greedy sweep changes no value by more than ``tol``, or after
-    ``max_iter`` greedy sweeps.  ``V``, ``W`` hold the start values and are
-    updated in place; ``policy`` receives each state's best move (offset in
-    its row, -1 at game over); ``residuals[i]`` the residual of sweep i.
-
-    Returns the number of greedy sweeps run.
+    Holds views of the caller's arrays: ``V`` (float64, ``n_boards * P``),
+    ``W`` (float64, ``n_boards``), ``policy`` (int16, ``n_boards * P``: the
+    chosen move's offset in its row, -1 where no move fits); each sweep
+    updates them in place.
     """
-    cdef int P = probs.shape[0]
-    cdef Py_ssize_t n_boards = W.shape[0]
-    cdef int it = 0, j
-    cdef double residual
-    if offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P or policy.shape[0] != V.shape[0]:
-        raise ValueError("value_iteration: array shapes do not match")
-    if residuals.shape[0] < max_iter:
-        raise ValueError("value_iteration: residuals must hold max_iter entries")
-    if n_boards == 0:
-        return 0
-    with nogil:
-        while it < max_iter:
-            residual = greedy_sweep(n_boards, P, &offsets[0], &next_board[0] if next_board.shape[0] else NULL,
-                                    &lines[0] if lines.shape[0] else NULL, &scores[0], &probs[0],
-                                    discount, reverse, &V[0], &W[0], &policy[0])
-            residuals[it] = residual
-            it += 1
-            if residual <= tol:
-                break
-            for j in range(eval_sweeps):
-                policy_sweep(n_boards, P, &offsets[0], &next_board[0] if next_board.shape[0] else NULL,
-                             &lines[0] if lines.shape[0] else NULL, &scores[0], &probs[0],
-                             discount, reverse, &V[0], &W[0], &policy[0])
-    return it
+
+    cdef Sweep sw
+    cdef Py_ssize_t n_boards
+    cdef Py_ssize_t n_live
+    cdef object arrays           # keeps every array the pointers point into alive
+
+    def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
+                 const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
+                 double discount, double[::1] V, double[::1] W, int16_t[::1] policy):
+        cdef int P = probs.shape[0]
+        cdef Py_ssize_t n_boards = W.shape[0]
+        if P < 1 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P or policy.shape[0] != V.shape[0]:
+            raise ValueError("Sweeper: array shapes do not match")
+        if next_board.shape[0] != lines.shape[0] or offsets[n_boards * P] != next_board.shape[0]:
+            raise ValueError("Sweeper: offsets do not match the moves")
+        live = np.flatnonzero(np.diff(np.asarray(offsets)[::P])).astype(np.int32)
+        self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, live)
+        cdef const int32_t[::1] live_view = live
+        self.n_boards = n_boards
+        self.n_live = live.shape[0]
+        self.sw.P = P
+        self.sw.offsets = &offsets[0]
+        self.sw.nxt = &next_board[0] if next_board.shape[0] else NULL
+        self.sw.lines = &lines[0] if lines.shape[0] else NULL
+        self.sw.scores = &scores[0]
+        self.sw.probs = &probs[0]
+        self.sw.discount = discount
+        self.sw.live = &live_view[0] if self.n_live else NULL
+        self.sw.V = &V[0]
+        self.sw.W = &W[0]
+        self.sw.V_prev = NULL
+        self.sw.W_prev = NULL
+        self.sw.policy = &policy[0]
+
+    @property
+    def n_live(self):
+        """Boards with at least one move (the others keep value 0)."""
+        return self.n_live
+
+    def sweep(self, bint greedy, double[::1] V_prev=None, double[::1] W_prev=None):
+        """One sweep over every live board; returns the largest |change| of V.
+
+        ``greedy``: Bellman optimality backups (recording the best moves);
+        else evaluate the moves in ``policy``.  ``V_prev``, ``W_prev``, if
+        given, receive the values as they were before the sweep.
+        """
+        cdef double residual = 0.0
+        if (V_prev is None) != (W_prev is None):
+            raise ValueError("sweep: give both V_prev and W_prev, or neither")
+        if V_prev is not None:
+            if V_prev.shape[0] != self.n_boards * self.sw.P or W_prev.shape[0] != self.n_boards:
+                raise ValueError("sweep: V_prev / W_prev shapes do not match")
+            self.sw.V_prev = &V_prev[0]
+            self.sw.W_prev = &W_prev[0]
+        if self.n_live:
+            with nogil:
+                residual = sweep_boards(&self.sw, 0, self.n_live, greedy)
+        self.sw.V_prev = NULL
+        self.sw.W_prev = NULL
+        return residual

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
-from .pieces import GROUPS, Piece, piece
+from .pieces import CATALOGUE, GROUPS, Piece, piece
 
 __all__ = ["Rules", "RulesError", "PieceSpec"]
 
@@ -63,7 +63,8 @@ class Rules:
         for p in pieces:
             if not any(_fits(shape, width, height) for shape in p.orientations()):
                 raise RulesError(f"pieces: piece {p.name!r} fits a {width}x{height} board in no rotation")
-        tallest = max(min(1 + max(y for _, y in s), height) for p in pieces for s in p.orientations())
+        # Rows one placement can clear: the tallest orientation that fits.
+        tallest = max(1 + max(y for _, y in s) for p in pieces for s in p.orientations() if _fits(s, width, height))
         line_scores = _line_scores(self.line_scores, tallest)
         probabilities = _probabilities(self.probabilities, len(pieces))
         object.__setattr__(self, "width", width)
@@ -119,9 +120,13 @@ class Rules:
 
 
 def _piece_repr(p: Piece) -> str:
-    from .pieces import CATALOGUE
-
-    return repr(p.name) if CATALOGUE.get(p.name) == p else repr(list(p.cells))
+    # Catalogue pieces by name, unnamed custom ones by their cells; a custom
+    # piece with a name of its own as Piece(...), which keeps it.
+    if CATALOGUE.get(p.name) == p:
+        return repr(p.name)
+    if Piece.from_cells(p.cells) == p:
+        return repr(list(p.cells))
+    return repr(p)
 
 
 def _positive_int(name: str, value: object) -> int:

@@ -51,7 +51,7 @@ class Solution:
 
     @property
     def boards(self) -> np.ndarray:
-        """uint64 array ``(n_boards,)`` of reachable boards, breadth-first order, empty board first."""
+        """uint64 array ``(n_boards,)`` of reachable boards, sorted ascending (the empty board first)."""
         return self.transitions.boards
 
     @property

@@ -3,6 +3,7 @@ transition table (CSR) the solvers sweep."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +18,9 @@ __all__ = ["Transitions", "MemoryLimitError", "enumerate_boards", "placement_tab
 
 #: Default memory budget of a solve: 8 GiB, a third of the 24 GiB machine.
 DEFAULT_MAX_MEMORY = 8 * 2**30
+
+# Below this many boards per thread, starting threads costs more than it saves.
+MIN_BOARDS_PER_THREAD = 50_000
 
 # Bytes per move in the table: next board (int32), rows cleared (uint8), placement (uint16).
 MOVE_BYTES = 4 + 1 + 2
@@ -130,18 +134,20 @@ class Transitions:
 
 
 def estimate_bytes_per_board(rules: Rules, solver_bytes_per_state: int = 0) -> int:
-    """Upper bound of the bytes one reachable board costs at the peak: its key
-    and rows of the table, with every placement legal, twice (relabelling
-    copies them), and what the solver keeps per (board, piece) state."""
+    """Upper bound of the bytes one reachable board costs at the peak: its key,
+    its map slots, its rows of the table with every placement legal, and what
+    the solver keeps per (board, piece) state."""
     n_moves = len(placement_table(rules).masks)
-    table = 8 + 8 * rules.n_pieces + MOVE_BYTES * n_moves
-    return 2 * table + 12 + solver_bytes_per_state * rules.n_pieces
+    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + solver_bytes_per_state * rules.n_pieces
 
 
 def enumerate_boards(
-    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, solver_bytes_per_state: int = 0
+    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_state: int = 0
 ) -> Transitions:
     """Breadth-first search of every board reachable from the empty board.
+
+    ``n_jobs`` threads (default: every core) build the move table; the
+    result is the same for any ``n_jobs``.
 
     Returns:
         :class:`Transitions` with ``n_boards`` boards and the move table.
@@ -159,7 +165,7 @@ def enumerate_boards(
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
     status, boards, offsets, next_board, lines, placement = engine(rules).enumerate(
-        0, max_memory, solver_bytes_per_state * rules.n_pieces
+        0, max_memory, solver_bytes_per_state * rules.n_pieces, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD
     )
     if status != 0:
         code, n_seen, footprint = status
@@ -169,16 +175,21 @@ def enumerate_boards(
             raise MemoryLimitError(f"more than 2**31 boards reachable for {rules!r}")
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
-            f"{_gib(max_memory)}: over {n_seen:,} boards reachable, {_gib(footprint)} already, "
+            f"{_size(max_memory)}: over {n_seen:,} boards reachable, {_size(footprint)} already, "
             f"~{per_board} bytes per board (worst case {worst_boards:,} boards, "
-            f"{_gib(worst_boards * per_board)}); raise max_memory or use a smaller board"
+            f"{_size(worst_boards * per_board)}); raise max_memory or use a smaller board"
         )
-    # Number boards in sorted order: lookups become binary searches and the
-    # solvers' sweeps touch nearby memory (a move changes the upper rows only).
-    order = np.argsort(boards)
-    offsets, next_board, lines, placement = _core.relabel(order, rules.n_pieces, offsets, next_board, lines, placement)
-    boards = boards[order]
     return Transitions(rules, boards, offsets, next_board, lines, placement, time.perf_counter() - started)
+
+
+def resolve_n_jobs(n_jobs: object) -> int:
+    """Threads to use: ``None`` or -1 for every core, else an integer >= 1."""
+    cores = os.cpu_count() or 1
+    if n_jobs is None or n_jobs == -1:
+        return cores
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 1 <= n_jobs <= 1024:
+        raise ValueError(f"n_jobs must be None, -1 or an integer in [1, 1024], got {n_jobs!r}")
+    return n_jobs
 
 
 def _check_max_memory(max_memory: object) -> int:
@@ -187,5 +198,6 @@ def _check_max_memory(max_memory: object) -> int:
     return int(max_memory)
 
 
-def _gib(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB"
+def _size(n: float) -> str:
+    """Bytes as GiB, or MiB below 1 GiB."""
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"

@@ -1,0 +1,68 @@
+"""Type stubs for the compiled core (babytris/_core.pyx)."""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+class BoardIndex:
+    """Board -> dense index lookups (open addressing, mixed keys)."""
+
+    @staticmethod
+    def from_boards(boards: npt.NDArray[np.uint64]) -> BoardIndex: ...
+    def __len__(self) -> int: ...
+    def get(self, board: int, default: int = -1) -> int: ...
+    def __contains__(self, board: int) -> bool: ...
+    def lookup(self, boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]: ...
+    @property
+    def nbytes(self) -> int: ...
+
+class Engine:
+    """Placement tables for one rule set."""
+
+    masks: npt.NDArray[np.uint64]
+    rows: npt.NDArray[np.uint8]
+    first: npt.NDArray[np.int32]
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        masks: npt.ArrayLike,
+        rows: npt.ArrayLike,
+        first: npt.ArrayLike,
+    ) -> None: ...
+    @property
+    def n_pieces(self) -> int: ...
+    def successors(self, board: int, piece: int) -> list[tuple[int, int, int]]: ...
+    def enumerate(
+        self,
+        start: int,
+        max_bytes: int,
+        bytes_per_board_after: int,
+        n_threads: int = 1,
+        min_boards_per_thread: int = 0,
+    ) -> tuple[Any, ...]: ...
+
+class Sweeper:
+    """In-place Bellman sweeps over a CSR move table (afterstate form)."""
+
+    def __init__(
+        self,
+        offsets: npt.NDArray[np.int64],
+        next_board: npt.NDArray[np.int32],
+        lines: npt.NDArray[np.uint8],
+        scores: npt.NDArray[np.float64],
+        probs: npt.NDArray[np.float64],
+        discount: float,
+        V: npt.NDArray[np.float64],
+        W: npt.NDArray[np.float64],
+        policy: npt.NDArray[np.int16],
+    ) -> None: ...
+    @property
+    def n_live(self) -> int: ...
+    def sweep(
+        self,
+        greedy: bool,
+        V_prev: npt.NDArray[np.float64] | None = None,
+        W_prev: npt.NDArray[np.float64] | None = None,
+    ) -> float: ...
