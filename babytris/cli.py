@@ -7,6 +7,8 @@ import sys
 import time
 from typing import Sequence
 
+from .states import DEFAULT_MAX_MEMORY
+
 __all__ = ["main"]
 
 
@@ -25,8 +27,12 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     solve.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
     solve.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    solve.add_argument("--method", choices=("mpi", "vi"), default="mpi",
-                       help="modified policy iteration (default) or plain value iteration")
+    solve.add_argument("--method", choices=("vi", "mpi"), default="vi",
+                       help="value iteration (default, accelerated) or modified policy iteration")
+    solve.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2**30, metavar="GIB",
+                       help=f"refuse work needing more memory than this, in GiB "
+                            f"(default {DEFAULT_MAX_MEMORY / 2**30:g})")
+    solve.add_argument("--jobs", type=int, default=None, help="threads building the move table (default: all)")
     return parser
 
 
@@ -42,6 +48,8 @@ def _solve(args: argparse.Namespace) -> int:
         tol=args.tol,
         max_iter=args.max_iter,
         method=args.method,
+        max_memory=int(args.max_memory * 2**30),
+        n_jobs=args.jobs,
     )
     elapsed = time.perf_counter() - started
     rules = solution.rules
@@ -60,12 +68,17 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit status: 0 ok, 1 not converged, 2 bad
+    arguments, 3 over the memory budget."""
     args = _parser().parse_args(argv)
     try:
         return _solve(args)
     except ValueError as err:
         print(f"babytris: error: {err}", file=sys.stderr)
         return 2
+    except MemoryError as err:
+        print(f"babytris: error: {err}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":
