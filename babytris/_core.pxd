@@ -36,6 +36,3 @@ cdef void map_free(BoardMap* m) noexcept nogil
 cdef index_t map_get(const BoardMap* m, board_t key) noexcept nogil
 cdef index_t map_get_or_insert(BoardMap* m, board_t key, index_t value) noexcept nogil
 
-cdef board_t smear_down(board_t b, int width, int height) noexcept nogil
-cdef bint drop(const Geometry* g, board_t board, board_t smeared, int k,
-               board_t* after, int* lines) noexcept nogil

@@ -5,6 +5,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+#: Boards with at most this many cells are indexed by a bitmap rather than the hash map.
+BITMAP_MAX_CELLS: int
+
 class BoardIndex:
     """Board -> dense index lookups (open addressing, mixed keys)."""
 
@@ -41,6 +44,7 @@ class Engine:
         bytes_per_board_after: int,
         n_threads: int = 1,
         min_boards_per_thread: int = 0,
+        bitmap_max_cells: int = ...,
     ) -> tuple[Any, ...]: ...
 
 class Sweeper:

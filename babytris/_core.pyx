@@ -301,7 +301,7 @@ cdef inline board_t remove_row(board_t b, int row, int width) noexcept nogil:
     return low | high
 
 
-cdef board_t smear_down(board_t b, int width, int height) noexcept nogil:
+cdef inline board_t smear_down(board_t b, int width, int height) noexcept nogil:
     """Every cell at or below a filled cell of its column: where a piece
     falling from above cannot be, as it would have passed through a filled cell."""
     cdef int shift = width
@@ -311,8 +311,8 @@ cdef board_t smear_down(board_t b, int width, int height) noexcept nogil:
     return b
 
 
-cdef bint drop(const Geometry* g, board_t board, board_t smeared, int k,
-               board_t* after, int* lines) noexcept nogil:
+cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
+                      board_t* after, int* lines) noexcept nogil:
     """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
 
     The piece falls from above the board, so it cannot pass under an
@@ -338,6 +338,55 @@ cdef bint drop(const Geometry* g, board_t board, board_t smeared, int k,
     after[0] = b
     lines[0] = n
     return True
+
+
+cdef extern from *:
+    """
+    /* Portable popcount (no -mpopcnt needed) and lowest set bit. */
+    static inline int babytris_popcount(unsigned long long x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int)((x * 0x0101010101010101ULL) >> 56);
+    }
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BABYTRIS_CTZ(x) __builtin_ctzll(x)
+    #else
+    #define BABYTRIS_CTZ(x) babytris_popcount(((x) & (~(x) + 1)) - 1)
+    #endif
+    """
+    int popcount "babytris_popcount"(uint64_t x) noexcept nogil
+    int lowest_bit "BABYTRIS_CTZ"(uint64_t x) noexcept nogil
+
+
+# Boards of up to this many cells are indexed by a bitmap over every possible
+# board (2**30 bits = 128 MiB at most) with a rank per 64-bit word, instead of
+# the hash map: a set bit is a reachable board, its index the number of set
+# bits before it.  No hashing, no sort, and the bitmap of a 4x6 board (2 MiB)
+# stays in cache.
+BITMAP_MAX_CELLS = 30
+
+
+cdef struct Index:
+    # Board -> position in sorted order: the map, or (if bits) the bitmap.
+    const BoardMap* table
+    const uint64_t* bits
+    const int32_t* rank        # set bits before each word
+
+
+cdef inline index_t index_of(const Index* ix, board_t key) noexcept nogil:
+    cdef size_t w
+    if ix.bits != NULL:
+        w = <size_t>(key >> 6)
+        return ix.rank[w] + popcount(ix.bits[w] & ((ONE << (key & 63)) - 1))
+    return map_get(ix.table, key)
+
+
+cdef inline const void* slot_of(const Index* ix, board_t key) noexcept nogil:
+    """Where ``index_of`` will look first (to prefetch it)."""
+    if ix.bits != NULL:
+        return &ix.bits[key >> 6]
+    return &ix.table.slots[mix64(key) & (ix.table.capacity - 1)]
 
 
 cdef class Engine:
@@ -391,7 +440,7 @@ cdef class Engine:
         return out
 
     def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
-                  Py_ssize_t min_boards_per_thread=0):
+                  Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS):
         """Every board reachable from ``start`` and the move table, boards sorted.
 
         Returns ``(status, boards, offsets, next_board, lines, placement)``:
@@ -404,36 +453,69 @@ cdef class Engine:
         per board (what the caller allocates next), stays under ``max_bytes``.
 
         Three passes: a breadth-first search that finds the boards and counts
-        their moves; a sort; then the moves, written in sorted order, by
-        up to ``n_threads`` threads, each with at least
-        ``min_boards_per_thread`` boards.  The result does not depend on them.
+        their moves (marking them in a bitmap if the board has at most
+        ``bitmap_max_cells`` cells, else in a hash map, then sorting); a count
+        of each state's moves; then the moves, written in sorted order by up
+        to ``n_threads`` threads, each with at least ``min_boards_per_thread``
+        boards.  The result depends on none of these settings.
         """
         cdef Geometry* g = &self.geo
         cdef int P = g.n_pieces
+        cdef int cells = g.width * g.height
         cdef BoardMap table
+        cdef Index ix
         cdef Vec boards
         cdef size_t n_moves = 0, peak = 0
         cdef int status
         cdef int64_t[::1] offsets_view
         cdef const board_t[::1] sorted_view
+        cdef uint64_t[::1] bits_view
+        cdef int32_t[::1] rank_view
+        cdef size_t n_words = 0
         table.slots = NULL
+        ix.table = &table
+        ix.bits = NULL
+        ix.rank = NULL
         vec_init(&boards, sizeof(board_t))
-        with nogil:
-            status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after, &peak)
-        if status != OK:
-            map_free(&table)
-            n = boards.size
-            vec_free(&boards)
-            return (status, n, peak), None, None, None, None, None
+        if cells <= bitmap_max_cells:
+            n_words = ((<size_t>1 << cells) + 63) // 64
+            if n_words * (sizeof(uint64_t) + sizeof(int32_t)) > max_bytes:
+                return (OVER_BUDGET, 0, n_words * (sizeof(uint64_t) + sizeof(int32_t))), None, None, None, None, None
+            bits = np.zeros(n_words, dtype=np.uint64)
+            bits_view = bits
         try:
-            sorted_boards = np.sort(vec_to_numpy(&boards, "Q", np.uint64), kind="quicksort")
+            with nogil:
+                if n_words:
+                    status = discover_bitmap(g, start, &bits_view[0], n_words, &boards, &n_moves, max_bytes,
+                                             bytes_per_board_after, &peak)
+                else:
+                    status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after,
+                                      &peak)
+            if status != OK:
+                n = boards.size
+                vec_free(&boards)
+                return (status, n, peak), None, None, None, None, None
+            if n_words:
+                # The bitmap lists the boards in order: write them over the
+                # search queue, which holds as many.
+                rank = np.empty(n_words, dtype=np.int32)
+                rank_view = rank
+                with nogil:
+                    bitmap_boards(&bits_view[0], n_words, &rank_view[0], <board_t*>boards.data)
+                sorted_boards = vec_to_numpy(&boards, "Q", np.uint64)
+                ix.bits = &bits_view[0]
+                ix.rank = &rank_view[0]
+            else:
+                sorted_boards = np.sort(vec_to_numpy(&boards, "Q", np.uint64), kind="quicksort")
+                sorted_view = sorted_boards
+                with nogil:
+                    renumber(&table, sorted_view)
             if min_boards_per_thread > 0:
                 n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
             offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int64)
             offsets_view = offsets
             sorted_view = sorted_boards
             with nogil:
-                renumber(&table, sorted_view)
                 count_moves(g, sorted_view, offsets_view[1:], n_threads)
             np.cumsum(offsets, out=offsets)
             if offsets[-1] != n_moves:
@@ -441,11 +523,67 @@ cdef class Engine:
             next_board = np.empty(n_moves, dtype=np.int32)
             lines = np.empty(n_moves, dtype=np.uint8)
             placement = np.empty(n_moves, dtype=np.uint16)
-            if fill_moves(g, &table, sorted_boards, offsets, next_board, lines, placement, n_threads) != 0:
+            if fill_moves(g, &ix, sorted_boards, offsets, next_board, lines, placement, n_threads) != 0:
                 raise MemoryError("enumeration: cannot allocate the threads' buffers")
         finally:
             map_free(&table)
         return OK, sorted_boards, offsets, next_board, lines, placement
+
+
+cdef void bitmap_boards(const uint64_t* bits, size_t n_words, int32_t* rank, board_t* boards) noexcept nogil:
+    """The set bits of ``bits`` in order into ``boards``; the count before each word into ``rank``."""
+    cdef size_t w, n = 0
+    cdef uint64_t word
+    cdef int bit
+    for w in range(n_words):
+        rank[w] = <int32_t>n
+        word = bits[w]
+        while word:
+            bit = lowest_bit(word)
+            boards[n] = (<board_t>w << 6) | <board_t>bit
+            n += 1
+            word &= word - 1
+
+
+cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_t n_words, Vec* boards,
+                         size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
+                         size_t* peak) noexcept nogil:
+    """Pass 1 for small boards: breadth-first search marking boards in ``bits``."""
+    cdef int P = g.n_pieces
+    cdef size_t head = 0, moves = 0, fixed = n_words * (sizeof(uint64_t) + sizeof(int32_t))
+    cdef int k, lines
+    cdef board_t b, nb, sm
+    cdef uint64_t bit
+    if vec_reserve(boards, 1024) != 0:
+        return OUT_OF_MEMORY
+    (<board_t*>boards.data)[0] = start
+    boards.size = 1
+    bits[start >> 6] |= ONE << (start & 63)
+    while head < boards.size:
+        b = (<board_t*>boards.data)[head]
+        sm = smear_down(b, g.width, g.height)
+        for k in range(g.first[P]):
+            if not drop(g, b, sm, k, &nb, &lines):
+                continue
+            moves += 1
+            bit = ONE << (nb & 63)
+            if bits[nb >> 6] & bit:
+                continue
+            bits[nb >> 6] |= bit
+            if vec_reserve(boards, boards.size + 1) != 0:
+                return OUT_OF_MEMORY
+            (<board_t*>boards.data)[boards.size] = nb
+            boards.size += 1
+        head += 1
+        if head % 4096 == 0 or head == boards.size:
+            peak[0] = (fixed + boards.capacity * sizeof(board_t)
+                       + boards.size * (sizeof(board_t) + sizeof(int64_t) * P + bytes_per_board_after)
+                       + moves * MOVE_BYTES)
+            if peak[0] > max_bytes:
+                n_moves[0] = moves
+                return OVER_BUDGET
+    n_moves[0] = moves
+    return OK
 
 
 cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,
@@ -540,7 +678,7 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1]
             counts[i * g.n_pieces + p] = c
 
 
-cdef int fill_moves(const Geometry* g, const BoardMap* table, const board_t[::1] boards,
+cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] boards,
                     const int64_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
                     uint16_t[::1] placement, int n_threads) noexcept nogil:
     """Pass 3: every move of every board, at its row; threads share the boards.
@@ -575,10 +713,10 @@ cdef int fill_moves(const Geometry* g, const BoardMap* table, const board_t[::1]
                         keys[e - e0] = nb
                         lines[e] = <uint8_t>n_lines
                         placement[e] = <uint16_t>(k - g.first[p])
-                        prefetch(&table.slots[mix64(nb) & (table.capacity - 1)])
+                        prefetch(slot_of(ix, nb))
                         e += 1
         for e in range(e0, offsets[hi * P]):
-            next_board[e] = map_get(table, keys[e - e0])
+            next_board[e] = index_of(ix, keys[e - e0])
     free(all_keys)
     return 0
 

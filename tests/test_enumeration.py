@@ -188,3 +188,22 @@ def test_board_index_unreachable(transitions_4x4, reference_boards_4x4):
 def test_repr(transitions_4x4):
     text = repr(transitions_4x4)
     assert "4x4" in text and "12,978 boards" in text and f"{transitions_4x4.n_moves:,} moves" in text
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(width=4, height=4), Rules(width=3, height=5, pieces="tetrominoes"), Rules(width=5, height=3)],
+    ids=repr,
+)
+def test_hash_map_and_bitmap_indexes_agree(rules):
+    """Boards of up to BITMAP_MAX_CELLS cells are indexed by a bitmap, larger ones
+    by the hash map: force the map on a small board and compare every array."""
+    from babytris import _core
+    from babytris.states import engine
+
+    assert rules.cells <= _core.BITMAP_MAX_CELLS
+    with_bitmap = engine(rules).enumerate(0, 2**30, 0, 2)
+    with_map = engine(rules).enumerate(0, 2**30, 0, 2, 0, 0)
+    assert with_bitmap[0] == with_map[0] == 0
+    for a, b in zip(with_bitmap[1:], with_map[1:]):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
