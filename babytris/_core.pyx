@@ -749,12 +749,15 @@ cdef struct Sweep:
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
     double* W_prev
     int16_t* policy
+    int32_t* chosen_next        # per state, the policy's move in compact form
+    uint8_t* chosen_lines      # (evaluation sweeps read only these: no row lookups)
 
 
 cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bint greedy) noexcept nogil:
     """Sweep live boards ``live[last-1]`` down to ``live[first]``; returns the
     largest |change| of V.  ``greedy``: Bellman optimality backup, recording
-    the best move in ``policy``; else evaluate the move ``policy`` holds."""
+    the best move in ``policy``; else evaluate the moves the last greedy
+    sweep chose."""
     cdef Py_ssize_t i, s
     cdef int64_t e, lo, hi
     cdef int p
@@ -767,10 +770,10 @@ cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bin
         w = 0.0
         for p in range(sw.P):
             s = <Py_ssize_t>b * sw.P + p
-            lo = sw.offsets[s]
-            hi = sw.offsets[s + 1]
             best = 0.0          # no move fits: game over, worth 0
             if greedy:
+                lo = sw.offsets[s]
+                hi = sw.offsets[s + 1]
                 arg = -1
                 if lo < hi:
                     best = -INFINITY
@@ -781,9 +784,13 @@ cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bin
                     best = q if better else best
                     arg = <int16_t>(e - lo) if better else arg
                 sw.policy[s] = arg
-            elif sw.policy[s] >= 0:
-                e = lo + sw.policy[s]
-                best = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+                if arg >= 0:
+                    sw.chosen_next[s] = sw.nxt[lo + arg]
+                    sw.chosen_lines[s] = sw.lines[lo + arg]
+                else:
+                    sw.chosen_next[s] = -1
+            elif sw.chosen_next[s] >= 0:
+                best = sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[sw.chosen_next[s]]
             delta = fabs(best - sw.V[s])
             if delta > residual:
                 residual = delta
@@ -821,8 +828,12 @@ cdef class Sweeper:
         if next_board.shape[0] != lines.shape[0] or offsets[n_boards * P] != next_board.shape[0]:
             raise ValueError("Sweeper: offsets do not match the moves")
         live = np.flatnonzero(np.diff(np.asarray(offsets)[::P])).astype(np.int32)
-        self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, live)
+        chosen_next = np.full(n_boards * P, -1, dtype=np.int32)
+        chosen_lines = np.zeros(n_boards * P, dtype=np.uint8)
+        self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, live, chosen_next, chosen_lines)
         cdef const int32_t[::1] live_view = live
+        cdef int32_t[::1] chosen_next_view = chosen_next
+        cdef uint8_t[::1] chosen_lines_view = chosen_lines
         self.n_boards = n_boards
         self.n_live = live.shape[0]
         self.sw.P = P
@@ -838,6 +849,8 @@ cdef class Sweeper:
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         self.sw.policy = &policy[0]
+        self.sw.chosen_next = &chosen_next_view[0]
+        self.sw.chosen_lines = &chosen_lines_view[0]
 
     @property
     def n_live(self):
@@ -848,7 +861,8 @@ cdef class Sweeper:
         """One sweep over every live board; returns the largest |change| of V.
 
         ``greedy``: Bellman optimality backups (recording the best moves);
-        else evaluate the moves in ``policy``.  ``V_prev``, ``W_prev``, if
+        else evaluate the moves the last greedy sweep chose (before any
+        greedy sweep: none, so every value is 0).  ``V_prev``, ``W_prev``, if
         given, receive the values as they were before the sweep.
         """
         cdef double residual = 0.0

@@ -15,8 +15,12 @@ from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards
 
 __all__ = ["solve", "solve_transitions", "METHODS"]
 
-# Bytes the solver keeps per (board, piece) state: value (float64) and move (int16).
-SOLVER_BYTES_PER_STATE = 8 + 2
+# Bytes the solver allocates per (board, piece) state: value, value before a
+# sweep (float64 each), move (int16), the move in compact form (int32 + uint8),
+# and the placement numbers with their temporaries (int16 + 2 * int64).
+SOLVER_BYTES_PER_STATE = 8 + 8 + 2 + 4 + 1 + 2 + 16
+# ... and per board: its value and value before a sweep, its place in the live list.
+SOLVER_BYTES_PER_BOARD = 8 + 8 + 4
 
 
 def solve(
@@ -66,7 +70,10 @@ def solve(
     rules = make_rules(rules, rule_fields)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps)
     transitions = enumerate_boards(
-        rules, max_memory=max_memory, n_jobs=n_jobs, solver_bytes_per_state=SOLVER_BYTES_PER_STATE
+        rules,
+        max_memory=max_memory,
+        n_jobs=n_jobs,
+        solver_bytes_per_board=SOLVER_BYTES_PER_STATE * rules.n_pieces + SOLVER_BYTES_PER_BOARD,
     )
     return solve_transitions(
         transitions,

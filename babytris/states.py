@@ -133,39 +133,41 @@ class Transitions:
         )
 
 
-def estimate_bytes_per_board(rules: Rules, solver_bytes_per_state: int = 0) -> int:
+def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> int:
     """Upper bound of the bytes one reachable board costs at the peak: its key,
     its map slots, its rows of the table with every placement legal, and what
-    the solver keeps per (board, piece) state."""
+    the solver keeps for it."""
     n_moves = len(placement_table(rules).masks)
-    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + solver_bytes_per_state * rules.n_pieces
+    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + solver_bytes_per_board
 
 
 def enumerate_boards(
-    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_state: int = 0
+    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_board: int = 0
 ) -> Transitions:
-    """Breadth-first search of every board reachable from the empty board.
+    """Every board reachable from the empty board, and the move table.
 
-    ``n_jobs`` threads (default: every core) build the move table; the
-    result is the same for any ``n_jobs``.
+    A breadth-first search marks the boards found, in a bitmap over all
+    ``2**cells`` boards when the board has at most 30 cells, else in a hash
+    map; then the moves are written in sorted board order by ``n_jobs``
+    threads (default: every core).  The result does not depend on ``n_jobs``.
 
     Returns:
         :class:`Transitions` with ``n_boards`` boards and the move table.
 
     Raises:
-        MemoryLimitError: if the table (plus ``solver_bytes_per_state`` for
-            each state, what the caller allocates next) would exceed
+        MemoryLimitError: if the table (plus ``solver_bytes_per_board`` for
+            each board, what the caller allocates next) would exceed
             ``max_memory`` bytes.  The worst case (every board with no full row
             reachable, every placement legal) is checked first; if it is over
             budget, the search runs under the budget and stops as soon as the
             real table would cross it, before allocating beyond it.
     """
     max_memory = _check_max_memory(max_memory)
-    per_board = estimate_bytes_per_board(rules, solver_bytes_per_state)
+    per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
     status, boards, offsets, next_board, lines, placement = engine(rules).enumerate(
-        0, max_memory, solver_bytes_per_state * rules.n_pieces, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD
+        0, max_memory, solver_bytes_per_board, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD
     )
     if status != 0:
         code, n_seen, footprint = status
