@@ -25,7 +25,10 @@ def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
     return rules
 
 
-def check_solver_args(discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object) -> None:
+def check_solver_args(
+    discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object, accelerate: object = True
+) -> None:
+    """Raise ``ValueError`` naming the first argument outside its range."""
     if not isinstance(discount, (int, float)) or isinstance(discount, bool) or not 0.0 <= discount < 1.0:
         raise ValueError(f"discount must be a number in [0, 1), got {discount!r}")
     if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not (tol > 0 and math.isfinite(tol)):
@@ -36,3 +39,5 @@ def check_solver_args(discount: object, tol: object, max_iter: object, method: o
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     if isinstance(eval_sweeps, bool) or not isinstance(eval_sweeps, int) or not 0 <= eval_sweeps <= 10**4:
         raise ValueError(f"eval_sweeps must be an integer in [0, 10**4], got {eval_sweeps!r}")
+    if not isinstance(accelerate, bool):
+        raise ValueError(f"accelerate must be True or False, got {accelerate!r}")

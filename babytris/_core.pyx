@@ -189,7 +189,7 @@ cdef class BoardIndex:
 
     def get(self, board, default=-1):
         """Dense index of ``board``, or ``default`` if it is not indexed."""
-        if not 0 <= board < 2**64:
+        if self.table.capacity == 0 or not 0 <= board < 2**64:
             return default
         cdef index_t i = map_get(&self.table, <board_t>board)
         return default if i < 0 else i
@@ -200,8 +200,10 @@ cdef class BoardIndex:
     def lookup(self, const uint64_t[::1] boards):
         """Indices of many boards as an int64 array; -1 where a board is absent."""
         cdef Py_ssize_t i, n = boards.shape[0]
-        out = np.empty(n, dtype=np.int64)
+        out = np.full(n, -1, dtype=np.int64)
         cdef int64_t[::1] res = out
+        if self.table.capacity == 0:
+            return out
         with nogil:
             for i in range(n):
                 res[i] = map_get(&self.table, boards[i])
@@ -359,11 +361,11 @@ cdef extern from *:
     int lowest_bit "BABYTRIS_CTZ"(uint64_t x) noexcept nogil
 
 
-# Boards of up to this many cells are indexed by a bitmap over every possible
-# board (2**30 bits = 128 MiB at most) with a rank per 64-bit word, instead of
-# the hash map: a set bit is a reachable board, its index the number of set
-# bits before it.  No hashing, no sort, and the bitmap of a 4x6 board (2 MiB)
-# stays in cache.
+# Boards of up to this many cells may be indexed by a bitmap over every
+# possible board (at 30 cells: 128 MiB of bits and 64 MiB of ranks, one per
+# 64-bit word) instead of the hash map: a set bit is a reachable board, its
+# index the number of set bits before it.  No hashing, no sort, and the bitmap
+# of a 4x6 board (2 MiB) stays in cache.
 BITMAP_MAX_CELLS = 30
 
 
@@ -408,7 +410,7 @@ cdef class Engine:
         if m.shape[0] != r.shape[0] or f.shape[0] < 2 or f[f.shape[0] - 1] != m.shape[0]:
             raise ValueError("Engine: inconsistent placement tables")
         for k in range(m.shape[0]):
-            if not 1 <= r[k] <= height or (m[k] >> (r[k] * width if r[k] * width < 64 else 63)) > 1:
+            if not 1 <= r[k] <= height or (r[k] * width < 64 and (m[k] >> (r[k] * width)) != 0):
                 raise ValueError(f"Engine: placement {k} does not fit a {width}x{height} board")
         self.geo.width = width
         self.geo.height = height
@@ -471,16 +473,27 @@ cdef class Engine:
         cdef const board_t[::1] sorted_view
         cdef uint64_t[::1] bits_view
         cdef int32_t[::1] rank_view
+        cdef int32_t[::1] next_view
+        cdef uint8_t[::1] lines_view
+        cdef uint16_t[::1] placement_view
         cdef size_t n_words = 0
         table.slots = NULL
         ix.table = &table
         ix.bits = NULL
         ix.rank = NULL
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        if cells < 64 and start >> cells:
+            raise ValueError(f"start must be a board in [0, 2**{cells}), got {start}")
         vec_init(&boards, sizeof(board_t))
-        if cells <= bitmap_max_cells:
+        if cells <= min(bitmap_max_cells, BITMAP_MAX_CELLS):
+            # The bitmap costs 12 bytes per 64 possible boards, reachable or
+            # not: above 24 cells (24 MiB), only if that is an eighth of the
+            # budget at most; a thin board with few reachable ones gets the map.
             n_words = ((<size_t>1 << cells) + 63) // 64
-            if n_words * (sizeof(uint64_t) + sizeof(int32_t)) > max_bytes:
-                return (OVER_BUDGET, 0, n_words * (sizeof(uint64_t) + sizeof(int32_t))), None, None, None, None, None
+            if cells > 24 and 8 * n_words * (sizeof(uint64_t) + sizeof(int32_t)) > max_bytes:
+                n_words = 0
+        if n_words:
             bits = np.zeros(n_words, dtype=np.uint64)
             bits_view = bits
         try:
@@ -523,10 +536,17 @@ cdef class Engine:
             next_board = np.empty(n_moves, dtype=np.int32)
             lines = np.empty(n_moves, dtype=np.uint8)
             placement = np.empty(n_moves, dtype=np.uint16)
-            if fill_moves(g, &ix, sorted_boards, offsets, next_board, lines, placement, n_threads) != 0:
+            next_view = next_board
+            lines_view = lines
+            placement_view = placement
+            with nogil:
+                status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
+                                    n_threads)
+            if status != OK:
                 raise MemoryError("enumeration: cannot allocate the threads' buffers")
         finally:
             map_free(&table)
+            vec_free(&boards)       # emptied already unless an error came first
         return OK, sorted_boards, offsets, next_board, lines, placement
 
 
@@ -696,6 +716,8 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
         return -1
     for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=16):
         keys = all_keys + threadid() * per_thread
+        nb = 0          # assigned here so that each thread has its own
+        n_lines = 0
         lo = chunk * BATCH
         hi = lo + BATCH
         if hi > n:
@@ -792,7 +814,7 @@ cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bin
             elif sw.chosen_next[s] >= 0:
                 best = sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[sw.chosen_next[s]]
             delta = fabs(best - sw.V[s])
-            if delta > residual:
+            if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
                 residual = delta
             if sw.V_prev != NULL:
                 sw.V_prev[s] = sw.V[s]

@@ -6,6 +6,7 @@ bottom); ``Board`` is the friendly wrapper and converts with ``int(board)``.
 
 from __future__ import annotations
 
+import numbers
 from typing import Iterable, Sequence
 
 __all__ = ["Board"]
@@ -38,6 +39,8 @@ class Board:
             raise ValueError(f"height must be an integer >= 1, got {height!r}")
         if width * height > 64:
             raise ValueError(f"width * height must be <= 64, got {width} * {height}")
+        if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):
+            raise ValueError(f"bits must be an integer, got {bits!r}")
         bits = int(bits)
         if not 0 <= bits < (1 << (width * height)):
             raise ValueError(f"bits must be in [0, 2**{width * height}) for a {width}x{height} board, got {bits}")
@@ -83,6 +86,9 @@ class Board:
         return cls(bits, width, height)
 
     def filled(self, col: int, row: int) -> bool:
+        """Whether cell (``col``, ``row``) is filled; row 0 is the bottom."""
+        if not (0 <= col < self.width and 0 <= row < self.height):
+            raise ValueError(f"cell ({col}, {row}) is outside the {self.width}x{self.height} board")
         return bool(self.bits >> (row * self.width + col) & 1)
 
     def rows(self) -> list[str]:

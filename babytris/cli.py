@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from typing import Sequence
@@ -27,8 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     solve.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
     solve.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    solve.add_argument("--method", choices=("vi", "mpi"), default="vi",
-                       help="value iteration (default, accelerated) or modified policy iteration")
+    solve.add_argument("--method", choices=("mpi", "vi"), default="mpi",
+                       help="modified policy iteration (default) or value iteration; both accelerated")
     solve.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2**30, metavar="GIB",
                        help=f"refuse work needing more memory than this, in GiB "
                             f"(default {DEFAULT_MAX_MEMORY / 2**30:g})")
@@ -48,7 +49,7 @@ def _solve(args: argparse.Namespace) -> int:
         tol=args.tol,
         max_iter=args.max_iter,
         method=args.method,
-        max_memory=int(args.max_memory * 2**30),
+        max_memory=_gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
     )
     elapsed = time.perf_counter() - started
@@ -65,6 +66,12 @@ def _solve(args: argparse.Namespace) -> int:
           f"solve {solution.seconds['solve']:.3f} s)")
     print(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
     return 0 if solution.converged else 1
+
+
+def _gib_to_bytes(gib: float) -> int:
+    if not (math.isfinite(gib) and 2**-10 <= gib < 2**33):
+        raise ValueError(f"--max-memory must be a number of GiB in [1/1024, 2**33), got {gib}")
+    return int(gib * 2**30)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

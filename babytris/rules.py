@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
@@ -90,7 +91,8 @@ class Rules:
         """Index of a piece given by index, name or Piece; raises ``ValueError`` if absent."""
         if isinstance(which, bool):
             raise ValueError(f"piece must be an index or a name, got {which!r}")
-        if isinstance(which, int):
+        if isinstance(which, numbers.Integral):
+            which = int(which)
             if not 0 <= which < self.n_pieces:
                 raise ValueError(f"piece index must be in [0, {self.n_pieces - 1}], got {which}")
             return which
@@ -171,6 +173,8 @@ def _resolve_pieces(spec: object) -> tuple[Piece, ...]:
 
 
 def _finite_floats(name: str, values: object) -> tuple[float, ...]:
+    if isinstance(values, (str, bytes)):
+        raise RulesError(f"{name} must be a sequence of numbers, got the string {values!r}")
     try:
         out = tuple(float(v) for v in values)  # type: ignore[union-attr]
     except (TypeError, ValueError):

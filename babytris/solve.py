@@ -54,7 +54,8 @@ def solve(
             optimality sweep followed by up to ``eval_sweeps`` cheaper sweeps
             evaluating its greedy policy; ``"vi"``: value iteration.  Both
             sweep in place (Gauss-Seidel), largest boards first, and stop on
-            the same test, so they agree to within the tolerance.
+            the same test, so both are within about
+            ``tol * discount / (1 - discount)`` of the exact values.
         accelerate: extrapolate along the slowest mode once residuals fall
             by a steady ratio (Aitken); about halves the work.
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0).
@@ -68,7 +69,7 @@ def solve(
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     rules = make_rules(rules, rule_fields)
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps)
+    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
     transitions = enumerate_boards(
         rules,
         max_memory=max_memory,
@@ -97,7 +98,7 @@ def solve_transitions(
     eval_sweeps: int = 4,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps)
+    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
     rules = transitions.rules
     n, n_pieces = transitions.n_boards, rules.n_pieces
     values = np.zeros(n * n_pieces)
@@ -164,8 +165,8 @@ def _modified_policy_iteration(
     jumped = False
     while len(residuals) < max_iter:
         residuals.append(sweeper.sweep(True))
-        if residuals[-1] <= tol:
-            break
+        if residuals[-1] <= tol or len(residuals) == max_iter:
+            break  # (after the last greedy sweep, values and policy stay as it left them)
         if jumped and residuals[-1] > residuals[-2]:
             missed += 1
             accelerate = missed < MAX_MISSED_JUMPS
@@ -226,7 +227,7 @@ def _value_iteration(
             missed += 1  # the jump overshot: the error is not one steady mode (yet)
             accelerate = missed < MAX_MISSED_JUMPS
         ratio = _steady_ratio(residuals)
-        if record and ratio is not None:
+        if record and ratio is not None and len(residuals) < max_iter:
             _jump(ratio, values, board_values, values_before, board_values_before)
             last_jump = len(residuals)
     return residuals

@@ -79,7 +79,7 @@ def engine(rules: Rules) -> _core.Engine:
     return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first)
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class Transitions:
     """The reachable game graph in CSR form.
 
@@ -157,10 +157,12 @@ def enumerate_boards(
     Raises:
         MemoryLimitError: if the table (plus ``solver_bytes_per_board`` for
             each board, what the caller allocates next) would exceed
-            ``max_memory`` bytes.  The worst case (every board with no full row
-            reachable, every placement legal) is checked first; if it is over
-            budget, the search runs under the budget and stops as soon as the
-            real table would cross it, before allocating beyond it.
+            ``max_memory`` bytes.  How many boards are reachable is known only
+            by searching, so the search itself keeps count: it stops as soon
+            as what it holds, or the table it would then build, would cross
+            the budget, before allocating beyond it.  The message gives the
+            estimate so far and the worst case (every board without a full
+            row reachable, every placement legal).
     """
     max_memory = _check_max_memory(max_memory)
     per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
@@ -195,8 +197,12 @@ def resolve_n_jobs(n_jobs: object) -> int:
 
 
 def _check_max_memory(max_memory: object) -> int:
-    if isinstance(max_memory, bool) or not isinstance(max_memory, (int, np.integer)) or max_memory < 2**20:
-        raise ValueError(f"max_memory must be an integer number of bytes >= 2**20, got {max_memory!r}")
+    if (
+        isinstance(max_memory, bool)
+        or not isinstance(max_memory, (int, np.integer))
+        or not 2**20 <= max_memory < 2**63
+    ):
+        raise ValueError(f"max_memory must be an integer number of bytes in [2**20, 2**63), got {max_memory!r}")
     return int(max_memory)
 
 

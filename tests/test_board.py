@@ -147,3 +147,17 @@ def test_full_64_bit_board():
 def test_from_rows_errors(rows, kwargs, words):
     with pytest.raises(ValueError, match=words):
         Board.from_rows(rows, **kwargs)
+
+
+@pytest.mark.parametrize("bits", [1.9, "3", True])
+def test_bits_must_be_an_integer(bits):
+    with pytest.raises(ValueError, match="bits"):
+        Board(bits, 2, 2)
+
+
+def test_filled_checks_the_cell():
+    b = Board.from_rows(["#.", ".#"])
+    assert b.filled(1, 0) and b.filled(0, 1) and not b.filled(0, 0)
+    for col, row in [(2, 0), (-1, 0), (0, 2)]:
+        with pytest.raises(ValueError, match="outside"):
+            b.filled(col, row)

@@ -80,3 +80,9 @@ def test_python_dash_m(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "34 reachable" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["inf", "1e12", "0"])
+def test_bad_max_memory_is_exit_2(value, capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "4", "--max-memory", value]) == 2
+    assert "max-memory" in capsys.readouterr().err

@@ -207,3 +207,29 @@ def test_hash_map_and_bitmap_indexes_agree(rules):
     assert with_bitmap[0] == with_map[0] == 0
     for a, b in zip(with_bitmap[1:], with_map[1:]):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_thin_board_with_many_cells_uses_the_map_under_a_small_budget():
+    """A 1x30 board has 2**30 possible boards but one reachable: the bitmap
+    (192 MiB) would break a 100 MiB budget, so the hash map is used."""
+    rules = Rules(width=1, height=30, pieces=["I"])
+    t = babytris.enumerate_boards(rules, max_memory=100 * 2**20)
+    assert t.n_boards == len(reference.reachable_boards(rules)) == 1
+
+
+def test_engine_rejects_bad_arguments():
+    from babytris import _core
+
+    e = engine(Rules(width=4, height=4))
+    with pytest.raises(ValueError, match="n_threads"):
+        e.enumerate(0, 2**30, 0, 0)
+    with pytest.raises(ValueError, match="start"):
+        e.enumerate(2**16, 2**30, 0)
+    empty = _core.BoardIndex()
+    assert empty.get(1) == -1 and 1 not in empty
+    assert list(empty.lookup(np.array([0, 1], dtype=np.uint64))) == [-1, -1]
+
+
+def test_max_memory_range():
+    with pytest.raises(ValueError, match="max_memory"):
+        babytris.enumerate_boards(Rules(width=4, height=4), max_memory=2**64)

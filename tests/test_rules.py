@@ -203,3 +203,9 @@ def test_repr_keeps_custom_piece_names():
     namespace = {}
     exec("from babytris import Rules, Piece", namespace)
     assert eval(repr(rules), namespace) == rules
+
+
+@pytest.mark.parametrize("field", ["line_scores", "probabilities"])
+def test_strings_are_not_number_lists(field):
+    with pytest.raises(ValueError, match=field):
+        Rules(**{field: "0136" if field == "line_scores" else "1"})

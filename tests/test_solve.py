@@ -413,3 +413,30 @@ def test_bad_rule_fields_through_solve():
         babytris.solve(width=0, height=4)
     with pytest.raises(TypeError):
         babytris.solve(widht=4)
+
+
+@pytest.mark.parametrize("method", ["vi", "mpi"])
+def test_overflowing_values_are_not_reported_converged(method):
+    """inf - inf is NaN: a NaN residual must not pass the stopping test."""
+    rules = Rules(width=3, height=1, pieces=["I"], line_scores=(0, 1e308))
+    s = babytris.solve(rules, method=method, max_iter=50)
+    assert not s.converged
+
+
+@pytest.mark.parametrize("method", ["vi", "mpi"])
+def test_stopping_at_max_iter_leaves_the_last_greedy_sweep(transitions_4x4, method):
+    """No evaluation sweep or jump follows the last allowed greedy sweep."""
+    one = babytris.solve_transitions(transitions_4x4, method=method, max_iter=1)
+    plain = babytris.solve_transitions(transitions_4x4, method="vi", accelerate=False, max_iter=1)
+    assert not one.converged and one.iterations == 1
+    assert np.array_equal(one.values, plain.values)
+    assert np.array_equal(one.policy, plain.policy)
+
+
+def test_accelerate_must_be_a_bool(transitions_4x4):
+    with pytest.raises(ValueError, match="accelerate"):
+        babytris.solve_transitions(transitions_4x4, accelerate=1)
+
+
+def test_numpy_piece_index(solution_4x4):
+    assert solution_4x4.value(0, np.int64(1)) == solution_4x4.value(0, 1)
