@@ -6,7 +6,14 @@
 12978
 """
 
-from . import _core
+try:
+    from . import _core
+except ImportError as err:  # no silent fallback: the compiled core is the library
+    raise ImportError(
+        f"babytris's compiled core is missing from {__path__[0]}: this is an unbuilt source tree. "
+        "Install with `pip install .` and import from outside the repository, or build in place "
+        "with `python setup.py build_ext --inplace`."
+    ) from err
 from .board import Board
 from .pieces import CATALOGUE, Piece, Placement
 from .rules import Rules, RulesError
