@@ -766,6 +766,7 @@ cdef struct Sweep:
     const double* probs
     double discount
     const int32_t* live
+    Py_ssize_t n_live
     double* V
     double* W
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
@@ -775,11 +776,9 @@ cdef struct Sweep:
     uint8_t* chosen_lines      # (evaluation sweeps read only these: no row lookups)
 
 
-cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bint greedy) noexcept nogil:
-    """Sweep live boards ``live[last-1]`` down to ``live[first]``; returns the
-    largest |change| of V.  ``greedy``: Bellman optimality backup, recording
-    the best move in ``policy``; else evaluate the moves the last greedy
-    sweep chose."""
+cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
+    """Bellman optimality backups of every live state, recording each best
+    move; returns the largest |change| of V."""
     cdef Py_ssize_t i, s
     cdef int64_t e, lo, hi
     cdef int p
@@ -787,32 +786,29 @@ cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bin
     cdef int32_t b
     cdef double best, q, w, delta, residual = 0.0
     cdef bint better
-    for i in range(last - 1, first - 1, -1):
+    for i in range(sw.n_live - 1, -1, -1):
         b = sw.live[i]
         w = 0.0
         for p in range(sw.P):
             s = <Py_ssize_t>b * sw.P + p
+            lo = sw.offsets[s]
+            hi = sw.offsets[s + 1]
             best = 0.0          # no move fits: game over, worth 0
-            if greedy:
-                lo = sw.offsets[s]
-                hi = sw.offsets[s + 1]
-                arg = -1
-                if lo < hi:
-                    best = -INFINITY
-                for e in range(lo, hi):
-                    q = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
-                    # Branch-free max: a mispredicted branch would stall the loads in flight.
-                    better = q > best
-                    best = q if better else best
-                    arg = <int16_t>(e - lo) if better else arg
-                sw.policy[s] = arg
-                if arg >= 0:
-                    sw.chosen_next[s] = sw.nxt[lo + arg]
-                    sw.chosen_lines[s] = sw.lines[lo + arg]
-                else:
-                    sw.chosen_next[s] = -1
-            elif sw.chosen_next[s] >= 0:
-                best = sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[sw.chosen_next[s]]
+            arg = -1
+            if lo < hi:
+                best = -INFINITY
+            for e in range(lo, hi):
+                q = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+                # Branch-free max: a mispredicted branch would stall the loads in flight.
+                better = q > best
+                best = q if better else best
+                arg = <int16_t>(e - lo) if better else arg
+            sw.policy[s] = arg
+            if arg >= 0:
+                sw.chosen_next[s] = sw.nxt[lo + arg]
+                sw.chosen_lines[s] = sw.lines[lo + arg]
+            else:
+                sw.chosen_next[s] = -1
             delta = fabs(best - sw.V[s])
             if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
                 residual = delta
@@ -820,6 +816,32 @@ cdef double sweep_boards(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, bin
                 sw.V_prev[s] = sw.V[s]
             sw.V[s] = best
             w += sw.probs[p] * best
+        if sw.W_prev != NULL:
+            sw.W_prev[b] = sw.W[b]
+        sw.W[b] = w
+    return residual
+
+
+cdef double evaluation_sweep(const Sweep* sw) noexcept nogil:
+    """Backups of every live board under the moves the last greedy sweep
+    chose; returns the largest |change| of W.  Only W is kept: V is
+    recomputed by the next greedy sweep, so this pass reads a few bytes per
+    state where a greedy sweep reads a row."""
+    cdef Py_ssize_t i, s
+    cdef int p
+    cdef int32_t b, j
+    cdef double w, delta, residual = 0.0
+    for i in range(sw.n_live - 1, -1, -1):
+        b = sw.live[i]
+        w = 0.0
+        for p in range(sw.P):
+            s = <Py_ssize_t>b * sw.P + p
+            j = sw.chosen_next[s]
+            if j >= 0:
+                w += sw.probs[p] * (sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[j])
+        delta = fabs(w - sw.W[b])
+        if delta > residual or delta != delta:
+            residual = delta
         if sw.W_prev != NULL:
             sw.W_prev[b] = sw.W[b]
         sw.W[b] = w
@@ -866,6 +888,7 @@ cdef class Sweeper:
         self.sw.probs = &probs[0]
         self.sw.discount = discount
         self.sw.live = &live_view[0] if self.n_live else NULL
+        self.sw.n_live = self.n_live
         self.sw.V = &V[0]
         self.sw.W = &W[0]
         self.sw.V_prev = NULL
@@ -879,25 +902,34 @@ cdef class Sweeper:
         """Boards with at least one move (the others keep value 0)."""
         return self.n_live
 
-    def sweep(self, bint greedy, double[::1] V_prev=None, double[::1] W_prev=None):
-        """One sweep over every live board; returns the largest |change| of V.
-
-        ``greedy``: Bellman optimality backups (recording the best moves);
-        else evaluate the moves the last greedy sweep chose (before any
-        greedy sweep: none, so every value is 0).  ``V_prev``, ``W_prev``, if
-        given, receive the values as they were before the sweep.
-        """
+    def greedy_sweep(self, double[::1] V_prev=None, double[::1] W_prev=None):
+        """One Bellman optimality sweep over every live board, recording the
+        best moves; returns the largest |change| of V.  ``V_prev``,
+        ``W_prev``, if given, receive the values as they were before it."""
         cdef double residual = 0.0
         if (V_prev is None) != (W_prev is None):
-            raise ValueError("sweep: give both V_prev and W_prev, or neither")
+            raise ValueError("greedy_sweep: give both V_prev and W_prev, or neither")
         if V_prev is not None:
             if V_prev.shape[0] != self.n_boards * self.sw.P or W_prev.shape[0] != self.n_boards:
-                raise ValueError("sweep: V_prev / W_prev shapes do not match")
+                raise ValueError("greedy_sweep: V_prev / W_prev shapes do not match")
             self.sw.V_prev = &V_prev[0]
             self.sw.W_prev = &W_prev[0]
-        if self.n_live:
-            with nogil:
-                residual = sweep_boards(&self.sw, 0, self.n_live, greedy)
+        with nogil:
+            residual = greedy_sweep(&self.sw)
         self.sw.V_prev = NULL
+        self.sw.W_prev = NULL
+        return residual
+
+    def evaluation_sweep(self, double[::1] W_prev=None):
+        """One sweep evaluating the moves the last greedy sweep chose (before
+        any greedy sweep: none, so every board gets 0); updates W only and
+        returns its largest change.  ``W_prev``, if given, receives W as it was."""
+        cdef double residual = 0.0
+        if W_prev is not None:
+            if W_prev.shape[0] != self.n_boards:
+                raise ValueError("evaluation_sweep: W_prev shape does not match")
+            self.sw.W_prev = &W_prev[0]
+        with nogil:
+            residual = evaluation_sweep(&self.sw)
         self.sw.W_prev = NULL
         return residual

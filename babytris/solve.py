@@ -153,18 +153,20 @@ def _modified_policy_iteration(
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
     sweeps evaluating its policy; returns the greedy sweeps' residuals.
 
-    Evaluating a fixed policy is a linear iteration, so with ``accelerate``
-    its residuals soon fall by a steady ratio and one Aitken jump (see
-    :func:`_value_iteration`) ends the evaluation early.  A greedy residual
-    above the one before counts as a missed jump; after ``MAX_MISSED_JUMPS``
-    the evaluations run plain.
+    Evaluation sweeps update the board values W only (a greedy sweep derives
+    V from them), so a greedy residual measures the change since the last
+    greedy sweep, evaluations included.  Evaluating a fixed policy is a
+    linear iteration, so with ``accelerate`` its residuals soon fall by a
+    steady ratio and one Aitken jump of W (see :func:`_value_iteration`) ends
+    the evaluation early.  A greedy residual above the one before, after a
+    jump, counts as a miss; after ``MAX_MISSED_JUMPS`` evaluations run plain.
     """
     residuals: list[float] = []
-    before = (np.zeros_like(values), np.zeros_like(board_values)) if accelerate else None
+    board_values_before = np.zeros_like(board_values) if accelerate else None
     missed = 0
     jumped = False
     while len(residuals) < max_iter:
-        residuals.append(sweeper.sweep(True))
+        residuals.append(sweeper.greedy_sweep())
         if residuals[-1] <= tol or len(residuals) == max_iter:
             break  # (after the last greedy sweep, values and policy stay as it left them)
         if jumped and residuals[-1] > residuals[-2]:
@@ -174,10 +176,10 @@ def _modified_policy_iteration(
         evaluation: list[float] = []
         for _ in range(eval_sweeps):
             record = accelerate and len(evaluation) >= 2
-            evaluation.append(sweeper.sweep(False, *before) if record else sweeper.sweep(False))
+            evaluation.append(sweeper.evaluation_sweep(board_values_before if record else None))
             ratio = _steady_ratio(evaluation)
             if record and ratio is not None:
-                _jump(ratio, values, board_values, *before)
+                _jump(ratio, (board_values, board_values_before))
                 jumped = True
                 break
     return residuals
@@ -218,9 +220,9 @@ def _value_iteration(
             _steady_ratio(residuals) is not None
         )
         if record:
-            residuals.append(sweeper.sweep(True, values_before, board_values_before))
+            residuals.append(sweeper.greedy_sweep(values_before, board_values_before))
         else:
-            residuals.append(sweeper.sweep(True))
+            residuals.append(sweeper.greedy_sweep())
         if residuals[-1] <= tol:
             break
         if accelerate and len(residuals) == last_jump + 1 and residuals[-1] > residuals[-2]:
@@ -228,7 +230,7 @@ def _value_iteration(
             accelerate = missed < MAX_MISSED_JUMPS
         ratio = _steady_ratio(residuals)
         if record and ratio is not None and len(residuals) < max_iter:
-            _jump(ratio, values, board_values, values_before, board_values_before)
+            _jump(ratio, (values, values_before), (board_values, board_values_before))
             last_jump = len(residuals)
     return residuals
 
@@ -242,12 +244,11 @@ def _steady_ratio(residuals: list[float]) -> float | None:
     return ratio if ratio < 0.99 and abs(ratio - previous) <= RATIO_AGREEMENT * ratio else None
 
 
-def _jump(ratio: float, values: np.ndarray, board_values: np.ndarray, values_before: np.ndarray,
-          board_values_before: np.ndarray) -> None:
-    """Aitken step: ``V += ratio / (1 - ratio) * (V - V_before)``, in place
-    (the ``*_before`` arrays are used as scratch)."""
+def _jump(ratio: float, *pairs: tuple[np.ndarray, np.ndarray]) -> None:
+    """Aitken step for each ``(now, before)`` pair: ``now += ratio / (1 -
+    ratio) * (now - before)``, in place (``before`` is used as scratch)."""
     step = ratio / (1.0 - ratio)
-    for now, before in ((values, values_before), (board_values, board_values_before)):
+    for now, before in pairs:
         np.subtract(now, before, out=before)
         before *= step
         now += before
