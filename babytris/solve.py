@@ -32,7 +32,7 @@ def solve(
     max_iter: int = 1000,
     method: str = "mpi",
     accelerate: bool = True,
-    eval_sweeps: int = 4,
+    eval_sweeps: int = 6,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     **rule_fields: Any,
@@ -95,7 +95,7 @@ def solve_transitions(
     max_iter: int = 1000,
     method: str = "mpi",
     accelerate: bool = True,
-    eval_sweeps: int = 4,
+    eval_sweeps: int = 6,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
