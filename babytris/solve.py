@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -13,7 +13,10 @@ from .rules import Rules
 from .solution import Solution
 from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards
 
-__all__ = ["solve", "solve_transitions", "METHODS"]
+__all__ = ["solve", "solve_transitions", "METHODS", "Progress"]
+
+#: ``progress(iteration, residual)``, called after each optimality sweep.
+Progress = Callable[[int, float], None]
 
 # Bytes the solver allocates per (board, piece) state: value, value before a
 # sweep (float64 each), move (int16), the move in compact form (int32 + uint8),
@@ -35,6 +38,7 @@ def solve(
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    progress: Progress | None = None,
     **rule_fields: Any,
 ) -> Solution:
     """Optimal values and policy for a player facing randomly drawn pieces.
@@ -64,6 +68,8 @@ def solve(
             Gauss-Seidel order is what makes them converge fast.
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (default 8 GiB).
+        progress: called after each optimality sweep as
+            ``progress(iteration, residual)``, e.g. to draw a progress bar.
 
     Returns:
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
@@ -84,6 +90,7 @@ def solve(
         method=method,
         accelerate=accelerate,
         eval_sweeps=eval_sweeps,
+        progress=progress,
     )
 
 
@@ -96,9 +103,12 @@ def solve_transitions(
     method: str = "mpi",
     accelerate: bool = True,
     eval_sweeps: int = 6,
+    progress: Progress | None = None,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
     rules = transitions.rules
     n, n_pieces = transitions.n_boards, rules.n_pieces
     values = np.zeros(n * n_pieces)
@@ -118,10 +128,12 @@ def solve_transitions(
     )
     if method == "mpi":
         residuals = _modified_policy_iteration(
-            sweeper, values, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate
+            sweeper, values, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
         )
     else:
-        residuals = _value_iteration(sweeper, values, board_values, tol, max_iter, accelerate=accelerate)
+        residuals = _value_iteration(
+            sweeper, values, board_values, tol, max_iter, accelerate=accelerate, progress=progress
+        )
     iterations = len(residuals)
     # The policy holds each move's offset in its row; report the placement number.
     offsets = transitions.offsets[:-1]
@@ -148,7 +160,7 @@ def solve_transitions(
 
 def _modified_policy_iteration(
     sweeper: _core.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
-    eval_sweeps: int, *, accelerate: bool
+    eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
     sweeps evaluating its policy; returns the greedy sweeps' residuals.
@@ -167,6 +179,8 @@ def _modified_policy_iteration(
     jumped = False
     while len(residuals) < max_iter:
         residuals.append(sweeper.greedy_sweep())
+        if progress is not None:
+            progress(len(residuals), residuals[-1])
         if residuals[-1] <= tol or len(residuals) == max_iter:
             break  # (after the last greedy sweep, values and policy stay as it left them)
         if jumped and residuals[-1] > residuals[-2]:
@@ -195,7 +209,7 @@ MAX_MISSED_JUMPS = 3
 
 def _value_iteration(
     sweeper: _core.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
-    *, accelerate: bool
+    *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps until one changes no value by more than ``tol``.
 
@@ -223,6 +237,8 @@ def _value_iteration(
             residuals.append(sweeper.greedy_sweep(values_before, board_values_before))
         else:
             residuals.append(sweeper.greedy_sweep())
+        if progress is not None:
+            progress(len(residuals), residuals[-1])
         if residuals[-1] <= tol:
             break
         if accelerate and len(residuals) == last_jump + 1 and residuals[-1] > residuals[-2]:

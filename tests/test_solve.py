@@ -440,3 +440,16 @@ def test_accelerate_must_be_a_bool(transitions_4x4):
 
 def test_numpy_piece_index(solution_4x4):
     assert solution_4x4.value(0, np.int64(1)) == solution_4x4.value(0, 1)
+
+
+@pytest.mark.parametrize("method", ["vi", "mpi"])
+def test_progress_sees_every_optimality_sweep(transitions_4x4, method):
+    seen = []
+    s = babytris.solve_transitions(transitions_4x4, method=method, progress=lambda i, r: seen.append((i, r)))
+    assert [i for i, _ in seen] == list(range(1, s.iterations + 1))
+    assert [r for _, r in seen] == list(s.residuals)
+
+
+def test_progress_must_be_callable(transitions_4x4):
+    with pytest.raises(ValueError, match="progress"):
+        babytris.solve_transitions(transitions_4x4, progress=3)
