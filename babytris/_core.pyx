@@ -11,8 +11,7 @@ from cython cimport view
 from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t
-from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy
+from libc.stdlib cimport malloc, realloc, free
 
 import numpy as np
 

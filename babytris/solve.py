@@ -128,7 +128,7 @@ def solve_transitions(
     )
     if method == "mpi":
         residuals = _modified_policy_iteration(
-            sweeper, values, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
+            sweeper, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
         )
     else:
         residuals = _value_iteration(
@@ -159,7 +159,7 @@ def solve_transitions(
 
 
 def _modified_policy_iteration(
-    sweeper: _core.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
+    sweeper: _core.Sweeper, board_values: np.ndarray, tol: float, max_iter: int,
     eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
