@@ -191,6 +191,8 @@ def _modified_policy_iteration(
         for _ in range(eval_sweeps):
             record = accelerate and len(evaluation) >= 2
             evaluation.append(sweeper.evaluation_sweep(board_values_before if record else None))
+            if evaluation[-1] <= tol:
+                break  # evaluated as finely as the answer needs
             ratio = _steady_ratio(evaluation)
             if record and ratio is not None:
                 _jump(ratio, (board_values, board_values_before))
