@@ -7,11 +7,15 @@ from typing import Any
 
 from .rules import Rules
 
-__all__ = ["make_rules", "check_solver_args", "METHODS"]
+__all__ = ["make_rules", "check_solver_args", "METHODS", "OPPONENTS"]
 
 #: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
 METHODS = ("vi", "mpi")
+
+#: Who picks the next piece: "random" (drawn with the rules' probabilities) or
+#: "minimax" (an opponent picking the piece worst for the player).
+OPPONENTS = ("random", "minimax")
 
 
 def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
@@ -41,3 +45,12 @@ def check_solver_args(
         raise ValueError(f"eval_sweeps must be an integer in [0, 10**4], got {eval_sweeps!r}")
     if not isinstance(accelerate, bool):
         raise ValueError(f"accelerate must be True or False, got {accelerate!r}")
+
+
+def check_opponent(opponent: object, method: object) -> None:
+    """Raise ``ValueError`` for an unknown opponent or a method it cannot use."""
+    if opponent not in OPPONENTS:
+        raise ValueError(f"opponent must be one of {', '.join(map(repr, OPPONENTS))}, got {opponent!r}")
+    if opponent != "random" and method == "mpi":
+        # Policy-iteration variants can cycle in two-player games; value iteration cannot.
+        raise ValueError(f"method 'mpi' needs opponent='random'; use method='vi' with opponent={opponent!r}")

@@ -61,6 +61,7 @@ class Sweeper:
         V: npt.NDArray[np.float64],
         W: npt.NDArray[np.float64],
         policy: npt.NDArray[np.int16],
+        worst_piece: bool = False,
     ) -> None: ...
     @property
     def n_live(self) -> int: ...

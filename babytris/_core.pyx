@@ -766,6 +766,7 @@ cdef struct Sweep:
     double discount
     const int32_t* live
     Py_ssize_t n_live
+    bint worst_piece           # W[b] = min over pieces of V (an opponent picks), not the mean
     double* V
     double* W
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
@@ -777,7 +778,7 @@ cdef struct Sweep:
 
 cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
     """Bellman optimality backups of every live state, recording each best
-    move; returns the largest |change| of V."""
+    move; returns the largest |change| of V or W."""
     cdef Py_ssize_t i, s
     cdef int64_t e, lo, hi
     cdef int p
@@ -787,7 +788,7 @@ cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
     cdef bint better
     for i in range(sw.n_live - 1, -1, -1):
         b = sw.live[i]
-        w = 0.0
+        w = INFINITY if sw.worst_piece else 0.0
         for p in range(sw.P):
             s = <Py_ssize_t>b * sw.P + p
             lo = sw.offsets[s]
@@ -814,7 +815,16 @@ cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
             if sw.V_prev != NULL:
                 sw.V_prev[s] = sw.V[s]
             sw.V[s] = best
-            w += sw.probs[p] * best
+            if sw.worst_piece:
+                w = best if best < w else w
+            else:
+                w += sw.probs[p] * best
+        # The board value counts too: after an extrapolation (or evaluation
+        # sweeps) it need not agree with its states' values, and a sweep that
+        # leaves V alone while it moves W has not reached the fixed point.
+        delta = fabs(w - sw.W[b])
+        if delta > residual or delta != delta:
+            residual = delta
         if sw.W_prev != NULL:
             sw.W_prev[b] = sw.W[b]
         sw.W[b] = w
@@ -829,15 +839,20 @@ cdef double evaluation_sweep(const Sweep* sw) noexcept nogil:
     cdef Py_ssize_t i, s
     cdef int p
     cdef int32_t b, j
-    cdef double w, delta, residual = 0.0
+    cdef double v, w, delta, residual = 0.0
     for i in range(sw.n_live - 1, -1, -1):
         b = sw.live[i]
-        w = 0.0
+        w = INFINITY if sw.worst_piece else 0.0
         for p in range(sw.P):
             s = <Py_ssize_t>b * sw.P + p
             j = sw.chosen_next[s]
+            v = 0.0
             if j >= 0:
-                w += sw.probs[p] * (sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[j])
+                v = sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[j]
+            if sw.worst_piece:
+                w = v if v < w else w
+            else:
+                w += sw.probs[p] * v
         delta = fabs(w - sw.W[b])
         if delta > residual or delta != delta:
             residual = delta
@@ -853,7 +868,9 @@ cdef class Sweeper:
     Holds views of the caller's arrays: ``V`` (float64, ``n_boards * P``),
     ``W`` (float64, ``n_boards``), ``policy`` (int16, ``n_boards * P``: the
     chosen move's offset in its row, -1 where no move fits); each sweep
-    updates them in place.
+    updates them in place.  A board's value ``W`` is the mean of its states'
+    values weighted by ``probs``, or with ``worst_piece`` their minimum (an
+    opponent picks the piece).
     """
 
     cdef Sweep sw
@@ -863,7 +880,7 @@ cdef class Sweeper:
 
     def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
                  const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
-                 double discount, double[::1] V, double[::1] W, int16_t[::1] policy):
+                 double discount, double[::1] V, double[::1] W, int16_t[::1] policy, bint worst_piece=False):
         cdef int P = probs.shape[0]
         cdef Py_ssize_t n_boards = W.shape[0]
         if P < 1 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P or policy.shape[0] != V.shape[0]:
@@ -888,6 +905,7 @@ cdef class Sweeper:
         self.sw.discount = discount
         self.sw.live = &live_view[0] if self.n_live else NULL
         self.sw.n_live = self.n_live
+        self.sw.worst_piece = worst_piece
         self.sw.V = &V[0]
         self.sw.W = &W[0]
         self.sw.V_prev = NULL
@@ -903,7 +921,7 @@ cdef class Sweeper:
 
     def greedy_sweep(self, double[::1] V_prev=None, double[::1] W_prev=None):
         """One Bellman optimality sweep over every live board, recording the
-        best moves; returns the largest |change| of V.  ``V_prev``,
+        best moves; returns the largest |change| of V or W.  ``V_prev``,
         ``W_prev``, if given, receive the values as they were before it."""
         cdef double residual = 0.0
         if (V_prev is None) != (W_prev is None):

@@ -15,7 +15,7 @@ from typing import Any
 
 from .pieces import Placement
 from .rules import Rules
-from ._checks import check_solver_args, make_rules
+from ._checks import check_opponent, check_solver_args, make_rules
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "ReferenceSolution"]
 
@@ -109,6 +109,7 @@ class ReferenceSolution:
     iterations: int
     residual: float
     converged: bool
+    opponent: str = "random"
 
     @property
     def n_boards(self) -> int:
@@ -116,7 +117,7 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        return sum(q * v for q, v in zip(self.rules.probabilities, self.values[0]))
+        return board_value(self.rules, self.values[0], self.opponent)
 
     def value(self, board: int, piece: int) -> float:
         return self.values[self.boards.index(int(board))][piece]
@@ -132,15 +133,19 @@ def solve(
     discount: float = 0.9,
     tol: float = 1e-8,
     max_iter: int = 1000,
+    opponent: str = "random",
     **rule_fields: Any,
 ) -> ReferenceSolution:
     """Value iteration (Jacobi: each sweep reads the previous sweep's values).
 
-    ``V(b, p) = max over moves [score(rows) + discount * sum_q prob(q) V(b', q)]``,
-    0 where no move fits.  Stops when no value changes by more than ``tol``.
+    ``V(b, p) = max over moves [score(rows) + discount * U(b')]``, 0 where no
+    move fits, with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces or
+    ``min_q V(b, q)`` when an opponent picks them (``opponent="minimax"``).
+    Stops when no value changes by more than ``tol``.
     """
     rules = make_rules(rules, rule_fields)
     check_solver_args(discount, tol, max_iter, "vi", 0)
+    check_opponent(opponent, "vi")
     boards = reachable_boards(rules)
     index = {b: i for i, b in enumerate(boards)}
     n_pieces = len(rules.pieces)
@@ -149,13 +154,13 @@ def solve(
     values = [[0.0] * n_pieces for _ in boards]
     iterations, residual = 0, float("inf")
     while iterations < max_iter and residual > tol:
-        expected = [sum(q * v for q, v in zip(rules.probabilities, row)) for row in values]
+        expected = [board_value(rules, row, opponent) for row in values]
         new = [[max((points + discount * expected[j] for j, points in table[i][p]), default=0.0)
                 for p in range(n_pieces)] for i in range(len(boards))]
         residual = max(abs(a - b) for row_new, row in zip(new, values) for a, b in zip(row_new, row))
         values = new
         iterations += 1
-    expected = [sum(q * v for q, v in zip(rules.probabilities, row)) for row in values]
+    expected = [board_value(rules, row, opponent) for row in values]
     policy = []
     for i, b in enumerate(boards):
         row = []
@@ -165,4 +170,12 @@ def solve(
                        default=None)
             row.append(None if best is None else best[0])
         policy.append(row)
-    return ReferenceSolution(rules, discount, boards, values, policy, iterations, residual, residual <= tol)
+    return ReferenceSolution(rules, discount, boards, values, policy, iterations, residual, residual <= tol, opponent)
+
+
+def board_value(rules: Rules, piece_values: list[float], opponent: str) -> float:
+    """A board's value before its next piece: the mean over the rules'
+    probabilities, or the minimum when an opponent picks the piece."""
+    if opponent == "minimax":
+        return min(piece_values)
+    return sum(q * v for q, v in zip(rules.probabilities, piece_values))

@@ -32,6 +32,7 @@ class Solution:
         residuals: float64 array ``(iterations,)``, the residual of each greedy sweep.
         transitions: the reachable game graph that was solved.
         method: ``"vi"`` or ``"mpi"``; ``tol``, ``max_iter`` as passed.
+        opponent: ``"random"`` or ``"minimax"`` (who picks the next piece).
         seconds: wall time of ``{"enumerate": ..., "solve": ...}``.
     """
 
@@ -48,6 +49,7 @@ class Solution:
     tol: float
     max_iter: int
     seconds: dict = field(default_factory=dict)
+    opponent: str = "random"
 
     @property
     def boards(self) -> np.ndarray:
@@ -64,13 +66,27 @@ class Solution:
 
     @property
     def board_values(self) -> np.ndarray:
-        """float64 array ``(n_boards,)``: each board's value before the next piece is drawn."""
-        return self.values @ np.asarray(self.rules.probabilities)
+        """float64 array ``(n_boards,)``: each board's value before the next
+        piece is drawn (``sum_p prob(p) V(b, p)``) or chosen by the opponent
+        (``min_p V(b, p)``)."""
+        return self._board_value(self.values)
 
     @property
     def start_value(self) -> float:
-        """Value of the empty board before the first piece is drawn: sum_p prob(p) V(empty, p)."""
-        return float(self.values[0] @ np.asarray(self.rules.probabilities))
+        """Value of the empty board before the first piece is drawn or chosen."""
+        return float(self._board_value(self.values[self.index(0)]))
+
+    def _board_value(self, state_values: np.ndarray) -> np.ndarray:
+        """Combine values over the last axis (pieces) as the opponent does."""
+        if self.opponent == "minimax":
+            return state_values.min(axis=-1)
+        return state_values @ np.asarray(self.rules.probabilities)
+
+    def piece_policy(self, board: "int | Board") -> str:
+        """The piece the minimax opponent gives on ``board`` (the first of equals)."""
+        if self.opponent == "random":
+            raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
+        return self.rules.pieces[int(np.argmin(self.values[self.index(board)]))].name
 
     @property
     def nbytes(self) -> int:
@@ -119,7 +135,8 @@ class Solution:
         status = "converged" if self.converged else "NOT converged"
         total = sum(self.seconds.values())
         return (
-            f"<Solution {r.width}x{r.height} pieces={','.join(r.piece_names)} discount={self.discount}: "
+            f"<Solution {r.width}x{r.height} pieces={','.join(r.piece_names)} discount={self.discount}"
+            f"{'' if self.opponent == 'random' else ' opponent=' + self.opponent}: "
             f"{self.n_boards:,} boards, start_value={self.start_value:.6f}, {self.iterations} iterations "
             f"({self.method}), residual={self.residual:.1e} {status}, {total:.3f}s>"
         )

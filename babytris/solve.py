@@ -8,12 +8,12 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _core
-from ._checks import METHODS, check_solver_args, make_rules
+from ._checks import METHODS, OPPONENTS, check_opponent, check_solver_args, make_rules
 from .rules import Rules
 from .solution import Solution
 from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards
 
-__all__ = ["solve", "solve_transitions", "METHODS", "Progress"]
+__all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
 #: ``progress(iteration, residual)``, called after each optimality sweep.
 Progress = Callable[[int, float], None]
@@ -33,7 +33,8 @@ def solve(
     discount: float = 0.9,
     tol: float = 1e-8,
     max_iter: int = 1000,
-    method: str = "mpi",
+    opponent: str = "random",
+    method: str | None = None,
     accelerate: bool = True,
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
@@ -41,20 +42,26 @@ def solve(
     progress: Progress | None = None,
     **rule_fields: Any,
 ) -> Solution:
-    """Optimal values and policy for a player facing randomly drawn pieces.
+    """Optimal values and policy for a player facing randomly drawn pieces,
+    or an opponent choosing them.
 
-    Solves ``V(b, p) = max_a [points(a) + discount * sum_q prob(q) V(b', q)]``
-    over every (board, piece) reachable from the empty board, with ``V = 0``
-    where piece ``p`` fits nowhere (game over).
+    Solves ``V(b, p) = max_a [points(a) + discount * U(b')]`` over every
+    (board, piece) reachable from the empty board, with ``V = 0`` where piece
+    ``p`` fits nowhere (game over), and ``U(b) = sum_q prob(q) V(b, q)``
+    (``opponent="random"``) or ``U(b) = min_q V(b, q)`` (``"minimax"``: the
+    opponent picks the piece worst for the player, who plays the robust,
+    max-min policy).
 
     Args:
         rules: a :class:`Rules`; or give its fields as keywords instead,
             e.g. ``solve(width=4, height=5)``.
         discount: in [0, 1).
+        opponent: ``"random"`` (default) or ``"minimax"``.
         tol: stop once a Bellman optimality sweep changes no value by more
             than ``tol`` (> 0).
         max_iter: at most this many optimality sweeps (>= 1).
-        method: ``"mpi"`` (default): modified policy iteration, each
+        method: ``"mpi"`` (default against random pieces; ``"vi"`` against
+            an opponent, where policy-iteration variants may cycle): modified policy iteration, each
             optimality sweep followed by up to ``eval_sweeps`` cheaper sweeps
             evaluating its greedy policy; ``"vi"``: value iteration.  Both
             sweep in place (Gauss-Seidel), largest boards first, and stop on
@@ -75,7 +82,10 @@ def solve(
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     rules = make_rules(rules, rule_fields)
+    if method is None:
+        method = "mpi" if opponent == "random" else "vi"
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
+    check_opponent(opponent, method)
     transitions = enumerate_boards(
         rules,
         max_memory=max_memory,
@@ -87,6 +97,7 @@ def solve(
         discount=discount,
         tol=tol,
         max_iter=max_iter,
+        opponent=opponent,
         method=method,
         accelerate=accelerate,
         eval_sweeps=eval_sweeps,
@@ -100,13 +111,17 @@ def solve_transitions(
     discount: float = 0.9,
     tol: float = 1e-8,
     max_iter: int = 1000,
-    method: str = "mpi",
+    opponent: str = "random",
+    method: str | None = None,
     accelerate: bool = True,
     eval_sweeps: int = 6,
     progress: Progress | None = None,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
+    if method is None:
+        method = "mpi" if opponent == "random" else "vi"
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
+    check_opponent(opponent, method)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
     rules = transitions.rules
@@ -125,6 +140,7 @@ def solve_transitions(
         values,
         board_values,
         policy,
+        opponent == "minimax",
     )
     if method == "mpi":
         residuals = _modified_policy_iteration(
@@ -151,6 +167,7 @@ def solve_transitions(
         converged=residual <= tol,
         residuals=np.array(residuals),
         transitions=transitions,
+        opponent=opponent,
         method=method,
         tol=float(tol),
         max_iter=int(max_iter),

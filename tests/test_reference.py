@@ -1,7 +1,8 @@
 """Differential test: the compiled solver against the pure-Python reference on random small games.
 
 Random rule sets (board 2-5 x 2-5, any non-empty set of catalogue pieces,
-random piece probabilities and line scores, discount in [0, 0.95]); games with
+random piece probabilities and line scores, discount in [0, 0.95]), pieces
+drawn at random or picked by the minimax opponent; games with
 more than SMALL reachable boards are skipped so the reference stays quick.
 Both are solved to 1e-12 and compared state by state, matched by board value.
 """
@@ -45,8 +46,9 @@ def games(draw):
     )
     rules = Rules(width=width, height=height, pieces=pieces, line_scores=line_scores, probabilities=probabilities)
     discount = draw(st.floats(0.0, 0.95))
-    method = draw(st.sampled_from(["mpi", "vi"]))
-    return rules, discount, method
+    opponent = draw(st.sampled_from(["random", "minimax"]))
+    method = draw(st.sampled_from(["mpi", "vi"])) if opponent == "random" else "vi"
+    return rules, discount, method, opponent
 
 
 @settings(
@@ -56,15 +58,17 @@ def games(draw):
 )
 @given(games())
 def test_core_equals_reference(game):
-    rules, discount, method = game
+    rules, discount, method, opponent = game
     try:  # a small budget stops large games early, before the count is known
         transitions = babytris.enumerate_boards(rules, max_memory=2**24)
     except babytris.MemoryLimitError:
         assume(False)
     assume(transitions.n_boards <= SMALL)
 
-    core = babytris.solve_transitions(transitions, discount=discount, tol=TOL, max_iter=100_000, method=method)
-    ref = reference.solve(rules, discount=discount, tol=TOL, max_iter=100_000)
+    core = babytris.solve_transitions(
+        transitions, discount=discount, tol=TOL, max_iter=100_000, method=method, opponent=opponent
+    )
+    ref = reference.solve(rules, discount=discount, tol=TOL, max_iter=100_000, opponent=opponent)
     assert core.converged and ref.converged
 
     # the same boards
@@ -77,7 +81,7 @@ def test_core_equals_reference(game):
     assert abs(core.start_value - ref.start_value) <= 1e-9
 
     # the core's chosen move is optimal under the reference's values
-    ref_after = {b: math.fsum(q * v for q, v in zip(rules.probabilities, row)) for b, row in zip(ref.boards, ref.values)}
+    ref_after = {b: reference.board_value(rules, row, opponent) for b, row in zip(ref.boards, ref.values)}
     for j, b in enumerate(ref.boards):
         for p in range(rules.n_pieces):
             moves = reference.moves(rules, b, p)

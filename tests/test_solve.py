@@ -391,7 +391,7 @@ def test_small_games_equal_reference(kwargs):
         (dict(max_iter=True), "max_iter"),
         (dict(method="x"), "method"),
         (dict(method="VI"), "method"),
-        (dict(method=None), "method"),
+        (dict(method=3), "method"),
         (dict(eval_sweeps=-1), "eval_sweeps"),
         (dict(eval_sweeps=2.0), "eval_sweeps"),
     ],
