@@ -17,7 +17,7 @@ from .pieces import Placement
 from .rules import Rules
 from ._checks import check_opponent, check_solver_args, make_rules
 
-__all__ = ["orientations", "moves", "reachable_boards", "solve", "ReferenceSolution"]
+__all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "ReferenceSolution"]
 
 Cells = frozenset  # of (col, row)
 
