@@ -13,9 +13,10 @@ __all__ = ["make_rules", "check_solver_args", "METHODS", "OPPONENTS"]
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
 METHODS = ("vi", "mpi")
 
-#: Who picks the next piece: "random" (drawn with the rules' probabilities) or
-#: "minimax" (an opponent picking the piece worst for the player).
-OPPONENTS = ("random", "minimax")
+#: Who picks the next piece: "random" (drawn with the rules' probabilities),
+#: "minimax" (an opponent picking the piece worst for an optimal player) or
+#: "minavg" (an opponent picking the piece worst for a player placing at random).
+OPPONENTS = ("random", "minimax", "minavg")
 
 
 def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:

@@ -62,6 +62,7 @@ class Sweeper:
         W: npt.NDArray[np.float64],
         policy: npt.NDArray[np.int16],
         worst_piece: bool = False,
+        random_player: bool = False,
     ) -> None: ...
     @property
     def n_live(self) -> int: ...

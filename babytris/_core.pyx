@@ -767,6 +767,7 @@ cdef struct Sweep:
     const int32_t* live
     Py_ssize_t n_live
     bint worst_piece           # W[b] = min over pieces of V (an opponent picks), not the mean
+    bint random_player         # V = mean over the moves (a player placing at random), not the max
     double* V
     double* W
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
@@ -797,12 +798,19 @@ cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
             arg = -1
             if lo < hi:
                 best = -INFINITY
-            for e in range(lo, hi):
-                q = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
-                # Branch-free max: a mispredicted branch would stall the loads in flight.
-                better = q > best
-                best = q if better else best
-                arg = <int16_t>(e - lo) if better else arg
+            if sw.random_player:
+                if lo < hi:
+                    best = 0.0
+                    for e in range(lo, hi):
+                        best += sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+                    best /= <double>(hi - lo)
+            else:
+                for e in range(lo, hi):
+                    q = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+                    # Branch-free max: a mispredicted branch would stall the loads in flight.
+                    better = q > best
+                    best = q if better else best
+                    arg = <int16_t>(e - lo) if better else arg
             sw.policy[s] = arg
             if arg >= 0:
                 sw.chosen_next[s] = sw.nxt[lo + arg]
@@ -870,7 +878,9 @@ cdef class Sweeper:
     chosen move's offset in its row, -1 where no move fits); each sweep
     updates them in place.  A board's value ``W`` is the mean of its states'
     values weighted by ``probs``, or with ``worst_piece`` their minimum (an
-    opponent picks the piece).
+    opponent picks the piece).  A state's value is its best move's, or with
+    ``random_player`` the mean over its moves (no move is recorded then, so
+    evaluation sweeps do not apply).
     """
 
     cdef Sweep sw
@@ -880,7 +890,8 @@ cdef class Sweeper:
 
     def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
                  const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
-                 double discount, double[::1] V, double[::1] W, int16_t[::1] policy, bint worst_piece=False):
+                 double discount, double[::1] V, double[::1] W, int16_t[::1] policy, bint worst_piece=False,
+                 bint random_player=False):
         cdef int P = probs.shape[0]
         cdef Py_ssize_t n_boards = W.shape[0]
         if P < 1 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P or policy.shape[0] != V.shape[0]:
@@ -906,6 +917,7 @@ cdef class Sweeper:
         self.sw.live = &live_view[0] if self.n_live else NULL
         self.sw.n_live = self.n_live
         self.sw.worst_piece = worst_piece
+        self.sw.random_player = random_player
         self.sw.V = &V[0]
         self.sw.W = &W[0]
         self.sw.V_prev = NULL

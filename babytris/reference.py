@@ -17,7 +17,7 @@ from .pieces import Placement
 from .rules import Rules
 from ._checks import check_opponent, check_solver_args, make_rules
 
-__all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "ReferenceSolution"]
+__all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution"]
 
 Cells = frozenset  # of (col, row)
 
@@ -141,7 +141,8 @@ def solve(
     ``V(b, p) = max over moves [score(rows) + discount * U(b')]``, 0 where no
     move fits, with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces or
     ``min_q V(b, q)`` when an opponent picks them (``opponent="minimax"``).
-    Stops when no value changes by more than ``tol``.
+    With ``opponent="minavg"`` the max over moves is a mean (a player placing
+    at random) and ``U`` the min.  Stops when no value changes by more than ``tol``.
     """
     rules = make_rules(rules, rule_fields)
     check_solver_args(discount, tol, max_iter, "vi", 0)
@@ -155,7 +156,7 @@ def solve(
     iterations, residual = 0, float("inf")
     while iterations < max_iter and residual > tol:
         expected = [board_value(rules, row, opponent) for row in values]
-        new = [[max((points + discount * expected[j] for j, points in table[i][p]), default=0.0)
+        new = [[state_value([points + discount * expected[j] for j, points in table[i][p]], opponent)
                 for p in range(n_pieces)] for i in range(len(boards))]
         residual = max(abs(a - b) for row_new, row in zip(new, values) for a, b in zip(row_new, row))
         values = new
@@ -163,6 +164,9 @@ def solve(
     expected = [board_value(rules, row, opponent) for row in values]
     policy = []
     for i, b in enumerate(boards):
+        if opponent == "minavg":  # the player places at random: no policy
+            policy.append([None] * n_pieces)
+            continue
         row = []
         for p in range(n_pieces):
             options = moves(rules, b, p)
@@ -176,6 +180,16 @@ def solve(
 def board_value(rules: Rules, piece_values: list[float], opponent: str) -> float:
     """A board's value before its next piece: the mean over the rules'
     probabilities, or the minimum when an opponent picks the piece."""
-    if opponent == "minimax":
+    if opponent in ("minimax", "minavg"):
         return min(piece_values)
     return sum(q * v for q, v in zip(rules.probabilities, piece_values))
+
+
+def state_value(move_values: list[float], opponent: str) -> float:
+    """A (board, piece) state's value from its moves' values: the best one,
+    or their mean for the random player of the min-avg model; 0 if none."""
+    if not move_values:
+        return 0.0
+    if opponent == "minavg":
+        return sum(move_values) / len(move_values)
+    return max(move_values)

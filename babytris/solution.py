@@ -32,7 +32,9 @@ class Solution:
         residuals: float64 array ``(iterations,)``, the residual of each greedy sweep.
         transitions: the reachable game graph that was solved.
         method: ``"vi"`` or ``"mpi"``; ``tol``, ``max_iter`` as passed.
-        opponent: ``"random"`` or ``"minimax"`` (who picks the next piece).
+        opponent: ``"random"``, ``"minimax"`` or ``"minavg"`` (who picks the
+            next piece; with ``"minavg"`` the player places at random and has
+            no policy).
         seconds: wall time of ``{"enumerate": ..., "solve": ...}``.
     """
 
@@ -78,12 +80,12 @@ class Solution:
 
     def _board_value(self, state_values: np.ndarray) -> np.ndarray:
         """Combine values over the last axis (pieces) as the opponent does."""
-        if self.opponent == "minimax":
+        if self.opponent != "random":
             return state_values.min(axis=-1)
         return state_values @ np.asarray(self.rules.probabilities)
 
     def piece_policy(self, board: "int | Board") -> str:
-        """The piece the minimax opponent gives on ``board`` (the first of equals)."""
+        """The piece the opponent gives on ``board`` (the first of equals)."""
         if self.opponent == "random":
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
         return self.rules.pieces[int(np.argmin(self.values[self.index(board)]))].name
@@ -102,6 +104,8 @@ class Solution:
 
     def best_action(self, board: "int | Board", piece: "int | str | Piece") -> Placement | None:
         """An optimal :class:`Placement`, or None at game over (the piece fits nowhere)."""
+        if self.opponent == "minavg":
+            raise ValueError("best_action: with opponent='minavg' the player places at random")
         p = self.rules.piece_index(piece)
         k = int(self.policy[self.index(board), p])
         return None if k < 0 else placement_table(self.rules).placements[p][k]

@@ -50,13 +50,15 @@ def solve(
     ``p`` fits nowhere (game over), and ``U(b) = sum_q prob(q) V(b, q)``
     (``opponent="random"``) or ``U(b) = min_q V(b, q)`` (``"minimax"``: the
     opponent picks the piece worst for the player, who plays the robust,
-    max-min policy).
+    max-min policy).  With ``"minavg"`` the player places uniformly at random
+    (``V`` is the mean over the placements, not the max) and the opponent
+    picks the piece that minimises that player's score.
 
     Args:
         rules: a :class:`Rules`; or give its fields as keywords instead,
             e.g. ``solve(width=4, height=5)``.
         discount: in [0, 1).
-        opponent: ``"random"`` (default) or ``"minimax"``.
+        opponent: ``"random"`` (default), ``"minimax"`` or ``"minavg"``.
         tol: stop once a Bellman optimality sweep changes no value by more
             than ``tol`` (> 0).
         max_iter: at most this many optimality sweeps (>= 1).
@@ -140,7 +142,8 @@ def solve_transitions(
         values,
         board_values,
         policy,
-        opponent == "minimax",
+        opponent != "random",
+        opponent == "minavg",
     )
     if method == "mpi":
         residuals = _modified_policy_iteration(

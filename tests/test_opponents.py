@@ -85,3 +85,40 @@ def test_bad_opponent_arguments(transitions_4x4, kwargs, field):
 def test_reference_rejects_an_unknown_opponent():
     with pytest.raises(ValueError, match="opponent"):
         reference.solve(width=3, height=3, opponent="nasty")
+
+
+@pytest.fixture(scope="module")
+def minavg_4x4(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, opponent="minavg", tol=1e-10)
+
+
+def test_minavg_below_minimax_below_random(minavg_4x4, minimax_4x4, solution_4x4):
+    """A random player (mean over moves) never beats the best move; an opponent never beats chance."""
+    assert minavg_4x4.converged
+    assert np.all(minavg_4x4.values <= minimax_4x4.values + 1e-8)
+    assert np.all(minimax_4x4.values <= solution_4x4.values + 1e-8)
+    assert minavg_4x4.start_value < minimax_4x4.start_value < solution_4x4.start_value
+
+
+def test_minavg_bellman_fixed_point(minavg_4x4, rules_4x4):
+    s, t = minavg_4x4, minavg_4x4.transitions
+    after = s.values.min(axis=1)
+    scores = np.asarray(rules_4x4.line_scores)
+    for state in range(0, s.n_states, 53):
+        lo, hi = t.offsets[state], t.offsets[state + 1]
+        q = [scores[t.lines[e]] + 0.9 * after[t.next_board[e]] for e in range(lo, hi)]
+        assert abs((sum(q) / len(q) if q else 0.0) - s.values.flat[state]) <= 1e-8
+
+
+def test_minavg_has_no_player_policy(minavg_4x4):
+    with pytest.raises(ValueError, match="random"):
+        minavg_4x4.best_action(0, "I")
+    assert minavg_4x4.piece_policy(0) in ("I", "L")
+
+
+def test_minavg_matches_reference_on_a_small_game():
+    rules = Rules(width=3, height=4)
+    core = babytris.solve(rules, opponent="minavg", tol=1e-12)
+    ref = reference.solve(rules, opponent="minavg", tol=1e-12)
+    order = np.searchsorted(core.boards, np.array(ref.boards, dtype=np.uint64))
+    assert np.abs(core.values[order] - np.array(ref.values)).max() <= 1e-9
