@@ -777,6 +777,29 @@ cdef struct Sweep:
     uint8_t* chosen_lines      # (evaluation sweeps read only these: no row lookups)
 
 
+cdef inline double add_piece(const Sweep* sw, double w, int p, double v) noexcept nogil:
+    """Fold piece p's state value into its board's value (start from ``board_start``)."""
+    if sw.worst_piece:
+        return v if v < w else w
+    return w + sw.probs[p] * v
+
+
+cdef inline double board_start(const Sweep* sw) noexcept nogil:
+    return INFINITY if sw.worst_piece else 0.0
+
+
+cdef inline double store_board(const Sweep* sw, int32_t b, double w, double residual) noexcept nogil:
+    """Write board b's new value; returns the residual grown by its change
+    (a NaN change, from inf - inf, must not pass as converged)."""
+    cdef double delta = fabs(w - sw.W[b])
+    if delta > residual or delta != delta:
+        residual = delta
+    if sw.W_prev != NULL:
+        sw.W_prev[b] = sw.W[b]
+    sw.W[b] = w
+    return residual
+
+
 cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
     """Bellman optimality backups of every live state, recording each best
     move; returns the largest |change| of V or W."""
@@ -789,7 +812,7 @@ cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
     cdef bint better
     for i in range(sw.n_live - 1, -1, -1):
         b = sw.live[i]
-        w = INFINITY if sw.worst_piece else 0.0
+        w = board_start(sw)
         for p in range(sw.P):
             s = <Py_ssize_t>b * sw.P + p
             lo = sw.offsets[s]
@@ -823,19 +846,11 @@ cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
             if sw.V_prev != NULL:
                 sw.V_prev[s] = sw.V[s]
             sw.V[s] = best
-            if sw.worst_piece:
-                w = best if best < w else w
-            else:
-                w += sw.probs[p] * best
+            w = add_piece(sw, w, p, best)
         # The board value counts too: after an extrapolation (or evaluation
         # sweeps) it need not agree with its states' values, and a sweep that
         # leaves V alone while it moves W has not reached the fixed point.
-        delta = fabs(w - sw.W[b])
-        if delta > residual or delta != delta:
-            residual = delta
-        if sw.W_prev != NULL:
-            sw.W_prev[b] = sw.W[b]
-        sw.W[b] = w
+        residual = store_board(sw, b, w, residual)
     return residual
 
 
@@ -850,23 +865,15 @@ cdef double evaluation_sweep(const Sweep* sw) noexcept nogil:
     cdef double v, w, delta, residual = 0.0
     for i in range(sw.n_live - 1, -1, -1):
         b = sw.live[i]
-        w = INFINITY if sw.worst_piece else 0.0
+        w = board_start(sw)
         for p in range(sw.P):
             s = <Py_ssize_t>b * sw.P + p
             j = sw.chosen_next[s]
             v = 0.0
             if j >= 0:
                 v = sw.scores[sw.chosen_lines[s]] + sw.discount * sw.W[j]
-            if sw.worst_piece:
-                w = v if v < w else w
-            else:
-                w += sw.probs[p] * v
-        delta = fabs(w - sw.W[b])
-        if delta > residual or delta != delta:
-            residual = delta
-        if sw.W_prev != NULL:
-            sw.W_prev[b] = sw.W[b]
-        sw.W[b] = w
+            w = add_piece(sw, w, p, v)
+        residual = store_board(sw, b, w, residual)
     return residual
 
 
