@@ -48,21 +48,24 @@ def test_opponent_ends_the_game_when_it_can(minimax_4x4, transitions_4x4):
         assert minimax_4x4.board_values[i] == 0.0
 
 
-def test_minimax_bellman_fixed_point(minimax_4x4, rules_4x4):
-    """One more backup, recomputed here from the move table, changes nothing."""
-    s, t = minimax_4x4, minimax_4x4.transitions
+@pytest.mark.parametrize("opponent, state_value", [("minimax", max), ("minavg", lambda q: sum(q) / len(q))])
+def test_bellman_fixed_point(transitions_4x4, rules_4x4, opponent, state_value):
+    """One more backup, recomputed here from the move table, changes nothing:
+    U(b) = min over pieces, V = best move (minimax) or mean over moves (minavg)."""
+    s = babytris.solve_transitions(transitions_4x4, opponent=opponent, tol=1e-10)
+    t = s.transitions
     after = s.values.min(axis=1)
     scores = np.asarray(rules_4x4.line_scores)
     for state in range(0, s.n_states, 53):
-        lo, hi = t.offsets[state], t.offsets[state + 1]
-        best = max((scores[t.lines[e]] + 0.9 * after[t.next_board[e]] for e in range(lo, hi)), default=0.0)
-        assert abs(best - s.values.flat[state]) <= 1e-8
+        q = [scores[t.lines[e]] + 0.9 * after[t.next_board[e]] for e in range(t.offsets[state], t.offsets[state + 1])]
+        assert abs((state_value(q) if q else 0.0) - s.values.flat[state]) <= 1e-8
 
 
-def test_minimax_matches_reference_on_a_small_game():
+@pytest.mark.parametrize("opponent", ["minimax", "minavg"])
+def test_matches_reference_on_a_small_game(opponent):
     rules = Rules(width=3, height=4)
-    core = babytris.solve(rules, opponent="minimax", tol=1e-12)
-    ref = reference.solve(rules, opponent="minimax", tol=1e-12)
+    core = babytris.solve(rules, opponent=opponent, tol=1e-12)
+    ref = reference.solve(rules, opponent=opponent, tol=1e-12)
     order = np.searchsorted(core.boards, np.array(ref.boards, dtype=np.uint64))
     assert np.abs(core.values[order] - np.array(ref.values)).max() <= 1e-9
     assert abs(core.start_value - ref.start_value) <= 1e-9
@@ -100,25 +103,7 @@ def test_minavg_below_minimax_below_random(minavg_4x4, minimax_4x4, solution_4x4
     assert minavg_4x4.start_value < minimax_4x4.start_value < solution_4x4.start_value
 
 
-def test_minavg_bellman_fixed_point(minavg_4x4, rules_4x4):
-    s, t = minavg_4x4, minavg_4x4.transitions
-    after = s.values.min(axis=1)
-    scores = np.asarray(rules_4x4.line_scores)
-    for state in range(0, s.n_states, 53):
-        lo, hi = t.offsets[state], t.offsets[state + 1]
-        q = [scores[t.lines[e]] + 0.9 * after[t.next_board[e]] for e in range(lo, hi)]
-        assert abs((sum(q) / len(q) if q else 0.0) - s.values.flat[state]) <= 1e-8
-
-
 def test_minavg_has_no_player_policy(minavg_4x4):
     with pytest.raises(ValueError, match="random"):
         minavg_4x4.best_action(0, "I")
     assert minavg_4x4.piece_policy(0) in ("I", "L")
-
-
-def test_minavg_matches_reference_on_a_small_game():
-    rules = Rules(width=3, height=4)
-    core = babytris.solve(rules, opponent="minavg", tol=1e-12)
-    ref = reference.solve(rules, opponent="minavg", tol=1e-12)
-    order = np.searchsorted(core.boards, np.array(ref.boards, dtype=np.uint64))
-    assert np.abs(core.values[order] - np.array(ref.values)).max() <= 1e-9
