@@ -7,7 +7,7 @@ from typing import Any
 
 from .rules import Rules
 
-__all__ = ["make_rules", "check_solver_args", "METHODS", "OPPONENTS"]
+__all__ = ["make_rules", "check_solver_args", "check_opponent", "solver_method", "METHODS", "OPPONENTS"]
 
 #: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
@@ -46,6 +46,16 @@ def check_solver_args(
         raise ValueError(f"eval_sweeps must be an integer in [0, 10**4], got {eval_sweeps!r}")
     if not isinstance(accelerate, bool):
         raise ValueError(f"accelerate must be True or False, got {accelerate!r}")
+
+
+def solver_method(opponent: object, method: object) -> str:
+    """The method to use: ``method``, or by default "mpi" against random
+    pieces and "vi" against an opponent; raises ``ValueError`` for an unknown
+    opponent or a method it cannot use."""
+    if method is None:
+        method = "mpi" if opponent == "random" else "vi"
+    check_opponent(opponent, method)
+    return method  # type: ignore[return-value]
 
 
 def check_opponent(opponent: object, method: object) -> None:

@@ -78,16 +78,23 @@ cdef size_t _capacity_for(size_t expected) noexcept nogil:
     return cap
 
 
-cdef int map_init(BoardMap* m, size_t expected) noexcept nogil:
+cdef MapSlot* _empty_slots(size_t capacity) noexcept nogil:
+    """``capacity`` slots, all empty; NULL if out of memory."""
     cdef size_t i
+    cdef MapSlot* slots = <MapSlot*>alloc_table(capacity * sizeof(MapSlot))
+    if slots != NULL:
+        for i in range(capacity):
+            slots[i].value = -1
+    return slots
+
+
+cdef int map_init(BoardMap* m, size_t expected) noexcept nogil:
     m.capacity = _capacity_for(expected)
     m.size = 0
-    m.slots = <MapSlot*>alloc_table(m.capacity * sizeof(MapSlot))
+    m.slots = _empty_slots(m.capacity)
     if m.slots == NULL:
         m.capacity = 0
         return -1
-    for i in range(m.capacity):
-        m.slots[i].value = -1
     return 0
 
 
@@ -116,11 +123,9 @@ cdef int _map_grow(BoardMap* m) noexcept nogil:
     cdef size_t i, j
     bigger.capacity = m.capacity * 2
     bigger.size = m.size
-    bigger.slots = <MapSlot*>alloc_table(bigger.capacity * sizeof(MapSlot))
+    bigger.slots = _empty_slots(bigger.capacity)
     if bigger.slots == NULL:
         return -1
-    for i in range(bigger.capacity):
-        bigger.slots[i].value = -1
     for i in range(m.capacity):
         if m.slots[i].value != -1:
             j = _probe(&bigger, m.slots[i].key)

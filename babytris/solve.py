@@ -8,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _core
-from ._checks import METHODS, OPPONENTS, check_opponent, check_solver_args, make_rules
+from ._checks import METHODS, OPPONENTS, check_solver_args, make_rules, solver_method
 from .rules import Rules
 from .solution import Solution
 from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards
@@ -84,10 +84,8 @@ def solve(
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     rules = make_rules(rules, rule_fields)
-    if method is None:
-        method = "mpi" if opponent == "random" else "vi"
+    method = solver_method(opponent, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
-    check_opponent(opponent, method)
     transitions = enumerate_boards(
         rules,
         max_memory=max_memory,
@@ -120,10 +118,8 @@ def solve_transitions(
     progress: Progress | None = None,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
-    if method is None:
-        method = "mpi" if opponent == "random" else "vi"
+    method = solver_method(opponent, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
-    check_opponent(opponent, method)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
     rules = transitions.rules
