@@ -805,9 +805,30 @@ cdef inline double store_board(const Sweep* sw, int32_t b, double w, double resi
     return residual
 
 
+# Sweeps prefetch the values a board this many boards ahead will read.
+cdef enum:
+    AHEAD = 6
+
+
 cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
     """Bellman optimality backups of every live state, recording each best
     move; returns the largest |change| of V or W."""
+    # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
+    # and the policy leave *sw alone, and would reload every field per move.
+    cdef const int64_t* offsets = sw.offsets
+    cdef const int32_t* nxt = sw.nxt
+    cdef const uint8_t* lines = sw.lines
+    cdef const double* scores = sw.scores
+    cdef const int32_t* live = sw.live
+    cdef double* V = sw.V
+    cdef double* W = sw.W
+    cdef double* V_prev = sw.V_prev
+    cdef int16_t* policy = sw.policy
+    cdef int32_t* chosen_next = sw.chosen_next
+    cdef uint8_t* chosen_lines = sw.chosen_lines
+    cdef double discount = sw.discount
+    cdef bint random_player = sw.random_player
+    cdef int P = sw.P
     cdef Py_ssize_t i, s
     cdef int64_t e, lo, hi
     cdef int p
@@ -816,41 +837,45 @@ cdef double greedy_sweep(const Sweep* sw) noexcept nogil:
     cdef double best, q, w, delta, residual = 0.0
     cdef bint better
     for i in range(sw.n_live - 1, -1, -1):
-        b = sw.live[i]
+        b = live[i]
+        if i >= AHEAD:
+            # Start the random loads of a board a few steps ahead.
+            s = <Py_ssize_t>live[i - AHEAD] * P
+            for e in range(offsets[s], offsets[s + P]):
+                prefetch(&W[nxt[e]])
         w = board_start(sw)
-        for p in range(sw.P):
-            s = <Py_ssize_t>b * sw.P + p
-            lo = sw.offsets[s]
-            hi = sw.offsets[s + 1]
+        for p in range(P):
+            s = <Py_ssize_t>b * P + p
+            lo = offsets[s]
+            hi = offsets[s + 1]
             best = 0.0          # no move fits: game over, worth 0
             arg = -1
-            if lo < hi:
-                best = -INFINITY
-            if sw.random_player:
-                if lo < hi:
-                    best = 0.0
-                    for e in range(lo, hi):
-                        best += sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
-                    best /= <double>(hi - lo)
-            else:
+            if random_player:
                 for e in range(lo, hi):
-                    q = sw.scores[sw.lines[e]] + sw.discount * sw.W[sw.nxt[e]]
+                    best += scores[lines[e]] + discount * W[nxt[e]]
+                if lo < hi:
+                    best /= <double>(hi - lo)
+            elif lo < hi:
+                best = scores[lines[lo]] + discount * W[nxt[lo]]
+                arg = 0
+                for e in range(lo + 1, hi):
+                    q = scores[lines[e]] + discount * W[nxt[e]]
                     # Branch-free max: a mispredicted branch would stall the loads in flight.
                     better = q > best
                     best = q if better else best
                     arg = <int16_t>(e - lo) if better else arg
-            sw.policy[s] = arg
+            policy[s] = arg
             if arg >= 0:
-                sw.chosen_next[s] = sw.nxt[lo + arg]
-                sw.chosen_lines[s] = sw.lines[lo + arg]
+                chosen_next[s] = nxt[lo + arg]
+                chosen_lines[s] = lines[lo + arg]
             else:
-                sw.chosen_next[s] = -1
-            delta = fabs(best - sw.V[s])
+                chosen_next[s] = -1
+            delta = fabs(best - V[s])
             if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
                 residual = delta
-            if sw.V_prev != NULL:
-                sw.V_prev[s] = sw.V[s]
-            sw.V[s] = best
+            if V_prev != NULL:
+                V_prev[s] = V[s]
+            V[s] = best
             w = add_piece(sw, w, p, best)
         # The board value counts too: after an extrapolation (or evaluation
         # sweeps) it need not agree with its states' values, and a sweep that

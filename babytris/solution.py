@@ -84,8 +84,16 @@ class Solution:
             return state_values.min(axis=-1)
         return state_values @ np.asarray(self.rules.probabilities)
 
+    @property
+    def piece_choices(self) -> np.ndarray | None:
+        """int16 array ``(n_boards,)``: the piece index the opponent gives on
+        each board (the first of equals), or None when pieces are drawn at random."""
+        if self.opponent == "random":
+            return None
+        return np.argmin(self.values, axis=1).astype(np.int16)
+
     def piece_policy(self, board: "int | Board") -> str:
-        """The piece the opponent gives on ``board`` (the first of equals)."""
+        """The name of the piece the opponent gives on ``board`` (the first of equals)."""
         if self.opponent == "random":
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
         return self.rules.pieces[int(np.argmin(self.values[self.index(board)]))].name
