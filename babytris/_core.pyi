@@ -45,11 +45,15 @@ class Engine:
         n_threads: int = 1,
         min_boards_per_thread: int = 0,
         bitmap_max_cells: int = ...,
+        layer_of_residue: npt.NDArray[np.int64] | None = None,
     ) -> tuple[Any, ...]: ...
+
+def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...
 
 class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form)."""
 
+    n_threads: int
     def __init__(
         self,
         offsets: npt.NDArray[np.int64],
@@ -61,8 +65,15 @@ class Sweeper:
         V: npt.NDArray[np.float64],
         W: npt.NDArray[np.float64],
         policy: npt.NDArray[np.int16],
-        worst_piece: bool = False,
-        random_player: bool = False,
+        order: npt.NDArray[np.int32],
+        layer_starts: npt.NDArray[np.int64],
+        *,
+        pieces: int = 0,
+        moves: int = 0,
+        piece_choice: npt.NDArray[np.int16] | None = None,
+        fixed_move: npt.NDArray[np.int16] | None = None,
+        move_reward: npt.NDArray[np.float64] | None = None,
+        n_threads: int = 1,
     ) -> None: ...
     @property
     def n_live(self) -> int: ...

@@ -55,7 +55,8 @@ class Solution:
 
     @property
     def boards(self) -> np.ndarray:
-        """uint64 array ``(n_boards,)`` of reachable boards, sorted ascending (the empty board first)."""
+        """uint64 array ``(n_boards,)`` of reachable boards, the empty board first
+        (numbered as in :class:`~babytris.Transitions`: by layer, ascending within one)."""
         return self.transitions.boards
 
     @property

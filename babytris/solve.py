@@ -11,7 +11,15 @@ from . import _core
 from ._checks import METHODS, OPPONENTS, check_solver_args, make_rules, solver_method
 from .rules import Rules
 from .solution import Solution
-from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards
+from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, resolve_n_jobs
+from .states import sweep_order
+
+# How a board's value combines its pieces' (the core's enum): drawn with the
+# probabilities, the opponent's least or most valuable piece, a given piece.
+PIECES_RANDOM, PIECES_WORST, PIECES_BEST, PIECES_FIXED = 0, 1, 2, 3
+# How a state's value combines its moves': the best, the mean (a player
+# placing at random), a given move.
+MOVES_BEST, MOVES_MEAN, MOVES_FIXED = 0, 1, 2
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
@@ -72,9 +80,9 @@ def solve(
         accelerate: extrapolate along the slowest mode once residuals fall
             by a steady ratio (Aitken); about halves the work.
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0).
-        n_jobs: threads building the move table (default: every core); the
-            result does not depend on it.  Sweeps run on one thread: their
-            Gauss-Seidel order is what makes them converge fast.
+        n_jobs: threads (default: every core) building the move table and,
+            where the rules layer the boards (see :func:`~babytris.states.sweep_order`),
+            sharing each layer of a sweep; the result does not depend on it.
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (default 8 GiB).
         progress: called after each optimality sweep as
@@ -101,6 +109,7 @@ def solve(
         method=method,
         accelerate=accelerate,
         eval_sweeps=eval_sweeps,
+        n_jobs=n_jobs,
         progress=progress,
     )
 
@@ -115,6 +124,7 @@ def solve_transitions(
     method: str | None = None,
     accelerate: bool = True,
     eval_sweeps: int = 6,
+    n_jobs: int | None = None,
     progress: Progress | None = None,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
@@ -124,10 +134,11 @@ def solve_transitions(
         raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
     rules = transitions.rules
     n, n_pieces = transitions.n_boards, rules.n_pieces
+    started = time.perf_counter()
     values = np.zeros(n * n_pieces)
     board_values = np.zeros(n)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
-    started = time.perf_counter()
+    order, layer_starts = sweep_order(transitions)
     sweeper = _core.Sweeper(
         transitions.offsets,
         transitions.next_board,
@@ -138,8 +149,11 @@ def solve_transitions(
         values,
         board_values,
         policy,
-        opponent != "random",
-        opponent == "minavg",
+        order,
+        layer_starts,
+        pieces=PIECES_RANDOM if opponent == "random" else PIECES_WORST,
+        moves=MOVES_MEAN if opponent == "minavg" else MOVES_BEST,
+        n_threads=resolve_n_jobs(n_jobs),
     )
     if method == "mpi":
         residuals = _modified_policy_iteration(
@@ -150,17 +164,15 @@ def solve_transitions(
             sweeper, values, board_values, tol, max_iter, accelerate=accelerate, progress=progress
         )
     iterations = len(residuals)
+    values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
-    offsets = transitions.offsets[:-1]
-    has_move = policy >= 0
-    placement = np.full(n * n_pieces, -1, dtype=np.int16)
-    placement[has_move] = transitions.placement[offsets[has_move] + policy[has_move]]
+    placement = _placement_numbers(transitions, policy.reshape(n, n_pieces))
     residual = residuals[-1] if residuals else 0.0
     return Solution(
         rules=rules,
         discount=float(discount),
-        values=values.reshape(n, n_pieces),
-        policy=placement.reshape(n, n_pieces),
+        values=values,
+        policy=placement,
         iterations=iterations,
         residual=residual,
         converged=residual <= tol,
@@ -172,6 +184,15 @@ def solve_transitions(
         max_iter=int(max_iter),
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},
     )
+
+
+def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarray:
+    """Moves given as offsets in their rows (-1: none), shape ``(n_boards,
+    n_pieces)``, as placement numbers (int16, -1 where none)."""
+    if transitions.n_moves == 0:
+        return np.full(moves.shape, -1, dtype=np.int16)
+    at = np.minimum(transitions.offsets[:-1].reshape(moves.shape) + np.maximum(moves, 0), transitions.n_moves - 1)
+    return np.where(moves >= 0, transitions.placement[at], -1).astype(np.int16)
 
 
 def _modified_policy_iteration(

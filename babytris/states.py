@@ -14,7 +14,9 @@ from . import _core
 from .pieces import Placement
 from .rules import Rules
 
-__all__ = ["Transitions", "MemoryLimitError", "enumerate_boards", "placement_table", "DEFAULT_MAX_MEMORY"]
+__all__ = [
+    "Transitions", "MemoryLimitError", "enumerate_boards", "placement_table", "sweep_order", "DEFAULT_MAX_MEMORY"
+]
 
 #: Default memory budget of a solve: 8 GiB, a third of the 24 GiB machine.
 DEFAULT_MAX_MEMORY = 8 * 2**30
@@ -87,14 +89,16 @@ class Transitions:
     for each move ``next_board`` (int32 board index), ``lines`` (uint8 rows
     cleared) and ``placement`` (uint16, number of the move among the piece's
     placements, see :func:`placement_table`).  ``boards[i]`` (uint64) is board
-    ``i``; boards are sorted ascending (the empty board first), so a lookup
-    is a binary search, and sweeping from the last board to the first visits
-    the successors of a move without a line clear (a superset, hence a larger
-    number) before the board itself.
+    ``i``.  Boards are numbered layer by layer (see :func:`layers`), layer
+    ``k`` being ``boards[layer_starts[k]:layer_starts[k + 1]]``, and in
+    ascending order within a layer, so a lookup is a binary search.  With one
+    layer (most rule sets but the default) the boards are simply sorted, the
+    empty board first.
     """
 
     rules: Rules
     boards: np.ndarray
+    layer_starts: np.ndarray
     offsets: np.ndarray
     next_board: np.ndarray
     lines: np.ndarray
@@ -115,16 +119,31 @@ class Transitions:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.boards, self.offsets, self.next_board, self.lines, self.placement)
+        arrays = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
         return sum(a.nbytes for a in arrays)
 
     def board_index(self, board: int) -> int:
         """Index of a reachable board; raises ``KeyError`` if it is not reachable."""
         board = int(board)
-        i = int(np.searchsorted(self.boards, np.uint64(board))) if 0 <= board < 2**64 else 0
-        if not 0 <= board < 2**64 or i == self.n_boards or int(self.boards[i]) != board:
+        i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**64 else -1
+        if i < 0:
             raise KeyError(f"board {board} is not reachable from the start under these rules")
         return i
+
+    def indices(self, boards: np.ndarray) -> np.ndarray:
+        """Index of each board of a uint64 array, -1 where it is not reachable (int64)."""
+        boards = np.asarray(boards, dtype=np.uint64)
+        out = np.full(boards.shape, -1, dtype=np.int64)
+        layer_of_residue = layers(self.rules)
+        layer = layer_of_residue[_core.popcounts(boards.ravel()).reshape(boards.shape) % len(layer_of_residue)]
+        for k in range(len(self.layer_starts) - 1):
+            lo, hi = self.layer_starts[k], self.layer_starts[k + 1]
+            mine = layer == k
+            at = lo + np.searchsorted(self.boards[lo:hi], boards[mine])
+            found = at < hi
+            found[found] = self.boards[at[found]] == boards[mine][found]
+            out[np.flatnonzero(mine)[found]] = at[found]
+        return out
 
     def __repr__(self) -> str:
         return (
@@ -168,8 +187,9 @@ def enumerate_boards(
     per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
-    status, boards, offsets, next_board, lines, placement = engine(rules).enumerate(
-        0, max_memory, solver_bytes_per_board, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD
+    status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
+        0, max_memory, solver_bytes_per_board, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
+        layer_of_residue=layers(rules),
     )
     if status != 0:
         code, n_seen, footprint = status
@@ -183,7 +203,9 @@ def enumerate_boards(
             f"~{per_board} bytes per board (worst case {worst_boards:,} boards, "
             f"{_size(worst_boards * per_board)}); raise max_memory or use a smaller board"
         )
-    return Transitions(rules, boards, offsets, next_board, lines, placement, time.perf_counter() - started)
+    return Transitions(
+        rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
+    )
 
 
 def resolve_n_jobs(n_jobs: object) -> int:
@@ -209,3 +231,54 @@ def _check_max_memory(max_memory: object) -> int:
 def _size(n: float) -> str:
     """Bytes as GiB, or MiB below 1 GiB."""
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+@lru_cache(maxsize=64)
+def _layers(rules: Rules) -> tuple[int, ...]:
+    steps = {piece.size % rules.width for piece in rules.pieces}
+    if len(steps) != 1 or 0 in steps:
+        return (0,)
+    (step,) = steps
+    # Along each cycle r, r - step, r - 2 step, ... of residues c mod w.
+    sequence: list[int] = []
+    for start in range(rules.width):
+        r = start
+        while r not in sequence:
+            sequence.append(r)
+            r = (r - step) % rules.width
+    return tuple(sequence.index(r) for r in range(rules.width))
+
+
+def layers(rules: Rules) -> np.ndarray:
+    """Layer of a board with c filled cells: ``layers(rules)[c % len(...)]`` (int64 array).
+
+    If every piece has the same number of cells k modulo the width w (and k
+    is not a multiple of w), a placement takes a board's cell count c to
+    c + k (mod w), whatever it clears.  The boards are then layered by c mod w,
+    each layer numbered after the layer its moves lead to, so a Gauss-Seidel
+    sweep in number order reads values of the same sweep for every move but
+    those out of the first layer of each cycle, and no board of a layer leads
+    to another of the same layer: threads may share a layer.  Otherwise
+    there is one layer (``[0]``).
+    """
+    return np.array(_layers(rules), dtype=np.int64)
+
+
+def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
+    """The boards that have a move, in the order sweeps visit them.
+
+    With several layers, in number order (a layer after the one its moves
+    lead to).  With one, from the largest board down: a move that clears
+    nothing leads to a superset, a larger number, visited first.
+
+    Returns:
+        ``(order, layer_starts)``: int32 board indices; int64 boundaries, layer
+        ``k`` being ``order[layer_starts[k]:layer_starts[k + 1]]``.
+    """
+    n_pieces = transitions.rules.n_pieces
+    has_move = np.diff(transitions.offsets[::n_pieces]) > 0
+    order = np.flatnonzero(has_move).astype(np.int32)
+    if len(transitions.layer_starts) == 2:
+        return order[::-1].copy(), np.array([0, len(order)], dtype=np.int64)
+    live_before = np.concatenate([[0], np.cumsum(has_move)])
+    return order, live_before[transitions.layer_starts].astype(np.int64)
