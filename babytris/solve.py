@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -11,8 +11,8 @@ from . import _core
 from ._checks import METHODS, OPPONENTS, check_solver_args, make_rules, solver_method
 from .rules import Rules
 from .solution import Solution
-from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, resolve_n_jobs
-from .states import sweep_order
+from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, resolve_n_jobs, sweep_order
+from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
 
 # How a board's value combines its pieces' (the core's enum): drawn with the
 # probabilities, the opponent's least or most valuable piece, a given piece.
@@ -23,8 +23,6 @@ MOVES_BEST, MOVES_MEAN, MOVES_FIXED = 0, 1, 2
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
-#: ``progress(iteration, residual)``, called after each optimality sweep.
-Progress = Callable[[int, float], None]
 
 # Bytes the solver allocates per (board, piece) state: value, value before a
 # sweep (float64 each), move (int16), the move in compact form (int32 + uint8),
@@ -153,15 +151,15 @@ def solve_transitions(
         layer_starts,
         pieces=PIECES_RANDOM if opponent == "random" else PIECES_WORST,
         moves=MOVES_MEAN if opponent == "minavg" else MOVES_BEST,
-        n_threads=resolve_n_jobs(n_jobs),
     )
+    tuned = ThreadTuner(sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":
-        residuals = _modified_policy_iteration(
-            sweeper, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
+        residuals = modified_policy_iteration(
+            tuned, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
         )
     else:
-        residuals = _value_iteration(
-            sweeper, values, board_values, tol, max_iter, accelerate=accelerate, progress=progress
+        residuals = value_iteration(
+            tuned, values, board_values, tol, max_iter, accelerate=accelerate, progress=progress
         )
     iterations = len(residuals)
     values = values.reshape(n, n_pieces)
@@ -193,117 +191,3 @@ def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarra
         return np.full(moves.shape, -1, dtype=np.int16)
     at = np.minimum(transitions.offsets[:-1].reshape(moves.shape) + np.maximum(moves, 0), transitions.n_moves - 1)
     return np.where(moves >= 0, transitions.placement[at], -1).astype(np.int16)
-
-
-def _modified_policy_iteration(
-    sweeper: _core.Sweeper, board_values: np.ndarray, tol: float, max_iter: int,
-    eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
-) -> list[float]:
-    """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
-    sweeps evaluating its policy; returns the greedy sweeps' residuals.
-
-    Evaluation sweeps update the board values W only (a greedy sweep derives
-    V from them), so a greedy residual measures the change since the last
-    greedy sweep, evaluations included.  Evaluating a fixed policy is a
-    linear iteration, so with ``accelerate`` its residuals soon fall by a
-    steady ratio and one Aitken jump of W (see :func:`_value_iteration`) ends
-    the evaluation early.  A greedy residual above the one before, after a
-    jump, counts as a miss; after ``MAX_MISSED_JUMPS`` evaluations run plain.
-    """
-    residuals: list[float] = []
-    board_values_before = np.zeros_like(board_values) if accelerate else None
-    missed = 0
-    jumped = False
-    while len(residuals) < max_iter:
-        residuals.append(sweeper.greedy_sweep())
-        if progress is not None:
-            progress(len(residuals), residuals[-1])
-        if residuals[-1] <= tol or len(residuals) == max_iter:
-            break  # (after the last greedy sweep, values and policy stay as it left them)
-        if jumped and residuals[-1] > residuals[-2]:
-            missed += 1
-            accelerate = missed < MAX_MISSED_JUMPS
-        jumped = False
-        evaluation: list[float] = []
-        for _ in range(eval_sweeps):
-            record = accelerate and len(evaluation) >= 2
-            evaluation.append(sweeper.evaluation_sweep(board_values_before if record else None))
-            if evaluation[-1] <= tol:
-                break  # evaluated as finely as the answer needs
-            ratio = _steady_ratio(evaluation)
-            if record and ratio is not None:
-                _jump(ratio, (board_values, board_values_before))
-                jumped = True
-                break
-    return residuals
-
-
-# Extrapolate when the last two residual ratios agree this closely...
-RATIO_AGREEMENT = 0.02
-# ... and at most once every this many sweeps.
-EXTRAPOLATION_GAP = 3
-# Jumps that may raise the residual before acceleration is given up.
-MAX_MISSED_JUMPS = 3
-
-
-def _value_iteration(
-    sweeper: _core.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
-    *, accelerate: bool, progress: Progress | None = None
-) -> list[float]:
-    """Greedy sweeps until one changes no value by more than ``tol``.
-
-    With ``accelerate``, once the residual shrinks by a steady ratio ``r`` per
-    sweep (one slow mode dominates the error), jump ahead along the last
-    change: ``V += r / (1 - r) * (V - V_before)`` (Aitken extrapolation).  A
-    jump after which the residual grows counts as a miss; after
-    ``MAX_MISSED_JUMPS`` misses acceleration is off for good, so the run ends
-    as plain value iteration would, after a few wasted sweeps at most.
-    A jump is never the last step: the loop stops only on a sweep's residual,
-    the plain value iteration's test.
-    """
-    residuals: list[float] = []
-    values_before = np.zeros_like(values) if accelerate else None
-    board_values_before = np.zeros_like(board_values) if accelerate else None
-    last_jump = -EXTRAPOLATION_GAP
-    missed = 0
-    while len(residuals) < max_iter:
-        # Keep the values before this sweep only if a jump may follow it:
-        # copying them costs a fifth of a sweep.
-        record = accelerate and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP and (
-            _steady_ratio(residuals) is not None
-        )
-        if record:
-            residuals.append(sweeper.greedy_sweep(values_before, board_values_before))
-        else:
-            residuals.append(sweeper.greedy_sweep())
-        if progress is not None:
-            progress(len(residuals), residuals[-1])
-        if residuals[-1] <= tol:
-            break
-        if accelerate and len(residuals) == last_jump + 1 and residuals[-1] > residuals[-2]:
-            missed += 1  # the jump overshot: the error is not one steady mode (yet)
-            accelerate = missed < MAX_MISSED_JUMPS
-        ratio = _steady_ratio(residuals)
-        if record and ratio is not None and len(residuals) < max_iter:
-            _jump(ratio, (values, values_before), (board_values, board_values_before))
-            last_jump = len(residuals)
-    return residuals
-
-
-def _steady_ratio(residuals: list[float]) -> float | None:
-    """The ratio of the last two residuals if it matches the one before (and is < 0.99)."""
-    if len(residuals) < 3 or min(residuals[-3:-1]) <= 0:
-        return None
-    r0, r1, r2 = residuals[-3:]
-    ratio, previous = r2 / r1, r1 / r0
-    return ratio if ratio < 0.99 and abs(ratio - previous) <= RATIO_AGREEMENT * ratio else None
-
-
-def _jump(ratio: float, *pairs: tuple[np.ndarray, np.ndarray]) -> None:
-    """Aitken step for each ``(now, before)`` pair: ``now += ratio / (1 -
-    ratio) * (now - before)``, in place (``before`` is used as scratch)."""
-    step = ratio / (1.0 - ratio)
-    for now, before in pairs:
-        np.subtract(now, before, out=before)
-        before *= step
-        now += before

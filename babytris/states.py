@@ -26,6 +26,9 @@ MIN_BOARDS_PER_THREAD = 50_000
 
 # Bytes per move in the table: next board (int32), rows cleared (uint8), placement (uint16).
 MOVE_BYTES = 4 + 1 + 2
+# Bytes per board the numbering by layers holds while the table is built:
+# the boards regrouped (uint64) and each one's new number (int32).
+LAYER_BYTES = 8 + 4
 
 
 class MemoryLimitError(MemoryError):
@@ -157,7 +160,7 @@ def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> i
     its map slots, its rows of the table with every placement legal, and what
     the solver keeps for it."""
     n_moves = len(placement_table(rules).masks)
-    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + solver_bytes_per_board
+    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
 
 
 def enumerate_boards(
@@ -188,7 +191,7 @@ def enumerate_boards(
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
     status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
-        0, max_memory, solver_bytes_per_board, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
+        0, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
         layer_of_residue=layers(rules),
     )
     if status != 0:

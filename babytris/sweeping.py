@@ -1,0 +1,182 @@
+"""Iterating Bellman sweeps to a fixed point: value iteration, modified
+policy iteration, Aitken extrapolation, and the choice of threads."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progress"]
+
+#: ``progress(iteration, residual)``, called after each optimality sweep.
+Progress = Callable[[int, float], None]
+
+
+class ThreadTuner:
+    """A :class:`_core.Sweeper` whose sweeps run on 1 or ``n_threads``
+    threads, whichever has been faster for that kind of sweep.
+
+    Threads share a layer of a sweep and meet at its end; on a machine
+    whose cores are busy elsewhere, a thread that loses its core holds up
+    the others for a scheduler time slice at every layer, and a threaded
+    sweep can take several times as long as one thread's.  The tuner times
+    every sweep (the answer does not depend on the threads), tries both
+    settings once, keeps the faster, and tries the other again whenever the
+    kept one runs at under half its best speed.
+    """
+
+    def __init__(self, sweeper: _core.Sweeper, n_threads: int) -> None:
+        self.sweeper = sweeper
+        self.n_threads = n_threads
+        # Per kind of sweep: the best seconds seen with 1 and with n threads.
+        self._best: dict[str, dict[int, float]] = {"greedy": {}, "evaluation": {}}
+        self._untimed = 1   # the first sweep pays for first touches of fresh memory
+
+    def greedy_sweep(self, *args) -> float:
+        return self._timed("greedy", self.sweeper.greedy_sweep, args)
+
+    def evaluation_sweep(self, *args) -> float:
+        return self._timed("evaluation", self.sweeper.evaluation_sweep, args)
+
+    def _choose(self, kind: str) -> int:
+        best = self._best[kind]
+        if self.n_threads == 1:
+            return 1
+        for threads in (self.n_threads, 1):
+            if threads not in best:
+                return threads
+        return min(best, key=best.__getitem__)
+
+    def _timed(self, kind: str, sweep, args) -> float:
+        threads = self._choose(kind)
+        self.sweeper.n_threads = threads
+        started = time.perf_counter()
+        residual = sweep(*args)
+        seconds = time.perf_counter() - started
+        if self._untimed:
+            self._untimed -= 1
+            return residual
+        best = self._best[kind]
+        if seconds < best.get(threads, np.inf):
+            best[threads] = seconds
+        elif seconds > 2 * best[threads] and len(best) == 2:
+            best.pop(1 if threads != 1 else self.n_threads)   # slowed down: try the other again
+        return residual
+
+
+def modified_policy_iteration(
+    sweeper: _core.Sweeper, board_values: np.ndarray, tol: float, max_iter: int,
+    eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
+) -> list[float]:
+    """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
+    sweeps evaluating its policy; returns the greedy sweeps' residuals.
+
+    Evaluation sweeps update the board values W only (a greedy sweep derives
+    V from them), so a greedy residual measures the change since the last
+    greedy sweep, evaluations included.  Evaluating a fixed policy is a
+    linear iteration, so with ``accelerate`` its residuals soon fall by a
+    steady ratio and one Aitken jump of W (see :func:`value_iteration`) ends
+    the evaluation early.  A greedy residual above the one before, after a
+    jump, counts as a miss; after ``MAX_MISSED_JUMPS`` evaluations run plain.
+    """
+    residuals: list[float] = []
+    board_values_before = np.zeros_like(board_values) if accelerate else None
+    missed = 0
+    jumped = False
+    while len(residuals) < max_iter:
+        residuals.append(sweeper.greedy_sweep())
+        if progress is not None:
+            progress(len(residuals), residuals[-1])
+        if residuals[-1] <= tol or len(residuals) == max_iter:
+            break  # (after the last greedy sweep, values and policy stay as it left them)
+        if jumped and residuals[-1] > residuals[-2]:
+            missed += 1
+            accelerate = missed < MAX_MISSED_JUMPS
+        jumped = False
+        evaluation: list[float] = []
+        for _ in range(eval_sweeps):
+            record = accelerate and len(evaluation) >= 2
+            evaluation.append(sweeper.evaluation_sweep(board_values_before if record else None))
+            if evaluation[-1] <= tol:
+                break  # evaluated as finely as the answer needs
+            ratio = _steady_ratio(evaluation)
+            if record and ratio is not None:
+                _jump(ratio, (board_values, board_values_before))
+                jumped = True
+                break
+    return residuals
+
+
+# Extrapolate when the last two residual ratios agree this closely...
+RATIO_AGREEMENT = 0.02
+# ... and at most once every this many sweeps.
+EXTRAPOLATION_GAP = 3
+# Jumps that may raise the residual before acceleration is given up.
+MAX_MISSED_JUMPS = 3
+
+
+def value_iteration(
+    sweeper: _core.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
+    *, accelerate: bool, progress: Progress | None = None
+) -> list[float]:
+    """Greedy sweeps until one changes no value by more than ``tol``.
+
+    With ``accelerate``, once the residual shrinks by a steady ratio ``r`` per
+    sweep (one slow mode dominates the error), jump ahead along the last
+    change: ``V += r / (1 - r) * (V - V_before)`` (Aitken extrapolation).  A
+    jump after which the residual grows counts as a miss; after
+    ``MAX_MISSED_JUMPS`` misses acceleration is off for good, so the run ends
+    as plain value iteration would, after a few wasted sweeps at most.
+    A jump is never the last step: the loop stops only on a sweep's residual,
+    the plain value iteration's test.
+    """
+    residuals: list[float] = []
+    values_before = np.zeros_like(values) if accelerate else None
+    board_values_before = np.zeros_like(board_values) if accelerate else None
+    last_jump = -EXTRAPOLATION_GAP
+    missed = 0
+    while len(residuals) < max_iter:
+        # Keep the values before this sweep only if a jump may follow it:
+        # copying them costs a fifth of a sweep.
+        record = accelerate and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP and (
+            _steady_ratio(residuals) is not None
+        )
+        if record:
+            residuals.append(sweeper.greedy_sweep(values_before, board_values_before))
+        else:
+            residuals.append(sweeper.greedy_sweep())
+        if progress is not None:
+            progress(len(residuals), residuals[-1])
+        if residuals[-1] <= tol:
+            break
+        if accelerate and len(residuals) == last_jump + 1 and residuals[-1] > residuals[-2]:
+            missed += 1  # the jump overshot: the error is not one steady mode (yet)
+            accelerate = missed < MAX_MISSED_JUMPS
+        ratio = _steady_ratio(residuals)
+        if record and ratio is not None and len(residuals) < max_iter:
+            _jump(ratio, (values, values_before), (board_values, board_values_before))
+            last_jump = len(residuals)
+    return residuals
+
+
+def _steady_ratio(residuals: list[float]) -> float | None:
+    """The ratio of the last two residuals if it matches the one before (and is < 0.99)."""
+    if len(residuals) < 3 or min(residuals[-3:-1]) <= 0:
+        return None
+    r0, r1, r2 = residuals[-3:]
+    ratio, previous = r2 / r1, r1 / r0
+    return ratio if ratio < 0.99 and abs(ratio - previous) <= RATIO_AGREEMENT * ratio else None
+
+
+def _jump(ratio: float, *pairs: tuple[np.ndarray, np.ndarray]) -> None:
+    """Aitken step for each ``(now, before)`` pair: ``now += ratio / (1 -
+    ratio) * (now - before)``, in place (``before`` is used as scratch)."""
+    step = ratio / (1.0 - ratio)
+    for now, before in pairs:
+        np.subtract(now, before, out=before)
+        before *= step
+        now += before
