@@ -24,13 +24,14 @@ directives = {
 
 extensions = [
     Extension(
-        "babytris._core",
-        ["babytris/_core.pyx"],
+        f"babytris.{name}",
+        [f"babytris/{name}.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
         extra_link_args=OPENMP,
     )
+    for name in ("_core", "_play")  # the engine and solver; playouts and finite-horizon values
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

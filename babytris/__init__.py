@@ -15,6 +15,7 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
         "with `python setup.py build_ext --inplace`."
     ) from err
 from .board import Board
+from .evaluate import HorizonValues, PlayResult, expected_points, horizon_values, play
 from .pieces import CATALOGUE, Piece, Placement
 from .rules import Rules, RulesError
 from .solution import Solution
@@ -27,14 +28,19 @@ __all__ = [
     "Board",
     "CATALOGUE",
     "DEFAULT_MAX_MEMORY",
+    "HorizonValues",
     "MemoryLimitError",
     "Piece",
     "Placement",
+    "PlayResult",
     "Rules",
     "RulesError",
     "Solution",
     "Transitions",
     "enumerate_boards",
+    "expected_points",
+    "horizon_values",
+    "play",
     "solve",
     "solve_transitions",
     "__version__",

@@ -17,7 +17,8 @@ from .pieces import Placement
 from .rules import Rules
 from ._checks import check_opponent, check_solver_args, make_rules
 
-__all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution"]
+__all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
+           "expected_points"]
 
 Cells = frozenset  # of (col, row)
 
@@ -193,3 +194,52 @@ def state_value(move_values: list[float], opponent: str) -> float:
     if opponent == "minavg":
         return sum(move_values) / len(move_values)
     return max(move_values)
+
+
+def expected_points(rules: Rules, player="random", opponent="random", n_actions: int = 10) -> float:
+    """Expected points of ``n_actions`` placements from the empty board, by
+    backward induction over every reachable board (undiscounted).
+
+    ``U_0 = 0`` and ``U_k(b) = sum over pieces p of w(b, p) * Q_k(b, p)``,
+    where ``w`` is the rules' probability of p (``opponent="random"``), or 1
+    for the piece ``opponent[b]`` and 0 for the others (``opponent`` a dict
+    from board to piece index); ``Q_k(b, p) = score(rows) + U_{k-1}(after)``
+    for the move with placement number ``player[(b, p)]`` (``player`` a dict
+    from (board, piece index) to placement number), or the mean of that over
+    the legal moves (``player="random"``); 0 where p fits nowhere.
+    """
+    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
+        raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
+    if player != "random" and not isinstance(player, dict):
+        raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
+    if opponent != "random" and not isinstance(opponent, dict):
+        raise ValueError(f"opponent must be 'random' or a dict {{board: piece}}, got {opponent!r}")
+    boards = reachable_boards(rules)
+    # For each board, the pieces it may get with their weights, and for each
+    # piece the player's moves: [(points, after)], one move or all of them.
+    options = {}
+    for b in boards:
+        if opponent == "random":
+            given = list(enumerate(rules.probabilities))
+        else:
+            given = [(opponent[b], 1.0)]
+        row = []
+        for p, weight in given:
+            legal = [(rules.line_scores[rows], after, m.index) for m, after, rows in moves(rules, b, p)]
+            if player != "random" and legal:
+                legal = [move for move in legal if move[2] == player[(b, p)]]
+                if len(legal) != 1:
+                    raise ValueError(f"player: placement {player[(b, p)]} is not legal for piece {p} on board {b}")
+            row.append((weight, [(points, after) for points, after, _ in legal]))
+        options[b] = row
+    values = {b: 0.0 for b in boards}
+    for _ in range(n_actions):
+        values = {
+            b: sum(
+                weight * sum(points + values[after] for points, after in chosen) / len(chosen)
+                for weight, chosen in options[b]
+                if chosen
+            )
+            for b in boards
+        }
+    return float(values[0])

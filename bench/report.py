@@ -86,8 +86,12 @@ def report(data: dict, wall: float | None) -> str:
     # rows[(width, height)][test name] = benchmark entry
     rows: dict[tuple[int, int], dict[str, dict]] = {}
     reference = None
+    play = []
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
+        if "test_bench_play.py" in b["fullname"]:
+            play.append(b)
+            continue
         if test == "test_reference_4x4":
             reference = b
             continue
@@ -148,6 +152,7 @@ def report(data: dict, wall: float | None) -> str:
         "Peak RSS: the most resident memory a full solve adds above `import babytris`, in a fresh process. "
         f"Threads: {os.cpu_count()} (the default, every core).",
     ]
+    out += play_report(play)
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
     if loads:
@@ -155,6 +160,25 @@ def report(data: dict, wall: float | None) -> str:
     if wall is not None:
         out.append(f"The run took {wall:.0f} s.")
     return "\n".join(out)
+
+
+def play_report(entries: list[dict]) -> list[str]:
+    """The table of test_bench_play.py: playouts and expected points on 4x5."""
+    if not entries:
+        return []
+    lines = ["", "| Playouts and expected points, 4x5 | Median | Min–max | Rounds | Throughput or work |",
+             "|---|---:|---:|---:|---|"]
+    for b in entries:
+        info = b["extra_info"]
+        if "placements_per_second" in info:
+            work = (f"{info['placements_per_second'] / 1e6:.0f} M placements/s ({info['placements']:,} "
+                    f"placements, {info['threads']} thread{'s' if info['threads'] > 1 else ''})")
+        else:
+            work = f"{info['boards_computed']:,} boards, {info['steps']:,} backups ({info['stopped']})"
+        lines.append(f"| `{b['name']}` | {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} "
+                     f"| {work} |")
+    return lines + ["", "Playouts: `play(solution, player, n_actions=10_000, ...)`, Python overhead included; "
+                        "expected points: `horizon_values(solution, n_actions=10_000, ...)` on one thread."]
 
 
 def main(argv: list[str] | None = None) -> None:

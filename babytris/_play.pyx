@@ -1,0 +1,436 @@
+# cython: language_level=3
+"""Compiled playouts and finite-horizon evaluation over the CSR move table.
+
+Two kernels, both over plain arrays (``babytris.evaluate`` builds and checks
+them): :func:`play_games` samples whole games, one per seed, threads sharing
+the games; :func:`horizon_values` computes the exact expected points of the
+next n placements for every board by backward induction.  The loops hold no
+Python objects and run without the GIL.
+
+Random numbers: each game owns a xoshiro256** generator whose state is four
+splitmix64 outputs from the game's 64-bit seed, so a game's course depends on
+its seed alone, never on the threads.  :func:`game_seeds` derives the seeds of
+games ``0..n-1`` from one seed.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport fabs
+from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint16_t, uint8_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+cdef uint64_t GOLDEN = <uint64_t>0x9E3779B97F4A7C15ULL
+
+# Games handed to a thread at a time (they differ in length: some end early).
+cdef enum:
+    GAMES_PER_CHUNK = 4
+    # Boards per block of a backup pass; threads share the blocks.
+    BLOCK = 4096
+
+
+# --------------------------------------------------------------------------
+# Random numbers: splitmix64 (seeding), xoshiro256** (the games).
+# --------------------------------------------------------------------------
+
+cdef inline uint64_t splitmix64(uint64_t* x) noexcept nogil:
+    """The next output of the splitmix64 sequence whose state is ``*x``."""
+    x[0] += GOLDEN
+    cdef uint64_t z = x[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef struct Rng:
+    uint64_t s0, s1, s2, s3
+
+
+cdef inline void rng_seed(Rng* r, uint64_t seed) noexcept nogil:
+    r.s0 = splitmix64(&seed)
+    r.s1 = splitmix64(&seed)
+    r.s2 = splitmix64(&seed)
+    r.s3 = splitmix64(&seed)
+
+
+cdef inline uint64_t rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef inline uint64_t rng_next(Rng* r) noexcept nogil:
+    """xoshiro256** (Blackman and Vigna, 2018)."""
+    cdef uint64_t result = rotl(r.s1 * 5, 7) * 9
+    cdef uint64_t t = r.s1 << 17
+    r.s2 ^= r.s0
+    r.s3 ^= r.s1
+    r.s1 ^= r.s2
+    r.s0 ^= r.s3
+    r.s2 ^= t
+    r.s3 = rotl(r.s3, 45)
+    return result
+
+
+cdef inline double rng_uniform(Rng* r) noexcept nogil:
+    """A double in [0, 1): the top 53 bits."""
+    return <double>(rng_next(r) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline int64_t rng_below(Rng* r, int64_t n) noexcept nogil:
+    """An integer in [0, n) for 1 <= n < 2**32: the top 32 bits scaled
+    (multiply and shift; the bias is below n / 2**32)."""
+    return <int64_t>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
+
+
+def game_seeds(seed, Py_ssize_t n):
+    """uint64 array ``(n,)``: the seeds of games ``0..n-1`` of a run seeded
+    with ``seed`` (an integer in [0, 2**64)): the first n outputs of
+    splitmix64 started from ``seed``, each game's seed being its own."""
+    cdef uint64_t x = <uint64_t>seed
+    cdef Py_ssize_t i
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] view = out
+    with nogil:
+        for i in range(n):
+            view[i] = splitmix64(&x)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Policies: from placement numbers to offsets into the states' rows.
+# --------------------------------------------------------------------------
+
+def placement_rows(const int64_t[::1] offsets, const uint16_t[::1] placement, const int64_t[::1] policy,
+                   int16_t[::1] rows):
+    """A policy of placement numbers as offsets into the states' rows:
+    ``rows[s] = e - offsets[s]`` for the move e of state s with
+    ``placement[e] == policy[s]``, and -1 where s has no move.  Returns the
+    first state where that fails (no such move, or ``policy[s] != -1`` on a
+    state without moves), or -1 if none does."""
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, s
+    cdef Py_ssize_t bad = -1
+    cdef int64_t e, lo, hi, want
+    if policy.shape[0] != n_states or rows.shape[0] != n_states or offsets[n_states] != placement.shape[0]:
+        raise ValueError("placement_rows: array shapes do not match")
+    with nogil:
+        for s in range(n_states):
+            lo = offsets[s]
+            hi = offsets[s + 1]
+            want = policy[s]
+            rows[s] = -1
+            if lo == hi:
+                if want != -1:
+                    bad = s
+                    break
+                continue
+            for e in range(lo, hi):
+                if placement[e] == want:
+                    rows[s] = <int16_t>(e - lo)
+                    break
+            if rows[s] < 0:
+                bad = s
+                break
+    return bad
+
+
+# --------------------------------------------------------------------------
+# Playouts.
+# --------------------------------------------------------------------------
+
+cdef struct Game:
+    int P
+    const int64_t* offsets        # state s = board * P + piece has moves offsets[s]:offsets[s+1]
+    const int32_t* next_board
+    const uint8_t* lines
+    const double* scores          # points by rows cleared
+    const int16_t* pieces         # NULL: draw the piece; else the piece given on each board
+    const double* cumulative      # cumulative piece probabilities (the last is never read)
+    const int16_t* rows           # NULL: a uniformly random move; else each state's move, as its row offset
+    int32_t start
+    int64_t n_actions
+
+
+cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t* placements) noexcept nogil:
+    """One game from ``g.start``: up to ``g.n_actions`` placements, ending early
+    when the piece fits nowhere.  Writes its points and placements made."""
+    cdef Rng rng
+    cdef int32_t b = g.start
+    cdef int P = g.P
+    cdef int p, j
+    cdef Py_ssize_t s
+    cdef int64_t k, e, lo, hi
+    cdef double u, total = 0.0
+    rng_seed(&rng, seed)
+    for k in range(g.n_actions):
+        if g.pieces != NULL:
+            p = g.pieces[b]
+        else:
+            u = rng_uniform(&rng)
+            p = 0
+            for j in range(P - 1):      # branch-free: the first j with u < cumulative[j]
+                p += u >= g.cumulative[j]
+        s = <Py_ssize_t>b * P + p
+        lo = g.offsets[s]
+        hi = g.offsets[s + 1]
+        if lo == hi:             # the piece fits nowhere: game over
+            placements[0] = k
+            points[0] = total
+            return
+        if g.rows != NULL:
+            e = lo + g.rows[s]
+        else:
+            e = lo + rng_below(&rng, hi - lo)
+        total += g.scores[g.lines[e]]
+        b = g.next_board[e]
+    placements[0] = g.n_actions
+    points[0] = total
+
+
+def play_games(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+               const double[::1] scores, const double[::1] probabilities, int32_t start, int64_t n_actions,
+               const uint64_t[::1] seeds, const int16_t[::1] pieces, const int16_t[::1] rows,
+               double[::1] points, int64_t[::1] placements, int n_threads=1):
+    """Play ``len(seeds)`` independent games on the move table from board
+    ``start``; game i uses ``seeds[i]`` and writes ``points[i]`` (float64) and
+    ``placements[i]`` (int64, < ``n_actions`` when the game ended early).
+
+    ``pieces``: int16 ``(n_boards,)``, the piece the opponent gives on each
+    board, or None to draw it with ``probabilities`` (float64, one per piece).
+    ``rows``: int16 ``(n_boards * P,)``, each state's move as its offset in
+    the state's row (any value where the state has no move), or None for a
+    player choosing uniformly among the legal moves.  Shapes are checked
+    here; values (pieces in range, rows inside their row) by the caller.
+    """
+    cdef int P = probabilities.shape[0]
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1
+    cdef Py_ssize_t n_boards, n_games = seeds.shape[0], chunk, i, lo, hi
+    cdef Game g
+    if P < 1 or n_states < 0 or n_states % P:
+        raise ValueError("play_games: offsets do not match the number of pieces")
+    n_boards = n_states // P
+    if next_board.shape[0] != lines.shape[0] or offsets[n_states] != next_board.shape[0]:
+        raise ValueError("play_games: offsets do not match the moves")
+    if not 0 <= start < n_boards or n_actions < 0:
+        raise ValueError("play_games: start or n_actions out of range")
+    if (pieces is not None and pieces.shape[0] != n_boards) or (rows is not None and rows.shape[0] != n_states):
+        raise ValueError("play_games: pieces or rows have the wrong length")
+    if points.shape[0] != n_games or placements.shape[0] != n_games:
+        raise ValueError("play_games: points and placements need one entry per seed")
+    cumulative = np.cumsum(np.asarray(probabilities, dtype=np.float64))
+    cdef const double[::1] cum = cumulative
+    g.P = P
+    g.offsets = &offsets[0]
+    g.next_board = &next_board[0] if next_board.shape[0] else NULL
+    g.lines = &lines[0] if lines.shape[0] else NULL
+    g.scores = &scores[0]
+    g.pieces = &pieces[0] if pieces is not None else NULL
+    g.cumulative = &cum[0]
+    g.rows = &rows[0] if rows is not None else NULL
+    g.start = start
+    g.n_actions = n_actions
+    if n_games == 0:
+        return
+    cdef Py_ssize_t n_chunks = (n_games + GAMES_PER_CHUNK - 1) // GAMES_PER_CHUNK
+    if n_threads > n_chunks:
+        n_threads = <int>n_chunks
+    with nogil:
+        for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic"):
+            lo = chunk * GAMES_PER_CHUNK
+            hi = lo + GAMES_PER_CHUNK
+            if hi > n_games:
+                hi = n_games
+            for i in range(lo, hi):
+                play_one(&g, seeds[i], &points[i], &placements[i])
+
+
+# --------------------------------------------------------------------------
+# Finite-horizon values: U_k = reward + M U_{k-1} from U_0 = 0, M a sparse
+# non-negative matrix over boards whose row sums are at most 1 (the chance
+# that the game goes on), in CSR form.
+# --------------------------------------------------------------------------
+
+# How horizon_values stopped.
+cdef enum:
+    RAN_ALL = 0         # all n backups
+    FIXED_POINT = 1     # a backup changed nothing: every later one would repeat it
+    EXTRAPOLATED = 2    # the lag-L increments stopped changing: the rest extrapolated
+
+
+def closure(const int64_t[::1] ptr, const int32_t[::1] col, int32_t start):
+    """bool array ``(n,)``: the boards reachable from ``start`` (itself
+    included) along the entries of the CSR matrix ``ptr``, ``col``."""
+    cdef Py_ssize_t n = ptr.shape[0] - 1, head = 0, tail = 1
+    cdef int64_t e
+    cdef int32_t b, j
+    if n < 1 or not 0 <= start < n or ptr[n] != col.shape[0]:
+        raise ValueError("closure: start or array shapes out of range")
+    seen = np.zeros(n, dtype=np.uint8)
+    queue = np.empty(n, dtype=np.int32)
+    cdef uint8_t[::1] mark = seen
+    cdef int32_t[::1] q = queue
+    mark[start] = 1
+    q[0] = start
+    with nogil:
+        while head < tail:
+            b = q[head]
+            head += 1
+            for e in range(ptr[b], ptr[b + 1]):
+                j = col[e]
+                if not mark[j]:
+                    mark[j] = 1
+                    q[tail] = j
+                    tail += 1
+    return seen.view(bool)
+
+
+cdef struct Chain:
+    const int64_t* ptr            # board b's entries: ptr[b]:ptr[b+1]
+    const int32_t* col            # the next board
+    const double* weight          # its probability
+    const double* reward          # expected points of the board's next placement
+
+
+cdef inline bint backup(const Chain* c, const double* before, double* after,
+                        Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """``after[b] = reward[b] + sum_e weight[e] * before[col[e]]`` for b in
+    [lo, hi); returns whether some ``after[b]`` differs from ``before[b]``."""
+    cdef const int64_t* ptr = c.ptr
+    cdef const int32_t* col = c.col
+    cdef const double* weight = c.weight
+    cdef const double* reward = c.reward
+    cdef Py_ssize_t b
+    cdef int64_t e
+    cdef double acc
+    cdef bint moved = False
+    for b in range(lo, hi):
+        acc = 0.0
+        for e in range(ptr[b], ptr[b + 1]):
+            acc += weight[e] * before[col[e]]
+        acc = reward[b] + acc
+        moved |= acc != before[b]
+        after[b] = acc
+    return moved
+
+
+cdef inline double second_difference(const double* now, const double* last, const double* before_last,
+                                     Py_ssize_t lo, Py_ssize_t hi, double* largest) noexcept nogil:
+    """Over b in [lo, hi): the largest ``|now - 2 last + before_last|``
+    (returned; NaN wins) and the largest ``|now|`` (into ``*largest``)."""
+    cdef Py_ssize_t b
+    cdef double change = 0.0, size = 0.0, x
+    for b in range(lo, hi):
+        x = fabs(now[b] - 2.0 * last[b] + before_last[b])
+        if x > change or x != x:
+            change = x
+        x = fabs(now[b])
+        if x > size:
+            size = x
+    largest[0] = size
+    return change
+
+
+def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[::1] weight,
+                   const double[::1] reward, int64_t n_steps, double[::1] out, int64_t lag=0,
+                   double tol=0.0, int patience=3, int n_threads=1):
+    """``U_n = reward + M U_{n-1}`` from ``U_0 = 0``, n = ``n_steps``, into
+    ``out`` (float64, one per board); M's row b has its entries at
+    ``ptr[b]:ptr[b+1]`` (``col``: the next board, ``weight``: its chance).
+    Returns ``(steps, status, change)``: the backups run; 0 if they were
+    all n, 1 if backup ``steps`` changed no value (a fixed point in floating
+    point: every later backup repeats it, so ``U_n = U_steps`` exactly), 2 if
+    the end was extrapolated; and the last checkpoint's change (-1 if none).
+
+    With ``lag`` = L >= 1, an early exit.  At the steps k with ``n - k``
+    divisible by L (checkpoints) it measures how much the L-step increment
+    ``D_k = U_k - U_{k-L}`` changed since the last checkpoint:
+    ``change = max |U_k - 2 U_{k-L} + U_{k-2L}|``.  Once the change is at
+    most ``tol * max(1, max |U_k|)`` at ``patience`` checkpoints in a row,
+    ``U_n = U_k + (n - k) / L * D_k``.  M^L having row sums <= 1, the change
+    never grows from one checkpoint to the next, so in exact arithmetic the
+    extrapolation is off by at most ``change * q * (q + 1) / 2``,
+    ``q = (n - k) / L``.  ``lag=0``: no extrapolation.
+
+    Threads share blocks of boards within each backup; each value is
+    computed by the same operations whatever ``n_threads``, so the result
+    does not depend on it.
+    """
+    cdef Chain c
+    cdef Py_ssize_t n = out.shape[0], n_blocks, blk, lo, hi, b
+    cdef int64_t k = 0, first, q
+    cdef double change = -1.0, size
+    cdef int calm = 0, seen = 0, status = RAN_ALL
+    cdef bint moved
+    if ptr.shape[0] != n + 1 or reward.shape[0] != n or col.shape[0] != weight.shape[0] or ptr[n] != col.shape[0]:
+        raise ValueError("horizon_values: array shapes do not match")
+    if n_steps < 0 or lag < 0 or patience < 1:
+        raise ValueError("horizon_values: n_steps, lag or patience out of range")
+    if n == 0:
+        return 0, RAN_ALL, change
+    c.ptr = &ptr[0]
+    c.col = &col[0] if col.shape[0] else NULL
+    c.weight = &weight[0] if weight.shape[0] else NULL
+    c.reward = &reward[0]
+    # Two buffers for the backups (Jacobi), two for the last checkpoints.
+    buffers = np.zeros((4 if lag else 2, n))
+    cdef double[:, ::1] buf = buffers
+    cdef double* before = &buf[0, 0]
+    cdef double* after = &buf[1, 0]
+    cdef double* last = &buf[2, 0] if lag else NULL
+    cdef double* before_last = &buf[3, 0] if lag else NULL
+    cdef double* swap
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    if n_threads > n_blocks:
+        n_threads = <int>n_blocks
+    if n_threads < 1:
+        n_threads = 1
+    per_block = np.zeros((3, n_blocks))
+    cdef double[:, ::1] block = per_block     # rows: moved, change, largest |U|
+    first = n_steps % lag if lag else 0
+    with nogil:
+        while True:
+            # U_k is in `before`.
+            if lag and k >= first and (k - first) % lag == 0:
+                if seen >= 2:
+                    for blk in prange(n_blocks, num_threads=n_threads, schedule="static"):
+                        lo = blk * BLOCK
+                        hi = lo + BLOCK if lo + BLOCK < n else n
+                        block[1, blk] = second_difference(before, last, before_last, lo, hi, &block[2, blk])
+                    change = 0.0
+                    size = 1.0
+                    for blk in range(n_blocks):
+                        if block[1, blk] > change or block[1, blk] != block[1, blk]:
+                            change = block[1, blk]
+                        if block[2, blk] > size:
+                            size = block[2, blk]
+                    calm = calm + 1 if change <= tol * size else 0
+                swap = before_last      # before_last <- last <- U_k
+                before_last = last
+                last = swap
+                memcpy(last, before, n * sizeof(double))
+                seen = seen + 1
+                if calm >= patience and k < n_steps:
+                    q = (n_steps - k) // lag
+                    for b in range(n):
+                        before[b] = last[b] + <double>q * (last[b] - before_last[b])
+                    status = EXTRAPOLATED
+                    break
+            if k == n_steps:
+                break
+            if n_threads == 1:          # no parallel region: a small chain's pass takes microseconds
+                moved = backup(&c, before, after, 0, n)
+            else:
+                for blk in prange(n_blocks, num_threads=n_threads, schedule="static"):
+                    lo = blk * BLOCK
+                    hi = lo + BLOCK if lo + BLOCK < n else n
+                    block[0, blk] = backup(&c, before, after, lo, hi)
+                moved = False
+                for blk in range(n_blocks):
+                    moved = moved or block[0, blk] != 0.0
+            swap = before
+            before = after
+            after = swap
+            k = k + 1
+            if not moved and k < n_steps:
+                status = FIXED_POINT
+                break
+    memcpy(&out[0], before, n * sizeof(double))
+    return k, status, change

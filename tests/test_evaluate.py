@@ -1,0 +1,270 @@
+"""expected_points() and horizon_values(): exact finite-horizon evaluation, and
+the argument checks shared with play()."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import babytris
+from babytris import CATALOGUE, Rules, evaluate, reference
+
+# Games with more reachable boards than this are skipped: the reference stays quick.
+SMALL = 500
+
+CUSTOM = {"monomino": [(0, 0)], "domino": [(0, 0), (1, 0)]}
+
+
+def fits(cells, width: int, height: int) -> bool:
+    piece = babytris.Piece.from_cells(cells)
+    return any(max(x for x, _ in s) < width and max(y for _, y in s) < height for s in piece.orientations())
+
+
+@pytest.fixture(scope="module")
+def minimax_4x4(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, opponent="minimax", tol=1e-10)
+
+
+@pytest.fixture(scope="module")
+def minavg_4x4(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, opponent="minavg", tol=1e-10)
+
+
+# --------------------------------------------------------------------------
+# Exact values
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n_actions, value",
+    [
+        (1, 0.0),  # one piece clears no row of an empty 4-wide board
+        (2, 53 / 720),
+        (3, 0.33058320473251024),
+        (10, 2.0589363089839883),  # = reference.expected_points (3.7 s)
+        (10_000, 2.2941094720893824),  # the random player tops out: the sum converges
+    ],
+)
+def test_random_player_on_4x4(transitions_4x4, n_actions, value):
+    """A player placing uniformly at random against random pieces (no policy involved)."""
+    assert evaluate.expected_points(transitions_4x4, "random", n_actions=n_actions) == pytest.approx(value, abs=1e-12)
+
+
+def test_random_player_stops_at_a_fixed_point(transitions_4x4):
+    h = babytris.horizon_values(transitions_4x4, "random", n_actions=10_000, exact=True)
+    assert h.stopped == "fixed point" and h.steps < 1000 and h.bound == 0.0
+    longer = babytris.horizon_values(transitions_4x4, "random", n_actions=10**9, exact=True)
+    assert np.array_equal(longer.values, h.values, equal_nan=True)
+
+
+def test_values_grow_with_the_horizon(solution_4x4):
+    starts = [babytris.expected_points(solution_4x4, n_actions=n) for n in range(1, 40)]
+    assert starts[0] == 0.0 and all(b >= a for a, b in zip(starts, starts[1:]))
+    assert starts[-1] > starts[0]
+
+
+@pytest.mark.parametrize("player, opponent", [("optimal", "random"), ("random", "random"), ("optimal", "solution")])
+def test_extrapolated_equals_exact(minimax_4x4, player, opponent):
+    """The early exit against all 10,000 backups, on every board."""
+    kw = dict(n_actions=10_000, all_boards=True)
+    fast = babytris.horizon_values(minimax_4x4, player, opponent, **kw)
+    exact = babytris.horizon_values(minimax_4x4, player, opponent, exact=True, **kw)
+    assert exact.steps == 10_000 or exact.stopped == "fixed point"
+    assert np.max(np.abs(fast.values - exact.values)) <= 1e-12 * max(1.0, np.abs(exact.values).max())
+    if player == "optimal" and opponent == "random":
+        assert fast.stopped == "extrapolated" and fast.steps < 1000
+        assert 0.0 < fast.bound < 1e-3
+
+
+def test_reachable_boards_only(solution_4x4):
+    """By default only the boards the game reaches are computed; their values are every board's."""
+    some = babytris.horizon_values(solution_4x4, n_actions=500)
+    every = babytris.horizon_values(solution_4x4, n_actions=500, all_boards=True)
+    computed = ~np.isnan(some.values)
+    assert some.n_computed == computed.sum() < solution_4x4.n_boards // 10
+    assert every.n_computed == solution_4x4.n_boards and not np.isnan(every.values).any()
+    assert np.max(np.abs(some.values[computed] - every.values[computed])) <= 1e-9
+    assert computed[0] and some.start_value == every.start_value
+
+
+def test_results_do_not_depend_on_n_jobs(solution_4x4):
+    runs = [babytris.horizon_values(solution_4x4, "random", n_actions=20, all_boards=True, n_jobs=j) for j in (1, 2, 4)]
+    for h in runs[1:]:
+        assert np.array_equal(h.values, runs[0].values) and h.steps == runs[0].steps
+
+
+def test_result_object(solution_4x4):
+    h = babytris.horizon_values(solution_4x4, n_actions=20)
+    assert isinstance(h, babytris.HorizonValues)
+    assert h.values.shape == (solution_4x4.n_boards,) and h.values.dtype == np.float64
+    assert h.n_actions == 20 and h.steps == 20 and h.stopped == "horizon" and h.bound == 0.0
+    assert h.start_value == babytris.expected_points(solution_4x4, n_actions=20)
+    assert repr(h).startswith("<HorizonValues n_actions=20: start_value=")
+    with pytest.raises(AttributeError):
+        h.steps = 3
+
+
+def test_minimax_guarantee_holds_against_random_pieces(minimax_4x4):
+    """The robust player scores at least as much when pieces come at random as against its opponent."""
+    worst = babytris.expected_points(minimax_4x4, "optimal", "solution", n_actions=1000)
+    assert babytris.expected_points(minimax_4x4, "optimal", "random", n_actions=1000) >= worst - 1e-9
+
+
+def test_policy_rows_find_the_policys_moves(solution_4x4):
+    t = solution_4x4.transitions
+    rows = evaluate.policy_rows(t, solution_4x4.policy)
+    assert rows.shape == (t.n_states,) and rows.dtype == np.int16
+    has = rows >= 0
+    assert np.array_equal(has, np.diff(t.offsets) > 0)
+    assert np.array_equal(t.placement[t.offsets[:-1][has] + rows[has]], solution_4x4.policy.ravel()[has])
+
+
+# --------------------------------------------------------------------------
+# Against the reference, on random small games
+# --------------------------------------------------------------------------
+
+
+@st.composite
+def games(draw):
+    width = draw(st.integers(2, 4))
+    height = draw(st.integers(2, 4))
+    pool = [CATALOGUE[n].cells for n in ("I", "L", "O", "T")] + list(CUSTOM.values())
+    pool = [cells for cells in pool if fits(cells, width, height)]
+    chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=3, unique=True))
+    n = len(chosen)
+    weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
+    probabilities = [w / math.fsum(weights) for w in weights]
+    pieces = [pool[i] for i in chosen]
+    tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
+    line_scores = draw(st.lists(st.floats(0.0, 20.0), min_size=tallest + 1, max_size=tallest + 1))
+    rules = Rules(width=width, height=height, pieces=pieces, line_scores=line_scores, probabilities=probabilities)
+    player = draw(st.sampled_from(["optimal", "random", "array"]))
+    opponent = draw(st.sampled_from(["random", "array", "minimax"]))
+    n_actions = draw(st.integers(1, 12))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return rules, player, opponent, n_actions, seed
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(games())
+def test_expected_points_equal_reference(game):
+    rules, player_kind, opponent_kind, n_actions, seed = game
+    t = babytris.enumerate_boards(rules)
+    assume(t.n_boards <= SMALL)
+    rng = np.random.default_rng(seed)
+    solution = babytris.solve_transitions(t, opponent="minimax" if opponent_kind == "minimax" else "random")
+    if player_kind == "optimal":
+        policy = solution.policy
+    elif player_kind == "array":  # any legal placement, at random
+        counts = np.diff(t.offsets)
+        pick = t.offsets[:-1] + (rng.random(t.n_states) * counts).astype(np.int64)
+        policy = np.where(counts > 0, t.placement[np.minimum(pick, t.n_moves - 1)].astype(np.int64), -1)
+        policy = policy.reshape(t.n_boards, rules.n_pieces)
+    if opponent_kind == "minimax":
+        pieces = solution.piece_choices
+    elif opponent_kind == "array":
+        pieces = rng.integers(0, rules.n_pieces, t.n_boards)
+
+    player = "random" if player_kind == "random" else policy
+    opponent = "random" if opponent_kind == "random" else pieces
+    core = babytris.expected_points(t, player, opponent, n_actions=n_actions)
+
+    boards = t.boards.tolist()
+    ref_player = player if player_kind == "random" else {
+        (b, p): int(policy[i, p]) for i, b in enumerate(boards) for p in range(rules.n_pieces) if policy[i, p] >= 0
+    }
+    ref_opponent = opponent if opponent_kind == "random" else {b: int(pieces[i]) for i, b in enumerate(boards)}
+    ref = reference.expected_points(rules, ref_player, ref_opponent, n_actions)
+    assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
+    # every board the game can reach, through the whole table
+    assert babytris.expected_points(t, player, opponent, n_actions=n_actions, exact=True) == core
+
+
+# --------------------------------------------------------------------------
+# Argument checks (play and the evaluation share them)
+# --------------------------------------------------------------------------
+
+
+def test_bad_numbers(solution_4x4):
+    for value in (0, -1, 10**9 + 1, 1.5, True, "10", None):
+        with pytest.raises(ValueError, match=r"n_actions must be an integer in \[1, 10\*\*9\]"):
+            babytris.play(solution_4x4, n_actions=value)
+        with pytest.raises(ValueError, match="n_actions"):
+            babytris.expected_points(solution_4x4, n_actions=value)
+    for value in (0, 10**7 + 1, 2.0, False):
+        with pytest.raises(ValueError, match=r"n_games must be an integer in \[1, 10\*\*7\]"):
+            babytris.play(solution_4x4, n_games=value)
+    for value in (-1, 2**64, 0.5, "1"):
+        with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*64 - 1\]"):
+            babytris.play(solution_4x4, seed=value)
+    with pytest.raises(ValueError, match="n_jobs"):
+        babytris.play(solution_4x4, n_jobs=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        babytris.horizon_values(solution_4x4, n_jobs=2.0)
+    with pytest.raises(ValueError, match="exact"):
+        babytris.expected_points(solution_4x4, exact=1)
+    with pytest.raises(ValueError, match="all_boards"):
+        babytris.horizon_values(solution_4x4, all_boards="yes")
+
+
+@pytest.mark.parametrize("function", [babytris.play, babytris.expected_points, babytris.horizon_values])
+def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, minimax_4x4, minavg_4x4):
+    t = transitions_4x4
+    n, P = t.n_boards, t.rules.n_pieces
+
+    def raises(match, *args, **kw):
+        with pytest.raises(ValueError, match=match):
+            function(*args, n_actions=5, **kw)
+
+    raises("player must be 'optimal', 'random'", solution_4x4, "best")
+    raises("player must be", solution_4x4, 3)
+    raises("player must be", solution_4x4, None)
+    raises(r"player='optimal' needs a Solution", t)
+    raises("player: the Solution \\(opponent='minavg'\\) has no player policy", minavg_4x4)
+    raises("player: the Solution was solved on other rules", babytris.solve(width=3, height=4), solution_4x4)
+    raises(r"player must have shape \(n_boards, n_pieces\)", t, solution_4x4.policy.ravel())
+    raises(r"player must have shape", t, solution_4x4.policy[:-1])
+    raises("player must be an int array", t, solution_4x4.policy.astype(float))
+    raises("player must be an int array", t, solution_4x4.policy >= 0)
+
+    bad = solution_4x4.policy.astype(np.int64)
+    bad[0, 0] = 99
+    raises(r"player: placement 99 is not legal for piece 'I' on board index 0 .*legal placements: \[0, 1, 2, 3, 4, 5\]", t, bad)
+    bad = solution_4x4.policy.copy()
+    bad[0, 1] = -1
+    raises(r"player: gives no move \(-1\) for piece 'L' on board index 0", t, bad)
+    bad = solution_4x4.policy.copy()
+    i, p = np.argwhere(bad < 0)[0]
+    bad[i, p] = 0
+    raises(f"player: gives placement 0 for piece .* on board index {i} .*fits nowhere", t, bad)
+
+    raises("opponent must be 'random', 'solution'", solution_4x4, "optimal", "minimax")
+    raises("opponent must be", solution_4x4, "optimal", 1)
+    raises("opponent='solution' needs a Solution", t, "random", "solution")
+    raises("opponent: the Solution was solved against random pieces", solution_4x4, "optimal", "solution")
+    raises("opponent: the Solution was solved on other rules", t, "random", babytris.solve(width=4, height=3, opponent="minimax"))
+    raises(r"opponent must have shape \(n_boards,\)", t, "random", np.zeros(n - 1, dtype=int))
+    raises(r"opponent must have shape", t, "random", np.zeros((n, P), dtype=int))
+    raises("opponent must be an int array", t, "random", np.zeros(n))
+    raises(r"opponent: piece indices must be in \[0, 1\], got 2 at board index 7",
+           t, "random", np.where(np.arange(n) == 7, 2, 0))
+    raises(r"opponent: piece indices must be in \[0, 1\], got -1", t, "random", np.full(n, -1))
+
+    with pytest.raises(TypeError, match="game must be a babytris.Solution or Transitions"):
+        function(babytris.Rules(), "random")
+
+
+def test_reference_rejects_bad_arguments():
+    rules = Rules(width=3, height=3)
+    with pytest.raises(ValueError, match="n_actions"):
+        reference.expected_points(rules, n_actions=0)
+    with pytest.raises(ValueError, match="player"):
+        reference.expected_points(rules, "optimal")
+    with pytest.raises(ValueError, match="opponent"):
+        reference.expected_points(rules, "random", "minimax")
+    with pytest.raises(ValueError, match="player: placement 99"):
+        reference.expected_points(rules, {(0, 0): 99, (0, 1): 99}, n_actions=1)
