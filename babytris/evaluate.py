@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 
 from . import _play
 from .rules import Rules
 from .solution import Solution
+from .policies import Opponent, Player, check_int, policy_rows, resolve_roles
 from .states import Transitions, resolve_n_jobs
 
 __all__ = [
@@ -50,10 +50,6 @@ __all__ = [
     "MAX_GAMES",
 ]
 
-#: A player: "optimal", "random", a Solution, or placement numbers ``(n_boards, n_pieces)``.
-Player = Union[str, Solution, np.ndarray]
-#: An opponent: "random", "solution", a Solution, or piece indices ``(n_boards,)``.
-Opponent = Union[str, Solution, np.ndarray]
 
 #: Largest ``n_actions`` (placements per game, or the horizon).
 MAX_ACTIONS = 10**9
@@ -197,11 +193,11 @@ def play(
     Games are array lookups in the move table, run in C threads: an optimal
     player on 4x5 makes 60 to 130 million placements a second per core.
     """
-    n_actions = _check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
-    seed = _check_int("seed", seed, 0, 2**64 - 1, "2**64 - 1")
-    n_games = _check_int("n_games", n_games, 1, MAX_GAMES, "10**7")
+    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
+    seed = check_int("seed", seed, 0, 2**64 - 1, "2**64 - 1")
+    n_games = check_int("n_games", n_games, 1, MAX_GAMES, "10**7")
     n_jobs = resolve_n_jobs(n_jobs)
-    t, rows, pieces = _resolve(game, player, opponent)
+    t, rows, pieces = resolve_roles(game, player, opponent)
     rules = t.rules
     points = np.empty(n_games, dtype=np.float64)
     placements = np.empty(n_games, dtype=np.int64)
@@ -217,8 +213,8 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
     """uint64 array ``(n_games,)``: the seed of each game of a :func:`play` run
     (the first ``n_games`` outputs of splitmix64 started from ``seed``).  A
     game's generator is xoshiro256** seeded from its seed by splitmix64."""
-    seed = _check_int("seed", seed, 0, 2**64 - 1, "2**64 - 1")
-    n_games = _check_int("n_games", n_games, 1, MAX_GAMES, "10**7")
+    seed = check_int("seed", seed, 0, 2**64 - 1, "2**64 - 1")
+    n_games = check_int("n_games", n_games, 1, MAX_GAMES, "10**7")
     return _play.game_seeds(seed, n_games)
 
 
@@ -293,13 +289,13 @@ def horizon_values(
     Returns:
         :class:`HorizonValues`; ``.start_value`` is the empty board's.
     """
-    n_actions = _check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
+    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
     if not isinstance(exact, bool):
         raise ValueError(f"exact must be True or False, got {exact!r}")
     if not isinstance(all_boards, bool):
         raise ValueError(f"all_boards must be True or False, got {all_boards!r}")
     n_jobs = resolve_n_jobs(n_jobs)
-    t, rows, pieces = _resolve(game, player, opponent)
+    t, rows, pieces = resolve_roles(game, player, opponent)
     board, col, weight, gain = _chain(t, rows, pieces)
     n = t.n_boards
     keep = None
@@ -323,131 +319,6 @@ def horizon_values(
         values = np.full(t.n_boards, np.nan)
         values[keep] = out
     return HorizonValues(values, n_actions, int(steps), _STOPPED[status], float(bound), n)
-
-
-def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "policy") -> np.ndarray:
-    """A policy of placement numbers as offsets into the move table.
-
-    Args:
-        transitions: the game graph.
-        policy: int array ``(n_boards, n_pieces)``, the placement number
-            chosen in each state, -1 exactly where the piece fits nowhere
-            (like :attr:`Solution.policy`).
-        name: the argument's name in error messages.
-
-    Returns:
-        int16 array ``(n_states,)``: state s's move is
-        ``transitions.offsets[s] + rows[s]``; -1 where the piece fits nowhere.
-
-    Raises:
-        ValueError: naming the first state where the placement is not legal,
-            or -1 is given where the piece fits, or a placement where it does not.
-    """
-    t = transitions
-    shape = (t.n_boards, t.rules.n_pieces)
-    policy = _int_array(name, policy, shape, "(n_boards, n_pieces)")
-    flat = np.ascontiguousarray(policy.reshape(-1), dtype=np.int64)
-    rows = np.empty(t.n_states, dtype=np.int16)
-    s = _play.placement_rows(t.offsets, t.placement, flat, rows)
-    if s >= 0:
-        b, p = divmod(s, t.rules.n_pieces)
-        where = f"piece {t.rules.piece_names[p]!r} on board index {b} (board {int(t.boards[b])})"
-        legal = t.placement[t.offsets[s]:t.offsets[s + 1]].tolist()
-        if not legal:
-            raise ValueError(f"{name}: gives placement {flat[s]} for {where}, where it fits nowhere (must be -1)")
-        if flat[s] == -1:
-            raise ValueError(f"{name}: gives no move (-1) for {where}, which has legal placements {legal}")
-        raise ValueError(f"{name}: placement {flat[s]} is not legal for {where}; legal placements: {legal}")
-    return rows
-
-
-# --------------------------------------------------------------------------
-# Players and opponents as arrays
-# --------------------------------------------------------------------------
-
-
-def _resolve(game: object, player: object, opponent: object) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:
-    """The move table, the player's move rows (None: random) and the
-    opponent's pieces (None: drawn at random), checked."""
-    if isinstance(game, Solution):
-        t = game.transitions
-    elif isinstance(game, Transitions):
-        t = game
-    else:
-        raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
-    return t, _player_rows(game, t, player), _opponent_pieces(game, t, opponent)
-
-
-def _player_rows(game: object, t: Transitions, player: object) -> np.ndarray | None:
-    if isinstance(player, str):
-        if player == "random":
-            return None
-        if player != "optimal":
-            raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
-        if not isinstance(game, Solution):
-            raise ValueError("player='optimal' needs a Solution as the game (a bare Transitions has no policy)")
-        player = game
-    if isinstance(player, Solution):
-        _check_same_game("player", player, t)
-        if player.opponent == "minavg":
-            raise ValueError("player: the Solution (opponent='minavg') has no player policy; use player='random'")
-        return policy_rows(t, player.policy, name="player")
-    if player is None or isinstance(player, (bool, int, float)):
-        raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
-    return policy_rows(t, player, name="player")
-
-
-def _opponent_pieces(game: object, t: Transitions, opponent: object) -> np.ndarray | None:
-    if isinstance(opponent, str):
-        if opponent == "random":
-            return None
-        if opponent != "solution":
-            raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
-        if not isinstance(game, Solution):
-            raise ValueError("opponent='solution' needs a Solution as the game")
-        opponent = game
-    if isinstance(opponent, Solution):
-        _check_same_game("opponent", opponent, t)
-        if opponent.opponent == "random":
-            raise ValueError("opponent: the Solution was solved against random pieces and picks none; "
-                             "use opponent='random', or solve with opponent='minimax'")
-        return opponent.piece_choices
-    if opponent is None or isinstance(opponent, (bool, int, float)):
-        raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
-    pieces = _int_array("opponent", opponent, (t.n_boards,), "(n_boards,)")
-    bad = np.flatnonzero((pieces < 0) | (pieces >= t.rules.n_pieces))
-    if bad.size:
-        raise ValueError(
-            f"opponent: piece indices must be in [0, {t.rules.n_pieces - 1}], "
-            f"got {int(pieces[bad[0]])} at board index {int(bad[0])}"
-        )
-    return pieces.astype(np.int16)
-
-
-def _check_same_game(name: str, solution: Solution, t: Transitions) -> None:
-    if solution.rules != t.rules or solution.n_boards != t.n_boards:
-        raise ValueError(
-            f"{name}: the Solution was solved on other rules ({solution.n_boards:,} boards of "
-            f"{solution.rules!r}) than the game ({t.n_boards:,} boards of {t.rules!r})"
-        )
-
-
-def _int_array(name: str, value: object, shape: tuple[int, ...], shape_text: str) -> np.ndarray:
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an int array of shape {shape_text}, got {value!r}") from None
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"{name} must be an int array of shape {shape_text} = {shape}, got dtype {array.dtype}")
-    if array.shape != shape:
-        raise ValueError(f"{name} must have shape {shape_text} = {shape}, got {array.shape}")
-    return array
-
-
-def _check_int(name: str, value: object, lo: int, hi: int, hi_text: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi_text}], got {value!r}")
-    return int(value)
 
 
 # --------------------------------------------------------------------------
