@@ -15,12 +15,14 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
         "with `python setup.py build_ext --inplace`."
     ) from err
 from .board import Board
-from .evaluate import HorizonValues, PlayResult, expected_points, horizon_values, play
+from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
 from .pieces import CATALOGUE, Piece, Placement
+from .reward import Reward
 from .rules import Rules, RulesError
 from .solution import Solution
 from .solve import solve, solve_transitions
 from .states import DEFAULT_MAX_MEMORY, MemoryLimitError, Transitions, enumerate_boards
+from .tournament import Tournament, standard_tournament, tournament
 
 __version__ = "0.1.0"
 
@@ -33,15 +35,20 @@ __all__ = [
     "Piece",
     "Placement",
     "PlayResult",
+    "Reward",
     "Rules",
     "RulesError",
     "Solution",
+    "Tournament",
     "Transitions",
     "enumerate_boards",
+    "evaluate",
     "expected_points",
     "horizon_values",
     "play",
     "solve",
     "solve_transitions",
+    "standard_tournament",
+    "tournament",
     "__version__",
 ]

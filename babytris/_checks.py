@@ -7,16 +7,17 @@ from typing import Any
 
 from .rules import Rules
 
-__all__ = ["make_rules", "check_solver_args", "check_opponent", "solver_method", "METHODS", "OPPONENTS"]
+__all__ = ["make_rules", "check_solver_args", "solver_method", "METHODS", "OPPONENTS"]
 
 #: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
 METHODS = ("vi", "mpi")
 
 #: Who picks the next piece: "random" (drawn with the rules' probabilities),
-#: "minimax" (an opponent picking the piece worst for an optimal player) or
-#: "minavg" (an opponent picking the piece worst for a player placing at random).
-OPPONENTS = ("random", "minimax", "minavg")
+#: "minimax" (an opponent picking the piece worst for an optimal player),
+#: "minavg" (an opponent picking the piece worst for a player placing at random)
+#: or "gaps" (an opponent maximising the holes such a player creates).
+OPPONENTS = ("random", "minimax", "minavg", "gaps")
 
 
 def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
@@ -48,20 +49,19 @@ def check_solver_args(
         raise ValueError(f"accelerate must be True or False, got {accelerate!r}")
 
 
-def solver_method(opponent: object, method: object) -> str:
-    """The method to use: ``method``, or by default "mpi" against random
-    pieces and "vi" against an opponent; raises ``ValueError`` for an unknown
-    opponent or a method it cannot use."""
+def solver_method(roles: Any, method: object) -> str:
+    """The method to use for resolved :class:`~babytris.roles.Roles`:
+    ``method``, or by default "mpi" where one side optimises against a fixed
+    or random other, else "vi"; raises ``ValueError`` for a method they cannot use."""
     if method is None:
-        method = "mpi" if opponent == "random" else "vi"
-    check_opponent(opponent, method)
+        method = "mpi" if roles.single_agent else "vi"
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if method == "mpi" and not roles.single_agent:
+        # Policy-iteration variants can cycle in two-player games, and a random
+        # player has no policy to evaluate; value iteration is safe.
+        raise ValueError(
+            f"method 'mpi' needs one side fixed or random and the other optimising; use method='vi' "
+            f"with opponent={roles.opponent!r}, player={roles.player!r}"
+        )
     return method  # type: ignore[return-value]
-
-
-def check_opponent(opponent: object, method: object) -> None:
-    """Raise ``ValueError`` for an unknown opponent or a method it cannot use."""
-    if opponent not in OPPONENTS:
-        raise ValueError(f"opponent must be one of {', '.join(map(repr, OPPONENTS))}, got {opponent!r}")
-    if opponent != "random" and method == "mpi":
-        # Policy-iteration variants can cycle in two-player games; value iteration cannot.
-        raise ValueError(f"method 'mpi' needs opponent='random'; use method='vi' with opponent={opponent!r}")

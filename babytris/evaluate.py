@@ -34,9 +34,11 @@ from . import _play
 from .rules import Rules
 from .solution import Solution
 from .policies import Opponent, Player, check_int, policy_rows, resolve_roles
+from .solve import solve_transitions
 from .states import Transitions, resolve_n_jobs
 
 __all__ = [
+    "evaluate",
     "play",
     "expected_points",
     "horizon_values",
@@ -233,6 +235,53 @@ def expected_points(
     See :func:`horizon_values`, of which this is ``.start_value``.
     """
     return horizon_values(game, player, opponent, n_actions=n_actions, exact=exact, n_jobs=n_jobs).start_value
+
+
+def evaluate(
+    game: Solution | Transitions,
+    player: Player = "optimal",
+    opponent: Opponent = "random",
+    *,
+    n_actions: int | None = None,
+    discount: float | None = None,
+    tol: float = 1e-10,
+) -> float:
+    """The exact value of a player against an opponent, from the empty board:
+    the expected points of the next ``n_actions`` placements (undiscounted,
+    :func:`expected_points`), or with ``discount`` the expected discounted
+    points of the whole game (policy evaluation, to ``tol``).
+
+    ``player`` and ``opponent`` are given as to :func:`play`; with
+    ``discount``, ``opponent`` may also be ``"minimax"``: the opponent that
+    gives, on each board, the piece worst for this player (its best response).
+    Give exactly one of ``n_actions`` and ``discount``.
+    """
+    if (n_actions is None) == (discount is None):
+        raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
+    if discount is None:
+        return expected_points(game, player, opponent, n_actions=n_actions)
+    if isinstance(game, Solution):
+        t = game.transitions
+    elif isinstance(game, Transitions):
+        t = game
+    else:
+        raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
+    if isinstance(player, str) and player == "optimal":
+        if not isinstance(game, Solution):
+            raise ValueError("player='optimal' needs a Solution as the game (a bare Transitions has no policy)")
+        player = game
+    if isinstance(opponent, str) and opponent == "solution":
+        if not isinstance(game, Solution) or game.piece_choices is None:
+            raise ValueError("opponent='solution' needs a Solution solved against an opponent as the game")
+        opponent = game.piece_choices
+    if isinstance(opponent, str) and opponent not in ("random", "minimax"):
+        raise ValueError(f"opponent must be 'random', 'minimax', 'solution', a Solution or an int array, "
+                         f"got {opponent!r}")
+    if isinstance(opponent, Solution):
+        opponent = opponent.piece_choices
+    if player == "random" and opponent == "minimax":
+        opponent = "minavg"
+    return solve_transitions(t, discount=discount, tol=tol, player=player, opponent=opponent).start_value
 
 
 def horizon_values(

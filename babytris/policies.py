@@ -79,8 +79,9 @@ def player_rows(game: object, t: Transitions, player: object) -> np.ndarray | No
         player = game
     if isinstance(player, Solution):
         check_same_game("player", player, t)
-        if player.opponent == "minavg":
-            raise ValueError("player: the Solution (opponent='minavg') has no player policy; use player='random'")
+        if player.player == "random":
+            raise ValueError(f"player: the Solution (opponent={player.opponent!r}) has no player policy: "
+                             "its player places at random; use player='random'")
         return policy_rows(t, player.policy, name="player")
     if player is None or isinstance(player, (bool, int, float)):
         raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")

@@ -15,9 +15,11 @@ from typing import Any
 
 from .pieces import Placement
 from .rules import Rules
-from ._checks import check_opponent, check_solver_args, make_rules
+from ._checks import check_solver_args, make_rules
+from .roles import resolve
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
+           "holes", "max_height", "move_reward",
            "expected_points"]
 
 Cells = frozenset  # of (col, row)
@@ -110,7 +112,8 @@ class ReferenceSolution:
     iterations: int
     residual: float
     converged: bool
-    opponent: str = "random"
+    opponent: Any = "random"
+    piece_choices: dict[int, int] | None = None   # board -> piece the opponent gives (None: drawn)
 
     @property
     def n_boards(self) -> int:
@@ -118,13 +121,43 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        return board_value(self.rules, self.values[0], self.opponent)
+        return board_value(self.rules, self.values[0], self.opponent, 0)
 
     def value(self, board: int, piece: int) -> float:
         return self.values[self.boards.index(int(board))][piece]
 
     def best_action(self, board: int, piece: int) -> Placement | None:
         return self.policy[self.boards.index(int(board))][piece]
+
+
+def holes(board: int, width: int, height: int) -> int:
+    """Empty cells under a filled cell of their column."""
+    filled = to_cells(board, width, height)
+    return sum(
+        1
+        for c in range(width)
+        for r in range(height)
+        if (c, r) not in filled and any((c, above) in filled for above in range(r + 1, height))
+    )
+
+
+def max_height(board: int, width: int, height: int) -> int:
+    """Highest filled row, counting from 1 (0 for the empty board)."""
+    return max((r + 1 for _, r in to_cells(board, width, height)), default=0)
+
+
+def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any) -> float:
+    """A move's reward: its points; with ``reward`` (a :class:`~babytris.Reward`)
+    ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)``;
+    with ``opponent="gaps"`` the holes after it less the holes before."""
+    w, h = rules.width, rules.height
+    if opponent == "gaps":
+        return float(holes(after, w, h) - holes(board, w, h))
+    points = rules.line_scores[rows]
+    if reward is None:
+        return points
+    return (reward.lines * rows + reward.score * points
+            - reward.height * max_height(after, w, h) - reward.gaps * holes(after, w, h))
 
 
 def solve(
@@ -134,64 +167,92 @@ def solve(
     discount: float = 0.9,
     tol: float = 1e-8,
     max_iter: int = 1000,
-    opponent: str = "random",
+    opponent: Any = "random",
+    player: Any = None,
+    reward: Any = None,
     **rule_fields: Any,
 ) -> ReferenceSolution:
     """Value iteration (Jacobi: each sweep reads the previous sweep's values).
 
-    ``V(b, p) = max over moves [score(rows) + discount * U(b')]``, 0 where no
-    move fits, with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces or
-    ``min_q V(b, q)`` when an opponent picks them (``opponent="minimax"``).
+    ``V(b, p) = max over moves [reward(move) + discount * U(b')]``, 0 where no
+    move fits, with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces,
+    ``min_q V(b, q)`` when an opponent gives them (``opponent="minimax"``), or
+    ``V(b, opponent[b])`` for a given opponent (a dict board -> piece index).
     With ``opponent="minavg"`` the max over moves is a mean (a player placing
-    at random) and ``U`` the min.  Stops when no value changes by more than ``tol``.
+    at random) and ``U`` the min; with ``"gaps"`` a mean, ``U`` the max and
+    the reward the holes created.  ``player``: ``"optimal"`` (the max),
+    ``"random"`` (the mean) or a dict (board, piece index) -> placement
+    number (that move).  Stops when no value changes by more than ``tol``.
     """
     rules = make_rules(rules, rule_fields)
     check_solver_args(discount, tol, max_iter, "vi", 0)
-    check_opponent(opponent, "vi")
+    roles = resolve(None, opponent, player, reward)
+    if roles.opponent == "given" and not isinstance(opponent, dict):
+        raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")
+    if roles.player == "given" and not isinstance(player, dict):
+        raise ValueError("player: the reference takes a given player as a dict {(board, piece): placement number}")
     boards = reachable_boards(rules)
     index = {b: i for i, b in enumerate(boards)}
     n_pieces = len(rules.pieces)
-    table = [[[(index[after], rules.line_scores[rows]) for _, after, rows in moves(rules, b, p)]
-              for p in range(n_pieces)] for b in boards]
+    table = [
+        [[(index[after], move_reward(rules, b, after, rows, roles.opponent, roles.reward), m.index)
+          for m, after, rows in moves(rules, b, p)] for p in range(n_pieces)]
+        for b in boards
+    ]
+    if roles.player == "given":  # keep only the given move
+        table = [[[m for m in row if m[2] == player[(b, p)]] for p, row in enumerate(rows)]
+                 for b, rows in zip(boards, table)]
+    label = opponent if roles.opponent == "given" else roles.opponent
     values = [[0.0] * n_pieces for _ in boards]
     iterations, residual = 0, float("inf")
     while iterations < max_iter and residual > tol:
-        expected = [board_value(rules, row, opponent) for row in values]
-        new = [[state_value([points + discount * expected[j] for j, points in table[i][p]], opponent)
+        expected = [board_value(rules, row, label, b) for row, b in zip(values, boards)]
+        new = [[state_value([r + discount * expected[j] for j, r, _ in table[i][p]], roles.player)
                 for p in range(n_pieces)] for i in range(len(boards))]
         residual = max(abs(a - b) for row_new, row in zip(new, values) for a, b in zip(row_new, row))
         values = new
         iterations += 1
-    expected = [board_value(rules, row, opponent) for row in values]
+    expected = [board_value(rules, row, label, b) for row, b in zip(values, boards)]
     policy = []
     for i, b in enumerate(boards):
-        if opponent == "minavg":  # the player places at random: no policy
-            policy.append([None] * n_pieces)
-            continue
         row = []
         for p in range(n_pieces):
-            options = moves(rules, b, p)
-            best = max(options, key=lambda m: rules.line_scores[m[2]] + discount * expected[index[m[1]]],
-                       default=None)
-            row.append(None if best is None else best[0])
+            options = [] if roles.player == "random" else table[i][p]
+            best = max(options, key=lambda m: m[1] + discount * expected[m[0]], default=None)
+            placements = {m.index: m for m, _, _ in moves(rules, b, p)}
+            row.append(None if best is None else placements[best[2]])
         policy.append(row)
-    return ReferenceSolution(rules, discount, boards, values, policy, iterations, residual, residual <= tol, opponent)
+    choices = None
+    if roles.opponent == "given":
+        choices = dict(opponent)
+    elif roles.opponent != "random":
+        pick = max if roles.opponent == "gaps" else min
+        choices = {b: pick(range(n_pieces), key=lambda p: row[p]) for b, row in zip(boards, values)}
+    return ReferenceSolution(rules, discount, boards, values, policy, iterations, residual, residual <= tol,
+                             label, choices)
 
 
-def board_value(rules: Rules, piece_values: list[float], opponent: str) -> float:
+def board_value(rules: Rules, piece_values: list[float], opponent: Any, board: int | None = None) -> float:
     """A board's value before its next piece: the mean over the rules'
-    probabilities, or the minimum when an opponent picks the piece."""
+    probabilities; the minimum when an opponent gives the piece (``"minimax"``,
+    ``"minavg"``), the maximum for ``"gaps"``; the given piece's value for a
+    dict opponent (board -> piece index)."""
+    if isinstance(opponent, dict):
+        return piece_values[opponent[board]]
     if opponent in ("minimax", "minavg"):
         return min(piece_values)
+    if opponent == "gaps":
+        return max(piece_values)
     return sum(q * v for q, v in zip(rules.probabilities, piece_values))
 
 
-def state_value(move_values: list[float], opponent: str) -> float:
-    """A (board, piece) state's value from its moves' values: the best one,
-    or their mean for the random player of the min-avg model; 0 if none."""
+def state_value(move_values: list[float], player: str = "optimal") -> float:
+    """A (board, piece) state's value from its moves' values: the best one
+    (the given one, left alone), or their mean for a player placing at
+    random (``"random"``, as in the min-avg and gap models); 0 if none."""
     if not move_values:
         return 0.0
-    if opponent == "minavg":
+    if player == "random":
         return sum(move_values) / len(move_values)
     return max(move_values)
 

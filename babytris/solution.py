@@ -9,6 +9,7 @@ import numpy as np
 from .board import Board
 from .pieces import Piece, Placement
 from .rules import Rules
+from .reward import Reward, heights, holes
 from .states import Transitions, placement_table
 
 __all__ = ["Solution"]
@@ -32,9 +33,15 @@ class Solution:
         residuals: float64 array ``(iterations,)``, the residual of each greedy sweep.
         transitions: the reachable game graph that was solved.
         method: ``"vi"`` or ``"mpi"``; ``tol``, ``max_iter`` as passed.
-        opponent: ``"random"``, ``"minimax"`` or ``"minavg"`` (who picks the
-            next piece; with ``"minavg"`` the player places at random and has
-            no policy).
+        opponent: who gives the next piece: ``"random"``, ``"minimax"``,
+            ``"minavg"``, ``"gaps"`` or ``"given"`` (see :mod:`babytris.roles`).
+        player: who places it: ``"optimal"``, ``"random"`` (no policy: the
+            mean over the placements) or ``"given"`` (the policy was given).
+        opponent_policy: int16 array ``(n_boards,)``, the piece index the
+            opponent gives on each board (the first of equals), or None when
+            pieces are drawn at random.
+        reward: the :class:`~babytris.Reward` the values count, or None for
+            points (with ``opponent="gaps"`` they count holes created).
         seconds: wall time of ``{"enumerate": ..., "solve": ...}``.
     """
 
@@ -52,6 +59,9 @@ class Solution:
     max_iter: int
     seconds: dict = field(default_factory=dict)
     opponent: str = "random"
+    player: str = "optimal"
+    opponent_policy: np.ndarray | None = None
+    reward: Reward | None = None
 
     @property
     def boards(self) -> np.ndarray:
@@ -69,35 +79,34 @@ class Solution:
 
     @property
     def board_values(self) -> np.ndarray:
-        """float64 array ``(n_boards,)``: each board's value before the next
-        piece is drawn (``sum_p prob(p) V(b, p)``) or chosen by the opponent
-        (``min_p V(b, p)``)."""
-        return self._board_value(self.values)
+        """float64 array ``(n_boards,)``: each board's value before its next
+        piece: ``sum_p prob(p) V(b, p)`` for drawn pieces, else the value of
+        the piece the opponent gives."""
+        return self._board_value(self.values, self.opponent_policy)
 
     @property
     def start_value(self) -> float:
-        """Value of the empty board before the first piece is drawn or chosen."""
-        return float(self._board_value(self.values[self.index(0)]))
+        """Value of the empty board before the first piece is drawn or given."""
+        i = self.index(0)
+        choice = None if self.opponent_policy is None else self.opponent_policy[i:i + 1]
+        return float(self._board_value(self.values[i:i + 1], choice)[0])
 
-    def _board_value(self, state_values: np.ndarray) -> np.ndarray:
-        """Combine values over the last axis (pieces) as the opponent does."""
-        if self.opponent != "random":
-            return state_values.min(axis=-1)
-        return state_values @ np.asarray(self.rules.probabilities)
+    def _board_value(self, state_values: np.ndarray, choice: np.ndarray | None) -> np.ndarray:
+        if choice is None:
+            return state_values @ np.asarray(self.rules.probabilities)
+        return state_values[np.arange(len(state_values)), choice]
 
     @property
     def piece_choices(self) -> np.ndarray | None:
         """int16 array ``(n_boards,)``: the piece index the opponent gives on
         each board (the first of equals), or None when pieces are drawn at random."""
-        if self.opponent == "random":
-            return None
-        return np.argmin(self.values, axis=1).astype(np.int16)
+        return self.opponent_policy
 
     def piece_policy(self, board: "int | Board") -> str:
         """The name of the piece the opponent gives on ``board`` (the first of equals)."""
-        if self.opponent == "random":
+        if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
-        return self.rules.pieces[int(np.argmin(self.values[self.index(board)]))].name
+        return self.rules.pieces[int(self.opponent_policy[self.index(board)])].name
 
     @property
     def nbytes(self) -> int:
@@ -113,24 +122,29 @@ class Solution:
 
     def best_action(self, board: "int | Board", piece: "int | str | Piece") -> Placement | None:
         """An optimal :class:`Placement`, or None at game over (the piece fits nowhere)."""
-        if self.opponent == "minavg":
-            raise ValueError("best_action: with opponent='minavg' the player places at random")
+        if self.player == "random":
+            raise ValueError(f"best_action: with opponent={self.opponent!r} the player places at random")
         p = self.rules.piece_index(piece)
         k = int(self.policy[self.index(board), p])
         return None if k < 0 else placement_table(self.rules).placements[p][k]
 
     def action_values(self, board: "int | Board", piece: "int | str | Piece") -> dict[Placement, float]:
-        """Every legal placement with its value ``points + discount * value after``."""
+        """Every legal placement with its value ``points + discount * value after``
+        (``reward`` in place of points when one was given)."""
+        if self.opponent == "gaps":
+            raise ValueError("action_values: with opponent='gaps' the values count holes, not the player's moves")
         t = self.transitions
         p = self.rules.piece_index(piece)
         s = self.index(board) * self.rules.n_pieces + p
         after = self.board_values
-        scores = self.rules.line_scores
         moves = placement_table(self.rules).placements[p]
-        return {
-            moves[t.placement[e]]: scores[t.lines[e]] + self.discount * float(after[t.next_board[e]])
-            for e in range(t.offsets[s], t.offsets[s + 1])
-        }
+        rows = range(t.offsets[s], t.offsets[s + 1])
+        if self.reward is None:
+            gain = [self.rules.line_scores[t.lines[e]] for e in rows]
+        else:
+            gain = [self.reward.lines * t.lines[e] + self.reward.score * self.rules.line_scores[t.lines[e]]
+                    - self.reward.height * _height(t, e) - self.reward.gaps * _holes(t, e) for e in rows]
+        return {moves[t.placement[e]]: g + self.discount * float(after[t.next_board[e]]) for e, g in zip(rows, gain)}
 
     def _bits(self, board: "int | Board") -> int:
         if isinstance(board, Board):
@@ -147,9 +161,22 @@ class Solution:
         r = self.rules
         status = "converged" if self.converged else "NOT converged"
         total = sum(self.seconds.values())
+        roles = "".join(
+            f" {name}={value}" for name, value, default in
+            (("opponent", self.opponent, "random"), ("player", self.player, "optimal")) if value != default
+        )
+        if self.reward is not None:
+            roles += f" {self.reward!r}"
         return (
-            f"<Solution {r.width}x{r.height} pieces={','.join(r.piece_names)} discount={self.discount}"
-            f"{'' if self.opponent == 'random' else ' opponent=' + self.opponent}: "
+            f"<Solution {r.width}x{r.height} pieces={','.join(r.piece_names)} discount={self.discount}{roles}: "
             f"{self.n_boards:,} boards, start_value={self.start_value:.6f}, {self.iterations} iterations "
             f"({self.method}), residual={self.residual:.1e} {status}, {total:.3f}s>"
         )
+
+
+def _height(t: Transitions, e: int) -> int:
+    return int(heights(t.boards[t.next_board[e]:t.next_board[e] + 1], t.rules.width, t.rules.height)[0])
+
+
+def _holes(t: Transitions, e: int) -> int:
+    return int(holes(t.boards[t.next_board[e]:t.next_board[e] + 1], t.rules.width, t.rules.height)[0])

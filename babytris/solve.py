@@ -9,17 +9,13 @@ import numpy as np
 
 from . import _core
 from ._checks import METHODS, OPPONENTS, check_solver_args, make_rules, solver_method
+from .reward import Reward
+from .roles import PIECES_BEST, PIECES_WORST, Roles, resolve
 from .rules import Rules
 from .solution import Solution
-from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, resolve_n_jobs, sweep_order
+from .policies import Opponent, Player
+from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, placement_table, resolve_n_jobs, sweep_order
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
-
-# How a board's value combines its pieces' (the core's enum): drawn with the
-# probabilities, the opponent's least or most valuable piece, a given piece.
-PIECES_RANDOM, PIECES_WORST, PIECES_BEST, PIECES_FIXED = 0, 1, 2, 3
-# How a state's value combines its moves': the best, the mean (a player
-# placing at random), a given move.
-MOVES_BEST, MOVES_MEAN, MOVES_FIXED = 0, 1, 2
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
@@ -39,7 +35,9 @@ def solve(
     discount: float = 0.9,
     tol: float = 1e-8,
     max_iter: int = 1000,
-    opponent: str = "random",
+    opponent: Opponent = "random",
+    player: Player | None = None,
+    reward: Reward | None = None,
     method: str | None = None,
     accelerate: bool = True,
     eval_sweeps: int = 6,
@@ -48,28 +46,42 @@ def solve(
     progress: Progress | None = None,
     **rule_fields: Any,
 ) -> Solution:
-    """Optimal values and policy for a player facing randomly drawn pieces,
-    or an opponent choosing them.
+    """Exact values and policies of a game between a player placing pieces
+    and whoever gives them.
 
     Solves ``V(b, p) = max_a [points(a) + discount * U(b')]`` over every
     (board, piece) reachable from the empty board, with ``V = 0`` where piece
     ``p`` fits nowhere (game over), and ``U(b) = sum_q prob(q) V(b, q)``
     (``opponent="random"``) or ``U(b) = min_q V(b, q)`` (``"minimax"``: the
-    opponent picks the piece worst for the player, who plays the robust,
+    opponent gives the piece worst for the player, who plays the robust,
     max-min policy).  With ``"minavg"`` the player places uniformly at random
     (``V`` is the mean over the placements, not the max) and the opponent
-    picks the piece that minimises that player's score.
+    gives the piece that minimises that player's score; with ``"gaps"`` the
+    opponent maximises the expected discounted number of holes such a player
+    creates (``V`` counts holes after less holes before each placement).
+
+    A given policy fixes a side: ``opponent=`` a Solution or an int array of
+    piece indices ``(n_boards,)`` gives the player's best response to it;
+    ``player=`` a Solution or placement numbers ``(n_boards, n_pieces)`` gives
+    the opponent's best response (``opponent="minimax"``) or, against random
+    pieces, the policy's exact discounted value.
 
     Args:
         rules: a :class:`Rules`; or give its fields as keywords instead,
             e.g. ``solve(width=4, height=5)``.
         discount: in [0, 1).
-        opponent: ``"random"`` (default), ``"minimax"`` or ``"minavg"``.
+        opponent: ``"random"`` (default), ``"minimax"``, ``"minavg"``,
+            ``"gaps"``, or a given opponent (see :mod:`babytris.roles`).
+        player: ``"optimal"`` (default; ``"random"`` for ``"minavg"`` and
+            ``"gaps"``), ``"random"``, or a given policy.
+        reward: a :class:`Reward` weighting lines, height, points and holes
+            (the robust-player study); default: points.
         tol: stop once a Bellman optimality sweep changes no value by more
             than ``tol`` (> 0).
         max_iter: at most this many optimality sweeps (>= 1).
-        method: ``"mpi"`` (default against random pieces; ``"vi"`` against
-            an opponent, where policy-iteration variants may cycle): modified policy iteration, each
+        method: ``"mpi"`` (default when one side is fixed or random;
+            ``"vi"`` when both optimise, where policy-iteration variants may
+            cycle, or the player places at random): modified policy iteration, each
             optimality sweep followed by up to ``eval_sweeps`` cheaper sweeps
             evaluating its greedy policy; ``"vi"``: value iteration.  Both
             sweep in place (Gauss-Seidel), largest boards first, and stop on
@@ -90,20 +102,22 @@ def solve(
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     rules = make_rules(rules, rule_fields)
-    method = solver_method(opponent, method)
+    roles = resolve(None, opponent, player, reward)
+    method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
-    transitions = enumerate_boards(
-        rules,
-        max_memory=max_memory,
-        n_jobs=n_jobs,
-        solver_bytes_per_board=SOLVER_BYTES_PER_STATE * rules.n_pieces + SOLVER_BYTES_PER_BOARD,
-    )
+    per_board = SOLVER_BYTES_PER_STATE * rules.n_pieces + SOLVER_BYTES_PER_BOARD
+    if roles.reward is not None or roles.opponent == "gaps":
+        # A reward per move (at most every placement legal) and per state.
+        per_board += 8 * (len(placement_table(rules).masks) + rules.n_pieces)
+    transitions = enumerate_boards(rules, max_memory=max_memory, n_jobs=n_jobs, solver_bytes_per_board=per_board)
     return solve_transitions(
         transitions,
         discount=discount,
         tol=tol,
         max_iter=max_iter,
         opponent=opponent,
+        player=player,
+        reward=reward,
         method=method,
         accelerate=accelerate,
         eval_sweeps=eval_sweeps,
@@ -118,7 +132,9 @@ def solve_transitions(
     discount: float = 0.9,
     tol: float = 1e-8,
     max_iter: int = 1000,
-    opponent: str = "random",
+    opponent: Opponent = "random",
+    player: Player | None = None,
+    reward: Reward | None = None,
     method: str | None = None,
     accelerate: bool = True,
     eval_sweeps: int = 6,
@@ -126,7 +142,8 @@ def solve_transitions(
     progress: Progress | None = None,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
-    method = solver_method(opponent, method)
+    roles = resolve(transitions, opponent, player, reward)
+    method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
@@ -149,8 +166,11 @@ def solve_transitions(
         policy,
         order,
         layer_starts,
-        pieces=PIECES_RANDOM if opponent == "random" else PIECES_WORST,
-        moves=MOVES_MEAN if opponent == "minavg" else MOVES_BEST,
+        pieces=roles.pieces,
+        moves=roles.moves,
+        piece_choice=roles.piece_choice,
+        fixed_move=roles.fixed_move,
+        move_reward=roles.move_rewards(transitions),
     )
     tuned = ThreadTuner(sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":
@@ -176,12 +196,24 @@ def solve_transitions(
         converged=residual <= tol,
         residuals=np.array(residuals),
         transitions=transitions,
-        opponent=opponent,
+        opponent=roles.opponent,
+        player=roles.player,
+        opponent_policy=_opponent_policy(roles, values),
+        reward=roles.reward,
         method=method,
         tol=float(tol),
         max_iter=int(max_iter),
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},
     )
+
+
+def _opponent_policy(roles: Roles, values: np.ndarray) -> np.ndarray | None:
+    """The piece the opponent gives on each board (the first of equals), None if drawn."""
+    if roles.pieces == PIECES_WORST:
+        return np.argmin(values, axis=1).astype(np.int16)
+    if roles.pieces == PIECES_BEST:
+        return np.argmax(values, axis=1).astype(np.int16)
+    return roles.piece_choice
 
 
 def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarray:

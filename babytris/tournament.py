@@ -1,0 +1,214 @@
+"""Tournaments: player policies against opponents, in exact expected points
+over n placements, with playout means beside them as a check.
+
+>>> import babytris
+>>> table = babytris.standard_tournament(width=4, height=4, n_actions=1000, n_games=20)
+>>> print(table)                                              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from ._checks import make_rules
+from .evaluate import Opponent, Player, expected_points, play
+from .reward import Reward
+from .rules import Rules
+from .solve import solve_transitions
+from .states import Transitions, enumerate_boards
+
+__all__ = ["Tournament", "tournament", "standard_tournament", "STANDARD_REWARDS"]
+
+#: Reward weightings of the robust-player study (lines, height, score, gaps).
+STANDARD_REWARDS = (
+    Reward(lines=0, height=0, score=3, gaps=0),
+    Reward(lines=0, height=0, score=1, gaps=1),
+    Reward(lines=10, height=0, score=3, gaps=1),
+    Reward(lines=10, height=0, score=4, gaps=0),
+    Reward(lines=0, height=1, score=4, gaps=1.5),
+    Reward(lines=0, height=2, score=1, gaps=1),
+)
+
+
+@dataclass(frozen=True, repr=False)
+class Tournament:
+    """Expected points of each player (rows) against each opponent (columns).
+
+    Attributes:
+        players, opponents: the names, in order.
+        expected: float64 array ``(n_players, n_opponents)``: exact expected
+            points of ``n_actions`` placements from the empty board.
+        playout_mean, playout_stderr: float64 arrays of the same shape: the
+            mean points of ``n_games`` played games and its standard error
+            (NaN where no games were played).
+        n_actions, n_games: as given.
+        seconds: wall time of the whole tournament (solves included when built
+            by :func:`standard_tournament`).
+    """
+
+    players: tuple[str, ...]
+    opponents: tuple[str, ...]
+    expected: np.ndarray
+    playout_mean: np.ndarray
+    playout_stderr: np.ndarray
+    n_actions: int
+    n_games: int
+    seconds: float
+
+    @property
+    def worst(self) -> np.ndarray:
+        """float64 array ``(n_players,)``: each player's least expected points over the opponents."""
+        return self.expected.min(axis=1)
+
+    @property
+    def largest_gap(self) -> float:
+        """The largest |playout mean - exact| in standard errors (the check)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.abs(self.playout_mean - self.expected) / self.playout_stderr
+        z = z[np.isfinite(z)]
+        return float(z.max()) if z.size else 0.0
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per (player, opponent): the names, exact and playout figures."""
+        return [
+            {
+                "player": player,
+                "opponent": opponent,
+                "expected": float(self.expected[i, j]),
+                "playout_mean": float(self.playout_mean[i, j]),
+                "playout_stderr": float(self.playout_stderr[i, j]),
+                "n_actions": self.n_actions,
+                "n_games": self.n_games,
+            }
+            for i, player in enumerate(self.players)
+            for j, opponent in enumerate(self.opponents)
+        ]
+
+    def to_csv(self) -> str:
+        """The records as CSV text (a header line, then one line per pair)."""
+        out = io.StringIO()
+        records = self.to_records()
+        writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        return out.getvalue()
+
+    def to_markdown(self) -> str:
+        """The exact table as Markdown, with a ``min`` column."""
+        head = ["player", *self.opponents, "min"]
+        lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+        for i, player in enumerate(self.players):
+            cells = [f"{v:,.1f}" for v in self.expected[i]] + [f"{self.worst[i]:,.1f}"]
+            lines.append("| " + " | ".join([player, *cells]) + " |")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        head = ["player", *self.opponents, "min"]
+        rows = [[p, *(f"{v:,.1f}" for v in self.expected[i]), f"{self.worst[i]:,.1f}"]
+                for i, p in enumerate(self.players)]
+        widths = [max(len(r[k]) for r in [head, *rows]) for k in range(len(head))]
+        fmt = lambda r: "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths)))
+        text = [fmt(head), *map(fmt, rows)]
+        text.append(
+            f"expected points of {self.n_actions:,} placements (exact); playouts of {self.n_games:,} games "
+            f"agree within {self.largest_gap:.1f} standard errors; {self.seconds:.2f} s"
+        )
+        return "\n".join(text)
+
+    def __repr__(self) -> str:
+        return (f"<Tournament {len(self.players)} players x {len(self.opponents)} opponents, "
+                f"n_actions={self.n_actions:,}, n_games={self.n_games:,}>")
+
+
+def tournament(
+    game: Transitions,
+    players: Mapping[str, Player],
+    opponents: Mapping[str, Opponent],
+    *,
+    n_actions: int = 10_000,
+    n_games: int = 100,
+    seed: int = 0,
+    n_jobs: int | None = None,
+) -> Tournament:
+    """Every player against every opponent on ``game``'s boards.
+
+    Args:
+        game: the move table (:class:`Transitions`) all policies were solved on.
+        players: name -> ``"random"``, a :class:`Solution` (its policy) or
+            placement numbers ``(n_boards, n_pieces)``.
+        opponents: name -> ``"random"``, a :class:`Solution` solved against an
+            opponent (its piece choices) or piece indices ``(n_boards,)``.
+        n_actions: placements counted, from the empty board.
+        n_games: games played per pair as a check (0: none).
+        seed: the playouts' seed; pair (i, j) uses ``seed + i * n_opponents + j``.
+
+    Returns:
+        :class:`Tournament`.
+    """
+    if not isinstance(game, Transitions):
+        raise TypeError(f"game must be a babytris.Transitions, got {type(game).__name__}")
+    if not players or not opponents:
+        raise ValueError("tournament: give at least one player and one opponent")
+    if isinstance(n_games, bool) or not isinstance(n_games, int) or not 0 <= n_games <= 10**7:
+        raise ValueError(f"n_games must be an integer in [0, 10**7], got {n_games!r}")
+    started = time.perf_counter()
+    shape = (len(players), len(opponents))
+    expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
+    for i, player in enumerate(players.values()):
+        for j, opponent in enumerate(opponents.values()):
+            expected[i, j] = expected_points(game, player, opponent, n_actions=n_actions)
+            if n_games:
+                games = play(game, player, opponent, n_actions=n_actions, n_games=n_games,
+                             seed=seed + i * shape[1] + j, n_jobs=n_jobs)
+                mean[i, j], stderr[i, j] = games.mean, games.stderr
+    return Tournament(tuple(players), tuple(opponents), expected, mean, stderr, n_actions, n_games,
+                      time.perf_counter() - started)
+
+
+def standard_tournament(
+    rules: Rules | None = None,
+    /,
+    *,
+    discount: float = 0.9,
+    opponent_discounts: tuple[float, ...] = (0.1, 0.9),
+    rewards: tuple[Reward, ...] = STANDARD_REWARDS,
+    n_actions: int = 10_000,
+    n_games: int = 100,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    **rule_fields: Any,
+) -> Tournament:
+    """The Baby Tetris study's table: players solved with ``discount`` against
+    opponents solved with each of ``opponent_discounts``.
+
+    Players: ``optimal`` (best against random pieces), ``random`` (uniform
+    placements), ``max-min`` (best against the minimax opponent), and one
+    max-min player per reward weighting in ``rewards``.  Opponents: random
+    pieces, and for each opponent discount the ``minimax`` (worst piece for an
+    optimal player), ``minavg`` (worst for a random player) and ``gaps`` (most
+    holes from a random player) opponents.
+    """
+    rules = make_rules(rules, rule_fields)
+    started = time.perf_counter()
+    t = enumerate_boards(rules, n_jobs=n_jobs)
+    players: dict[str, Player] = {
+        "optimal": solve_transitions(t, discount=discount, n_jobs=n_jobs),
+        "random": "random",
+        "max-min": solve_transitions(t, discount=discount, opponent="minimax", n_jobs=n_jobs),
+    }
+    for r in rewards:
+        name = f"max-min {r.lines:g}/{r.height:g}/{r.score:g}/{r.gaps:g}"
+        players[name] = solve_transitions(t, discount=discount, opponent="minimax", reward=r, n_jobs=n_jobs)
+    opponents: dict[str, Opponent] = {"random": "random"}
+    for d in opponent_discounts:
+        for model in ("minimax", "minavg", "gaps"):
+            opponents[f"{model} {d:g}"] = solve_transitions(t, discount=d, opponent=model, n_jobs=n_jobs)
+    table = tournament(t, players, opponents, n_actions=n_actions, n_games=n_games, seed=seed, n_jobs=n_jobs)
+    return Tournament(table.players, table.opponents, table.expected, table.playout_mean, table.playout_stderr,
+                      n_actions, n_games, time.perf_counter() - started)

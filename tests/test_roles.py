@@ -1,0 +1,182 @@
+"""Given policies on either side: best responses, policy evaluation, the gap
+opponent and weighted rewards (Baby Tetris questions 2 and 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import babytris
+from babytris import Reward, Rules, reference
+from babytris.reward import heights, holes
+
+TOL = 1e-11
+
+
+@pytest.fixture(scope="module")
+def optimal(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, tol=TOL)
+
+
+@pytest.fixture(scope="module")
+def minimax(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, opponent="minimax", tol=TOL)
+
+
+@pytest.fixture(scope="module")
+def gaps(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, opponent="gaps", tol=TOL)
+
+
+def test_evaluating_the_optimal_policy_gives_the_optimal_values(transitions_4x4, optimal):
+    value = babytris.solve_transitions(transitions_4x4, player=optimal, tol=TOL)
+    assert value.player == "given" and value.opponent == "random"
+    assert np.max(np.abs(value.values - optimal.values)) <= 1e-9
+    assert np.array_equal(value.policy, optimal.policy)
+
+
+def test_best_response_opponent_scores_the_policy_no_higher_than_any_fixed_opponent(
+    transitions_4x4, optimal, minimax, gaps
+):
+    """Against the optimal random-piece policy: the opponent's best response
+    (min over pieces) is worth no more, board by board, than random pieces or
+    any opponent policy held fixed."""
+    worst = babytris.solve_transitions(transitions_4x4, player=optimal, opponent="minimax", tol=TOL)
+    assert worst.opponent == "minimax" and worst.player == "given"
+    fixed = {
+        "random": "random",
+        "minimax's pieces": minimax.piece_choices,
+        "gaps' pieces": gaps.piece_choices,
+        "always I": np.zeros(transitions_4x4.n_boards, dtype=np.int16),
+        "always L": np.ones(transitions_4x4.n_boards, dtype=np.int16),
+    }
+    for name, opponent in fixed.items():
+        other = babytris.solve_transitions(transitions_4x4, player=optimal, opponent=opponent, tol=TOL)
+        assert np.all(worst.board_values <= other.board_values + 1e-9), name
+    # and the robust (max-min) player is worth at least as much as this policy against its worst case
+    assert minimax.start_value >= worst.start_value - 1e-9
+
+
+def test_best_response_player_beats_any_fixed_player(transitions_4x4, optimal, minimax):
+    """Against the minimax opponent's piece choices held fixed, the best
+    response is worth at least as much as the optimal and the max-min policies."""
+    pieces = minimax.piece_choices
+    best = babytris.solve_transitions(transitions_4x4, opponent=pieces, tol=TOL)
+    assert best.opponent == "given" and best.player == "optimal"
+    assert np.array_equal(best.piece_choices, pieces)
+    for player in (optimal, minimax):
+        other = babytris.solve_transitions(transitions_4x4, opponent=pieces, player=player, tol=TOL)
+        assert np.all(other.board_values <= best.board_values + 1e-9)
+    # a fixed opponent is no worse for the player than the one choosing freely
+    assert np.all(minimax.board_values <= best.board_values + 1e-9)
+
+
+def test_given_opponent_board_value_is_its_piece(transitions_4x4, minimax):
+    best = babytris.solve_transitions(transitions_4x4, opponent=minimax, tol=TOL)
+    rows = np.arange(best.n_boards)
+    assert np.array_equal(best.board_values, best.values[rows, minimax.piece_choices])
+
+
+def test_gap_opponent_maximises_holes_of_a_random_player(gaps, transitions_4x4, rules_4x4):
+    """One more backup, recomputed here: U(b) = max over pieces of the mean over
+    moves of (holes after - holes before + discount * U(after))."""
+    assert gaps.converged and gaps.player == "random"
+    t = gaps.transitions
+    count = holes(t.boards, 4, 4)
+    after = gaps.values.max(axis=1)
+    assert np.array_equal(gaps.board_values, after)
+    assert np.array_equal(gaps.piece_choices, np.argmax(gaps.values, axis=1))
+    for state in range(0, gaps.n_states, 41):
+        b = state // 2
+        q = [count[t.next_board[e]] - count[b] + 0.9 * after[t.next_board[e]]
+             for e in range(t.offsets[state], t.offsets[state + 1])]
+        assert abs((sum(q) / len(q) if q else 0.0) - gaps.values.flat[state]) <= 1e-9
+    assert gaps.start_value > 0  # a random player leaves holes
+    with pytest.raises(ValueError, match="random"):
+        gaps.best_action(0, "I")
+
+
+def test_gap_opponent_matches_reference_on_a_small_game():
+    rules = Rules(width=3, height=4)
+    core = babytris.solve(rules, opponent="gaps", tol=1e-12)
+    ref = reference.solve(rules, opponent="gaps", tol=1e-12)
+    order = core.transitions.indices(np.array(ref.boards, dtype=np.uint64))
+    assert np.abs(core.values[order] - np.array(ref.values)).max() <= 1e-9
+    assert abs(core.start_value - ref.start_value) <= 1e-9
+
+
+def test_points_reward_is_the_plain_game(transitions_4x4, optimal):
+    plain = babytris.solve_transitions(transitions_4x4, reward=Reward(lines=0, height=0, score=1, gaps=0), tol=TOL)
+    assert plain.reward is None
+    assert np.array_equal(plain.values, optimal.values)
+
+
+def test_weighted_reward_path_reproduces_the_plain_game(rules_4x4, transitions_4x4, optimal):
+    """Through the per-move reward path: twice the points is worth twice as
+    much, and counting lines with line scores (0, 1, 2, 3) is the game with
+    those scores."""
+    double = babytris.solve_transitions(transitions_4x4, reward=Reward(score=2), tol=TOL)
+    assert double.reward == Reward(score=2)
+    assert np.max(np.abs(double.values - 2 * optimal.values)) <= 1e-8
+    assert np.array_equal(double.policy, optimal.policy)
+    linear = Rules(width=4, height=4, line_scores=(0, 1, 2, 3))
+    by_lines = babytris.solve(rules_4x4, reward=Reward(lines=1, score=0), tol=TOL)
+    plain = babytris.solve(linear, tol=TOL)
+    assert np.max(np.abs(by_lines.values - plain.values)) <= 1e-8
+
+
+def test_weighted_reward_features():
+    board = babytris.Board.from_rows(["....", ".#..", "#...", "..#."])
+    assert heights(np.array([int(board)], dtype=np.uint64), 4, 4)[0] == 3
+    assert holes(np.array([int(board)], dtype=np.uint64), 4, 4)[0] == 3  # 1 under column 0, 2 under column 1
+    assert reference.holes(int(board), 4, 4) == 3 and reference.max_height(int(board), 4, 4) == 3
+    assert holes(np.array([0], dtype=np.uint64), 4, 4)[0] == 0
+
+
+def test_robust_reward_solution_plays_by_its_reward(transitions_4x4):
+    """A height penalty changes the values (in reward units) and the moves chosen."""
+    r = Reward(lines=0, height=1, score=4, gaps=1.5)
+    s = babytris.solve_transitions(transitions_4x4, opponent="minimax", reward=r, tol=TOL)
+    assert s.reward == r and "Reward" in repr(s)
+    plain = babytris.solve_transitions(transitions_4x4, opponent="minimax", tol=TOL)
+    assert not np.array_equal(s.policy, plain.policy)
+    q = s.action_values(0, "L")
+    assert max(q.values()) == pytest.approx(s.value(0, "L"), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(opponent="gaps", player="optimal"), "player"),
+        (dict(opponent="minavg", player="optimal"), "player"),
+        (dict(opponent="gaps", reward=Reward(height=1)), "reward"),
+        (dict(reward=(1, 2, 3, 4)), "reward"),
+        (dict(player="greedy"), "player"),
+        (dict(opponent=np.zeros(3, dtype=np.int16)), "opponent"),
+        (dict(opponent=np.full(12_978, 2, dtype=np.int16)), "opponent"),
+        (dict(player=np.zeros((12_978, 2), dtype=np.int16)), "player"),
+        (dict(opponent="minimax", method="mpi"), "mpi"),
+        (dict(player="random", method="mpi"), "mpi"),
+    ],
+)
+def test_bad_roles(transitions_4x4, kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        babytris.solve_transitions(transitions_4x4, **kwargs)
+
+
+def test_reward_rejects_non_numbers():
+    with pytest.raises(ValueError, match="Reward.height"):
+        Reward(height=float("nan"))
+    with pytest.raises(ValueError, match="Reward.gaps"):
+        Reward(gaps="1")
+
+
+def test_evaluate_discounted_and_horizon(optimal, minimax):
+    assert babytris.evaluate(optimal, discount=0.9) == pytest.approx(optimal.start_value, abs=1e-9)
+    worst = babytris.evaluate(optimal, opponent="minimax", discount=0.9)
+    assert worst <= babytris.evaluate(optimal, opponent=minimax, discount=0.9) + 1e-9
+    assert babytris.evaluate(optimal, n_actions=50) == babytris.expected_points(optimal, n_actions=50)
+    with pytest.raises(ValueError, match="exactly one"):
+        babytris.evaluate(optimal)
+    with pytest.raises(ValueError, match="exactly one"):
+        babytris.evaluate(optimal, n_actions=5, discount=0.9)

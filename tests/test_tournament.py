@@ -1,0 +1,75 @@
+"""Tournaments: exact expected points of players against opponents, with playouts as a check."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+import babytris
+
+
+@pytest.fixture(scope="module")
+def minimax(transitions_4x4):
+    return babytris.solve_transitions(transitions_4x4, opponent="minimax")
+
+
+@pytest.fixture(scope="module")
+def small_table(transitions_4x4, solution_4x4, minimax):
+    return babytris.tournament(
+        transitions_4x4,
+        {"optimal": solution_4x4, "max-min": minimax, "random": "random"},
+        {"random": "random", "minimax": minimax},
+        n_actions=200,
+        n_games=400,
+        seed=3,
+    )
+
+
+def test_table_holds_exact_expectations(small_table, solution_4x4, transitions_4x4, minimax):
+    t = small_table
+    assert t.expected.shape == t.playout_mean.shape == (3, 2)
+    assert t.expected[0, 0] == babytris.expected_points(solution_4x4, n_actions=200)
+    assert t.expected[2, 1] == babytris.expected_points(transitions_4x4, "random", minimax, n_actions=200)
+    assert np.array_equal(t.worst, t.expected.min(axis=1))
+
+
+def test_playouts_agree_with_the_exact_values(small_table):
+    """Means of 400 games within 5 standard errors of the exact expectation
+    (deterministic pairs, no randomness at all, match exactly)."""
+    assert small_table.largest_gap <= 5
+    # optimal and max-min policies against the minimax opponent's pieces: a deterministic game
+    assert small_table.playout_stderr[0, 1] == 0.0
+    assert small_table.playout_mean[0, 1] == small_table.expected[0, 1]
+
+
+def test_exports(small_table):
+    records = small_table.to_records()
+    assert len(records) == 6 and records[0]["player"] == "optimal" and records[0]["opponent"] == "random"
+    rows = list(csv.DictReader(io.StringIO(small_table.to_csv())))
+    assert [r["player"] for r in rows] == [r["player"] for r in records]
+    assert float(rows[3]["expected"]) == records[3]["expected"]
+    text = str(small_table)
+    assert "max-min" in text and "min" in text.splitlines()[0]
+    assert small_table.to_markdown().startswith("| player | random | minimax | min |")
+
+
+def test_standard_tournament_rows_and_columns():
+    t = babytris.standard_tournament(width=3, height=4, n_actions=30, n_games=10, opponent_discounts=(0.5,),
+                                     rewards=(babytris.Reward(height=1, score=1),))
+    assert t.players == ("optimal", "random", "max-min", "max-min 0/1/1/0")
+    assert t.opponents == ("random", "minimax 0.5", "minavg 0.5", "gaps 0.5")
+    assert t.expected.shape == (4, 4) and np.all(np.isfinite(t.expected))
+    # a random player scores less than the optimal one against every opponent
+    assert np.all(t.expected[1] < t.expected[0])
+
+
+def test_bad_arguments(transitions_4x4):
+    with pytest.raises(ValueError, match="at least one"):
+        babytris.tournament(transitions_4x4, {}, {"random": "random"})
+    with pytest.raises(ValueError, match="n_games"):
+        babytris.tournament(transitions_4x4, {"r": "random"}, {"random": "random"}, n_games=-1)
+    with pytest.raises(TypeError, match="Transitions"):
+        babytris.tournament("4x4", {"r": "random"}, {"random": "random"})
