@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Sequence
 
+from ._checks import OPPONENTS
 from .states import DEFAULT_MAX_MEMORY
 
 __all__ = ["main"]
@@ -28,12 +29,34 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     solve.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
     solve.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    solve.add_argument("--method", choices=("mpi", "vi"), default="mpi",
-                       help="modified policy iteration (default) or value iteration; both accelerated")
+    solve.add_argument("--opponent", choices=OPPONENTS, default="random",
+                       help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
+                            "optimal player; minavg: the worst for a random player; gaps: the most holes")
+    solve.add_argument("--method", choices=("mpi", "vi"), default=None,
+                       help="modified policy iteration (default where one side is random) or value "
+                            "iteration; both accelerated")
     solve.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2**30, metavar="GIB",
                        help=f"refuse work needing more memory than this, in GiB "
                             f"(default {DEFAULT_MAX_MEMORY / 2**30:g})")
-    solve.add_argument("--jobs", type=int, default=None, help="threads building the move table (default: all)")
+    solve.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
+    table = commands.add_parser(
+        "tournament",
+        help="players against opponents, in exact expected points",
+        description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
+                    "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
+                    "opponent discount), then print each player's exact expected points over --actions "
+                    "placements against each opponent, checked against the mean of --games played games.",
+    )
+    table.add_argument("--width", type=int, default=4, help="board columns (default 4)")
+    table.add_argument("--height", type=int, default=4, help="board rows (default 4)")
+    table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
+    table.add_argument("--opponent-discounts", type=float, nargs="+", default=[0.1, 0.9], metavar="D",
+                       help="discounts the opponents are solved with (default 0.1 0.9)")
+    table.add_argument("--actions", type=int, default=10_000, help="placements counted (default 10000)")
+    table.add_argument("--games", type=int, default=100, help="games played per pair as a check (default 100)")
+    table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
+    table.add_argument("--format", choices=("text", "markdown", "csv"), default="text",
+                       help="text (default), a Markdown table, or CSV records")
     return parser
 
 
@@ -48,6 +71,7 @@ def _solve(args: argparse.Namespace) -> int:
         discount=args.discount,
         tol=args.tol,
         max_iter=args.max_iter,
+        opponent=args.opponent,
         method=args.method,
         max_memory=_gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
@@ -60,12 +84,36 @@ def _solve(args: argparse.Namespace) -> int:
           f"{solution.transitions.n_moves:,} moves)")
     print(f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
           f"{'converged' if solution.converged else 'NOT converged'}")
-    print(f"start value  {solution.start_value:.6f}  (discount {solution.discount})")
+    print(f"start value  {solution.start_value:.6f}  (discount {solution.discount}, opponent {solution.opponent})")
     print(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
     print(f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
           f"solve {solution.seconds['solve']:.3f} s)")
     print(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
     return 0 if solution.converged else 1
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    import babytris
+
+    table = babytris.standard_tournament(
+        width=args.width,
+        height=args.height,
+        discount=args.discount,
+        opponent_discounts=tuple(args.opponent_discounts),
+        n_actions=args.actions,
+        n_games=args.games,
+        seed=args.seed,
+    )
+    if args.format == "csv":
+        print(table.to_csv(), end="")
+    elif args.format == "markdown":
+        print(table.to_markdown())
+        print(f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); playouts "
+              f"of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors; "
+              f"{table.seconds:.1f} s including every solve.")
+    else:
+        print(table)
+    return 0
 
 
 def _gib_to_bytes(gib: float) -> int:
@@ -79,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments, 3 over the memory budget."""
     args = _parser().parse_args(argv)
     try:
-        return _solve(args)
+        return _tournament(args) if args.command == "tournament" else _solve(args)
     except ValueError as err:
         print(f"babytris: error: {err}", file=sys.stderr)
         return 2

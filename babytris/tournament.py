@@ -17,7 +17,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ._checks import make_rules
-from .evaluate import Opponent, Player, expected_points, play
+from .evaluate import MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
+from .policies import check_int
 from .reward import Reward
 from .rules import Rules
 from .solve import solve_transitions
@@ -155,8 +156,7 @@ def tournament(
         raise TypeError(f"game must be a babytris.Transitions, got {type(game).__name__}")
     if not players or not opponents:
         raise ValueError("tournament: give at least one player and one opponent")
-    if isinstance(n_games, bool) or not isinstance(n_games, int) or not 0 <= n_games <= 10**7:
-        raise ValueError(f"n_games must be an integer in [0, 10**7], got {n_games!r}")
+    _check_counts(n_actions, n_games)
     started = time.perf_counter()
     shape = (len(players), len(opponents))
     expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
@@ -195,6 +195,7 @@ def standard_tournament(
     holes from a random player) opponents.
     """
     rules = make_rules(rules, rule_fields)
+    _check_counts(n_actions, n_games)
     started = time.perf_counter()
     t = enumerate_boards(rules, n_jobs=n_jobs)
     players: dict[str, Player] = {
@@ -212,3 +213,8 @@ def standard_tournament(
     table = tournament(t, players, opponents, n_actions=n_actions, n_games=n_games, seed=seed, n_jobs=n_jobs)
     return Tournament(table.players, table.opponents, table.expected, table.playout_mean, table.playout_stderr,
                       n_actions, n_games, time.perf_counter() - started)
+
+
+def _check_counts(n_actions: object, n_games: object) -> None:
+    check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
+    check_int("n_games", n_games, 0, MAX_GAMES, "10**7")

@@ -86,3 +86,27 @@ def test_python_dash_m(tmp_path):
 def test_bad_max_memory_is_exit_2(value, capsys):
     assert cli.main(["solve", "--width", "4", "--height", "4", "--max-memory", value]) == 2
     assert "max-memory" in capsys.readouterr().err
+
+
+def test_solve_against_an_opponent(capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "4", "--opponent", "minimax"]) == 0
+    out = capsys.readouterr().out
+    assert "opponent minimax" in out and "(vi)" in out
+
+
+def test_tournament(capsys):
+    argv = ["tournament", "--width", "3", "--height", "4", "--actions", "50", "--games", "10",
+            "--opponent-discounts", "0.5"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["player", "random", "minimax", "0.5", "minavg", "0.5", "gaps", "0.5", "min"]
+    assert "max-min 0/1/4/1.5" in out
+    assert cli.main(argv + ["--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("player,opponent,expected,")
+    assert cli.main(argv + ["--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("| player | random | minimax 0.5 |")
+
+
+def test_tournament_bad_arguments(capsys):
+    assert cli.main(["tournament", "--actions", "0"]) == 2
+    assert "n_actions" in capsys.readouterr().err
