@@ -73,6 +73,7 @@ class Sweeper:
         piece_choice: npt.NDArray[np.int16] | None = None,
         fixed_move: npt.NDArray[np.int16] | None = None,
         move_reward: npt.NDArray[np.float64] | None = None,
+        independent_layers: bool = False,
         n_threads: int = 1,
     ) -> None: ...
     @property

@@ -865,6 +865,7 @@ cdef struct Sweep:
     const int16_t* piece_choice    # PIECES_FIXED: the piece given on each board
     const int16_t* fixed_move      # MOVES_FIXED: each state's move (offset in its row, -1: none)
     const int32_t* order       # live boards in the order swept
+    bint independent_layers    # no board leads to one of its own layer: threads may share a layer
     double* V
     double* W
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
@@ -1119,7 +1120,7 @@ cdef double sweep_layers(const Sweep* sw, bint greedy, const int64_t* layer_star
     for layer in range(n_layers):
         first = layer_starts[layer]
         n_blocks = (layer_starts[layer + 1] - first + BLOCK - 1) // BLOCK
-        if n_threads > 1 and n_blocks > 1:
+        if sw.independent_layers and n_threads > 1 and n_blocks > 1:
             for k in prange(n_blocks, num_threads=n_threads, schedule="dynamic"):
                 last = first + (k + 1) * BLOCK
                 if last > layer_starts[layer + 1]:
@@ -1164,9 +1165,10 @@ cdef class Sweeper:
     ``W`` (float64, ``n_boards``), ``policy`` (int16, ``n_boards * P``: the
     chosen move's offset in its row, -1 where no move fits); each sweep
     updates them in place.  ``order`` (int32) lists the boards with a move in
-    the order to sweep them, ``layer_starts`` (int64) cuts it into layers
-    whose boards never lead to one another (a single layer unless that is
-    known), so threads may share a layer.
+    the order to sweep them, ``layer_starts`` (int64) cuts it into layers.
+    With ``independent_layers`` (no board leads to another of its own layer:
+    the caller vouches for it) up to ``n_threads`` threads share each layer;
+    otherwise sweeps run on one thread, whatever ``n_threads`` says.
 
     ``pieces`` says how a board's value combines its states' (0: the mean
     weighted by ``probs``; 1: the least, 2: the most, as an opponent giving
@@ -1195,7 +1197,7 @@ cdef class Sweeper:
                  double discount, double[::1] V, double[::1] W, int16_t[::1] policy,
                  const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,
                  int moves=MOVES_BEST, const int16_t[::1] piece_choice=None, const int16_t[::1] fixed_move=None,
-                 const double[::1] move_reward=None, int n_threads=1):
+                 const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1):
         cdef int P = probs.shape[0]
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
         if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P:
@@ -1261,6 +1263,7 @@ cdef class Sweeper:
         self.sw.piece_choice = &piece_choice[0] if piece_choice is not None and n_boards else NULL
         self.sw.fixed_move = &fixed_move[0] if fixed_move is not None and n_boards else NULL
         self.sw.order = &order[0] if order.shape[0] else NULL
+        self.sw.independent_layers = independent_layers
         self.sw.V = &V[0] if n_boards else NULL
         self.sw.W = &W[0] if n_boards else NULL
         self.sw.V_prev = NULL

@@ -171,6 +171,7 @@ def solve_transitions(
         piece_choice=roles.piece_choice,
         fixed_move=roles.fixed_move,
         move_reward=roles.move_rewards(transitions),
+        independent_layers=len(layer_starts) > 2,  # (several layers only where moves cross them: see layers())
     )
     tuned = ThreadTuner(sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":

@@ -465,3 +465,14 @@ def test_threads_share_layers_without_changing_the_answer(transitions_4x4, oppon
     assert one.iterations == two.iterations
     assert np.array_equal(one.values, two.values)
     assert np.array_equal(one.policy, two.policy)
+
+
+def test_one_layer_sweeps_on_one_thread_whatever_n_jobs():
+    """Tetrominoes on a 4-wide board keep the cell count mod 4: one layer,
+    whose boards lead to each other, so the sweep stays sequential and the
+    values cannot depend on the threads."""
+    t = babytris.enumerate_boards(Rules(width=4, height=4, pieces="tetrominoes"))
+    assert len(t.layer_starts) == 2
+    one = babytris.solve_transitions(t, n_jobs=1, tol=1e-12)
+    two = babytris.solve_transitions(t, n_jobs=2, tol=1e-12)
+    assert np.array_equal(one.values, two.values)
