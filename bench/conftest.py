@@ -26,7 +26,9 @@ import babytris  # noqa: E402  (after the sys.path fix above)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: takes many seconds (4x6, 5x5, the pure-Python reference)")
+    config.addinivalue_line(
+        "markers", "slow: takes many seconds (4x6, 5x5, the pure-Python reference, the 4x5 tournament)"
+    )
     core = Path(babytris._core.__file__).resolve()
     if REPO in core.parents or core.suffix not in (".so", ".pyd"):
         raise pytest.UsageError(

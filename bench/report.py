@@ -1,7 +1,7 @@
 """Run the benchmark suite once and print the Markdown summary quoted in the README.
 
     python bench/report.py                  # everything, a few minutes
-    python bench/report.py --quick          # -m "not slow": 4x4, 4x5, 5x4 only
+    python bench/report.py --quick          # -m "not slow": 4x4, 4x5, 5x4 only (the tournament: 4x4)
     python bench/report.py --json out.json  # also keep pytest-benchmark's raw JSON
     python bench/report.py --from-json out.json   # re-print a saved run, no timing
 
@@ -44,7 +44,9 @@ def run(quick: bool, json_path: Path) -> float:
     return time.perf_counter() - started
 
 
-def machine() -> list[str]:
+def machine(threads: int | None = None) -> list[str]:
+    """The machine, as lines; ``threads``: the benchmarks' default thread count
+    (as recorded in their ``extra_info``; default this machine's cores)."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -60,9 +62,13 @@ def machine() -> list[str]:
             return "not installed"
 
     omp = [f"{k}={os.environ[k]}" for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT") if k in os.environ]
+    threads = threads or os.cpu_count()
     return [
         f"OpenMP environment: {', '.join(omp) if omp else 'defaults'}",
         f"CPU: {cpu}, {os.cpu_count()} logical cores ({usable} usable)",
+        f"Threads: {threads} (`n_jobs=None`, the default: every core) write the move table; each kind of sweep "
+        f"(greedy, evaluation) runs its layers on {threads} threads or on 1, whichever that solve has timed "
+        f"faster (a busy core stalls threaded layers); `babytris.solve(..., n_jobs=1)` runs on one throughout",
         f"Python {platform.python_version()} ({platform.python_implementation()}, {platform.system()} "
         f"{platform.release()}); numpy {version('numpy')}, Cython {version('Cython')}, "
         f"pytest-benchmark {version('pytest-benchmark')}, babytris {version('babytris')}",
@@ -86,11 +92,17 @@ def report(data: dict, wall: float | None) -> str:
     # rows[(width, height)][test name] = benchmark entry
     rows: dict[tuple[int, int], dict[str, dict]] = {}
     reference = None
-    play = []
+    play, opponents, tournaments = [], [], []
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
         if "test_bench_play.py" in b["fullname"]:
             play.append(b)
+            continue
+        if "test_bench_opponents.py" in b["fullname"]:
+            opponents.append(b)
+            continue
+        if "test_bench_tournament.py" in b["fullname"]:
+            tournaments.append(b)
             continue
         if test == "test_reference_4x4":
             reference = b
@@ -133,7 +145,8 @@ def report(data: dict, wall: float | None) -> str:
     if commit.get("id"):
         out.append(f"Repository at git {commit['id'][:10]}{' (working tree modified)' if commit.get('dirty') else ''}, "
                    f"installed babytris benchmarked, run {data.get('datetime', '')[:19].replace('T', ' ')} UTC.")
-    out += [f"- {line}" for line in machine()]
+    threads = [b["extra_info"].get("threads") for b in data["benchmarks"] if "test_bench_play.py" not in b["fullname"]]
+    out += [f"- {line}" for line in machine(max(filter(None, threads), default=None))]
     out += ["", *lines, ""]
     if reference:
         info = reference["extra_info"]
@@ -150,8 +163,10 @@ def report(data: dict, wall: float | None) -> str:
         "Full solve = `babytris.solve(width=W, height=H, discount=0.9, tol=1e-8)`; enumeration = "
         "`enumerate_boards`; value iteration = `solve_transitions` on a pre-enumerated table. "
         "Peak RSS: the most resident memory a full solve adds above `import babytris`, in a fresh process. "
-        f"Threads: {os.cpu_count()} (the default, every core).",
+        "Iterations: Bellman optimality (greedy) sweeps.",
     ]
+    out += opponents_report(opponents, rows)
+    out += tournament_report(tournaments)
     out += play_report(play)
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
@@ -160,6 +175,62 @@ def report(data: dict, wall: float | None) -> str:
     if wall is not None:
         out.append(f"The run took {wall:.0f} s.")
     return "\n".join(out)
+
+
+def opponents_report(entries: list[dict], rows: dict[tuple[int, int], dict[str, dict]]) -> list[str]:
+    """The table of test_bench_opponents.py, each size led by random pieces
+    (test_value_iteration of test_bench_solve.py, the same call with defaults)."""
+    if not entries:
+        return []
+    by_size: dict[tuple[int, int], list[dict]] = {}
+    for b in entries:
+        by_size.setdefault((b["extra_info"]["width"], b["extra_info"]["height"]), []).append(b)
+    lines = ["", "| Size | Solve | `solve_transitions(t, discount=0.9, tol=1e-8, ...)` | Method | Median | Min–max "
+                 "| Iterations |",
+             "|---|---|---|---|---:|---:|---:|"]
+    for (w, h), solves in sorted(by_size.items(), key=lambda item: (item[0][0] * item[0][1], item[0])):
+        random = rows.get((w, h), {}).get("test_value_iteration")
+        if random is None:
+            lines.append(f"| {w}x{h} | random pieces | `opponent=\"random\"` (`test_value_iteration`) | — | not run "
+                         "| — | — |")
+        else:
+            info = random["extra_info"]
+            lines.append(f"| {w}x{h} | random pieces | `opponent=\"random\"` (`test_value_iteration`) "
+                         f"| {info.get('method', '—')} | {seconds(random['stats']['median'])} | {spread(random)} "
+                         f"| {info.get('iterations', '—')} |")
+        for b in solves:
+            info = b["extra_info"]
+            lines.append(f"| {w}x{h} | {info['what']} | `{info['arguments']}` | {info['method']} "
+                         f"| {seconds(b['stats']['median'])} | {spread(b)} | {info['iterations']} |")
+    rounds = sorted({(b["extra_info"]["size"], b["stats"]["rounds"]) for b in entries})
+    return lines + [
+        "",
+        "On a table enumerated beforehand; the given policies (the optimal solution against random pieces, the "
+        "minimax solution) are solved once per size, not timed.  Best response of the player: to the minimax "
+        "solution's piece choices; of the opponent: to the optimal player's placements; policy evaluation: the "
+        "optimal player's value against random pieces.  Methods: `mpi` (modified policy iteration: a greedy "
+        "sweep, then up to 6 evaluation sweeps) where one side is fixed or random, `vi` (value iteration) where "
+        "both optimise or the player places at random.  Rounds: "
+        + ", ".join(f"{size}: {n}" for size, n in rounds) + ".",
+    ]
+
+
+def tournament_report(entries: list[dict]) -> list[str]:
+    """The table of test_bench_tournament.py: the study's tournament end to end."""
+    if not entries:
+        return []
+    lines = ["", "| Tournament | Boards | Median | Min–max | Rounds | Work |", "|---|---:|---:|---:|---:|---|"]
+    for b in sorted(entries, key=lambda entry: entry["extra_info"]["width"] * entry["extra_info"]["height"]):
+        info = b["extra_info"]
+        pairs = info["players"] * info["opponents"]
+        lines.append(
+            f"| `standard_tournament(width={info['width']}, height={info['height']})` | {info['n_boards']:,} "
+            f"| {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} "
+            f"| {info['solves']} solves; {info['players']} players x {info['opponents']} opponents: {pairs} exact "
+            f"expected points and {pairs * info['n_games']:,} games of <= {info['n_actions']:,} placements |"
+        )
+    return lines + ["", "End to end: enumeration, the solves (discount 0.9; opponents 0.1 and 0.9), "
+                        "`expected_points` and `play` for every pair, on every core."]
 
 
 def play_report(entries: list[dict]) -> list[str]:

@@ -34,7 +34,8 @@ SIZES = [
 ]
 
 
-def _info(benchmark, width, height, transitions, *, iterations=None, peak_rss_mib=None, peak_rss_of=None):
+def _info(benchmark, width, height, transitions, *, iterations=None, method=None, peak_rss_mib=None,
+          peak_rss_of=None):
     benchmark.extra_info.update(
         size=f"{width}x{height}",
         width=width,
@@ -49,6 +50,8 @@ def _info(benchmark, width, height, transitions, *, iterations=None, peak_rss_mi
     )
     if iterations is not None:
         benchmark.extra_info["iterations"] = iterations
+    if method is not None:
+        benchmark.extra_info["method"] = method
 
 
 @pytest.mark.parametrize("width, height, rounds, warmup", SIZES)
@@ -63,7 +66,7 @@ def test_solve(benchmark, peak_rss, width, height, rounds, warmup):
         warmup_rounds=warmup,
     )
     assert solution.converged
-    _info(benchmark, width, height, solution.transitions, iterations=solution.iterations,
+    _info(benchmark, width, height, solution.transitions, iterations=solution.iterations, method=solution.method,
           peak_rss_mib=peak_rss.mib("solve", width, height), peak_rss_of="solve")
 
 
@@ -94,7 +97,7 @@ def test_value_iteration(benchmark, peak_rss, width, height, rounds, warmup):
     )
     assert solution.converged
     # The sweeps run with the whole table resident: their peak is the solve's.
-    _info(benchmark, width, height, transitions, iterations=solution.iterations,
+    _info(benchmark, width, height, transitions, iterations=solution.iterations, method=solution.method,
           peak_rss_mib=peak_rss.mib("solve", width, height), peak_rss_of="solve")
 
 
