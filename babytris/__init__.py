@@ -16,6 +16,7 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
     ) from err
 from .board import Board
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
+from .minimize import Partition, minimize
 from .pieces import CATALOGUE, Piece, Placement
 from .reward import Reward
 from .rules import Rules, RulesError
@@ -32,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "HorizonValues",
     "MemoryLimitError",
+    "Partition",
     "Piece",
     "Placement",
     "PlayResult",
@@ -45,6 +47,7 @@ __all__ = [
     "evaluate",
     "expected_points",
     "horizon_values",
+    "minimize",
     "play",
     "solve",
     "solve_transitions",

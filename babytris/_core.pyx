@@ -505,7 +505,7 @@ cdef class Engine:
         ``board * n_pieces + piece``; per move the next board's index (int32),
         rows cleared (uint8) and placement number within the piece (uint16).
         ``status`` is 0, or on failure ``(code, n_boards_so_far, bytes)`` and
-        the arrays are None.  The layers cost 12 bytes per board more while
+        the arrays are None.  The layers cost 13 bytes per board more while
         the table is built.  Everything held, plus ``bytes_per_board_after``
         per board (what the caller allocates next), stays under ``max_bytes``.
 

@@ -19,7 +19,7 @@ from ._checks import check_solver_args, make_rules
 from .roles import resolve
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
-           "holes", "max_height", "move_reward",
+           "holes", "max_height", "move_reward", "minimize",
            "expected_points"]
 
 Cells = frozenset  # of (col, row)
@@ -304,3 +304,46 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
             for b in boards
         }
     return float(values[0])
+
+
+def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward: Any = None):
+    """Coarsest partition of the states (and boards) into groups of equal
+    value, by plain refinement: start from one group each, and give every
+    state the signature (its group, the sorted multiset of (move reward,
+    next board's group)), every board (its group, the sorted multiset of
+    (piece weight, state's group)), until the number of groups stops growing.
+    Piece weights: the probabilities when pieces are drawn, all alike when an
+    opponent gives them.
+
+    Returns ``(state_groups, board_groups)``: dicts ``(board, piece) -> int``
+    and ``board -> int``, groups numbered by first appearance.
+    """
+    roles = resolve(None, opponent, player, reward)
+    if roles.opponent == "given" or roles.player == "given":
+        raise ValueError("minimize: opponent and player must be named models, not given policies")
+    boards = reachable_boards(rules)
+    n_pieces = len(rules.pieces)
+    table = {
+        (b, p): [(move_reward(rules, b, after, rows, roles.opponent, roles.reward), after)
+                 for _, after, rows in moves(rules, b, p)]
+        for b in boards for p in range(n_pieces)
+    }
+    weight = list(rules.probabilities) if roles.opponent == "random" else [0.0] * n_pieces
+    state_group = {s: 0 for s in table}
+    board_group = {b: 0 for b in boards}
+    while True:
+        state_sig = {s: (state_group[s], tuple(sorted((r, board_group[a]) for r, a in table[s]))) for s in table}
+        new_states = _number(state_sig, list(table))
+        board_sig = {b: (board_group[b], tuple(sorted((weight[p], new_states[(b, p)]) for p in range(n_pieces))))
+                     for b in boards}
+        new_boards = _number(board_sig, boards)
+        if len(set(new_states.values())) == len(set(state_group.values())) and \
+                len(set(new_boards.values())) == len(set(board_group.values())):
+            return new_states, new_boards
+        state_group, board_group = new_states, new_boards
+
+
+def _number(signatures: dict, order: list) -> dict:
+    """Group number of each key: equal signatures, equal numbers, by first appearance in ``order``."""
+    first: dict = {}
+    return {key: first.setdefault(signatures[key], len(first)) for key in order}

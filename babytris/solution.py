@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +43,8 @@ class Solution:
             pieces are drawn at random.
         reward: the :class:`~babytris.Reward` the values count, or None for
             points (with ``opponent="gaps"`` they count holes created).
+        partition: the :class:`~babytris.minimize.Partition` whose quotient
+            was solved (``solve(..., minimize=True)``), else None.
         seconds: wall time of ``{"enumerate": ..., "solve": ...}``.
     """
 
@@ -62,6 +65,7 @@ class Solution:
     player: str = "optimal"
     opponent_policy: np.ndarray | None = None
     reward: Reward | None = None
+    partition: Any = None
 
     @property
     def boards(self) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,8 @@ from .rules import Rules
 from .solution import Solution
 from .policies import Opponent, Player
 from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, placement_table, resolve_n_jobs, sweep_order
+from .minimize import Partition
+from .minimize import minimize as minimize_states
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
@@ -44,6 +47,7 @@ def solve(
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | None = None,
+    minimize: bool = False,
     **rule_fields: Any,
 ) -> Solution:
     """Exact values and policies of a game between a player placing pieces
@@ -97,6 +101,11 @@ def solve(
             needing more bytes than this (default 8 GiB).
         progress: called after each optimality sweep as
             ``progress(iteration, residual)``, e.g. to draw a progress bar.
+        minimize: solve the quotient by state-partition minimization
+            (:func:`babytris.minimize`: states that must share a value merged),
+            spread its values back and finish on the full game with the same
+            stopping test (as a rule one greedy sweep, which records the moves).
+            Named opponent and player models only.
 
     Returns:
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
@@ -123,6 +132,7 @@ def solve(
         eval_sweeps=eval_sweeps,
         n_jobs=n_jobs,
         progress=progress,
+        minimize=minimize,
     )
 
 
@@ -140,48 +150,46 @@ def solve_transitions(
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
     progress: Progress | None = None,
+    minimize: bool = False,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search)."""
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
+    if not isinstance(minimize, bool):
+        raise ValueError(f"minimize must be True or False, got {minimize!r}")
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
     rules = transitions.rules
     n, n_pieces = transitions.n_boards, rules.n_pieces
     started = time.perf_counter()
+    scores = np.asarray(rules.line_scores, dtype=np.float64)
+    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    modes = dict(pieces=roles.pieces, moves=roles.moves, piece_choice=roles.piece_choice, fixed_move=roles.fixed_move)
     values = np.zeros(n * n_pieces)
     board_values = np.zeros(n)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
     sweeper = _core.Sweeper(
-        transitions.offsets,
-        transitions.next_board,
-        transitions.lines,
-        np.asarray(rules.line_scores, dtype=np.float64),
-        np.asarray(rules.probabilities, dtype=np.float64),
-        float(discount),
-        values,
-        board_values,
-        policy,
-        order,
-        layer_starts,
-        pieces=roles.pieces,
-        moves=roles.moves,
-        piece_choice=roles.piece_choice,
-        fixed_move=roles.fixed_move,
+        transitions.offsets, transitions.next_board, transitions.lines, scores, probs, float(discount),
+        values, board_values, policy, order, layer_starts, **modes,
         move_reward=roles.move_rewards(transitions),
         independent_layers=len(layer_starts) > 2,  # (several layers only where moves cross them: see layers())
     )
-    tuned = ThreadTuner(sweeper, resolve_n_jobs(n_jobs))
-    if method == "mpi":
-        residuals = modified_policy_iteration(
-            tuned, board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
-        )
-    else:
-        residuals = value_iteration(
-            tuned, values, board_values, tol, max_iter, accelerate=accelerate, progress=progress
-        )
+    partition, residuals = None, []
+    if minimize:
+        # Solve the quotient and spread its values over the game; the sweeps
+        # of the full game below then record the moves and apply the same
+        # stopping test as without minimizing (one sweep, as a rule).
+        partition = minimize_states(transitions, opponent=opponent, player=player, reward=reward)
+        quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes)
+        residuals = _iterate(quotient, method, tol, max_iter, eval_sweeps, accelerate, progress, n_jobs)
+        values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
+        board_values[:] = quotient.board_values[partition.board_labels]
+    done = len(residuals)
+    told = None if progress is None else (lambda iteration, residual: progress(done + iteration, residual))
+    residuals += _iterate(_Arrays(sweeper, values, board_values), method, tol, max(1, max_iter - done),
+                          eval_sweeps, accelerate, told, n_jobs)
     iterations = len(residuals)
     values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
@@ -205,7 +213,45 @@ def solve_transitions(
         tol=float(tol),
         max_iter=int(max_iter),
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},
+        partition=partition,
     )
+
+
+@dataclass
+class _Arrays:
+    """A sweeper with the value arrays it updates."""
+
+    sweeper: _core.Sweeper
+    values: np.ndarray
+    board_values: np.ndarray
+
+
+def _iterate(arrays: _Arrays, method: str, tol: float, max_iter: int, eval_sweeps: int, accelerate: bool,
+             progress: Progress | None, n_jobs: int | None) -> list[float]:
+    """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy residuals."""
+    tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
+    if method == "mpi":
+        return modified_policy_iteration(
+            tuned, arrays.board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
+        )
+    return value_iteration(
+        tuned, arrays.values, arrays.board_values, tol, max_iter, accelerate=accelerate, progress=progress
+    )
+
+
+def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarray, discount: float,
+                      modes: dict) -> _Arrays:
+    """A sweeper over the quotient game: board groups, one row per (group, piece).
+    One layer (groups need not keep a cell count), largest representative first."""
+    n, n_pieces = partition.n_board_classes, len(probs)
+    values, board_values = np.zeros(n * n_pieces), np.zeros(n)
+    live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
+    sweeper = _core.Sweeper(
+        partition.offsets, partition.next_board, partition.lines, scores, probs, discount, values,
+        board_values, np.full(n * n_pieces, -1, dtype=np.int16), live, np.array([0, live.size], dtype=np.int64),
+        **modes, move_reward=partition.move_reward,
+    )
+    return _Arrays(sweeper, values, board_values)
 
 
 def _opponent_policy(roles: Roles, values: np.ndarray) -> np.ndarray | None:

@@ -27,8 +27,8 @@ MIN_BOARDS_PER_THREAD = 50_000
 # Bytes per move in the table: next board (int32), rows cleared (uint8), placement (uint16).
 MOVE_BYTES = 4 + 1 + 2
 # Bytes per board the numbering by layers holds while the table is built:
-# the boards regrouped (uint64) and each one's new number (int32).
-LAYER_BYTES = 8 + 4
+# the boards regrouped (uint64), each one's new number (int32) and layer (uint8).
+LAYER_BYTES = 8 + 4 + 1
 
 
 class MemoryLimitError(MemoryError):

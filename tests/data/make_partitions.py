@@ -1,0 +1,63 @@
+"""Regenerate tests/data/partitions.json: state and board group counts of the
+coarsest equal-value partition, from the pure-Python reference.
+
+The counts come from ``babytris.reference.minimize`` only (no compiled code),
+so the table checks the core's refinement independently.  Run with the
+installed package, from anywhere:
+
+    /tmp/venv/bin/python -P tests/data/make_partitions.py
+
+It takes a few minutes, mostly 4x5.  Previews and hold are not in the rules
+yet: every row is preview 0, hold off.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from babytris import Reward, Rules, reference
+
+#: (name, Rules keyword arguments, minimize keyword arguments).
+CASES: list[tuple[str, dict, dict]] = [
+    ("3x4 random", dict(width=3, height=4), dict(opponent="random")),
+    ("4x4 random", dict(width=4, height=4), dict(opponent="random")),
+    ("4x4 minimax", dict(width=4, height=4), dict(opponent="minimax")),
+    ("4x4 gaps", dict(width=4, height=4), dict(opponent="gaps")),
+    ("4x4 random, unequal pieces", dict(width=4, height=4, probabilities=(0.3, 0.7)), dict(opponent="random")),
+    ("4x4 random, weighted reward", dict(width=4, height=4),
+     dict(opponent="random", reward=Reward(lines=0, height=1, score=4, gaps=1.5))),
+    ("4x5 random", dict(width=4, height=5), dict(opponent="random")),
+    ("4x5 minimax", dict(width=4, height=5), dict(opponent="minimax")),
+]
+
+
+def main() -> None:
+    out = []
+    for name, rules, options in CASES:
+        started = time.perf_counter()
+        states, boards = reference.minimize(Rules(**rules), **options)
+        row = {
+            "name": name,
+            "rules": rules,
+            "opponent": options["opponent"],
+            "reward": None if "reward" not in options else vars(options["reward"]),
+            "preview": 0,
+            "hold": False,
+            "states": len(states),
+            "state_classes": len(set(states.values())),
+            "boards": len(boards),
+            "board_classes": len(set(boards.values())),
+        }
+        print(f"{name}: {row['states']} -> {row['state_classes']} states, {time.perf_counter() - started:.1f} s")
+        out.append(row)
+    if out[1]["states"] != 25_956 or out[6]["boards"] != 182_101:
+        raise SystemExit("the reference does not reproduce 25,956 states on 4x4 and 182,101 boards on 4x5")
+    path = Path(__file__).with_name("partitions.json")
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
