@@ -17,6 +17,7 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
 from .board import Board
 from .evaluate import HorizonValues, PlayResult, expected_points, horizon_values, play
 from .pieces import CATALOGUE, Piece, Placement
+from .rate import Rate, long_run_rate
 from .rules import Rules, RulesError
 from .solution import Solution
 from .solve import solve, solve_transitions
@@ -33,6 +34,7 @@ __all__ = [
     "Piece",
     "Placement",
     "PlayResult",
+    "Rate",
     "Rules",
     "RulesError",
     "Solution",
@@ -40,6 +42,7 @@ __all__ = [
     "enumerate_boards",
     "expected_points",
     "horizon_values",
+    "long_run_rate",
     "play",
     "solve",
     "solve_transitions",
