@@ -31,7 +31,8 @@ extensions = [
         extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
         extra_link_args=OPENMP,
     )
-    for name in ("_core", "_play", "_minimize")  # engine and solver; playouts and finite-horizon values; refinement
+    # the engine and solver; playouts and finite-horizon values; refinement; the long-run rate
+    for name in ("_core", "_play", "_minimize", "_rate")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -19,6 +19,7 @@ from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, hori
 from .minimize import Partition, minimize
 from .pieces import CATALOGUE, Piece, Placement
 from .reward import Reward
+from .rate import Rate, long_run_rate
 from .rules import Rules, RulesError
 from .solution import Solution
 from .solve import solve, solve_transitions
@@ -38,6 +39,7 @@ __all__ = [
     "Placement",
     "PlayResult",
     "Reward",
+    "Rate",
     "Rules",
     "RulesError",
     "Solution",
@@ -48,6 +50,7 @@ __all__ = [
     "expected_points",
     "horizon_values",
     "minimize",
+    "long_run_rate",
     "play",
     "solve",
     "solve_transitions",

@@ -19,8 +19,7 @@ from ._checks import check_solver_args, make_rules
 from .roles import resolve
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
-           "holes", "max_height", "move_reward", "minimize",
-           "expected_points"]
+           "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate"]
 
 Cells = frozenset  # of (col, row)
 
@@ -347,3 +346,201 @@ def _number(signatures: dict, order: list) -> dict:
     """Group number of each key: equal signatures, equal numbers, by first appearance in ``order``."""
     first: dict = {}
     return {key: first.setdefault(signatures[key], len(first)) for key in order}
+
+
+@dataclass
+class ReferenceRate:
+    """Result of :func:`long_run_rate` (the fields of :class:`babytris.Rate`).
+
+    ``kernel``: the set of boards of the survival kernel; ``rank[b]``: for
+    the other boards, the placements the player surely still makes;
+    ``policy[i][p]``: the placement played with piece index p on board
+    ``boards[i]`` (None where it fits nowhere); ``piece_choices[i]``: the
+    opponent's piece index on it (``"minimax"``; else None).
+    """
+
+    rules: Rules
+    opponent: str
+    gain: float
+    lower: float
+    upper: float
+    iterations: int
+    converged: bool
+    survives: bool
+    survival: float
+    guaranteed_placements: int | None
+    boards: list[int]
+    kernel: set
+    rank: dict
+    policy: list[list[Placement | None]]
+    piece_choices: list[int] | None
+
+
+def long_run_rate(
+    rules: Rules | None = None,
+    /,
+    *,
+    opponent: str = "random",
+    tol: float = 1e-9,
+    max_iter: int = 100_000,
+    **rule_fields: Any,
+) -> ReferenceRate:
+    """The optimal average points per placement from the empty board, by the
+    method of :func:`babytris.long_run_rate`, in dicts and loops.
+
+    1. The survival kernel S: pass after pass, drop the boards where some
+       piece has no move into the boards still kept; a board's rank is the
+       pass that dropped it.
+    2. On S, with the moves staying in S: relative value iteration
+       ``U <- U + tau (T U - U)`` (tau = 0.7, Jacobi), ``T U(b)`` the mean
+       over the pieces (or the least, ``opponent="minimax"``) of the best
+       ``points + U(b')``.  ``lower``: the least ``T U - U`` over the boards
+       the greedy moves reach from the start whatever the pieces; ``upper``:
+       the greatest over S, or against the opponent, if less, over the
+       boards reached when it gives its least valuable piece and the player
+       moves anyhow (every 8th iteration and the last, while the bounds are
+       more than the tolerance apart).  The start: the empty board, or when it is off S the
+       boards of S first entered from it.  Until
+       ``upper - lower <= tol`` (``tol / 2`` with the empty board off S).
+    3. Random pieces: the largest chance x of reaching S, iterated up from
+       0 and down from 1 off S until they are ``tol / (2 max(1, upper))``
+       apart; with the empty board off S the bounds are ``x_lo * lower``
+       and ``x_hi * upper``.  With the empty board off S against the
+       opponent, or S empty, the rate is 0 (the iteration of 2, from the
+       boards of S first entered, then serves only the policy on S).
+    4. The policy: on S the greedy move (first of equals); off S the move
+       to the board of greatest chance (random pieces), then of greatest
+       rank.  The opponent's piece: on S the least valuable, off S the one
+       whose best move is least so compared.
+    """
+    rules = make_rules(rules, rule_fields)
+    if opponent not in ("random", "minimax"):
+        raise ValueError(f"opponent must be 'random' or 'minimax', got {opponent!r}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < float("inf"):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10**7:
+        raise ValueError(f"max_iter must be an integer in [1, 10**7], got {max_iter!r}")
+    if min(rules.line_scores) < 0:
+        raise ValueError(f"line_scores must all be >= 0 for the long-run rate, got {rules.line_scores}")
+    tau = 0.7
+    worst = opponent == "minimax"
+    n_pieces = len(rules.pieces)
+    scores = rules.line_scores
+    boards = reachable_boards(rules)
+    table = {b: [moves(rules, b, p) for p in range(n_pieces)] for b in boards}
+
+    # 1. The kernel and the ranks.
+    kernel = set(boards)
+    rank: dict[int, int] = {}
+    passes = 0
+    while True:
+        doomed = [b for b in kernel if any(not any(after in kernel for _, after, _ in row) for row in table[b])]
+        if not doomed:
+            break
+        for b in doomed:
+            rank[b] = passes
+        kernel -= set(doomed)
+        passes += 1
+    survives = 0 in kernel
+
+    # 2. Relative value iteration on the kernel.
+    iterations, lower, upper, survival = 0, 0.0, 0.0, float(survives)
+    greedy: dict[tuple[int, int], Placement] = {}
+    least_piece: dict[int, int] = {}
+    chance = None
+    if kernel:
+        if survives:
+            seeds = [0]
+        else:  # the boards of S first entered from the empty board
+            seen, queue = {0}, deque([0])
+            while queue:
+                b = queue.popleft()
+                for row in table[b]:
+                    for _, after, _ in row:
+                        if after not in seen:
+                            seen.add(after)
+                            if after not in kernel:
+                                queue.append(after)
+            seeds = sorted(seen & kernel)
+        inside = {b: [[(m, after, scores[rows]) for m, after, rows in row if after in kernel] for row in table[b]]
+                  for b in kernel}
+        U = {b: 0.0 for b in kernel}
+        target = tol if survives else tol / 2
+        while True:
+            iterations += 1
+            delta = {}
+            for b in kernel:
+                total, least = 0.0, float("inf")
+                for p, row in enumerate(inside[b]):
+                    best, arg = -float("inf"), None
+                    for m, after, points in row:
+                        if points + U[after] > best:
+                            best, arg = points + U[after], (m, after)
+                    greedy[b, p] = arg
+                    if best < least:
+                        least, least_piece[b] = best, p
+                    total = total + rules.probabilities[p] * best
+                delta[b] = (least if worst else total) - U[b]
+            lower = min(delta[b] for b in _closure(seeds, lambda b: [greedy[b, p][1] for p in range(n_pieces)]))
+            upper = max(delta.values())
+            if worst and upper - lower > target and (iterations % 8 == 0 or iterations >= max_iter):
+                upper = min(upper, max(delta[b] for b in _closure(
+                    seeds[:1], lambda b: [after for _, after, _ in inside[b][least_piece[b]]])))
+            if upper - lower <= target or iterations >= max_iter:
+                break
+            shift = tau * delta[seeds[0]]
+            U = {b: U[b] + (tau * delta[b] - shift) for b in kernel}
+
+        # 3. The chance of reaching the kernel.
+        if not worst:
+            x_lo = {b: 1.0 if b in kernel else 0.0 for b in boards}
+            x_hi = {b: 1.0 for b in boards}
+            outside = [b for b in boards if b not in kernel]
+            for _ in range(max_iter):
+                def step(x):
+                    return {b: sum(q * max((x[after] for _, after, _ in row), default=0.0)
+                                   for q, row in zip(rules.probabilities, table[b])) for b in outside}
+                new_lo, new_hi = step(x_lo), step(x_hi)
+                x_lo.update(new_lo)
+                x_hi.update(new_hi)
+                if max((x_hi[b] - x_lo[b] for b in outside), default=0.0) <= tol / (2 * max(1.0, upper)):
+                    break
+            chance = x_lo
+            if not survives:
+                lower, upper = x_lo[0] * max(0.0, lower), x_hi[0] * max(0.0, upper)
+                survival = (x_lo[0] + x_hi[0]) / 2
+        elif not survives:
+            lower = upper = 0.0
+
+    # 4. The policy.
+    policy, pieces = [], []
+    for b in boards:
+        if b in kernel:
+            policy.append([greedy[b, p][0] for p in range(n_pieces)])
+            pieces.append(least_piece[b])
+            continue
+        row_out, keys = [], []
+        for row in table[b]:
+            key = lambda move: (chance[move[1]] if chance else 0.0, rank.get(move[1], float("inf")))
+            best = max(row, key=key, default=None)  # max keeps the first of equals
+            row_out.append(None if best is None else best[0])
+            keys.append((-1.0, -1) if best is None else key(best))
+        policy.append(row_out)
+        pieces.append(min(range(n_pieces), key=keys.__getitem__))
+    gain = (lower + upper) / 2
+    return ReferenceRate(
+        rules, opponent, gain, lower, upper, iterations, upper - lower <= tol, survives, survival,
+        None if survives else rank[0], boards, kernel, rank, policy, pieces if worst else None,
+    )
+
+
+def _closure(seeds, successors) -> set:
+    """The boards reachable from ``seeds`` (themselves included) along ``successors(board)``."""
+    seen = set(seeds)
+    queue = deque(seeds)
+    while queue:
+        for after in successors(queue.popleft()):
+            if after not in seen:
+                seen.add(after)
+                queue.append(after)
+    return seen
