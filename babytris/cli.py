@@ -57,6 +57,23 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
     table.add_argument("--format", choices=("text", "markdown", "csv"), default="text",
                        help="text (default), a Markdown table, or CSV records")
+    rate = commands.add_parser(
+        "rate",
+        help="optimal average points per placement in an endless game",
+        description="The long-run rate against random pieces and against the minimax opponent, with bounds.",
+    )
+    rate.add_argument("--width", type=int, default=4, help="board columns (default 4)")
+    rate.add_argument("--height", type=int, default=5, help="board rows (default 5)")
+    rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
+    shrink = commands.add_parser(
+        "minimize",
+        help="merge states that must share a value; solve the smaller game",
+        description="Partition the states into groups of equal value (for each opponent model), and time the "
+                    "full solve against the quotient's.",
+    )
+    shrink.add_argument("--width", type=int, default=4, help="board columns (default 4)")
+    shrink.add_argument("--height", type=int, default=5, help="board rows (default 5)")
+    shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     return parser
 
 
@@ -116,6 +133,39 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rate(args: argparse.Namespace) -> int:
+    import babytris
+
+    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height))
+    print(f"{args.width}x{args.height}: {t.n_boards:,} boards; average points per placement, optimal play")
+    converged = True
+    for opponent in ("random", "minimax"):
+        r = babytris.long_run_rate(t, opponent=opponent, tol=args.tol)
+        converged &= r.converged
+        print(f"  {opponent:8} {r.gain:.9f}  in [{r.lower:.9f}, {r.upper:.9f}]  {r.iterations} iterations, "
+              f"{r.seconds:.3f} s, survival kernel {int(r.kernel.sum()):,} boards")
+    return 0 if converged else 1
+
+
+def _minimize(args: argparse.Namespace) -> int:
+    import babytris
+
+    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height))
+    print(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} boards (discount {args.discount})")
+    print("opponent   state groups  board groups   minimize   full solve   quotient solve (with minimize)")
+    for opponent in ("random", "minimax", "minavg", "gaps"):
+        p = babytris.minimize(t, opponent=opponent)
+        started = time.perf_counter()
+        babytris.solve_transitions(t, discount=args.discount, opponent=opponent)
+        full = time.perf_counter() - started
+        started = time.perf_counter()
+        babytris.solve_transitions(t, discount=args.discount, opponent=opponent, minimize=True)
+        quotient = time.perf_counter() - started
+        print(f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {p.seconds:>9.3f}s {full:>11.3f}s "
+              f"{quotient:>15.3f}s")
+    return 0
+
+
 def _gib_to_bytes(gib: float) -> int:
     if not (math.isfinite(gib) and 2**-10 <= gib < 2**33):
         raise ValueError(f"--max-memory must be a number of GiB in [1/1024, 2**33), got {gib}")
@@ -127,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments, 3 over the memory budget."""
     args = _parser().parse_args(argv)
     try:
-        return _tournament(args) if args.command == "tournament" else _solve(args)
+        command = {"tournament": _tournament, "rate": _rate, "minimize": _minimize}.get(args.command, _solve)
+        return command(args)
     except ValueError as err:
         print(f"babytris: error: {err}", file=sys.stderr)
         return 2

@@ -110,3 +110,18 @@ def test_tournament(capsys):
 def test_tournament_bad_arguments(capsys):
     assert cli.main(["tournament", "--actions", "0"]) == 2
     assert "n_actions" in capsys.readouterr().err
+
+
+def test_rate(capsys):
+    assert cli.main(["rate", "--width", "4", "--height", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:2] == ["random", "1.130308492"]
+    assert lines[2].split()[:2] == ["minimax", "1.000000000"]
+
+
+def test_minimize(capsys):
+    assert cli.main(["minimize", "--width", "4", "--height", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("4x4: 25,956 states, 12,978 boards")
+    assert lines[2].split()[:3] == ["random", "3,925", "3,192"]
+    assert lines[5].split()[:3] == ["gaps", "4,808", "3,414"]
