@@ -30,7 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "slow: takes many seconds (4x6, 5x5, the pure-Python reference, the 4x5 tournament)"
     )
     core = Path(babytris._core.__file__).resolve()
-    if REPO in core.parents or core.suffix not in (".so", ".pyd"):
+    if (REPO / "babytris") in core.parents or core.suffix not in (".so", ".pyd"):
         raise pytest.UsageError(
             f"babytris._core is {core}, not an installed compiled module; run `pip install .` first"
         )
