@@ -92,7 +92,7 @@ def report(data: dict, wall: float | None) -> str:
     # rows[(width, height)][test name] = benchmark entry
     rows: dict[tuple[int, int], dict[str, dict]] = {}
     reference = None
-    play, opponents, tournaments = [], [], []
+    play, opponents, tournaments, rates = [], [], [], []
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
         if "test_bench_play.py" in b["fullname"]:
@@ -103,6 +103,9 @@ def report(data: dict, wall: float | None) -> str:
             continue
         if "test_bench_tournament.py" in b["fullname"]:
             tournaments.append(b)
+            continue
+        if "test_bench_rate.py" in b["fullname"]:
+            rates.append(b)
             continue
         if test == "test_reference_4x4":
             reference = b
@@ -167,6 +170,7 @@ def report(data: dict, wall: float | None) -> str:
     ]
     out += opponents_report(opponents, rows)
     out += tournament_report(tournaments)
+    out += rate_report(rates)
     out += play_report(play)
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
@@ -231,6 +235,23 @@ def tournament_report(entries: list[dict]) -> list[str]:
         )
     return lines + ["", "End to end: enumeration, the solves (discount 0.9; opponents 0.1 and 0.9), "
                         "`expected_points` and `play` for every pair, on every core."]
+
+
+def rate_report(entries: list[dict]) -> list[str]:
+    """The table of test_bench_rate.py: the long-run rate, table built beforehand."""
+    if not entries:
+        return []
+    lines = ["", "| Long-run rate | Gain (points per placement) | Bounds | Iterations | Median | Min–max |",
+             "|---|---:|---|---:|---:|---:|"]
+    for b in entries:
+        info = b["extra_info"]
+        lines.append(
+            f"| {info['size']} against {info['opponent']} pieces | {info['gain']:.9f} "
+            f"| [{info['lower']:.9f}, {info['upper']:.9f}] | {info['iterations']} "
+            f"| {seconds(b['stats']['median'])} | {spread(b)} |"
+        )
+    return lines + ["", "`babytris.long_run_rate(transitions, opponent=..., tol=1e-9)` on a table enumerated "
+                        "beforehand (survival kernel, then relative value iteration with certified bounds)."]
 
 
 def play_report(entries: list[dict]) -> list[str]:
