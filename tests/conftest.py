@@ -17,6 +17,8 @@ import pytest
 # the installed package.  Drop that entry so `import babytris` finds the install.
 _REPO = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(os.path.abspath(p or os.curdir)) != _REPO]
+# ... and put tests/ itself there, for the shared helpers (strategies.py).
+sys.path.insert(0, str(_REPO / "tests"))
 
 import babytris  # noqa: E402
 from babytris import Rules, reference  # noqa: E402

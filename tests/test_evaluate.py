@@ -3,7 +3,6 @@ the argument checks shared with play()."""
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -12,20 +11,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import CATALOGUE, Rules, reference
+from babytris import Rules, reference
+from strategies import small_rules
 
 evaluate = sys.modules["babytris.evaluate"]  # the module (babytris.evaluate is the function)
 
 # Games with more reachable boards than this are skipped: the reference stays quick.
 SMALL = 500
-
-CUSTOM = {"monomino": [(0, 0)], "domino": [(0, 0), (1, 0)]}
-
-
-def fits(cells, width: int, height: int) -> bool:
-    piece = babytris.Piece.from_cells(cells)
-    return any(max(x for x, _ in s) < width and max(y for _, y in s) < height for s in piece.orientations())
-
 
 @pytest.fixture(scope="module")
 def minimax_4x4(transitions_4x4):
@@ -133,18 +125,7 @@ def test_policy_rows_find_the_policys_moves(solution_4x4):
 
 @st.composite
 def games(draw):
-    width = draw(st.integers(2, 4))
-    height = draw(st.integers(2, 4))
-    pool = [CATALOGUE[n].cells for n in ("I", "L", "O", "T")] + list(CUSTOM.values())
-    pool = [cells for cells in pool if fits(cells, width, height)]
-    chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=3, unique=True))
-    n = len(chosen)
-    weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
-    probabilities = [w / math.fsum(weights) for w in weights]
-    pieces = [pool[i] for i in chosen]
-    tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
-    line_scores = draw(st.lists(st.floats(0.0, 20.0), min_size=tallest + 1, max_size=tallest + 1))
-    rules = Rules(width=width, height=height, pieces=pieces, line_scores=line_scores, probabilities=probabilities)
+    rules = draw(small_rules())
     player = draw(st.sampled_from(["optimal", "random", "array"]))
     opponent = draw(st.sampled_from(["random", "array", "minimax"]))
     n_actions = draw(st.integers(1, 12))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 
 import babytris
 from babytris import CATALOGUE, Reward, Rules, reference
+from strategies import small_rules
 
 PARTITIONS = json.loads((Path(__file__).parent / "data" / "partitions.json").read_text())
 
@@ -91,24 +91,10 @@ def test_given_policies_are_refused(transitions_4x4, solution_4x4):
         babytris.solve_transitions(transitions_4x4, minimize="yes")
 
 
-def fits(piece, width: int, height: int) -> bool:
-    return any(max(x for x, _ in s) < width and max(y for _, y in s) < height for s in piece.orientations())
-
-
 @st.composite
 def games(draw):
-    width = draw(st.integers(2, 4))
-    height = draw(st.integers(2, 4))
-    names = [n for n, p in CATALOGUE.items() if fits(p, width, height)]
-    pieces = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
-    n = len(pieces)
     # equal probabilities half the time, so interchangeable pieces get exercised
-    if draw(st.booleans()):
-        probabilities = [1 / n] * n
-    else:
-        weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
-        probabilities = [w / math.fsum(weights) for w in weights]
-    rules = Rules(width=width, height=height, pieces=pieces, probabilities=probabilities)
+    rules = draw(small_rules(pool=tuple(p.cells for p in CATALOGUE.values()), line_scores=False, equal_chance=True))
     opponent = draw(st.sampled_from(["random", "minimax", "minavg", "gaps"]))
     reward = None
     if opponent != "gaps" and draw(st.booleans()):

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import CATALOGUE, Rules, rate, reference
+from babytris import Rules, rate, reference
+from strategies import small_rules
 from babytris.policies import policy_rows
 
 TOL = 1e-9
@@ -246,32 +247,8 @@ def test_kernel_reached_by_luck():
 # Games with more reachable boards than this are skipped: the reference stays quick.
 SMALL = 200
 
-CUSTOM = {"monomino": [(0, 0)], "domino": [(0, 0), (1, 0)]}
-
-
-def fits(cells, width: int, height: int) -> bool:
-    piece = babytris.Piece.from_cells(cells)
-    return any(max(x for x, _ in s) < width and max(y for _, y in s) < height for s in piece.orientations())
-
-
-@st.composite
-def small_games(draw):
-    width = draw(st.integers(2, 4))
-    height = draw(st.integers(2, 4))
-    pool = [CATALOGUE[n].cells for n in ("I", "L", "O", "T")] + list(CUSTOM.values())
-    pool = [cells for cells in pool if fits(cells, width, height)]
-    chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=3, unique=True))
-    n = len(chosen)
-    weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
-    probabilities = [w / math.fsum(weights) for w in weights]
-    pieces = [pool[i] for i in chosen]
-    tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
-    line_scores = draw(st.lists(st.floats(0.0, 20.0), min_size=tallest + 1, max_size=tallest + 1))
-    return Rules(width=width, height=height, pieces=pieces, line_scores=line_scores, probabilities=probabilities)
-
-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-@given(small_games())
+@given(small_rules())
 def test_equals_reference(rules):
     """Both run the same steps in the same floating-point operations, so
     beyond the gain (to 1e-7) the iterations and the policy agree exactly."""

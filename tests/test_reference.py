@@ -11,42 +11,22 @@ compared state by state, matched by board value.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import CATALOGUE, Rules, reference
+from babytris import CATALOGUE, reference
+from strategies import small_rules
 
 SMALL = 1500
 TOL = 1e-12
 
 
-def fits(piece, width: int, height: int) -> bool:
-    return any(max(x for x, _ in s) < width and max(y for _, y in s) < height for s in piece.orientations())
-
-
 @st.composite
 def games(draw):
-    width = draw(st.integers(2, 5))
-    height = draw(st.integers(2, 5))
-    names = [n for n, p in CATALOGUE.items() if fits(p, width, height)]
-    pieces = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
-    n = len(pieces)
-    weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
-    total = math.fsum(weights)
-    probabilities = [w / total for w in weights]
-    tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
-    line_scores = draw(
-        st.lists(
-            st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False),
-            min_size=tallest + 1,
-            max_size=tallest + 3,
-        )
-    )
-    rules = Rules(width=width, height=height, pieces=pieces, line_scores=line_scores, probabilities=probabilities)
+    rules = draw(small_rules(sizes=(2, 5), pool=tuple(p.cells for p in CATALOGUE.values()), max_pieces=7))
     discount = draw(st.floats(0.0, 0.95))
     opponent = draw(st.sampled_from(["random", "minimax", "minavg", "gaps", "given"]))
     player = "random" if opponent in ("minavg", "gaps") else draw(st.sampled_from(["optimal", "random", "given"]))

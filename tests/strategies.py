@@ -1,0 +1,47 @@
+"""Hypothesis strategies shared by the differential tests: small random rule sets."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+import babytris
+from babytris import CATALOGUE, Rules
+
+#: Small custom pieces beside the catalogue's.
+CUSTOM = {"monomino": [(0, 0)], "domino": [(0, 0), (1, 0)]}
+#: The default pool: a few catalogue pieces and the custom ones.
+SMALL_POOL = tuple(CATALOGUE[n].cells for n in ("I", "L", "O", "T")) + tuple(map(tuple, CUSTOM.values()))
+
+
+def fits(cells, width: int, height: int) -> bool:
+    """Whether some orientation of the piece fits the board."""
+    piece = babytris.Piece.from_cells(cells)
+    return any(max(x for x, _ in s) < width and max(y for _, y in s) < height for s in piece.orientations())
+
+
+@st.composite
+def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_scores=True, equal_chance=False):
+    """Rules on a board ``sizes[0]``..``sizes[1]`` wide and high, with up to
+    ``max_pieces`` pieces of ``pool`` (cell lists) that fit; random
+    probabilities (with ``equal_chance``, uniform half the time); random line
+    scores in [0, 20] if ``line_scores``, else the default."""
+    width = draw(st.integers(*sizes))
+    height = draw(st.integers(*sizes))
+    fitting = [cells for cells in pool if fits(cells, width, height)]
+    chosen = draw(st.lists(st.sampled_from(range(len(fitting))), min_size=1,
+                           max_size=min(max_pieces, len(fitting)), unique=True))
+    pieces = [fitting[i] for i in chosen]
+    n = len(pieces)
+    if equal_chance and draw(st.booleans()):
+        probabilities = [1 / n] * n
+    else:
+        weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
+        probabilities = [w / math.fsum(weights) for w in weights]
+    fields = dict(width=width, height=height, pieces=pieces, probabilities=probabilities)
+    if line_scores:
+        tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
+        fields["line_scores"] = draw(st.lists(st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False),
+                                              min_size=tallest + 1, max_size=tallest + 3))
+    return Rules(**fields)
