@@ -7,6 +7,17 @@ ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
 ctypedef int32_t index_t       # dense board index; -1 = none
 
 
+cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
+    # splitmix64 finaliser: raw boards have structured low bits that would
+    # cluster under a plain mask.
+    x ^= x >> 30
+    x *= <uint64_t>0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= <uint64_t>0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
 cdef struct MapSlot:
     board_t key
     index_t value              # -1 marks an empty slot (board 0 is a valid key)

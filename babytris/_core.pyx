@@ -29,17 +29,6 @@ cdef enum:
 # Hash map: board -> dense index.
 # --------------------------------------------------------------------------
 
-cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
-    # splitmix64 finaliser: raw boards have structured low bits that would
-    # cluster under a plain mask.
-    x ^= x >> 30
-    x *= <uint64_t>0xbf58476d1ce4e5b9ULL
-    x ^= x >> 27
-    x *= <uint64_t>0x94d049bb133111ebULL
-    x ^= x >> 31
-    return x
-
-
 cdef extern from *:
     """
     #include <stdlib.h>

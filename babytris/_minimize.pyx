@@ -10,17 +10,9 @@ compared element by element, so no collision can merge two rows.
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
+from babytris._core cimport mix64
+
 import numpy as np
-
-
-cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
-    # splitmix64 finaliser
-    x ^= x >> 30
-    x *= <uint64_t>0xbf58476d1ce4e5b9ULL
-    x ^= x >> 27
-    x *= <uint64_t>0x94d049bb133111ebULL
-    x ^= x >> 31
-    return x
 
 
 cdef void sort_row(int64_t* a, Py_ssize_t n) noexcept nogil:
