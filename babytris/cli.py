@@ -22,8 +22,7 @@ def _parser() -> argparse.ArgumentParser:
         help="optimal values and policy against random pieces",
         description="Enumerate every reachable board and solve the game by value iteration.",
     )
-    solve.add_argument("--width", type=int, default=4, help="board columns (default 4)")
-    solve.add_argument("--height", type=int, default=5, help="board rows (default 5); width * height <= 64")
+    _board_arguments(solve, height=5)
     solve.add_argument("--pieces", nargs="+", default=["trominoes"],
                        help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)")
     solve.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
@@ -47,8 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                     "opponent discount), then print each player's exact expected points over --actions "
                     "placements against each opponent, checked against the mean of --games played games.",
     )
-    table.add_argument("--width", type=int, default=4, help="board columns (default 4)")
-    table.add_argument("--height", type=int, default=4, help="board rows (default 4)")
+    _board_arguments(table, height=4)
     table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
     table.add_argument("--opponent-discounts", type=float, nargs="+", default=[0.1, 0.9], metavar="D",
                        help="discounts the opponents are solved with (default 0.1 0.9)")
@@ -62,8 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         help="optimal average points per placement in an endless game",
         description="The long-run rate against random pieces and against the minimax opponent, with bounds.",
     )
-    rate.add_argument("--width", type=int, default=4, help="board columns (default 4)")
-    rate.add_argument("--height", type=int, default=5, help="board rows (default 5)")
+    _board_arguments(rate, height=5)
     rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
     shrink = commands.add_parser(
         "minimize",
@@ -71,10 +68,15 @@ def _parser() -> argparse.ArgumentParser:
         description="Partition the states into groups of equal value (for each opponent model), and time the "
                     "full solve against the quotient's.",
     )
-    shrink.add_argument("--width", type=int, default=4, help="board columns (default 4)")
-    shrink.add_argument("--height", type=int, default=5, help="board rows (default 5)")
+    _board_arguments(shrink, height=5)
     shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     return parser
+
+
+def _board_arguments(parser: argparse.ArgumentParser, *, height: int) -> None:
+    parser.add_argument("--width", type=int, default=4, help="board columns (default 4)")
+    parser.add_argument("--height", type=int, default=height,
+                        help=f"board rows (default {height}); width * height <= 64")
 
 
 def _solve(args: argparse.Namespace) -> int:
