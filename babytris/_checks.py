@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Any
 
 from .rules import Rules
@@ -32,11 +34,15 @@ def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
 
 
 def check_solver_args(
-    discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object, accelerate: object = True
+    discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object, accelerate: object = True,
+    *, undiscounted: bool = False,
 ) -> None:
-    """Raise ``ValueError`` naming the first argument outside its range."""
-    if not isinstance(discount, (int, float)) or isinstance(discount, bool) or not 0.0 <= discount < 1.0:
-        raise ValueError(f"discount must be a number in [0, 1), got {discount!r}")
+    """Raise ``ValueError`` naming the first argument outside its range.
+    ``undiscounted``: discount 1 is allowed (the combo objective, whose games end)."""
+    top = 1.0 if undiscounted else float(np.nextafter(1.0, 0.0))
+    if not isinstance(discount, (int, float)) or isinstance(discount, bool) or not 0.0 <= discount <= top:
+        interval = "[0, 1] (1: the expected combo length)" if undiscounted else "[0, 1)"
+        raise ValueError(f"discount must be a number in {interval}, got {discount!r}")
     if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not (tol > 0 and math.isfinite(tol)):
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10**7:

@@ -40,6 +40,7 @@ cdef struct Geometry:
     const board_t* mask
     const uint8_t* rows
     const int32_t* first
+    bint clears_only           # a placement that clears no row is no move (the combo objective)
 
 
 cdef int map_init(BoardMap* m, size_t expected) noexcept nogil

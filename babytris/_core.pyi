@@ -33,6 +33,8 @@ class Engine:
         masks: npt.ArrayLike,
         rows: npt.ArrayLike,
         first: npt.ArrayLike,
+        *,
+        clears_only: bool = False,
     ) -> None: ...
     @property
     def n_pieces(self) -> int: ...

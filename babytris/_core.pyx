@@ -311,8 +311,9 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
     """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
 
     The piece falls from above the board, so it cannot pass under an
-    overhang.  False if it comes to rest with a cell above the top row;
-    otherwise writes the board after line clears and the rows cleared.
+    overhang.  False if it comes to rest with a cell above the top row (or,
+    with ``clears_only``, clears no row); otherwise writes the board after
+    line clears and the rows cleared.
     """
     cdef board_t m = g.mask[k]
     cdef int w = g.width
@@ -330,6 +331,8 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
         if (b & full) == full:
             b = remove_row(b, r, w)
             n += 1
+    if n == 0 and g.clears_only:
+        return False
     after[0] = b
     lines[0] = n
     return True
@@ -434,7 +437,7 @@ cdef class Engine:
     cdef Geometry geo
     cdef readonly object masks, rows, first
 
-    def __init__(self, int width, int height, masks, rows, first):
+    def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False):
         if width < 1 or height < 1 or width * height > 64:
             raise ValueError(f"width * height must be in [1, 64], got {width} * {height}")
         self.masks = np.ascontiguousarray(masks, dtype=np.uint64)
@@ -456,6 +459,7 @@ cdef class Engine:
         self.geo.mask = &m[0] if m.shape[0] else NULL
         self.geo.rows = &r[0] if r.shape[0] else NULL
         self.geo.first = &f[0]
+        self.geo.clears_only = clears_only
 
     @property
     def n_pieces(self):
@@ -741,15 +745,20 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1]
                       int n_threads) noexcept nogil:
     """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``."""
     cdef Py_ssize_t i
-    cdef int p, k
+    cdef int p, k, lines
     cdef int64_t c
-    cdef board_t sm
+    cdef board_t sm, nb
     for i in prange(boards.shape[0], num_threads=n_threads, schedule="static"):
+        nb = 0          # assigned here so that each thread has its own
+        lines = 0
         sm = smear_down(boards[i], g.width, g.height)
         for p in range(g.n_pieces):
             c = 0
             for k in range(g.first[p], g.first[p + 1]):
-                if not ((g.mask[k] << ((g.height - g.rows[k]) * g.width)) & sm):
+                if g.clears_only:
+                    if drop(g, boards[i], sm, k, &nb, &lines):
+                        c = c + 1
+                elif not ((g.mask[k] << ((g.height - g.rows[k]) * g.width)) & sm):
                     c = c + 1
             counts[i * g.n_pieces + p] = c
 

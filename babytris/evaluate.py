@@ -19,7 +19,7 @@ Who plays is given the same way to both:
   another :class:`Solution` solved against an opponent (its piece choices),
   or an int array ``(n_boards,)`` of piece indices.
 
-Games start on the empty board and count points, undiscounted, for at most
+Games start on the rules' start board (the empty board by default) and count points, undiscounted, for at most
 ``n_actions`` placements; a game ends early when the piece fits nowhere.
 """
 
@@ -130,7 +130,7 @@ class HorizonValues:
         values: float64 array ``(n_boards,)``: ``values[b]``, the expected
             points of the next ``n_actions`` placements from board b (before
             its piece is drawn or chosen).  NaN on the boards not computed:
-            those the game cannot reach from the empty board under these
+            those the game cannot reach from the start board under these
             player and opponent, unless ``all_boards=True``.
         n_actions: the horizon.
         steps: backups computed (``n_actions`` unless stopped early).
@@ -140,6 +140,7 @@ class HorizonValues:
         bound: 0.0, or when extrapolated the most the extrapolation can be
             off in exact arithmetic (a worst case, far above the actual error).
         n_computed: boards computed.
+        start: the start board's index.
     """
 
     values: np.ndarray
@@ -148,11 +149,12 @@ class HorizonValues:
     stopped: str
     bound: float
     n_computed: int
+    start: int = 0
 
     @property
     def start_value(self) -> float:
-        """Expected points of the next ``n_actions`` placements from the empty board."""
-        return float(self.values[0])
+        """Expected points of the next ``n_actions`` placements from the start board."""
+        return float(self.values[self.start])
 
     def __repr__(self) -> str:
         return (
@@ -172,7 +174,7 @@ def play(
     n_games: int = 1,
     n_jobs: int | None = None,
 ) -> PlayResult:
-    """Play ``n_games`` independent games from the empty board.
+    """Play ``n_games`` independent games from the start board.
 
     Before each placement the opponent gives a piece, then the player places
     it; points are ``rules.line_scores[rows cleared]``.  A game stops after
@@ -206,7 +208,7 @@ def play(
     _play.play_games(
         t.offsets, t.next_board, t.lines,
         np.asarray(rules.line_scores, dtype=np.float64), np.asarray(rules.probabilities, dtype=np.float64),
-        0, n_actions, _play.game_seeds(seed, n_games), pieces, rows, points, placements, n_jobs,
+        t.start_index, n_actions, _play.game_seeds(seed, n_games), pieces, rows, points, placements, n_jobs,
     )
     return PlayResult(points, placements, n_actions, seed)
 
@@ -246,7 +248,7 @@ def evaluate(
     discount: float | None = None,
     tol: float = 1e-10,
 ) -> float:
-    """The exact value of a player against an opponent, from the empty board:
+    """The exact value of a player against an opponent, from the start board:
     the expected points of the next ``n_actions`` placements (undiscounted,
     :func:`expected_points`), or with ``discount`` the expected discounted
     points of the whole game (policy evaluation, to ``tol``).
@@ -304,7 +306,7 @@ def horizon_values(
     player), and 0 where p fits nowhere.  Each backup reads the previous
     one's values only (Jacobi), one pass over the boards.
 
-    Only the boards reachable from the empty board under these player and
+    Only the boards reachable from the start board under these player and
     opponent are computed (for an optimal player on 4x5, 296 of 182,101),
     unless ``all_boards``: then every board, at a pass over the whole move
     table per step.
@@ -349,7 +351,7 @@ def horizon_values(
     n = t.n_boards
     keep = None
     if not all_boards:
-        keep = _play.closure(_row_starts(board, n), col, 0)
+        keep = _play.closure(_row_starts(board, n), col, t.start_index)
         board, col, weight, gain = _restrict(keep, board, col, weight, gain)
         n = int(np.count_nonzero(keep))
     out = np.empty(n)
@@ -367,7 +369,7 @@ def horizon_values(
     else:
         values = np.full(t.n_boards, np.nan)
         values[keep] = out
-    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], float(bound), n)
+    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], float(bound), n, t.start_index)
 
 
 # --------------------------------------------------------------------------

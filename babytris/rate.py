@@ -306,7 +306,7 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
     started = time.perf_counter()
     rules = t.rules
     n, P = t.n_boards, rules.n_pieces
-    start = t.board_index(0)
+    start = t.start_index
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     probabilities = np.asarray(rules.probabilities, dtype=np.float64)
     threads = _threads(n, n_jobs)

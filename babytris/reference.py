@@ -53,7 +53,8 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
 
     The piece starts above the board and falls one row at a time until the
     next row down is blocked; a move is legal when every cell then lies inside
-    the board.  Full rows are removed and the rows above fall by one.
+    the board.  Full rows are removed and the rows above fall by one.  Under
+    the combo objective a placement that clears no row is not a move.
     """
     width, height = rules.width, rules.height
     filled = to_cells(board, width, height)
@@ -78,13 +79,16 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
             full = [r for r in range(height) if all((c, r) in after for c in range(width))]
             kept = sorted(r for r in range(height) if r not in full)
             shifted = {(c, kept.index(r)) for c, r in after if r not in full}
-            out.append((placement, to_int(frozenset(shifted), width), len(full)))
+            if full or rules.objective != "combo":
+                out.append((placement, to_int(frozenset(shifted), width), len(full)))
     return out
 
 
-def reachable_boards(rules: Rules, start: int = 0) -> list[int]:
-    """Every board reachable from ``start``, in breadth-first discovery order
-    (pieces in rule order, moves in placement order)."""
+def reachable_boards(rules: Rules, start: int | None = None) -> list[int]:
+    """Every board reachable from ``start`` (default: ``rules.start``), in
+    breadth-first discovery order (pieces in rule order, moves in placement order)."""
+    if start is None:
+        start = rules.start
     seen = {start}
     order = [start]
     queue = deque([start])
@@ -120,7 +124,7 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        return board_value(self.rules, self.values[0], self.opponent, 0)
+        return board_value(self.rules, self.values[0], self.opponent, self.boards[0])  # boards[0]: the start
 
     def value(self, board: int, piece: int) -> float:
         return self.values[self.boards.index(int(board))][piece]
@@ -184,7 +188,7 @@ def solve(
     number (that move).  Stops when no value changes by more than ``tol``.
     """
     rules = make_rules(rules, rule_fields)
-    check_solver_args(discount, tol, max_iter, "vi", 0)
+    check_solver_args(discount, tol, max_iter, "vi", 0, undiscounted=rules.objective == "combo")
     roles = resolve(None, opponent, player, reward)
     if roles.opponent == "given" and not isinstance(opponent, dict):
         raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")
@@ -302,7 +306,7 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
             )
             for b in boards
         }
-    return float(values[0])
+    return float(values[rules.start])
 
 
 def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward: Any = None):
@@ -441,7 +445,7 @@ def long_run_rate(
             rank[b] = passes
         kernel -= set(doomed)
         passes += 1
-    survives = 0 in kernel
+    survives = rules.start in kernel
 
     # 2. Relative value iteration on the kernel.
     iterations, lower, upper, survival = 0, 0.0, 0.0, float(survives)
@@ -450,9 +454,9 @@ def long_run_rate(
     chance = None
     if kernel:
         if survives:
-            seeds = [0]
-        else:  # the boards of S first entered from the empty board
-            seen, queue = {0}, deque([0])
+            seeds = [rules.start]
+        else:  # the boards of S first entered from the start board
+            seen, queue = {rules.start}, deque([rules.start])
             while queue:
                 b = queue.popleft()
                 for row in table[b]:
@@ -507,8 +511,8 @@ def long_run_rate(
                     break
             chance = x_lo
             if not survives:
-                lower, upper = x_lo[0] * max(0.0, lower), x_hi[0] * max(0.0, upper)
-                survival = (x_lo[0] + x_hi[0]) / 2
+                lower, upper = x_lo[rules.start] * max(0.0, lower), x_hi[rules.start] * max(0.0, upper)
+                survival = (x_lo[rules.start] + x_hi[rules.start]) / 2
         elif not survives:
             lower = upper = 0.0
 
@@ -530,7 +534,7 @@ def long_run_rate(
     gain = (lower + upper) / 2
     return ReferenceRate(
         rules, opponent, gain, lower, upper, iterations, upper - lower <= tol, survives, survival,
-        None if survives else rank[0], boards, kernel, rank, policy, pieces if worst else None,
+        None if survives else rank[rules.start], boards, kernel, rank, policy, pieces if worst else None,
     )
 
 

@@ -7,14 +7,18 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
+from .board import Board
 from .pieces import CATALOGUE, GROUPS, Piece, piece
 
-__all__ = ["Rules", "RulesError", "PieceSpec"]
+__all__ = ["Rules", "RulesError", "PieceSpec", "OBJECTIVES"]
 
 #: A piece given by catalogue name, as a Piece, or as (x, y) cells.
 PieceSpec = Union[str, Piece, Sequence[Sequence[int]]]
 
 MAX_CELLS = 64  # a board is one uint64
+
+#: What a game scores: points per placement, or the length of a combo.
+OBJECTIVES = ("points", "combo")
 
 
 class RulesError(ValueError):
@@ -41,6 +45,14 @@ class Rules:
             Default: triangular numbers 0, 1, 3, 6, 10, ... up to that length.
         probabilities: chance of each piece being next, each > 0, summing to 1.
             Default: uniform.
+        start: the board the game starts on, a :class:`Board` or its bits
+            (bit ``row * width + col``), with no full row.  Default: empty.
+        objective: ``"points"`` (default: ``line_scores`` per placement) or
+            ``"combo"``: one point per placement that clears a row, and a
+            placement that clears none ends the game, so the value is the
+            expected length of the combo.  Under ``"combo"`` a placement that
+            clears nothing is not a move of the game (a piece that can only
+            clear nothing ends it), and ``line_scores`` are ``(0, 1, 1, ...)``.
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -51,6 +63,8 @@ class Rules:
     pieces: tuple[Piece, ...] = field(default=("trominoes",))  # type: ignore[assignment]
     line_scores: tuple[float, ...] | None = None
     probabilities: tuple[float, ...] | None = None
+    start: int = 0
+    objective: str = "points"
 
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
@@ -66,13 +80,23 @@ class Rules:
                 raise RulesError(f"pieces: piece {p.name!r} fits a {width}x{height} board in no rotation")
         # Rows one placement can clear: the tallest orientation that fits.
         tallest = max(1 + max(y for _, y in s) for p in pieces for s in p.orientations() if _fits(s, width, height))
-        line_scores = _line_scores(self.line_scores, tallest)
+        if self.objective not in OBJECTIVES:
+            raise RulesError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}, got {self.objective!r}")
+        if self.objective == "combo":
+            if self.line_scores is not None:
+                raise RulesError("line_scores: the combo objective scores 1 per placement that clears a row; "
+                                 "leave line_scores unset")
+            line_scores = (0.0,) + (1.0,) * tallest
+        else:
+            line_scores = _line_scores(self.line_scores, tallest)
         probabilities = _probabilities(self.probabilities, len(pieces))
+        start = _start(self.start, width, height)
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "pieces", pieces)
         object.__setattr__(self, "line_scores", line_scores)
         object.__setattr__(self, "probabilities", probabilities)
+        object.__setattr__(self, "start", start)
 
     @property
     def n_pieces(self) -> int:
@@ -115,9 +139,14 @@ class Rules:
 
     def __repr__(self) -> str:
         pieces = ", ".join(_piece_repr(p) for p in self.pieces)
+        scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "
+        extra = "".join(
+            f", {name}={value!r}" for name, value, default in
+            (("start", self.start, 0), ("objective", self.objective, "points")) if value != default
+        )
         return (
             f"Rules(width={self.width}, height={self.height}, pieces=({pieces},), "
-            f"line_scores={self.line_scores!r}, probabilities={self.probabilities!r})"
+            f"{scores}probabilities={self.probabilities!r}{extra})"
         )
 
 
@@ -207,3 +236,19 @@ def _probabilities(values: object, n: int) -> tuple[float, ...]:
     if abs(math.fsum(out) - 1.0) > 1e-9:
         raise RulesError(f"probabilities must sum to 1 (within 1e-9), got sum {math.fsum(out)!r}")
     return out
+
+
+def _start(value: object, width: int, height: int) -> int:
+    cells = width * height
+    if isinstance(value, Board):
+        if (value.width, value.height) != (width, height):
+            raise RulesError(f"start is a {value.width}x{value.height} board, the rules are {width}x{height}")
+        value = value.bits
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**cells:
+        raise RulesError(f"start must be a board: an integer in [0, 2**{cells}), got {value!r}")
+    value = int(value)
+    row = (1 << width) - 1
+    full = [r for r in range(height) if (value >> (r * width)) & row == row]
+    if full:
+        raise RulesError(f"start must have no full row (it would have been cleared); row {full[0]} is full")
+    return value

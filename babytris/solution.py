@@ -69,7 +69,7 @@ class Solution:
 
     @property
     def boards(self) -> np.ndarray:
-        """uint64 array ``(n_boards,)`` of reachable boards, the empty board first
+        """uint64 array ``(n_boards,)`` of the boards reachable from the start
         (numbered as in :class:`~babytris.Transitions`: by layer, ascending within one)."""
         return self.transitions.boards
 
@@ -90,8 +90,9 @@ class Solution:
 
     @property
     def start_value(self) -> float:
-        """Value of the empty board before the first piece is drawn or given."""
-        i = self.index(0)
+        """Value of the start board (``rules.start``, the empty board by
+        default) before the first piece is drawn or given."""
+        i = self.index(self.rules.start)
         choice = None if self.opponent_policy is None else self.opponent_policy[i:i + 1]
         return float(self._board_value(self.values[i:i + 1], choice)[0])
 

@@ -73,7 +73,9 @@ def solve(
     Args:
         rules: a :class:`Rules`; or give its fields as keywords instead,
             e.g. ``solve(width=4, height=5)``.
-        discount: in [0, 1).
+        discount: in [0, 1); 1 is allowed with the combo objective (the
+            expected combo length: the solve converges if every combo ends, as
+            it does when some piece sequence breaks it from every board).
         opponent: ``"random"`` (default), ``"minimax"``, ``"minavg"``,
             ``"gaps"``, or a given opponent (see :mod:`babytris.roles`).
         player: ``"optimal"`` (default; ``"random"`` for ``"minavg"`` and
@@ -113,7 +115,8 @@ def solve(
     rules = make_rules(rules, rule_fields)
     roles = resolve(None, opponent, player, reward)
     method = solver_method(roles, method)
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
+    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
+                      undiscounted=rules.objective == "combo")
     per_board = SOLVER_BYTES_PER_STATE * rules.n_pieces + SOLVER_BYTES_PER_BOARD
     if roles.reward is not None or roles.opponent == "gaps":
         # A reward per move (at most every placement legal) and per state.
@@ -155,7 +158,8 @@ def solve_transitions(
     """:func:`solve` on an already enumerated game graph (skips the search)."""
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method)
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate)
+    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
+                      undiscounted=transitions.rules.objective == "combo")
     if not isinstance(minimize, bool):
         raise ValueError(f"minimize must be True or False, got {minimize!r}")
     if progress is not None and not callable(progress):

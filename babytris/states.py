@@ -81,7 +81,7 @@ def placement_table(rules: Rules) -> PlacementTable:
 def engine(rules: Rules) -> _core.Engine:
     """The compiled placement engine for ``rules`` (cached)."""
     t = placement_table(rules)
-    return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first)
+    return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first, clears_only=rules.objective == "combo")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -111,6 +111,11 @@ class Transitions:
     @property
     def n_boards(self) -> int:
         return len(self.boards)
+
+    @property
+    def start_index(self) -> int:
+        """Index of the board the game starts on (``rules.start``)."""
+        return self.board_index(self.rules.start)
 
     @property
     def n_states(self) -> int:
@@ -191,7 +196,7 @@ def enumerate_boards(
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
     status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
-        0, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
+        rules.start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
         layer_of_residue=layers(rules),
     )
     if status != 0:

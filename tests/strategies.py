@@ -22,11 +22,14 @@ def fits(cells, width: int, height: int) -> bool:
 
 
 @st.composite
-def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_scores=True, equal_chance=False):
+def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_scores=True, equal_chance=False,
+                variants=False):
     """Rules on a board ``sizes[0]``..``sizes[1]`` wide and high, with up to
     ``max_pieces`` pieces of ``pool`` (cell lists) that fit; random
     probabilities (with ``equal_chance``, uniform half the time); random line
-    scores in [0, 20] if ``line_scores``, else the default."""
+    scores in [0, 20] if ``line_scores``, else the default.  With
+    ``variants``, a random start board a third of the time and the combo
+    objective a third of the time."""
     width = draw(st.integers(*sizes))
     height = draw(st.integers(*sizes))
     fitting = [cells for cells in pool if fits(cells, width, height)]
@@ -40,8 +43,24 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
         weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
         probabilities = [w / math.fsum(weights) for w in weights]
     fields = dict(width=width, height=height, pieces=pieces, probabilities=probabilities)
+    if variants and draw(st.integers(0, 2)) == 0:
+        fields["start"] = draw(boards(width, height))
+    if variants and draw(st.integers(0, 2)) == 0:
+        fields["objective"] = "combo"
+        line_scores = False
     if line_scores:
         tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
         fields["line_scores"] = draw(st.lists(st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False),
                                               min_size=tallest + 1, max_size=tallest + 3))
     return Rules(**fields)
+
+
+@st.composite
+def boards(draw, width: int, height: int):
+    """A random board of that size with its full rows emptied (no full row can stand)."""
+    bits = draw(st.integers(0, 2 ** (width * height) - 1))
+    row = (1 << width) - 1
+    for r in range(height):
+        if (bits >> (r * width)) & row == row:
+            bits &= ~(row << (r * width))
+    return bits

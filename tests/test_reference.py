@@ -26,7 +26,8 @@ TOL = 1e-12
 
 @st.composite
 def games(draw):
-    rules = draw(small_rules(sizes=(2, 5), pool=tuple(p.cells for p in CATALOGUE.values()), max_pieces=7))
+    rules = draw(small_rules(sizes=(2, 5), pool=tuple(p.cells for p in CATALOGUE.values()), max_pieces=7,
+                             variants=True))
     discount = draw(st.floats(0.0, 0.95))
     opponent = draw(st.sampled_from(["random", "minimax", "minavg", "gaps", "given"]))
     player = "random" if opponent in ("minavg", "gaps") else draw(st.sampled_from(["optimal", "random", "given"]))
@@ -51,7 +52,8 @@ def given_roles(transitions, opponent, player, seed):
     if player == "given":
         counts = np.diff(t.offsets)
         pick = t.offsets[:-1] + (rng.random(t.n_states) * np.maximum(counts, 1)).astype(np.int64)
-        chosen = np.where(counts > 0, t.placement[np.minimum(pick, max(t.n_moves - 1, 0))], -1)
+        placement = t.placement if t.n_moves else np.zeros(1, dtype=t.placement.dtype)  # (no move anywhere)
+        chosen = np.where(counts > 0, placement[np.minimum(pick, max(t.n_moves - 1, 0))], -1)
         core_player = chosen.reshape(t.n_boards, n_pieces).astype(np.int16)
         ref_player = {(int(b), p): int(core_player[i, p]) for i, b in enumerate(t.boards) for p in range(n_pieces)}
     return core_opponent, ref_opponent, core_player, ref_player
