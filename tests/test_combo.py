@@ -102,3 +102,16 @@ def test_start_as_a_board():
     assert Rules(width=4, height=4, start=board).start == int(board)
     with pytest.raises(RulesError, match="start is a 4x2 board"):
         Rules(width=4, height=4, start=Board.from_rows(["#..#", "##.#"]))
+
+
+@pytest.mark.parametrize("rows", [["#.##"], [".###"], ["#...", "##.."]], ids=["gap 1", "gap 0", "L"])
+def test_four_wide_combo_has_the_published_280_states(rows):
+    """The 4-wide combo study (tetrominoes, 3 residual cells) counts 280
+    (residue, piece) states before previews: 40 residues x 7 pieces, whichever
+    residue it starts from and however tall the well."""
+    for height in (4, 6):
+        rules = Rules(width=4, height=height, pieces="tetrominoes", objective="combo",
+                      start=Board.from_rows(rows, height=height))
+        t = babytris.enumerate_boards(rules)
+        assert (t.n_boards, t.n_states) == (40, 280)
+        assert all(bin(int(b)).count("1") == 3 for b in t.boards)  # a clearing tetromino keeps 3 cells
