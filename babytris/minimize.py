@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _minimize
-from .roles import PIECES_FIXED, PIECES_RANDOM, MOVES_FIXED, Roles, resolve
+from .roles import MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, resolve
 from .states import Transitions
 
 __all__ = ["Partition", "minimize"]
@@ -71,7 +71,6 @@ class Partition:
     def quotient_states(self) -> np.ndarray:
         """int64 array ``(n_classes,)``: for each state group, its state (a flat
         index ``group_of_board * n_pieces + piece``) in the quotient."""
-        n_pieces = self.transitions.rules.n_pieces
         flat = self.labels[self.representatives].ravel()
         out = np.empty(self.n_classes, dtype=np.int64)
         out[flat] = np.arange(flat.size)  # every state group has a state on its board group's representative

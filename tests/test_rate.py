@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
-from hypothesis import strategies as st
 
 import babytris
 from babytris import Rules, rate, reference
