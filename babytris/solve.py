@@ -246,7 +246,9 @@ def _iterate(arrays: _Arrays, method: str, tol: float, max_iter: int, eval_sweep
 def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarray, discount: float,
                       modes: dict) -> _Arrays:
     """A sweeper over the quotient game: board groups, one row per (group, piece).
-    One layer (groups need not keep a cell count), largest representative first."""
+    One layer, swept from the last group to the first (a group's members need
+    not share a cell count, and groups are numbered in board order, so moves
+    that clear nothing mostly lead to later groups)."""
     n, n_pieces = partition.n_board_classes, len(probs)
     values, board_values = np.zeros(n * n_pieces), np.zeros(n)
     live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
