@@ -10,6 +10,7 @@ and the baseline of the benchmarks.  Same call shapes as the fast API:
 from __future__ import annotations
 
 from collections import deque
+from itertools import product
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,8 @@ from ._checks import check_solver_args, make_rules
 from .roles import resolve
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
-           "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate"]
+           "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate",
+           "nodes", "node_moves", "board_of"]
 
 Cells = frozenset  # of (col, row)
 
@@ -103,6 +105,41 @@ def reachable_boards(rules: Rules, start: int | None = None) -> list[int]:
     return order
 
 
+def nodes(rules: Rules) -> list:
+    """The rows of the game: the reachable boards, or with previews every
+    ``(board, queue)``, the queue a tuple of ``preview`` piece indices (the
+    next to place first), the start board's first."""
+    boards = reachable_boards(rules)
+    if not rules.preview:
+        return boards
+    queues = list(product(range(len(rules.pieces)), repeat=rules.preview))
+    return [(b, q) for b in boards for q in queues]
+
+
+def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Placement, Any, int]]:
+    """Moves once piece ``drawn`` comes to ``node``: ``[(placement, next node,
+    rows cleared)]``.  Without previews the drawn piece is placed; with them
+    the queue's first is, and the drawn piece joins the queue's end."""
+    if not rules.preview:
+        return moves(rules, node, drawn)
+    board, queue = node
+    rest = queue[1:] + (drawn,)
+    return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, queue[0])]
+
+
+def board_of(node) -> int:
+    """The board of a row (a board, or a (board, queue) node)."""
+    return node[0] if isinstance(node, tuple) else node
+
+
+def queue_chance(rules: Rules, node) -> float:
+    """The chance of a node's queue (1 without previews)."""
+    chance = 1.0
+    for p in (node[1] if isinstance(node, tuple) else ()):
+        chance *= rules.probabilities[p]
+    return chance
+
+
 @dataclass
 class ReferenceSolution:
     """Result of :func:`solve`: ``values[i][p]`` for board ``boards[i]`` and piece index ``p``."""
@@ -124,7 +161,10 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        return board_value(self.rules, self.values[0], self.opponent, self.boards[0])  # boards[0]: the start
+        """The start board's value: the first rows are its nodes (one without previews)."""
+        starts = [i for i, node in enumerate(self.boards) if board_of(node) == self.rules.start]
+        return sum(queue_chance(self.rules, self.boards[i])
+                   * board_value(self.rules, self.values[i], self.opponent, self.boards[i]) for i in starts)
 
     def value(self, board: int, piece: int) -> float:
         return self.values[self.boards.index(int(board))][piece]
@@ -194,12 +234,12 @@ def solve(
         raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")
     if roles.player == "given" and not isinstance(player, dict):
         raise ValueError("player: the reference takes a given player as a dict {(board, piece): placement number}")
-    boards = reachable_boards(rules)
+    boards = nodes(rules)
     index = {b: i for i, b in enumerate(boards)}
     n_pieces = len(rules.pieces)
     table = [
-        [[(index[after], move_reward(rules, b, after, rows, roles.opponent, roles.reward), m.index)
-          for m, after, rows in moves(rules, b, p)] for p in range(n_pieces)]
+        [[(index[after], move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward),
+           m.index) for m, after, rows in node_moves(rules, b, p)] for p in range(n_pieces)]
         for b in boards
     ]
     if roles.player == "given":  # keep only the given move
@@ -222,7 +262,7 @@ def solve(
         for p in range(n_pieces):
             options = [] if roles.player == "random" else table[i][p]
             best = max(options, key=lambda m: m[1] + discount * expected[m[0]], default=None)
-            placements = {m.index: m for m, _, _ in moves(rules, b, p)}
+            placements = {m.index: m for m, _, _ in node_moves(rules, b, p)}
             row.append(None if best is None else placements[best[2]])
         policy.append(row)
     choices = None
@@ -272,6 +312,8 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     from (board, piece index) to placement number), or the mean of that over
     the legal moves (``player="random"``); 0 where p fits nowhere.
     """
+    if rules.preview:
+        raise ValueError("expected_points: games with previews are not supported yet (rules.preview > 0)")
     if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
         raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
     if player != "random" and not isinstance(player, dict):
@@ -324,11 +366,11 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     roles = resolve(None, opponent, player, reward)
     if roles.opponent == "given" or roles.player == "given":
         raise ValueError("minimize: opponent and player must be named models, not given policies")
-    boards = reachable_boards(rules)
+    boards = nodes(rules)
     n_pieces = len(rules.pieces)
     table = {
-        (b, p): [(move_reward(rules, b, after, rows, roles.opponent, roles.reward), after)
-                 for _, after, rows in moves(rules, b, p)]
+        (b, p): [(move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward), after)
+                 for _, after, rows in node_moves(rules, b, p)]
         for b in boards for p in range(n_pieces)
     }
     weight = list(rules.probabilities) if roles.opponent == "random" else [0.0] * n_pieces
@@ -418,6 +460,8 @@ def long_run_rate(
        whose best move is least so compared.
     """
     rules = make_rules(rules, rule_fields)
+    if rules.preview:
+        raise ValueError("long_run_rate: games with previews are not supported yet (rules.preview > 0)")
     if opponent not in ("random", "minimax"):
         raise ValueError(f"opponent must be 'random' or 'minimax', got {opponent!r}")
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < float("inf"):

@@ -19,6 +19,8 @@ MAX_CELLS = 64  # a board is one uint64
 
 #: What a game scores: points per placement, or the length of a combo.
 OBJECTIVES = ("points", "combo")
+#: The most previewed pieces (the states grow as n_pieces ** preview).
+MAX_PREVIEW = 8
 
 
 class RulesError(ValueError):
@@ -53,6 +55,9 @@ class Rules:
             expected length of the combo.  Under ``"combo"`` a placement that
             clears nothing is not a move of the game (a piece that can only
             clear nothing ends it), and ``line_scores`` are ``(0, 1, 1, ...)``.
+        preview: how many pieces after the one to place the player sees, in
+            [0, MAX_PREVIEW].  A state is then the board, the piece to place
+            and the queue; each placement draws one new piece onto the queue's end.
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -65,6 +70,7 @@ class Rules:
     probabilities: tuple[float, ...] | None = None
     start: int = 0
     objective: str = "points"
+    preview: int = 0
 
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
@@ -91,16 +97,26 @@ class Rules:
             line_scores = _line_scores(self.line_scores, tallest)
         probabilities = _probabilities(self.probabilities, len(pieces))
         start = _start(self.start, width, height)
+        if isinstance(self.preview, bool) or not isinstance(self.preview, numbers.Integral) or not (
+            0 <= self.preview <= MAX_PREVIEW
+        ):
+            raise RulesError(f"preview must be an integer in [0, {MAX_PREVIEW}], got {self.preview!r}")
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "pieces", pieces)
         object.__setattr__(self, "line_scores", line_scores)
         object.__setattr__(self, "probabilities", probabilities)
         object.__setattr__(self, "start", start)
+        object.__setattr__(self, "preview", int(self.preview))
 
     @property
     def n_pieces(self) -> int:
         return len(self.pieces)
+
+    @property
+    def queues(self) -> int:
+        """How many queues of known pieces a board can carry: ``n_pieces ** preview``."""
+        return self.n_pieces ** self.preview
 
     @property
     def cells(self) -> int:
@@ -142,7 +158,8 @@ class Rules:
         scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "
         extra = "".join(
             f", {name}={value!r}" for name, value, default in
-            (("start", self.start, 0), ("objective", self.objective, "points")) if value != default
+            (("start", self.start, 0), ("objective", self.objective, "points"), ("preview", self.preview, 0))
+            if value != default
         )
         return (
             f"Rules(width={self.width}, height={self.height}, pieces=({pieces},), "

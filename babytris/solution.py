@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -91,10 +91,11 @@ class Solution:
     @property
     def start_value(self) -> float:
         """Value of the start board (``rules.start``, the empty board by
-        default) before the first piece is drawn or given."""
-        i = self.index(self.rules.start)
-        choice = None if self.opponent_policy is None else self.opponent_policy[i:i + 1]
-        return float(self._board_value(self.values[i:i + 1], choice)[0])
+        default) before the first piece is drawn or given (with previews:
+        averaged over the queue the game starts with)."""
+        rows, chances = self.transitions.start_nodes()
+        choice = None if self.opponent_policy is None else self.opponent_policy[rows]
+        return float(self._board_value(self.values[rows], choice) @ chances)
 
     def _board_value(self, state_values: np.ndarray, choice: np.ndarray | None) -> np.ndarray:
         if choice is None:
@@ -117,32 +118,49 @@ class Solution:
     def nbytes(self) -> int:
         return self.values.nbytes + self.policy.nbytes + self.residuals.nbytes + self.transitions.nbytes
 
-    def index(self, board: "int | Board") -> int:
-        """Position of ``board`` in :attr:`boards`; ``KeyError`` if it is not reachable."""
-        return self.transitions.board_index(self._bits(board))
+    def index(self, board: "int | Board", queue: "Sequence[int | str] | None" = None) -> int:
+        """Row of ``board`` (with previews: of ``board`` carrying ``queue``, the
+        pieces known before the next draw); ``KeyError`` if it is not reachable."""
+        if queue is not None:
+            queue = tuple(self.rules.piece_index(q) for q in queue)
+        return self.transitions.board_index(self._bits(board), queue)
 
-    def value(self, board: "int | Board", piece: "int | str | Piece") -> float:
-        """Optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere)."""
-        return float(self.values[self.index(board), self.rules.piece_index(piece)])
+    def _state(self, board, piece, preview) -> tuple[int, int, int]:
+        """``(row, column, piece placed)`` of the state where ``piece`` is to be
+        placed on ``board`` with ``preview`` (the next pieces) in sight."""
+        preview = tuple(preview)
+        if len(preview) != self.rules.preview:
+            raise ValueError(f"preview must name {self.rules.preview} pieces (rules.preview), got {preview!r}")
+        pieces = [self.rules.piece_index(q) for q in (piece, *preview)]
+        # The row is the board with the pieces known before the last was drawn.
+        return self.index(board, pieces[:-1] if self.rules.preview else None), pieces[-1], pieces[0]
 
-    def best_action(self, board: "int | Board", piece: "int | str | Piece") -> Placement | None:
+    def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = ()) -> float:
+        """Optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere),
+        with ``preview`` (the next ``rules.preview`` pieces) in sight."""
+        row, column, _ = self._state(board, piece, preview)
+        return float(self.values[row, column])
+
+    def best_action(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = ()
+                    ) -> Placement | None:
         """An optimal :class:`Placement`, or None at game over (the piece fits nowhere)."""
         if self.player == "random":
             raise ValueError(f"best_action: with opponent={self.opponent!r} the player places at random")
-        p = self.rules.piece_index(piece)
-        k = int(self.policy[self.index(board), p])
-        return None if k < 0 else placement_table(self.rules).placements[p][k]
+        row, column, placed = self._state(board, piece, preview)
+        k = int(self.policy[row, column])
+        return None if k < 0 else placement_table(self.rules).placements[placed][k]
 
-    def action_values(self, board: "int | Board", piece: "int | str | Piece") -> dict[Placement, float]:
+    def action_values(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = ()
+                      ) -> dict[Placement, float]:
         """Every legal placement with its value ``points + discount * value after``
         (``reward`` in place of points when one was given)."""
         if self.opponent == "gaps":
             raise ValueError("action_values: with opponent='gaps' the values count holes, not the player's moves")
         t = self.transitions
-        p = self.rules.piece_index(piece)
-        s = self.index(board) * self.rules.n_pieces + p
+        row, column, placed = self._state(board, piece, preview)
+        s = row * self.rules.n_pieces + column
         after = self.board_values
-        moves = placement_table(self.rules).placements[p]
+        moves = placement_table(self.rules).placements[placed]
         rows = range(t.offsets[s], t.offsets[s + 1])
         if self.reward is None:
             gain = [self.rules.line_scores[t.lines[e]] for e in rows]

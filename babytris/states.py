@@ -97,6 +97,14 @@ class Transitions:
     ascending order within a layer, so a lookup is a binary search.  With one
     layer (most rule sets but the default) the boards are simply sorted, the
     empty board first.
+
+    With previews (``rules.preview = k > 0``) the rows are nodes, a board with
+    the k pieces known before the next draw: node ``i`` is board
+    ``boards[i]`` with queue ``queues[i]`` (the pieces as base-``n_pieces``
+    digits, the next to place first), node ``board_number * n_pieces**k +
+    queue``.  State ``node * n_pieces + piece`` then has drawn ``piece`` onto
+    the queue's end: it places the queue's first piece, and its moves lead to
+    the node of the board after with the rest of the queue and the drawn piece.
     """
 
     rules: Rules
@@ -107,15 +115,30 @@ class Transitions:
     lines: np.ndarray
     placement: np.ndarray
     seconds: float
+    queues: np.ndarray | None = None
 
     @property
     def n_boards(self) -> int:
+        """Rows of the table: boards, or with previews (board, queue) nodes."""
         return len(self.boards)
 
     @property
     def start_index(self) -> int:
-        """Index of the board the game starts on (``rules.start``)."""
+        """Index of the board the game starts on (``rules.start``); without previews only."""
+        if self.rules.preview:
+            raise ValueError("start_index: with previews a game starts on one of several (board, queue) nodes; "
+                             "see start_nodes()")
         return self.board_index(self.rules.start)
+
+    def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows a game starts on and their chances: the start board with each
+        queue (its pieces drawn independently), or without previews the start
+        board alone.  Returns ``(indices int64, chances float64)``."""
+        first = self.board_index(self.rules.start, (0,) * self.rules.preview)
+        chances = np.ones(1)
+        for _ in range(self.rules.preview):
+            chances = np.outer(chances, self.rules.probabilities).ravel()
+        return first + np.arange(self.rules.queues, dtype=np.int64), chances
 
     @property
     def n_states(self) -> int:
@@ -128,18 +151,33 @@ class Transitions:
     @property
     def nbytes(self) -> int:
         arrays = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
+        arrays += () if self.queues is None else (self.queues,)
         return sum(a.nbytes for a in arrays)
 
-    def board_index(self, board: int) -> int:
-        """Index of a reachable board; raises ``KeyError`` if it is not reachable."""
+    def board_index(self, board: int, queue: "tuple[int, ...] | None" = None) -> int:
+        """Index of a reachable board (with previews: of the board with ``queue``,
+        its ``preview`` piece indices, next first); raises ``KeyError`` if it
+        is not reachable, ``ValueError`` for a queue of the wrong length."""
         board = int(board)
         i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**64 else -1
         if i < 0:
             raise KeyError(f"board {board} is not reachable from the start under these rules")
-        return i
+        return i + self.queue_code(queue)
+
+    def queue_code(self, queue: "tuple[int, ...] | None") -> int:
+        """A queue of piece indices as its row offset among the board's nodes."""
+        k, n = self.rules.preview, self.rules.n_pieces
+        queue = () if queue is None and k == 0 else queue
+        if queue is None or len(queue) != k or not all(isinstance(p, (int, np.integer)) and 0 <= p < n for p in queue):
+            raise ValueError(f"queue must be {k} piece indices in [0, {n - 1}] (rules.preview = {k}), got {queue!r}")
+        code = 0
+        for p in queue:
+            code = code * n + int(p)
+        return code
 
     def indices(self, boards: np.ndarray) -> np.ndarray:
-        """Index of each board of a uint64 array, -1 where it is not reachable (int64)."""
+        """Index of each board of a uint64 array, -1 where it is not reachable
+        (int64); with previews, of its node with the queue of first pieces (0, ..., 0)."""
         boards = np.asarray(boards, dtype=np.uint64)
         out = np.full(boards.shape, -1, dtype=np.int64)
         layer_of_residue = layers(self.rules)
@@ -211,8 +249,58 @@ def enumerate_boards(
             f"~{per_board} bytes per board (worst case {worst_boards:,} boards, "
             f"{_size(worst_boards * per_board)}); raise max_memory or use a smaller board"
         )
-    return Transitions(
+    transitions = Transitions(
         rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
+    )
+    if rules.preview:
+        transitions = with_previews(transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board,
+                                    started=started)
+    return transitions
+
+
+def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0,
+                  started: float | None = None) -> Transitions:
+    """The move table of ``base.rules`` (with ``preview = k``) built from the
+    table of the same boards without previews: every board times every queue
+    of k pieces (any queue can come with any reachable board).  Vectorised:
+    the rows are the base rows, the next nodes computed from the queues.
+    Refuses (:class:`MemoryLimitError`) a table that, with ``bytes_per_node``
+    more per node (what the solver will hold), would exceed ``max_memory``."""
+    rules = base.rules
+    n, n_pieces, k = base.n_boards, rules.n_pieces, rules.preview
+    queues = rules.queues
+    n_states = n * queues * n_pieces
+    n_moves = base.n_moves * queues  # each base row serves queues / n_pieces nodes, each with n_pieces draws
+    need = n_states * 8 + n_moves * (MOVE_BYTES + 3 * 8) + n * queues * (16 + bytes_per_node) + base.nbytes
+    if n * queues >= 2**31 - 1:
+        raise MemoryLimitError(f"preview={k}: {n:,} boards x {queues:,} queues is more than 2**31 nodes")
+    if need > max_memory:
+        raise MemoryLimitError(
+            f"preview={k}: {n:,} boards x {queues:,} queues x {n_pieces} pieces = {n_states:,} states and "
+            f"{n_moves:,} moves need about {_size(need)}, more than max_memory={_size(max_memory)}"
+        )
+    state = np.arange(n_states, dtype=np.int64)
+    node, drawn = np.divmod(state, n_pieces)
+    board, queue = np.divmod(node, queues)
+    placed = queue // (queues // n_pieces)                  # the queue's first piece
+    base_state = board * n_pieces + placed
+    counts = np.diff(base.offsets)[base_state]
+    offsets = np.zeros(n_states + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    move_state = np.repeat(state, counts)
+    base_move = base.offsets[base_state][move_state] + (np.arange(offsets[-1]) - offsets[:-1][move_state])
+    rest = (queue % (queues // n_pieces)) * n_pieces + drawn  # the queue after: the rest, then the drawn piece
+    next_node = base.next_board[base_move].astype(np.int64) * queues + rest[move_state]
+    return Transitions(
+        rules,
+        np.repeat(base.boards, queues),
+        base.layer_starts * queues,
+        offsets,
+        next_node.astype(np.int32),
+        base.lines[base_move],
+        base.placement[base_move],
+        (time.perf_counter() - started) if started is not None else base.seconds,
+        np.tile(np.arange(queues, dtype=np.int64), n),
     )
 
 
