@@ -92,7 +92,7 @@ def report(data: dict, wall: float | None) -> str:
     # rows[(width, height)][test name] = benchmark entry
     rows: dict[tuple[int, int], dict[str, dict]] = {}
     reference = None
-    play, opponents, tournaments, rates = [], [], [], []
+    play, opponents, tournaments, rates, shrink = [], [], [], [], []
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
         if "test_bench_play.py" in b["fullname"]:
@@ -106,6 +106,9 @@ def report(data: dict, wall: float | None) -> str:
             continue
         if "test_bench_rate.py" in b["fullname"]:
             rates.append(b)
+            continue
+        if "test_bench_minimize.py" in b["fullname"]:
+            shrink.append(b)
             continue
         if test == "test_reference_4x4":
             reference = b
@@ -171,6 +174,7 @@ def report(data: dict, wall: float | None) -> str:
     out += opponents_report(opponents, rows)
     out += tournament_report(tournaments)
     out += rate_report(rates)
+    out += minimize_report(shrink)
     out += play_report(play)
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
@@ -252,6 +256,20 @@ def rate_report(entries: list[dict]) -> list[str]:
         )
     return lines + ["", "`babytris.long_run_rate(transitions, opponent=..., tol=1e-9)` on a table enumerated "
                         "beforehand (survival kernel, then relative value iteration with certified bounds)."]
+
+
+def minimize_report(entries: list[dict]) -> list[str]:
+    """The table of test_bench_minimize.py: refinement and solves on 4x5 with previews."""
+    if not entries:
+        return []
+    lines = ["", "| Minimization | States | Median | Min–max | Work |", "|---|---:|---:|---:|---|"]
+    for b in entries:
+        info = b["extra_info"]
+        work = (f"{info['n_classes']:,} groups in {info['rounds']} rounds" if info["what"] == "minimize"
+                else f"{info['iterations']} greedy sweeps")
+        lines.append(f"| {info['size']} preview {info['preview']}: {info['what']} | {info['n_states']:,} "
+                     f"| {seconds(b['stats']['median'])} | {spread(b)} | {work} |")
+    return lines
 
 
 def play_report(entries: list[dict]) -> list[str]:
