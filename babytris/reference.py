@@ -110,21 +110,37 @@ def nodes(rules: Rules) -> list:
     ``(board, queue)``, the queue a tuple of ``preview`` piece indices (the
     next to place first), the start board's first."""
     boards = reachable_boards(rules)
-    if not rules.preview:
+    if not rules.preview and not rules.hold:
         return boards
     queues = list(product(range(len(rules.pieces)), repeat=rules.preview))
-    return [(b, q) for b in boards for q in queues]
+    if not rules.hold:
+        return [(b, q) for b in boards for q in queues]
+    # the hold slot: empty, a piece held, a piece just held (locked)
+    n = len(rules.pieces)
+    slots = [(None, False)] + [(p, False) for p in range(n)] + [(p, True) for p in range(n)]
+    return [(b, q, held, locked) for b in boards for q in queues for held, locked in slots]
 
 
-def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Placement, Any, int]]:
+def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
     """Moves once piece ``drawn`` comes to ``node``: ``[(placement, next node,
     rows cleared)]``.  Without previews the drawn piece is placed; with them
-    the queue's first is, and the drawn piece joins the queue's end."""
-    if not rules.preview:
+    the queue's first is, and the drawn piece joins the queue's end.  With
+    hold (nodes ``(board, queue, held, locked)``), also the held piece's
+    placements (a swap), or with the slot empty the move ``"hold"``."""
+    if not rules.preview and not rules.hold:
         return moves(rules, node, drawn)
-    board, queue = node
-    rest = queue[1:] + (drawn,)
-    return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, queue[0])]
+    board, queue = node[0], node[1]
+    known = queue + (drawn,)
+    rest = known[1:]
+    if not rules.hold:
+        return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
+    held, locked = node[2], node[3]
+    out = [(m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
+    if not locked and held is not None:  # swap: place the held piece, hold this one
+        out += [(m, (after, rest, known[0], False), rows) for m, after, rows in moves(rules, board, held)]
+    elif not locked:  # put this one on hold and place the next: a step placing nothing
+        out.append(("hold", (board, rest, known[0], True), 0))
+    return out
 
 
 def board_of(node) -> int:
@@ -161,8 +177,9 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        """The start board's value: the first rows are its nodes (one without previews)."""
-        starts = [i for i, node in enumerate(self.boards) if board_of(node) == self.rules.start]
+        """The start board's value, averaged over its queues, the hold slot empty."""
+        starts = [i for i, node in enumerate(self.boards)
+                  if board_of(node) == self.rules.start and (not self.rules.hold or node[2:] == (None, False))]
         return sum(queue_chance(self.rules, self.boards[i])
                    * board_value(self.rules, self.values[i], self.opponent, self.boards[i]) for i in starts)
 
@@ -239,11 +256,13 @@ def solve(
     n_pieces = len(rules.pieces)
     table = [
         [[(index[after], move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward),
-           m.index) for m, after, rows in node_moves(rules, b, p)] for p in range(n_pieces)]
+           m) for m, after, rows in node_moves(rules, b, p)] for p in range(n_pieces)]
         for b in boards
     ]
     if roles.player == "given":  # keep only the given move
-        table = [[[m for m in row if m[2] == player[(b, p)]] for p, row in enumerate(rows)]
+        if rules.hold:
+            raise ValueError("player: the reference takes no given player with hold")
+        table = [[[m for m in row if m[2].index == player[(b, p)]] for p, row in enumerate(rows)]
                  for b, rows in zip(boards, table)]
     label = opponent if roles.opponent == "given" else roles.opponent
     values = [[0.0] * n_pieces for _ in boards]
@@ -262,8 +281,7 @@ def solve(
         for p in range(n_pieces):
             options = [] if roles.player == "random" else table[i][p]
             best = max(options, key=lambda m: m[1] + discount * expected[m[0]], default=None)
-            placements = {m.index: m for m, _, _ in node_moves(rules, b, p)}
-            row.append(None if best is None else placements[best[2]])
+            row.append(None if best is None else best[2])
         policy.append(row)
     choices = None
     if roles.opponent == "given":

@@ -58,6 +58,10 @@ class Rules:
         preview: how many pieces after the one to place the player sees, in
             [0, MAX_PREVIEW].  A state is then the board, the piece to place
             and the queue; each placement draws one new piece onto the queue's end.
+        hold: the player may put the piece to place on hold, once per piece:
+            with a piece held, place that one instead (the piece to place is
+            held); with the slot empty (the game starts so), hold the piece
+            and place the next one, a step of its own that places nothing.
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -71,6 +75,7 @@ class Rules:
     start: int = 0
     objective: str = "points"
     preview: int = 0
+    hold: bool = False
 
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
@@ -101,6 +106,8 @@ class Rules:
             0 <= self.preview <= MAX_PREVIEW
         ):
             raise RulesError(f"preview must be an integer in [0, {MAX_PREVIEW}], got {self.preview!r}")
+        if not isinstance(self.hold, bool):
+            raise RulesError(f"hold must be True or False, got {self.hold!r}")
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "pieces", pieces)
@@ -117,6 +124,12 @@ class Rules:
     def queues(self) -> int:
         """How many queues of known pieces a board can carry: ``n_pieces ** preview``."""
         return self.n_pieces ** self.preview
+
+    @property
+    def hold_slots(self) -> int:
+        """States of the hold slot: 1 without hold; else empty, or a piece held
+        free or held locked (just put there): ``2 * n_pieces + 1``."""
+        return 2 * self.n_pieces + 1 if self.hold else 1
 
     @property
     def cells(self) -> int:
@@ -158,7 +171,8 @@ class Rules:
         scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "
         extra = "".join(
             f", {name}={value!r}" for name, value, default in
-            (("start", self.start, 0), ("objective", self.objective, "points"), ("preview", self.preview, 0))
+            (("start", self.start, 0), ("objective", self.objective, "points"), ("preview", self.preview, 0),
+             ("hold", self.hold, False))
             if value != default
         )
         return (

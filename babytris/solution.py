@@ -11,7 +11,7 @@ from .board import Board
 from .pieces import Piece, Placement
 from .rules import Rules
 from .reward import Reward, heights, holes
-from .states import Transitions, placement_table
+from .states import HOLD_MOVE, Transitions, placement_table
 
 __all__ = ["Solution"]
 
@@ -118,14 +118,18 @@ class Solution:
     def nbytes(self) -> int:
         return self.values.nbytes + self.policy.nbytes + self.residuals.nbytes + self.transitions.nbytes
 
-    def index(self, board: "int | Board", queue: "Sequence[int | str] | None" = None) -> int:
+    def index(self, board: "int | Board", queue: "Sequence[int | str] | None" = None,
+              held: "int | str | None" = None, locked: bool = False) -> int:
         """Row of ``board`` (with previews: of ``board`` carrying ``queue``, the
-        pieces known before the next draw); ``KeyError`` if it is not reachable."""
+        pieces known before the next draw; with hold: and ``held``, the held
+        piece or None); ``KeyError`` if it is not reachable."""
         if queue is not None:
             queue = tuple(self.rules.piece_index(q) for q in queue)
-        return self.transitions.board_index(self._bits(board), queue)
+        if held is not None:
+            held = self.rules.piece_index(held)
+        return self.transitions.board_index(self._bits(board), queue, held, locked)
 
-    def _state(self, board, piece, preview) -> tuple[int, int, int]:
+    def _state(self, board, piece, preview, held=None, locked=False) -> tuple[int, int, int]:
         """``(row, column, piece placed)`` of the state where ``piece`` is to be
         placed on ``board`` with ``preview`` (the next pieces) in sight."""
         preview = tuple(preview)
@@ -133,41 +137,57 @@ class Solution:
             raise ValueError(f"preview must name {self.rules.preview} pieces (rules.preview), got {preview!r}")
         pieces = [self.rules.piece_index(q) for q in (piece, *preview)]
         # The row is the board with the pieces known before the last was drawn.
-        return self.index(board, pieces[:-1] if self.rules.preview else None), pieces[-1], pieces[0]
+        row = self.index(board, pieces[:-1] if self.rules.preview else None, held, locked)
+        return row, pieces[-1], pieces[0]
 
-    def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = ()) -> float:
+    def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
+              held: "int | str | None" = None, locked: bool = False) -> float:
         """Optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere),
-        with ``preview`` (the next ``rules.preview`` pieces) in sight."""
-        row, column, _ = self._state(board, piece, preview)
+        with ``preview`` (the next ``rules.preview`` pieces) in sight and, with
+        hold, ``held`` in the slot (``locked``: just put there)."""
+        row, column, _ = self._state(board, piece, preview, held, locked)
         return float(self.values[row, column])
 
-    def best_action(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = ()
-                    ) -> Placement | None:
-        """An optimal :class:`Placement`, or None at game over (the piece fits nowhere)."""
+    def best_action(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
+                    held: "int | str | None" = None, locked: bool = False) -> "Placement | str | None":
+        """An optimal :class:`Placement` (with hold, of the held piece for a
+        swap, or ``"hold"`` to put the piece on hold), or None at game over."""
         if self.player == "random":
             raise ValueError(f"best_action: with opponent={self.opponent!r} the player places at random")
-        row, column, placed = self._state(board, piece, preview)
-        k = int(self.policy[row, column])
-        return None if k < 0 else placement_table(self.rules).placements[placed][k]
+        row, column, placed = self._state(board, piece, preview, held, locked)
+        return self._placement(int(self.policy[row, column]), placed)
 
-    def action_values(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = ()
-                      ) -> dict[Placement, float]:
-        """Every legal placement with its value ``points + discount * value after``
-        (``reward`` in place of points when one was given)."""
+    def _placement(self, number: int, placed: int) -> "Placement | str | None":
+        """A move's placement number as a Placement (``"hold"``; None for -1)."""
+        if number < 0:
+            return None
+        table = placement_table(self.rules)
+        if not self.rules.hold:
+            return table.placements[placed][number]
+        if number == HOLD_MOVE:
+            return "hold"
+        piece = int(np.searchsorted(table.first, number, side="right")) - 1
+        return table.placements[piece][number - table.first[piece]]
+
+    def action_values(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
+                      held: "int | str | None" = None, locked: bool = False) -> dict:
+        """Every legal move (a :class:`Placement`, or ``"hold"``) with its value
+        ``points + discount * value after`` (``reward`` in place of points
+        when one was given)."""
         if self.opponent == "gaps":
             raise ValueError("action_values: with opponent='gaps' the values count holes, not the player's moves")
         t = self.transitions
-        row, column, placed = self._state(board, piece, preview)
+        row, column, placed = self._state(board, piece, preview, held, locked)
         s = row * self.rules.n_pieces + column
         after = self.board_values
-        moves = placement_table(self.rules).placements[placed]
         rows = range(t.offsets[s], t.offsets[s + 1])
         if self.reward is None:
             gain = [self.rules.line_scores[t.lines[e]] for e in rows]
         else:
             gain = [self.reward.lines * t.lines[e] + self.reward.score * self.rules.line_scores[t.lines[e]]
                     - self.reward.height * _height(t, e) - self.reward.gaps * _holes(t, e) for e in rows]
-        return {moves[t.placement[e]]: g + self.discount * float(after[t.next_board[e]]) for e, g in zip(rows, gain)}
+        return {self._placement(int(t.placement[e]), placed): g + self.discount * float(after[t.next_board[e]])
+                for e, g in zip(rows, gain)}
 
     def _bits(self, board: "int | Board") -> int:
         if isinstance(board, Board):

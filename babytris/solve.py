@@ -15,7 +15,9 @@ from .roles import PIECES_BEST, PIECES_WORST, Roles, resolve
 from .rules import Rules
 from .solution import Solution
 from .policies import Opponent, Player
-from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, placement_table, resolve_n_jobs, sweep_order
+from .states import (
+    DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, independent_layers, placement_table, resolve_n_jobs, sweep_order,
+)
 from .minimize import Partition
 from .minimize import minimize as minimize_states
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
@@ -178,7 +180,7 @@ def solve_transitions(
         transitions.offsets, transitions.next_board, transitions.lines, scores, probs, float(discount),
         values, board_values, policy, order, layer_starts, **modes,
         move_reward=roles.move_rewards(transitions),
-        independent_layers=len(layer_starts) > 2,  # (several layers only where moves cross them: see layers())
+        independent_layers=independent_layers(transitions),
     )
     partition, residuals = None, []
     if minimize:

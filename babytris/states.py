@@ -105,6 +105,10 @@ class Transitions:
     queue``.  State ``node * n_pieces + piece`` then has drawn ``piece`` onto
     the queue's end: it places the queue's first piece, and its moves lead to
     the node of the board after with the rest of the queue and the drawn piece.
+    With hold, nodes also carry the hold slot ``slots[i]`` (0: empty; 1 + p:
+    piece p held; 1 + n_pieces + p: piece p held, locked), node
+    ``(board_number * n_pieces**k + queue) * (2 * n_pieces + 1) + slot``; see
+    :func:`with_previews`.
     """
 
     rules: Rules
@@ -116,6 +120,7 @@ class Transitions:
     placement: np.ndarray
     seconds: float
     queues: np.ndarray | None = None
+    slots: np.ndarray | None = None
 
     @property
     def n_boards(self) -> int:
@@ -132,13 +137,13 @@ class Transitions:
 
     def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows a game starts on and their chances: the start board with each
-        queue (its pieces drawn independently), or without previews the start
-        board alone.  Returns ``(indices int64, chances float64)``."""
+        queue (its pieces drawn independently) and the hold slot empty, or
+        without previews the start board alone.  Returns ``(indices int64, chances float64)``."""
         first = self.board_index(self.rules.start, (0,) * self.rules.preview)
         chances = np.ones(1)
         for _ in range(self.rules.preview):
             chances = np.outer(chances, self.rules.probabilities).ravel()
-        return first + np.arange(self.rules.queues, dtype=np.int64), chances
+        return first + np.arange(self.rules.queues, dtype=np.int64) * self.rules.hold_slots, chances
 
     @property
     def n_states(self) -> int:
@@ -154,15 +159,25 @@ class Transitions:
         arrays += () if self.queues is None else (self.queues,)
         return sum(a.nbytes for a in arrays)
 
-    def board_index(self, board: int, queue: "tuple[int, ...] | None" = None) -> int:
+    def board_index(self, board: int, queue: "tuple[int, ...] | None" = None, held: int | None = None,
+                    locked: bool = False) -> int:
         """Index of a reachable board (with previews: of the board with ``queue``,
-        its ``preview`` piece indices, next first); raises ``KeyError`` if it
-        is not reachable, ``ValueError`` for a queue of the wrong length."""
+        its ``preview`` piece indices, next first; with hold: and ``held``, the
+        held piece's index or None, ``locked`` if it was just put there); raises
+        ``KeyError`` if it is not reachable, ``ValueError`` for a bad queue or slot."""
         board = int(board)
         i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**64 else -1
         if i < 0:
             raise KeyError(f"board {board} is not reachable from the start under these rules")
-        return i + self.queue_code(queue)
+        slot = 0
+        if held is not None or locked:
+            n = self.rules.n_pieces
+            if not self.rules.hold:
+                raise ValueError("held: these rules have no hold (rules.hold is False)")
+            if held is None or not (isinstance(held, (int, np.integer)) and 0 <= held < n):
+                raise ValueError(f"held must be a piece index in [0, {n - 1}] (or None: the slot empty), got {held!r}")
+            slot = 1 + int(held) + (n if locked else 0)
+        return i + self.queue_code(queue) * self.rules.hold_slots + slot
 
     def queue_code(self, queue: "tuple[int, ...] | None") -> int:
         """A queue of piece indices as its row offset among the board's nodes."""
@@ -252,55 +267,100 @@ def enumerate_boards(
     transitions = Transitions(
         rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
     )
-    if rules.preview:
+    if rules.preview or rules.hold:
         transitions = with_previews(transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board,
                                     started=started)
     return transitions
 
 
+#: Placement number of the move that puts the piece to place on hold (into
+#: the empty slot), placing nothing (fits int16 policies and uint16 tables).
+HOLD_MOVE = 0x7FFF
+
+
 def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0,
                   started: float | None = None) -> Transitions:
-    """The move table of ``base.rules`` (with ``preview = k``) built from the
-    table of the same boards without previews: every board times every queue
-    of k pieces (any queue can come with any reachable board).  Vectorised:
-    the rows are the base rows, the next nodes computed from the queues.
-    Refuses (:class:`MemoryLimitError`) a table that, with ``bytes_per_node``
-    more per node (what the solver will hold), would exceed ``max_memory``."""
+    """The move table of ``base.rules`` (with ``preview = k`` and/or ``hold``)
+    built from the table of the same boards without them: every board times
+    every queue of k pieces (any queue can come with any reachable board) and,
+    with hold, every hold slot.  Vectorised: the rows are the base rows, the
+    next nodes computed from the queues.  Refuses (:class:`MemoryLimitError`)
+    a table that, with ``bytes_per_node`` more per node (what the solver will
+    hold), would exceed ``max_memory``.
+
+    With hold a node's slot is empty, holds piece p (free), or holds p just
+    put there (locked: the piece to place came out of the queue by that hold
+    and cannot be held again).  A state's row lists the placements of the
+    piece to place (the slot unchanged, unlocked), then either the placements
+    of the held piece (a swap: the piece to place goes on hold) or, with the
+    slot empty, one move placing nothing that puts the piece to place on
+    hold (placement number :data:`HOLD_MOVE`, no rows cleared).  Placement
+    numbers then count over every piece's placements (see :func:`placement_table`).
+    """
     rules = base.rules
     n, n_pieces, k = base.n_boards, rules.n_pieces, rules.preview
-    queues = rules.queues
-    n_states = n * queues * n_pieces
-    n_moves = base.n_moves * queues  # each base row serves queues / n_pieces nodes, each with n_pieces draws
-    need = n_states * 8 + n_moves * (MOVE_BYTES + 3 * 8) + n * queues * (16 + bytes_per_node) + base.nbytes
-    if n * queues >= 2**31 - 1:
-        raise MemoryLimitError(f"preview={k}: {n:,} boards x {queues:,} queues is more than 2**31 nodes")
+    queues, slots = rules.queues, rules.hold_slots
+    nodes = n * queues * slots
+    n_states = nodes * n_pieces
+    n_moves = 2 * base.n_moves * queues * slots  # at most: a piece's row and the held one's
+    need = n_states * 8 * 3 + n_moves * (MOVE_BYTES + 3 * 8) + nodes * (16 + bytes_per_node) + base.nbytes
+    what = f"preview={k}, hold={rules.hold}"
+    if rules.hold and len(placement_table(rules).masks) >= HOLD_MOVE:
+        raise ValueError(f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {len(placement_table(rules).masks)}")
+    if nodes >= 2**31 - 1:
+        raise MemoryLimitError(f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots is over 2**31 nodes")
     if need > max_memory:
         raise MemoryLimitError(
-            f"preview={k}: {n:,} boards x {queues:,} queues x {n_pieces} pieces = {n_states:,} states and "
-            f"{n_moves:,} moves need about {_size(need)}, more than max_memory={_size(max_memory)}"
+            f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots x {n_pieces} pieces = {n_states:,} "
+            f"states and up to {n_moves:,} moves need about {_size(need)}, more than max_memory={_size(max_memory)}"
         )
     state = np.arange(n_states, dtype=np.int64)
     node, drawn = np.divmod(state, n_pieces)
+    node, slot = np.divmod(node, slots)
     board, queue = np.divmod(node, queues)
-    placed = queue // (queues // n_pieces)                  # the queue's first piece
-    base_state = board * n_pieces + placed
-    counts = np.diff(base.offsets)[base_state]
+    shift = queues // n_pieces if k else 1
+    placed = queue // shift if k else drawn                 # the first of queue + drawn
+    rest = (queue % shift) * n_pieces + drawn if k else np.zeros_like(drawn)  # the queue after it
+    counts = np.diff(base.offsets)
+    own = counts[board * n_pieces + placed]
+    held = np.where((slot >= 1) & (slot <= n_pieces), slot - 1, 0)
+    if rules.hold:
+        other = np.where(slot == 0, 1, np.where(slot <= n_pieces, counts[board * n_pieces + held], 0))
+    else:
+        other = np.zeros_like(own)
     offsets = np.zeros(n_states + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    move_state = np.repeat(state, counts)
-    base_move = base.offsets[base_state][move_state] + (np.arange(offsets[-1]) - offsets[:-1][move_state])
-    rest = (queue % (queues // n_pieces)) * n_pieces + drawn  # the queue after: the rest, then the drawn piece
-    next_node = base.next_board[base_move].astype(np.int64) * queues + rest[move_state]
+    np.cumsum(own + other, out=offsets[1:])
+    move_state = np.repeat(state, own + other)
+    j = np.arange(offsets[-1]) - offsets[:-1][move_state]
+    ms, mb = move_state, board[move_state]
+    is_own = j < own[ms]
+    is_swap = ~is_own & (slot[ms] >= 1)
+    is_hold = ~is_own & (slot[ms] == 0)
+    base_row = np.where(is_own, mb * n_pieces + placed[ms], mb * n_pieces + held[ms])
+    base_move = np.minimum(base.offsets[base_row] + np.where(is_own, j, j - own[ms]), max(base.n_moves - 1, 0))
+    # (a table with no move but hold moves: read a dummy move, masked below)
+    pad = (lambda a: a) if base.n_moves else (lambda a: np.zeros(1, dtype=a.dtype))
+    next_board = np.where(is_hold, mb, pad(base.next_board)[base_move])
+    unlocked = np.where(slot[ms] > n_pieces, slot[ms] - n_pieces, slot[ms])
+    next_slot = np.where(is_own, unlocked, np.where(is_swap, placed[ms] + 1, n_pieces + 1 + placed[ms]))
+    next_node = (next_board.astype(np.int64) * queues + rest[ms]) * slots + next_slot
+    lines = np.where(is_hold, 0, pad(base.lines)[base_move]).astype(np.uint8)
+    placement = pad(base.placement)[base_move]
+    if rules.hold:
+        first = placement_table(rules).first
+        piece = np.where(is_own, placed[ms], held[ms])
+        placement = np.where(is_hold, HOLD_MOVE, first[piece] + placement).astype(np.uint16)
     return Transitions(
         rules,
-        np.repeat(base.boards, queues),
-        base.layer_starts * queues,
+        np.repeat(base.boards, queues * slots),
+        base.layer_starts * queues * slots,
         offsets,
         next_node.astype(np.int32),
-        base.lines[base_move],
-        base.placement[base_move],
+        lines,
+        placement.astype(np.uint16),
         (time.perf_counter() - started) if started is not None else base.seconds,
-        np.tile(np.arange(queues, dtype=np.int64), n),
+        np.tile(np.repeat(np.arange(queues, dtype=np.int64), slots), n),
+        np.tile(np.arange(slots, dtype=np.int64), n * queues) if rules.hold else None,
     )
 
 
@@ -365,7 +425,10 @@ def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
 
     With several layers, in number order (a layer after the one its moves
     lead to).  With one, from the largest board down: a move that clears
-    nothing leads to a superset, a larger number, visited first.
+    nothing leads to a superset, a larger number, visited first.  With hold,
+    layer by layer but from the last row of a layer down, as a move putting a
+    piece on hold stays on its board and leads to a later row of it (the
+    layers are then not independent: see :func:`independent_layers`).
 
     Returns:
         ``(order, layer_starts)``: int32 board indices; int64 boundaries, layer
@@ -377,4 +440,13 @@ def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
     if len(transitions.layer_starts) == 2:
         return order[::-1].copy(), np.array([0, len(order)], dtype=np.int64)
     live_before = np.concatenate([[0], np.cumsum(has_move)])
-    return order, live_before[transitions.layer_starts].astype(np.int64)
+    starts = live_before[transitions.layer_starts].astype(np.int64)
+    if transitions.rules.hold:
+        order = np.concatenate([order[a:b][::-1] for a, b in zip(starts[:-1], starts[1:])])
+    return order, starts
+
+
+def independent_layers(transitions: Transitions) -> bool:
+    """Whether no row leads to another of its own layer (threads may share a
+    layer): several layers, and no hold (a hold move stays on its board)."""
+    return len(transitions.layer_starts) > 2 and not transitions.rules.hold

@@ -1,5 +1,5 @@
-"""Previews: the player sees the next pieces; a state is the board, the piece
-to place and the queue."""
+"""Previews and hold: the player sees the next pieces and may keep one aside;
+a state is the board, the piece to place, the queue and the hold slot."""
 
 from __future__ import annotations
 
@@ -93,11 +93,11 @@ def test_preview_memory_guard():
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-@given(small_rules(sizes=(2, 3), variants=True), st.integers(1, 2), st.sampled_from(["random", "minimax", "gaps"]),
-       st.floats(0.0, 0.9))
-def test_random_games_equal_reference(rules, preview, opponent, discount):
+@given(small_rules(sizes=(2, 3), variants=True), st.integers(0, 2), st.booleans(),
+       st.sampled_from(["random", "minimax", "gaps"]), st.floats(0.0, 0.9))
+def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
     rules = Rules(width=rules.width, height=rules.height, pieces=rules.pieces, probabilities=rules.probabilities,
-                  start=rules.start, objective=rules.objective, preview=preview,
+                  start=rules.start, objective=rules.objective, preview=preview, hold=hold,
                   line_scores=None if rules.objective == "combo" else rules.line_scores)
     try:
         t = babytris.enumerate_boards(rules, max_memory=2**24)
@@ -106,8 +106,66 @@ def test_random_games_equal_reference(rules, preview, opponent, discount):
     assume(t.n_boards <= 600)
     core = babytris.solve_transitions(t, discount=discount, opponent=opponent, tol=1e-12)
     ref = reference.solve(rules, discount=discount, opponent=opponent, tol=1e-12)
-    rows = [t.board_index(b, q) for b, q in ref.boards]
+    rows = [t.board_index(*node) if isinstance(node, tuple) else t.board_index(node) for node in ref.boards]
     assert np.abs(core.values[rows] - np.array(ref.values)).max() <= 1e-9 * max(1.0, np.abs(core.values).max())
     states, boards = reference.minimize(rules, opponent=opponent)
     p = babytris.minimize(t, opponent=opponent)
     assert p.n_classes == len(set(states.values())) and p.n_board_classes == len(set(boards.values()))
+
+
+# --------------------------------------------------------------------------
+# Hold
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preview", [0, 1])
+def test_hold_is_worth_at_least_going_without(preview):
+    """With the slot empty the player may ignore it: every (board, queue) is
+    worth at least what it is without hold."""
+    plain = babytris.solve(width=4, height=4, preview=preview, tol=1e-11)
+    held = babytris.solve(width=4, height=4, preview=preview, hold=True, tol=1e-11)
+    assert held.n_boards == plain.n_boards * 5  # empty, I or L held, I or L just held
+    empty = np.flatnonzero(held.transitions.slots == 0)
+    assert np.all(held.values[empty] >= plain.values - 1e-9)
+    assert held.start_value > plain.start_value
+
+
+@pytest.mark.parametrize("preview", [0, 1])
+@pytest.mark.parametrize("opponent", ["random", "minimax", "gaps"])
+def test_hold_equals_reference(preview, opponent):
+    rules = Rules(width=3, height=3, preview=preview, hold=True, probabilities=(0.4, 0.6))
+    core = babytris.solve(rules, opponent=opponent, tol=1e-12)
+    ref = reference.solve(rules, opponent=opponent, tol=1e-12)
+    rows = [core.transitions.board_index(*node) for node in ref.boards]
+    assert np.abs(core.values[rows] - np.array(ref.values)).max() <= 1e-9
+    assert core.start_value == pytest.approx(ref.start_value, abs=1e-9)
+    if opponent == "random":  # the opponent's pieces, where the choice is clear
+        return
+    for j, node in enumerate(ref.boards):
+        row = sorted(ref.values[j], reverse=opponent == "gaps")
+        if abs(row[1] - row[0]) > 1e-6:
+            assert int(core.piece_choices[rows[j]]) == ref.piece_choices[node]
+
+
+def test_hold_moves_and_lookups():
+    s = babytris.solve(width=4, height=4, hold=True, tol=1e-11)
+    q = s.action_values(0, "L")  # empty board, nothing held: place L, or hold it
+    assert "hold" in q and len(q) == 12 + 1
+    assert max(q.values()) == pytest.approx(s.value(0, "L"), abs=1e-9)
+    swap = s.action_values(0, "L", held="I")  # I held: place L (12), or I (6) and hold L
+    assert len(swap) == 12 + 6 and {m.piece for m in swap} == {"I", "L"}
+    assert len(s.action_values(0, "L", held="I", locked=True)) == 12  # just held: no second hold
+    assert s.best_action(0, "L", held="I") in swap
+    with pytest.raises(ValueError, match="held"):
+        babytris.solve(width=3, height=3, tol=1e-6).value(0, "L", held="I")
+
+
+def test_minimized_hold_equals_the_full_solve():
+    full = babytris.solve(width=4, height=4, preview=1, hold=True, tol=1e-11)
+    quotient = babytris.solve(width=4, height=4, preview=1, hold=True, tol=1e-11, minimize=True)
+    assert np.max(np.abs(quotient.values - full.values)) <= 1e-9
+
+
+def test_bad_hold():
+    with pytest.raises(RulesError, match="hold"):
+        Rules(hold=1)
