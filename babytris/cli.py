@@ -24,6 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _board_arguments(solve, height=5)
     solve.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
+    solve.add_argument("--hold", action="store_true", help="the player may hold a piece")
     solve.add_argument("--pieces", nargs="+", default=["trominoes"],
                        help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)")
     solve.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     _board_arguments(shrink, height=5)
     shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     shrink.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
+    shrink.add_argument("--hold", action="store_true", help="the player may hold a piece")
     return parser
 
 
@@ -90,6 +92,7 @@ def _solve(args: argparse.Namespace) -> int:
         height=args.height,
         pieces=args.pieces,
         preview=args.preview,
+        hold=args.hold,
         discount=args.discount,
         tol=args.tol,
         max_iter=args.max_iter,
@@ -155,8 +158,11 @@ def _rate(args: argparse.Namespace) -> int:
 def _minimize(args: argparse.Namespace) -> int:
     import babytris
 
-    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height, preview=args.preview))
-    rows = "boards" if args.preview == 0 else f"(board, queue) rows (preview {args.preview})"
+    t = babytris.enumerate_boards(
+        babytris.Rules(width=args.width, height=args.height, preview=args.preview, hold=args.hold)
+    )
+    rows = "boards" if args.preview == 0 and not args.hold else \
+        f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
     print(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
     print("opponent   state groups  board groups   minimize   full solve   quotient solve (with minimize)")
     for opponent in ("random", "minimax", "minavg", "gaps"):
