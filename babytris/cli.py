@@ -103,9 +103,11 @@ def _solve(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - started
     rules = solution.rules
+    extras = "".join([f", preview {rules.preview}" if rules.preview else "", ", hold" if rules.hold else ""])
     print(f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
-          f"line scores {rules.line_scores}")
-    print(f"boards       {solution.n_boards:,} reachable ({solution.n_states:,} states, "
+          f"line scores {rules.line_scores}{extras}")
+    rows = "boards" if not (rules.preview or rules.hold) else "(board, queue, slot) rows"
+    print(f"boards       {solution.n_boards:,} reachable {rows} ({solution.n_states:,} states, "
           f"{solution.transitions.n_moves:,} moves)")
     print(f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
           f"{'converged' if solution.converged else 'NOT converged'}")
