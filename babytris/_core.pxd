@@ -41,6 +41,8 @@ cdef struct Geometry:
     const uint8_t* rows
     const int32_t* first
     bint clears_only           # a placement that clears no row is no move (the combo objective)
+    const uint16_t* mirror_row # if not NULL, each row pattern reflected: boards become the lesser of
+                               # themselves and their mirror image (width <= 16)
 
 
 cdef int map_init(BoardMap* m, size_t expected) noexcept nogil

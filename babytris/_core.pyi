@@ -35,6 +35,7 @@ class Engine:
         first: npt.ArrayLike,
         *,
         clears_only: bool = False,
+        mirror_rows: npt.ArrayLike | None = None,
     ) -> None: ...
     @property
     def n_pieces(self) -> int: ...

@@ -306,6 +306,15 @@ cdef inline board_t smear_down(board_t b, int width, int height) noexcept nogil:
     return b
 
 
+cdef inline board_t canonical(const Geometry* g, board_t b) noexcept nogil:
+    """The lesser of ``b`` and its mirror image (row patterns reflected by table)."""
+    cdef board_t image = 0
+    cdef int r, w = g.width
+    for r in range(g.height):
+        image |= (<board_t>g.mirror_row[(b >> (r * w)) & g.full_row]) << (r * w)
+    return image if image < b else b
+
+
 cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
                       board_t* after, int* lines) noexcept nogil:
     """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
@@ -333,6 +342,8 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
             n += 1
     if n == 0 and g.clears_only:
         return False
+    if g.mirror_row != NULL:
+        b = canonical(g, b)
     after[0] = b
     lines[0] = n
     return True
@@ -435,9 +446,10 @@ cdef class Engine:
     """Placement tables for one rule set (built by ``babytris.states``)."""
 
     cdef Geometry geo
-    cdef readonly object masks, rows, first
+    cdef readonly object masks, rows, first, mirror_rows
+    cdef const uint16_t[::1] mr
 
-    def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False):
+    def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False, mirror_rows=None):
         if width < 1 or height < 1 or width * height > 64:
             raise ValueError(f"width * height must be in [1, 64], got {width} * {height}")
         self.masks = np.ascontiguousarray(masks, dtype=np.uint64)
@@ -460,6 +472,15 @@ cdef class Engine:
         self.geo.rows = &r[0] if r.shape[0] else NULL
         self.geo.first = &f[0]
         self.geo.clears_only = clears_only
+        self.geo.mirror_row = NULL
+        if mirror_rows is not None:
+            if width > 16:
+                raise ValueError(f"mirror_rows: boards up to 16 wide, got {width}")
+            self.mirror_rows = np.ascontiguousarray(mirror_rows, dtype=np.uint16)
+            if self.mirror_rows.shape != (1 << width,):
+                raise ValueError(f"mirror_rows must have 2**width = {1 << width} entries")
+            self.mr = self.mirror_rows
+            self.geo.mirror_row = &self.mr[0]
 
     @property
     def n_pieces(self):

@@ -21,7 +21,7 @@ from .roles import resolve
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
            "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate",
-           "nodes", "node_moves", "board_of"]
+           "nodes", "node_moves", "board_of", "canonical"]
 
 Cells = frozenset  # of (col, row)
 
@@ -56,7 +56,8 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
     The piece starts above the board and falls one row at a time until the
     next row down is blocked; a move is legal when every cell then lies inside
     the board.  Full rows are removed and the rows above fall by one.  Under
-    the combo objective a placement that clears no row is not a move.
+    the combo objective a placement that clears no row is not a move.  With
+    ``rules.mirror`` the board after is the lesser of it and its mirror image.
     """
     width, height = rules.width, rules.height
     filled = to_cells(board, width, height)
@@ -82,15 +83,24 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
             kept = sorted(r for r in range(height) if r not in full)
             shifted = {(c, kept.index(r)) for c, r in after if r not in full}
             if full or rules.objective != "combo":
-                out.append((placement, to_int(frozenset(shifted), width), len(full)))
+                out.append((placement, canonical(rules, to_int(frozenset(shifted), width)), len(full)))
     return out
+
+
+def canonical(rules: Rules, board: int) -> int:
+    """With ``rules.mirror``, the lesser of the board and its mirror image; else the board."""
+    if not rules.mirror:
+        return board
+    width, height = rules.width, rules.height
+    image = to_int(frozenset((width - 1 - c, r) for c, r in to_cells(board, width, height)), width)
+    return min(board, image)
 
 
 def reachable_boards(rules: Rules, start: int | None = None) -> list[int]:
     """Every board reachable from ``start`` (default: ``rules.start``), in
     breadth-first discovery order (pieces in rule order, moves in placement order)."""
     if start is None:
-        start = rules.start
+        start = canonical(rules, rules.start)
     seen = {start}
     order = [start]
     queue = deque([start])
@@ -179,7 +189,8 @@ class ReferenceSolution:
     def start_value(self) -> float:
         """The start board's value, averaged over its queues, the hold slot empty."""
         starts = [i for i, node in enumerate(self.boards)
-                  if board_of(node) == self.rules.start and (not self.rules.hold or node[2:] == (None, False))]
+                  if board_of(node) == canonical(self.rules, self.rules.start)
+                  and (not self.rules.hold or node[2:] == (None, False))]
         return sum(queue_chance(self.rules, self.boards[i])
                    * board_value(self.rules, self.values[i], self.opponent, self.boards[i]) for i in starts)
 
@@ -366,7 +377,7 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
             )
             for b in boards
         }
-    return float(values[rules.start])
+    return float(values[canonical(rules, rules.start)])
 
 
 def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward: Any = None):
@@ -480,6 +491,7 @@ def long_run_rate(
     rules = make_rules(rules, rule_fields)
     if rules.preview:
         raise ValueError("long_run_rate: games with previews are not supported yet (rules.preview > 0)")
+    start = canonical(rules, rules.start)
     if opponent not in ("random", "minimax"):
         raise ValueError(f"opponent must be 'random' or 'minimax', got {opponent!r}")
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < float("inf"):
@@ -507,7 +519,7 @@ def long_run_rate(
             rank[b] = passes
         kernel -= set(doomed)
         passes += 1
-    survives = rules.start in kernel
+    survives = start in kernel
 
     # 2. Relative value iteration on the kernel.
     iterations, lower, upper, survival = 0, 0.0, 0.0, float(survives)
@@ -516,9 +528,9 @@ def long_run_rate(
     chance = None
     if kernel:
         if survives:
-            seeds = [rules.start]
+            seeds = [start]
         else:  # the boards of S first entered from the start board
-            seen, queue = {rules.start}, deque([rules.start])
+            seen, queue = {start}, deque([start])
             while queue:
                 b = queue.popleft()
                 for row in table[b]:
@@ -573,8 +585,8 @@ def long_run_rate(
                     break
             chance = x_lo
             if not survives:
-                lower, upper = x_lo[rules.start] * max(0.0, lower), x_hi[rules.start] * max(0.0, upper)
-                survival = (x_lo[rules.start] + x_hi[rules.start]) / 2
+                lower, upper = x_lo[start] * max(0.0, lower), x_hi[start] * max(0.0, upper)
+                survival = (x_lo[start] + x_hi[start]) / 2
         elif not survives:
             lower = upper = 0.0
 
@@ -596,7 +608,7 @@ def long_run_rate(
     gain = (lower + upper) / 2
     return ReferenceRate(
         rules, opponent, gain, lower, upper, iterations, upper - lower <= tol, survives, survival,
-        None if survives else rank[rules.start], boards, kernel, rank, policy, pieces if worst else None,
+        None if survives else rank[start], boards, kernel, rank, policy, pieces if worst else None,
     )
 
 

@@ -62,6 +62,12 @@ class Rules:
             with a piece held, place that one instead (the piece to place is
             held); with the slot empty (the game starts so), hold the piece
             and place the next one, a step of its own that places nothing.
+        mirror: merge every board with its mirror image before enumerating
+            (a board stands for the lesser of the two): the game is the same
+            with the pieces mirrored, so their values are too.  Needs a piece
+            set closed under mirroring with mirrored pieces equally likely, a
+            board at most 16 wide, and (unless every piece is its own mirror
+            image, as I and L are) no preview and no hold.
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -76,6 +82,7 @@ class Rules:
     objective: str = "points"
     preview: int = 0
     hold: bool = False
+    mirror: bool = False
 
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
@@ -108,6 +115,8 @@ class Rules:
             raise RulesError(f"preview must be an integer in [0, {MAX_PREVIEW}], got {self.preview!r}")
         if not isinstance(self.hold, bool):
             raise RulesError(f"hold must be True or False, got {self.hold!r}")
+        if not isinstance(self.mirror, bool):
+            raise RulesError(f"mirror must be True or False, got {self.mirror!r}")
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "pieces", pieces)
@@ -115,6 +124,8 @@ class Rules:
         object.__setattr__(self, "probabilities", probabilities)
         object.__setattr__(self, "start", start)
         object.__setattr__(self, "preview", int(self.preview))
+        if self.mirror:
+            self._check_mirror()
 
     @property
     def n_pieces(self) -> int:
@@ -166,13 +177,24 @@ class Rules:
             out.append(match[0])
         return tuple(out)
 
+    def _check_mirror(self) -> None:
+        images = self.mirror_map()
+        if images is None:
+            raise RulesError("mirror: the pieces are not closed under mirroring (add the mirror images)")
+        if any(abs(self.probabilities[i] - self.probabilities[j]) > 1e-12 for i, j in enumerate(images)):
+            raise RulesError("mirror: a piece and its mirror image must be equally likely")
+        if self.width > 16:
+            raise RulesError(f"mirror: boards at most 16 wide, got width {self.width}")
+        if any(i != j for i, j in enumerate(images)) and (self.preview or self.hold):
+            raise RulesError("mirror: with pieces that are not their own mirror image, no preview and no hold")
+
     def __repr__(self) -> str:
         pieces = ", ".join(_piece_repr(p) for p in self.pieces)
         scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "
         extra = "".join(
             f", {name}={value!r}" for name, value, default in
             (("start", self.start, 0), ("objective", self.objective, "points"), ("preview", self.preview, 0),
-             ("hold", self.hold, False))
+             ("hold", self.hold, False), ("mirror", self.mirror, False))
             if value != default
         )
         return (

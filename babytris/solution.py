@@ -11,7 +11,7 @@ from .board import Board
 from .pieces import Piece, Placement
 from .rules import Rules
 from .reward import Reward, heights, holes
-from .states import HOLD_MOVE, Transitions, placement_table
+from .states import HOLD_MOVE, Transitions, canonical_boards, mirror_boards, placement_table
 
 __all__ = ["Solution"]
 
@@ -131,14 +131,29 @@ class Solution:
 
     def _state(self, board, piece, preview, held=None, locked=False) -> tuple[int, int, int]:
         """``(row, column, piece placed)`` of the state where ``piece`` is to be
-        placed on ``board`` with ``preview`` (the next pieces) in sight."""
+        placed on ``board`` with ``preview`` (the next pieces) in sight.  With
+        ``rules.mirror`` a board reflected to its lesser image takes the
+        mirrored pieces (the piece placed stays the caller's)."""
         preview = tuple(preview)
         if len(preview) != self.rules.preview:
             raise ValueError(f"preview must name {self.rules.preview} pieces (rules.preview), got {preview!r}")
         pieces = [self.rules.piece_index(q) for q in (piece, *preview)]
+        if held is not None:
+            held = self.rules.piece_index(held)
+        if self._flipped(board):
+            images = self.rules.mirror_map()
+            pieces = [images[p] for p in pieces]
+            held = None if held is None else images[held]
         # The row is the board with the pieces known before the last was drawn.
         row = self.index(board, pieces[:-1] if self.rules.preview else None, held, locked)
         return row, pieces[-1], pieces[0]
+
+    def _flipped(self, board) -> bool:
+        """Whether ``rules.mirror`` stands ``board`` for its mirror image."""
+        if not self.rules.mirror:
+            return False
+        bits = self._bits(board)
+        return int(canonical_boards(np.array([bits], dtype=np.uint64), self.rules)[0]) != bits
 
     def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
               held: "int | str | None" = None, locked: bool = False) -> float:
@@ -155,19 +170,23 @@ class Solution:
         if self.player == "random":
             raise ValueError(f"best_action: with opponent={self.opponent!r} the player places at random")
         row, column, placed = self._state(board, piece, preview, held, locked)
-        return self._placement(int(self.policy[row, column]), placed)
+        return self._placement(int(self.policy[row, column]), placed, self._flipped(board))
 
-    def _placement(self, number: int, placed: int) -> "Placement | str | None":
-        """A move's placement number as a Placement (``"hold"``; None for -1)."""
+    def _placement(self, number: int, placed: int, flipped: bool = False) -> "Placement | str | None":
+        """A move's placement number as a Placement (``"hold"``; None for -1);
+        ``flipped``: made on the mirror image of the board, so reflected back."""
         if number < 0:
             return None
         table = placement_table(self.rules)
-        if not self.rules.hold:
-            return table.placements[placed][number]
-        if number == HOLD_MOVE:
+        if number == HOLD_MOVE and self.rules.hold:
             return "hold"
-        piece = int(np.searchsorted(table.first, number, side="right")) - 1
-        return table.placements[piece][number - table.first[piece]]
+        piece, k = placed, number
+        if self.rules.hold:
+            piece = int(np.searchsorted(table.first, number, side="right")) - 1
+            k = number - table.first[piece]
+        if flipped:
+            piece, k = _mirrored_placement(self.rules, piece, k)
+        return table.placements[piece][k]
 
     def action_values(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
                       held: "int | str | None" = None, locked: bool = False) -> dict:
@@ -186,7 +205,8 @@ class Solution:
         else:
             gain = [self.reward.lines * t.lines[e] + self.reward.score * self.rules.line_scores[t.lines[e]]
                     - self.reward.height * _height(t, e) - self.reward.gaps * _holes(t, e) for e in rows]
-        return {self._placement(int(t.placement[e]), placed): g + self.discount * float(after[t.next_board[e]])
+        flipped = self._flipped(board)
+        return {self._placement(int(t.placement[e]), placed, flipped): g + self.discount * float(after[t.next_board[e]])
                 for e, g in zip(rows, gain)}
 
     def _bits(self, board: "int | Board") -> int:
@@ -223,3 +243,14 @@ def _height(t: Transitions, e: int) -> int:
 
 def _holes(t: Transitions, e: int) -> int:
     return int(holes(t.boards[t.next_board[e]:t.next_board[e] + 1], t.rules.width, t.rules.height)[0])
+
+
+def _mirrored_placement(rules: Rules, piece: int, k: int) -> tuple[int, int]:
+    """The placement (piece, number) that is placement k of ``piece`` reflected left-right."""
+    table = placement_table(rules)
+    image = rules.mirror_map()[piece]
+    mask = int(mirror_boards(np.array([table.masks[table.first[piece] + k]], dtype=np.uint64),
+                             rules.width, rules.height)[0])
+    lo, hi = table.first[image], table.first[image + 1]
+    (j,) = np.flatnonzero(table.masks[lo:hi] == np.uint64(mask))
+    return image, int(j)

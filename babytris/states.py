@@ -81,7 +81,37 @@ def placement_table(rules: Rules) -> PlacementTable:
 def engine(rules: Rules) -> _core.Engine:
     """The compiled placement engine for ``rules`` (cached)."""
     t = placement_table(rules)
-    return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first, clears_only=rules.objective == "combo")
+    return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first, clears_only=rules.objective == "combo",
+                        mirror_rows=mirror_rows(rules.width) if rules.mirror else None)
+
+
+def mirror_rows(width: int) -> np.ndarray:
+    """uint16 array ``(2**width,)``: each row pattern reflected left-right."""
+    rows = np.arange(1 << width, dtype=np.int64)
+    out = np.zeros_like(rows)
+    for col in range(width):
+        out |= ((rows >> col) & 1) << (width - 1 - col)
+    return out.astype(np.uint16)
+
+
+def mirror_boards(boards: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Each board of a uint64 array reflected left-right."""
+    boards = np.asarray(boards, dtype=np.uint64)
+    table = mirror_rows(width).astype(np.uint64)
+    row = np.uint64((1 << width) - 1)
+    out = np.zeros_like(boards)
+    for r in range(height):
+        shift = np.uint64(r * width)
+        out |= table[((boards >> shift) & row).astype(np.int64)] << shift
+    return out
+
+
+def canonical_boards(boards: np.ndarray, rules: Rules) -> np.ndarray:
+    """Each board, or its mirror image where that is less (``rules.mirror``); as is otherwise."""
+    boards = np.asarray(boards, dtype=np.uint64)
+    if not rules.mirror:
+        return boards
+    return np.minimum(boards, mirror_boards(boards, rules.width, rules.height))
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -192,8 +222,9 @@ class Transitions:
 
     def indices(self, boards: np.ndarray) -> np.ndarray:
         """Index of each board of a uint64 array, -1 where it is not reachable
-        (int64); with previews, of its node with the queue of first pieces (0, ..., 0)."""
-        boards = np.asarray(boards, dtype=np.uint64)
+        (int64); with previews, of its node with the queue of first pieces (0,
+        ..., 0); with ``rules.mirror``, of the board or its mirror image, the lesser."""
+        boards = canonical_boards(boards, self.rules)
         out = np.full(boards.shape, -1, dtype=np.int64)
         layer_of_residue = layers(self.rules)
         layer = layer_of_residue[_core.popcounts(boards.ravel()).reshape(boards.shape) % len(layer_of_residue)]
@@ -248,8 +279,9 @@ def enumerate_boards(
     per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
+    start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
     status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
-        rules.start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
+        start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
         layer_of_residue=layers(rules),
     )
     if status != 0:
