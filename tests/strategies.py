@@ -28,8 +28,9 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
     ``max_pieces`` pieces of ``pool`` (cell lists) that fit; random
     probabilities (with ``equal_chance``, uniform half the time); random line
     scores in [0, 20] if ``line_scores``, else the default.  With
-    ``variants``, a random start board a third of the time and the combo
-    objective a third of the time."""
+    ``variants``, a random start board a third of the time, the combo
+    objective a third of the time, and mirror merging a quarter of the time
+    where the pieces allow it."""
     width = draw(st.integers(*sizes))
     height = draw(st.integers(*sizes))
     fitting = [cells for cells in pool if fits(cells, width, height)]
@@ -52,7 +53,13 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
         tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
         fields["line_scores"] = draw(st.lists(st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False),
                                               min_size=tallest + 1, max_size=tallest + 3))
-    return Rules(**fields)
+    rules = Rules(**fields)
+    if variants and draw(st.integers(0, 3)) == 0:
+        try:  # mirror where the pieces allow it
+            rules = Rules(**fields, mirror=True)
+        except babytris.RulesError:
+            pass
+    return rules
 
 
 @st.composite
