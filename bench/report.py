@@ -92,7 +92,7 @@ def report(data: dict, wall: float | None) -> str:
     # rows[(width, height)][test name] = benchmark entry
     rows: dict[tuple[int, int], dict[str, dict]] = {}
     reference = None
-    play, opponents, tournaments, rates, shrink = [], [], [], [], []
+    play, opponents, tournaments, rates, shrink, mirror = [], [], [], [], [], []
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
         if "test_bench_play.py" in b["fullname"]:
@@ -109,6 +109,9 @@ def report(data: dict, wall: float | None) -> str:
             continue
         if "test_bench_minimize.py" in b["fullname"]:
             shrink.append(b)
+            continue
+        if "test_bench_mirror.py" in b["fullname"]:
+            mirror.append(b)
             continue
         if test == "test_reference_4x4":
             reference = b
@@ -175,6 +178,7 @@ def report(data: dict, wall: float | None) -> str:
     out += tournament_report(tournaments)
     out += rate_report(rates)
     out += minimize_report(shrink)
+    out += mirror_report(mirror, rows)
     out += play_report(play)
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
@@ -256,6 +260,21 @@ def rate_report(entries: list[dict]) -> list[str]:
         )
     return lines + ["", "`babytris.long_run_rate(transitions, opponent=..., tol=1e-9)` on a table enumerated "
                         "beforehand (survival kernel, then relative value iteration with certified bounds)."]
+
+
+def mirror_report(entries: list[dict], rows: dict) -> list[str]:
+    """The table of test_bench_mirror.py beside the plain full solve of the same size."""
+    if not entries:
+        return []
+    lines = ["", "| Mirror merging | Boards | Full solve | Min–max | Plain full solve | Ratio |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for b in entries:
+        info = b["extra_info"]
+        plain = rows.get(tuple(int(x) for x in info["size"].split("x")), {}).get("test_solve")
+        ratio = f"{b['stats']['median'] / plain['stats']['median']:.2f}" if plain else "—"
+        lines.append(f"| {info['size']} | {info['n_boards']:,} | {seconds(b['stats']['median'])} | {spread(b)} "
+                     f"| {seconds(plain['stats']['median']) if plain else '—'} | {ratio} |")
+    return lines + ["", "`babytris.solve(width=W, height=H, mirror=True, discount=0.9, tol=1e-8)`."]
 
 
 def minimize_report(entries: list[dict]) -> list[str]:
