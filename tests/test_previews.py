@@ -111,6 +111,8 @@ def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
     states, boards = reference.minimize(rules, opponent=opponent)
     p = babytris.minimize(t, opponent=opponent)
     assert p.n_classes == len(set(states.values())) and p.n_board_classes == len(set(boards.values()))
+    quotient = babytris.solve_transitions(t, discount=discount, opponent=opponent, tol=1e-12, minimize=True)
+    assert np.abs(quotient.values - core.values).max() <= 1e-9 * max(1.0, np.abs(core.values).max())
 
 
 # --------------------------------------------------------------------------

@@ -40,6 +40,7 @@ CASES: list[tuple[str, dict, dict]] = [
     ("4x4 random, preview 1, hold", dict(width=4, height=4, preview=1, hold=True), dict(opponent="random")),
     ("4x4 minimax, preview 1, hold", dict(width=4, height=4, preview=1, hold=True), dict(opponent="minimax")),
     ("4x4 random, preview 2, hold", dict(width=4, height=4, preview=2, hold=True), dict(opponent="random")),
+    ("4x5 random, hold", dict(width=4, height=5, hold=True), dict(opponent="random")),
 ]
 
 
