@@ -3,7 +3,6 @@ a state is the board, the piece to place, the queue and the hold slot."""
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import Reward, Rules, RulesError, reference
+from babytris import Rules, RulesError, reference
 from strategies import small_rules
 
 
