@@ -65,9 +65,9 @@ def resolve_roles(game: object, player: object, opponent: object) -> tuple[Trans
         t = game
     else:
         raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
-    if t.rules.preview:
-        raise ValueError("games with previews (rules.preview > 0) can be solved and minimized, "
-                         "not yet played or evaluated over n placements")
+    if t.rules.preview or t.rules.hold:
+        raise ValueError("games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
+                         "minimized, not yet played or evaluated over n placements")
     return t, player_rows(game, t, player), opponent_pieces(game, t, opponent)
 
 

@@ -403,8 +403,9 @@ def _check_opponent(opponent: object) -> None:
 
 
 def _check_scores(rules: Rules) -> None:
-    if rules.preview:
-        raise ValueError("long_run_rate: games with previews (rules.preview > 0) are not supported yet")
+    if rules.preview or rules.hold:
+        raise ValueError("long_run_rate: games with previews or hold (rules.preview > 0, rules.hold) "
+                         "are not supported yet")
     if min(rules.line_scores) < 0:
         raise ValueError(
             f"line_scores must all be >= 0 for the long-run rate (losing, which scores 0, "

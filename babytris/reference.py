@@ -146,10 +146,12 @@ def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
         return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
     held, locked = node[2], node[3]
     out = [(m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
-    if not locked and held is not None:  # swap: place the held piece, hold this one
-        out += [(m, (after, rest, known[0], False), rows) for m, after, rows in moves(rules, board, held)]
-    elif not locked:  # put this one on hold and place the next: a step placing nothing
+    if locked:
+        return out
+    if held is None:  # put this one on hold and place the next: a step placing nothing
         out.append(("hold", (board, rest, known[0], True), 0))
+    elif held != known[0]:  # swap: place the held piece, hold this one (the same piece: no swap)
+        out += [(m, (after, rest, known[0], False), rows) for m, after, rows in moves(rules, board, held)]
     return out
 
 
@@ -341,8 +343,8 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     from (board, piece index) to placement number), or the mean of that over
     the legal moves (``player="random"``); 0 where p fits nowhere.
     """
-    if rules.preview:
-        raise ValueError("expected_points: games with previews are not supported yet (rules.preview > 0)")
+    if rules.preview or rules.hold:
+        raise ValueError("expected_points: games with previews or hold are not supported yet")
     if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
         raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
     if player != "random" and not isinstance(player, dict):
@@ -489,8 +491,8 @@ def long_run_rate(
        whose best move is least so compared.
     """
     rules = make_rules(rules, rule_fields)
-    if rules.preview:
-        raise ValueError("long_run_rate: games with previews are not supported yet (rules.preview > 0)")
+    if rules.preview or rules.hold:
+        raise ValueError("long_run_rate: games with previews or hold are not supported yet")
     start = canonical(rules, rules.start)
     if opponent not in ("random", "minimax"):
         raise ValueError(f"opponent must be 'random' or 'minimax', got {opponent!r}")

@@ -112,7 +112,10 @@ class Solution:
         """The name of the piece the opponent gives on ``board`` (the first of equals)."""
         if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
-        return self.rules.pieces[int(self.opponent_policy[self.index(board)])].name
+        piece = int(self.opponent_policy[self.index(board)])
+        if self._flipped(board):  # the row is the mirror image's: its piece seen in the mirror
+            piece = self.rules.mirror_map()[piece]
+        return self.rules.pieces[piece].name
 
     @property
     def nbytes(self) -> int:
@@ -122,23 +125,29 @@ class Solution:
               held: "int | str | None" = None, locked: bool = False) -> int:
         """Row of ``board`` (with previews: of ``board`` carrying ``queue``, the
         pieces known before the next draw; with hold: and ``held``, the held
-        piece or None); ``KeyError`` if it is not reachable."""
+        piece or None); ``KeyError`` if it is not reachable.  With
+        ``rules.mirror`` a board may be stored as its mirror image, whose row
+        lists the mirrored pieces: use :meth:`value` for piece-wise lookups."""
         if queue is not None:
             queue = tuple(self.rules.piece_index(q) for q in queue)
         if held is not None:
+            if isinstance(held, bool):
+                raise ValueError(f"held must be a piece (index or name) or None, got {held!r}")
             held = self.rules.piece_index(held)
         return self.transitions.board_index(self._bits(board), queue, held, locked)
 
     def _state(self, board, piece, preview, held=None, locked=False) -> tuple[int, int, int]:
         """``(row, column, piece placed)`` of the state where ``piece`` is to be
         placed on ``board`` with ``preview`` (the next pieces) in sight.  With
-        ``rules.mirror`` a board reflected to its lesser image takes the
-        mirrored pieces (the piece placed stays the caller's)."""
+        ``rules.mirror`` a board stored as its mirror image takes the mirrored
+        pieces (the piece placed too: :meth:`_placement` reflects it back)."""
         preview = tuple(preview)
         if len(preview) != self.rules.preview:
             raise ValueError(f"preview must name {self.rules.preview} pieces (rules.preview), got {preview!r}")
         pieces = [self.rules.piece_index(q) for q in (piece, *preview)]
         if held is not None:
+            if isinstance(held, bool):
+                raise ValueError(f"held must be a piece (index or name) or None, got {held!r}")
             held = self.rules.piece_index(held)
         if self._flipped(board):
             images = self.rules.mirror_map()

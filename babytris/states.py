@@ -186,7 +186,7 @@ class Transitions:
     @property
     def nbytes(self) -> int:
         arrays = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
-        arrays += () if self.queues is None else (self.queues,)
+        arrays += tuple(a for a in (self.queues, self.slots) if a is not None)
         return sum(a.nbytes for a in arrays)
 
     def board_index(self, board: int, queue: "tuple[int, ...] | None" = None, held: int | None = None,
@@ -196,7 +196,8 @@ class Transitions:
         held piece's index or None, ``locked`` if it was just put there); raises
         ``KeyError`` if it is not reachable, ``ValueError`` for a bad queue or slot."""
         board = int(board)
-        i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**64 else -1
+        cells = self.rules.cells
+        i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**cells else -1
         if i < 0:
             raise KeyError(f"board {board} is not reachable from the start under these rules")
         slot = 0
@@ -204,7 +205,7 @@ class Transitions:
             n = self.rules.n_pieces
             if not self.rules.hold:
                 raise ValueError("held: these rules have no hold (rules.hold is False)")
-            if held is None or not (isinstance(held, (int, np.integer)) and 0 <= held < n):
+            if held is None or isinstance(held, bool) or not (isinstance(held, (int, np.integer)) and 0 <= held < n):
                 raise ValueError(f"held must be a piece index in [0, {n - 1}] (or None: the slot empty), got {held!r}")
             slot = 1 + int(held) + (n if locked else 0)
         return i + self.queue_code(queue) * self.rules.hold_slots + slot
@@ -213,7 +214,9 @@ class Transitions:
         """A queue of piece indices as its row offset among the board's nodes."""
         k, n = self.rules.preview, self.rules.n_pieces
         queue = () if queue is None and k == 0 else queue
-        if queue is None or len(queue) != k or not all(isinstance(p, (int, np.integer)) and 0 <= p < n for p in queue):
+        if queue is None or len(queue) != k or not all(
+            isinstance(p, (int, np.integer)) and not isinstance(p, bool) and 0 <= p < n for p in queue
+        ):
             raise ValueError(f"queue must be {k} piece indices in [0, {n - 1}] (rules.preview = {k}), got {queue!r}")
         code = 0
         for p in queue:
@@ -324,9 +327,9 @@ def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, by
     put there (locked: the piece to place came out of the queue by that hold
     and cannot be held again).  A state's row lists the placements of the
     piece to place (the slot unchanged, unlocked), then either the placements
-    of the held piece (a swap: the piece to place goes on hold) or, with the
-    slot empty, one move placing nothing that puts the piece to place on
-    hold (placement number :data:`HOLD_MOVE`, no rows cleared).  Placement
+    of the held piece (a swap: the piece to place goes on hold; none when
+    the same piece is held) or, with the slot empty, one move placing nothing
+    that puts the piece to place on hold (placement number :data:`HOLD_MOVE`, no rows cleared).  Placement
     numbers then count over every piece's placements (see :func:`placement_table`).
     """
     rules = base.rules
@@ -335,7 +338,8 @@ def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, by
     nodes = n * queues * slots
     n_states = nodes * n_pieces
     n_moves = 2 * base.n_moves * queues * slots  # at most: a piece's row and the held one's
-    need = n_states * 8 * 3 + n_moves * (MOVE_BYTES + 3 * 8) + nodes * (16 + bytes_per_node) + base.nbytes
+    # The build holds about a dozen int64 arrays per state and ten per move at its peak (measured).
+    need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
     what = f"preview={k}, hold={rules.hold}"
     if rules.hold and len(placement_table(rules).masks) >= HOLD_MOVE:
         raise ValueError(f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {len(placement_table(rules).masks)}")
@@ -357,7 +361,9 @@ def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, by
     own = counts[board * n_pieces + placed]
     held = np.where((slot >= 1) & (slot <= n_pieces), slot - 1, 0)
     if rules.hold:
-        other = np.where(slot == 0, 1, np.where(slot <= n_pieces, counts[board * n_pieces + held], 0))
+        # (no swap with the same piece held: it would repeat the row)
+        swap = (slot >= 1) & (slot <= n_pieces) & (held != placed)
+        other = np.where(slot == 0, 1, np.where(swap, counts[board * n_pieces + held], 0))
     else:
         other = np.zeros_like(own)
     offsets = np.zeros(n_states + 1, dtype=np.int64)
@@ -459,8 +465,9 @@ def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
     lead to).  With one, from the largest board down: a move that clears
     nothing leads to a superset, a larger number, visited first.  With hold,
     layer by layer but from the last row of a layer down, as a move putting a
-    piece on hold stays on its board and leads to a later row of it (the
-    layers are then not independent: see :func:`independent_layers`).
+    piece on hold stays on its board and (without previews) leads to a later
+    row of it; with previews it may lead to an earlier one, read from the
+    sweep before (the layers are then not independent: see :func:`independent_layers`).
 
     Returns:
         ``(order, layer_starts)``: int32 board indices; int64 boundaries, layer

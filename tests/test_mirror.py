@@ -67,3 +67,24 @@ def test_bad_mirror(fields, match):
     fields = {"mirror": True, **fields}
     with pytest.raises(RulesError, match=match):
         Rules(**fields)
+
+
+def test_piece_policy_reflects_back():
+    """The opponent's piece on a board stored as its mirror image is the
+    mirror image of the stored board's piece."""
+    fields = dict(width=4, height=4, pieces=["S", "Z", "O"])
+    full = babytris.solve(Rules(**fields), opponent="minimax", tol=1e-12)
+    half = babytris.solve(Rules(mirror=True, **fields), opponent="minimax", tol=1e-12)
+    checked = 0
+    for i, b in enumerate(full.boards):
+        row = np.sort(full.values[i])
+        if row[1] - row[0] > 1e-6:  # a single worst piece
+            assert half.piece_policy(int(b)) == full.piece_policy(int(b))
+            checked += 1
+    assert checked > 50
+
+
+def test_lookups_reject_boards_off_the_board():
+    half = babytris.solve(Rules(width=4, height=4, pieces=["S", "Z", "O"], mirror=True))
+    with pytest.raises(KeyError):
+        half.value(1 << 40, "S")

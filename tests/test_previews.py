@@ -170,3 +170,10 @@ def test_minimized_hold_equals_the_full_solve():
 def test_bad_hold():
     with pytest.raises(RulesError, match="hold"):
         Rules(hold=1)
+    s = babytris.solve(width=3, height=3, hold=True, tol=1e-6)
+    with pytest.raises(ValueError, match="held"):
+        s.value(0, "I", held=True)
+    for call in (lambda: babytris.play(s), lambda: babytris.expected_points(s),
+                 lambda: babytris.long_run_rate(s.transitions)):
+        with pytest.raises(ValueError, match="hold"):
+            call()
