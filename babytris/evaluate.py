@@ -33,7 +33,7 @@ import numpy as np
 from . import _play
 from .rules import Rules
 from .solution import Solution
-from .policies import Opponent, Player, check_int, policy_rows, resolve_roles
+from .policies import Opponent, Player, check_int, policy_rows, resolve_roles, transitions_of
 from .solve import solve_transitions
 from .states import Transitions, resolve_n_jobs
 
@@ -262,12 +262,7 @@ def evaluate(
         raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
     if discount is None:
         return expected_points(game, player, opponent, n_actions=n_actions)
-    if isinstance(game, Solution):
-        t = game.transitions
-    elif isinstance(game, Transitions):
-        t = game
-    else:
-        raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
+    t = transitions_of(game)
     if isinstance(player, str) and player == "optimal":
         if not isinstance(game, Solution):
             raise ValueError("player='optimal' needs a Solution as the game (a bare Transitions has no policy)")

@@ -12,7 +12,9 @@ from . import _play
 from .solution import Solution
 from .states import Transitions
 
-__all__ = ["Player", "Opponent", "policy_rows", "resolve_roles", "player_rows", "opponent_pieces", "check_int"]
+__all__ = [
+    "Player", "Opponent", "policy_rows", "resolve_roles", "transitions_of", "player_rows", "opponent_pieces", "check_int"
+]
 
 #: A player: "optimal", "random", a Solution, or placement numbers ``(n_boards, n_pieces)``.
 Player = Union[str, Solution, np.ndarray]
@@ -56,15 +58,19 @@ def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "po
     return rows
 
 
+def transitions_of(game: object) -> Transitions:
+    """The move table of a :class:`Solution` or :class:`Transitions`; ``TypeError`` otherwise."""
+    if isinstance(game, Solution):
+        return game.transitions
+    if isinstance(game, Transitions):
+        return game
+    raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
+
+
 def resolve_roles(game: object, player: object, opponent: object) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:
     """The move table, the player's move rows (None: random) and the
     opponent's pieces (None: drawn at random), checked."""
-    if isinstance(game, Solution):
-        t = game.transitions
-    elif isinstance(game, Transitions):
-        t = game
-    else:
-        raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
+    t = transitions_of(game)
     if t.rules.preview or t.rules.hold:
         raise ValueError("games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
                          "minimized, not yet played or evaluated over n placements")

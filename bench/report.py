@@ -92,26 +92,15 @@ def report(data: dict, wall: float | None) -> str:
     # rows[(width, height)][test name] = benchmark entry
     rows: dict[tuple[int, int], dict[str, dict]] = {}
     reference = None
-    play, opponents, tournaments, rates, shrink, mirror = [], [], [], [], [], []
+    # The suites with tables of their own, by file; the rest is the solve table.
+    sections: dict[str, list[dict]] = {
+        name: [] for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror")
+    }
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
-        if "test_bench_play.py" in b["fullname"]:
-            play.append(b)
-            continue
-        if "test_bench_opponents.py" in b["fullname"]:
-            opponents.append(b)
-            continue
-        if "test_bench_tournament.py" in b["fullname"]:
-            tournaments.append(b)
-            continue
-        if "test_bench_rate.py" in b["fullname"]:
-            rates.append(b)
-            continue
-        if "test_bench_minimize.py" in b["fullname"]:
-            shrink.append(b)
-            continue
-        if "test_bench_mirror.py" in b["fullname"]:
-            mirror.append(b)
+        section = next((name for name in sections if f"test_bench_{name}.py" in b["fullname"]), None)
+        if section is not None:
+            sections[section].append(b)
             continue
         if test == "test_reference_4x4":
             reference = b
@@ -174,12 +163,12 @@ def report(data: dict, wall: float | None) -> str:
         "Peak RSS: the most resident memory a full solve adds above `import babytris`, in a fresh process. "
         "Iterations: Bellman optimality (greedy) sweeps.",
     ]
-    out += opponents_report(opponents, rows)
-    out += tournament_report(tournaments)
-    out += rate_report(rates)
-    out += minimize_report(shrink)
-    out += mirror_report(mirror, rows)
-    out += play_report(play)
+    out += opponents_report(sections["opponents"], rows)
+    out += tournament_report(sections["tournament"])
+    out += rate_report(sections["rate"])
+    out += minimize_report(sections["minimize"])
+    out += mirror_report(sections["mirror"], rows)
+    out += play_report(sections["play"])
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
     if loads:
