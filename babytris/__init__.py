@@ -17,6 +17,7 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
 from .board import Board
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
 from .minimize import Partition, minimize
+from .persist import load
 from .pieces import CATALOGUE, Piece, Placement
 from .reward import Reward
 from .rate import Rate, long_run_rate
@@ -49,6 +50,7 @@ __all__ = [
     "evaluate",
     "expected_points",
     "horizon_values",
+    "load",
     "minimize",
     "long_run_rate",
     "play",

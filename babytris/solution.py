@@ -117,6 +117,12 @@ class Solution:
             piece = self.rules.mirror_map()[piece]
         return self.rules.pieces[piece].name
 
+    def save(self, path) -> None:
+        """Write this solution to ``path`` (numpy ``.npz``); read it back with :func:`babytris.load`."""
+        from .persist import save  # persist builds Solutions: import it when used
+
+        save(self, path)
+
     @property
     def nbytes(self) -> int:
         return self.values.nbytes + self.policy.nbytes + self.residuals.nbytes + self.transitions.nbytes
