@@ -16,6 +16,7 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
     ) from err
 from .board import Board
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
+from .interop import to_mdptoolbox
 from .minimize import Partition, minimize
 from .persist import load
 from .pieces import CATALOGUE, Piece, Placement
@@ -57,6 +58,7 @@ __all__ = [
     "solve",
     "solve_transitions",
     "standard_tournament",
+    "to_mdptoolbox",
     "tournament",
     "__version__",
 ]
