@@ -49,6 +49,7 @@ class Engine:
         min_boards_per_thread: int = 0,
         bitmap_max_cells: int = ...,
         layer_of_residue: npt.NDArray[np.int64] | None = None,
+        progress: npt.NDArray[np.int64] | None = None,
     ) -> tuple[Any, ...]: ...
 
 def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...

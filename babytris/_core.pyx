@@ -505,9 +505,12 @@ cdef class Engine:
 
     def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
                   Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS,
-                  const int64_t[::1] layer_of_residue=None):
+                  const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None):
         """Every board reachable from ``start`` and the move table, boards
         numbered by layer, then in ascending order.
+
+        ``progress`` (int64, length 2), if given, receives the boards found and
+        the boards expanded so far while the search runs, for another thread to read.
 
         A board with c filled cells is in layer ``layer_of_residue[c % m]``
         (m its length; default: every board in layer 0).
@@ -547,6 +550,11 @@ cdef class Engine:
         cdef uint16_t[::1] placement_view
         cdef size_t n_words = 0, i
         cdef const int32_t[::1] perm_view
+        cdef int64_t* seen = NULL
+        if progress is not None:
+            if progress.shape[0] < 2:
+                raise ValueError(f"progress must have 2 entries, got {progress.shape[0]}")
+            seen = &progress[0]
         table.slots = NULL
         ix.table = &table
         ix.bits = NULL
@@ -571,10 +579,10 @@ cdef class Engine:
             with nogil:
                 if n_words:
                     status = discover_bitmap(g, start, &bits_view[0], n_words, &boards, &n_moves, max_bytes,
-                                             bytes_per_board_after, &peak)
+                                             bytes_per_board_after, &peak, seen)
                 else:
                     status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after,
-                                      &peak)
+                                      &peak, seen)
             if status != OK:
                 n = boards.size
                 vec_free(&boards)
@@ -648,8 +656,9 @@ cdef void bitmap_boards(const uint64_t* bits, size_t n_words, int32_t* rank, boa
 
 cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_t n_words, Vec* boards,
                          size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
-                         size_t* peak) noexcept nogil:
-    """Pass 1 for small boards: breadth-first search marking boards in ``bits``."""
+                         size_t* peak, int64_t* seen) noexcept nogil:
+    """Pass 1 for small boards: breadth-first search marking boards in ``bits``
+    (``seen``, if not NULL: boards found and expanded so far, for a progress bar)."""
     cdef int P = g.n_pieces
     cdef size_t head = 0, moves = 0, fixed = n_words * (sizeof(uint64_t) + sizeof(int32_t))
     cdef int k, lines
@@ -677,6 +686,9 @@ cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_
             boards.size += 1
         head += 1
         if head % 4096 == 0 or head == boards.size:
+            if seen != NULL:
+                seen[0] = <int64_t>boards.size
+                seen[1] = <int64_t>head
             peak[0] = (fixed + boards.capacity * sizeof(board_t)
                        + boards.size * (sizeof(board_t) + sizeof(int64_t) * P + bytes_per_board_after)
                        + moves * MOVE_BYTES)
@@ -689,9 +701,10 @@ cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_
 
 cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,
                   size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
-                  size_t* peak) noexcept nogil:
+                  size_t* peak, int64_t* seen) noexcept nogil:
     """Pass 1: breadth-first search.  Fills ``table`` (board -> discovery
-    number) and ``boards`` (discovery order), counts the moves; returns a status."""
+    number) and ``boards`` (discovery order), counts the moves; returns a status
+    (``seen``, if not NULL: boards found and expanded so far, for a progress bar)."""
     cdef int P = g.n_pieces
     cdef size_t n_place = <size_t>g.first[P]
     cdef size_t head = 0, hi, bi, n_buf, e, moves = 0, n_states, held, later
@@ -736,6 +749,9 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
                 boards.size += 1
         moves += n_buf
         head = hi
+        if seen != NULL:
+            seen[0] = <int64_t>boards.size
+            seen[1] = <int64_t>head
         if status != OK:
             break
         # Budget: what is held now (with the map's next doubling), or what

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from .roles import PIECES_BEST, PIECES_WORST, Roles, resolve
 from .rules import Rules
 from .solution import Solution
 from .policies import Opponent, Player
+from .progress import ProgressBars
 from .states import (
     DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, independent_layers, placement_table, resolve_n_jobs, sweep_order,
 )
@@ -48,7 +50,7 @@ def solve(
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
-    progress: Progress | None = None,
+    progress: "Progress | bool | None" = None,
     minimize: bool = False,
     **rule_fields: Any,
 ) -> Solution:
@@ -103,8 +105,11 @@ def solve(
             sharing each layer of a sweep; the result does not depend on it.
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (default 8 GiB).
-        progress: called after each optimality sweep as
-            ``progress(iteration, residual)``, e.g. to draw a progress bar.
+        progress: True draws progress bars on stderr (tqdm; boards found
+            while enumerating, then the residual's way down to ``tol``) when
+            stderr is a terminal and the work takes over a second; or a
+            callable, called after each optimality sweep as
+            ``progress(iteration, residual)``.
         minimize: solve the quotient by state-partition minimization
             (:func:`babytris.minimize`: states that must share a value merged),
             spread its values back and finish on the full game with the same
@@ -123,22 +128,24 @@ def solve(
     if roles.reward is not None or roles.opponent == "gaps":
         # A reward per move (at most every placement legal) and per state.
         per_board += 8 * (len(placement_table(rules).masks) + rules.n_pieces)
-    transitions = enumerate_boards(rules, max_memory=max_memory, n_jobs=n_jobs, solver_bytes_per_board=per_board)
-    return solve_transitions(
-        transitions,
-        discount=discount,
-        tol=tol,
-        max_iter=max_iter,
-        opponent=opponent,
-        player=player,
-        reward=reward,
-        method=method,
-        accelerate=accelerate,
-        eval_sweeps=eval_sweeps,
-        n_jobs=n_jobs,
-        progress=progress,
-        minimize=minimize,
-    )
+    with _progress_bars(progress) as bars:
+        transitions = enumerate_boards(rules, max_memory=max_memory, n_jobs=n_jobs, solver_bytes_per_board=per_board,
+                                       progress=None if bars is None else bars.enumerated)
+        return solve_transitions(
+            transitions,
+            discount=discount,
+            tol=tol,
+            max_iter=max_iter,
+            opponent=opponent,
+            player=player,
+            reward=reward,
+            method=method,
+            accelerate=accelerate,
+            eval_sweeps=eval_sweeps,
+            n_jobs=n_jobs,
+            progress=progress if bars is None else bars,
+            minimize=minimize,
+        )
 
 
 def solve_transitions(
@@ -154,18 +161,45 @@ def solve_transitions(
     accelerate: bool = True,
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
-    progress: Progress | None = None,
+    progress: "Progress | ProgressBars | bool | None" = None,
     minimize: bool = False,
 ) -> Solution:
-    """:func:`solve` on an already enumerated game graph (skips the search)."""
+    """:func:`solve` on an already enumerated game graph (skips the search);
+    ``progress`` may also be a :class:`~babytris.progress.ProgressBars`."""
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
                       undiscounted=transitions.rules.objective == "combo")
     if not isinstance(minimize, bool):
         raise ValueError(f"minimize must be True or False, got {minimize!r}")
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
+    if not (progress is None or isinstance(progress, (bool, ProgressBars)) or callable(progress)):
+        raise ValueError(f"progress must be True, False, None or a callable(iteration, residual), got {progress!r}")
+    with _progress_bars(progress) as bars:
+        if bars is not None:
+            progress = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
+        return _solve(transitions, roles, method, float(discount), tol, max_iter, eval_sweeps, accelerate, n_jobs,
+                      progress or None, minimize, (opponent, player, reward))
+
+
+@contextmanager
+def _progress_bars(progress: object) -> Iterator[ProgressBars | None]:
+    """The bars to draw: new ones for ``progress=True`` (closed at the end),
+    the ones given, or None (no bars: None, False or a callable)."""
+    if isinstance(progress, ProgressBars):
+        yield progress
+    elif progress is True:
+        with ProgressBars() as bars:
+            yield bars
+    else:
+        yield None
+
+
+def _solve(transitions: Transitions, roles: Roles, method: str, discount: float, tol: float, max_iter: int,
+           eval_sweeps: int, accelerate: bool, n_jobs: int | None, progress: Progress | None, minimize: bool,
+           given: tuple) -> Solution:
+    """solve_transitions() once its arguments are checked (``given``: the
+    opponent, player and reward as passed, for the minimization)."""
+    opponent, player, reward = given
     rules = transitions.rules
     n, n_pieces = transitions.n_boards, rules.n_pieces
     started = time.perf_counter()

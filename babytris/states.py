@@ -7,11 +7,13 @@ import os
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 
 from . import _core
 from .pieces import Placement
+from .progress import polling
 from .rules import Rules
 
 __all__ = [
@@ -256,7 +258,8 @@ def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> i
 
 
 def enumerate_boards(
-    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_board: int = 0
+    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_board: int = 0,
+    progress: "Callable[[int, int], None] | None" = None,
 ) -> Transitions:
     """Every board reachable from the empty board, and the move table.
 
@@ -264,6 +267,9 @@ def enumerate_boards(
     ``2**cells`` boards when the board has at most 30 cells, else in a hash
     map; then the moves are written in sorted board order by ``n_jobs``
     threads (default: every core).  The result does not depend on ``n_jobs``.
+    ``progress(found, expanded)``, if given, is called about ten times a
+    second during the search (from a helper thread) with the boards found
+    and expanded so far, and once at its end (see :class:`babytris.progress.ProgressBars`).
 
     Returns:
         :class:`Transitions` with ``n_boards`` boards and the move table.
@@ -283,10 +289,13 @@ def enumerate_boards(
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     started = time.perf_counter()
     start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
-    status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
-        start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
-        layer_of_residue=layers(rules),
-    )
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable(found, expanded) or None, got {progress!r}")
+    with polling(progress) as counts:
+        status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
+            start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
+            layer_of_residue=layers(rules), progress=counts,
+        )
     if status != 0:
         code, n_seen, footprint = status
         if code == -1:
