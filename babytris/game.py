@@ -1,0 +1,166 @@
+"""Game: one game played placement by placement, for people and agents.
+
+The solvers work on whole tables; a :class:`Game` is the single game a
+terminal viewer (``babytris play``) or a reinforcement-learning environment
+(:mod:`babytris.env`) steps through.  Each step asks the compiled engine for
+the piece's legal placements, so the moves are exactly the solvers'.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .board import Board
+from .pieces import Placement
+from .rules import Rules
+from .states import engine, placement_table
+
+__all__ = ["Game", "Move"]
+
+#: Who gives the next piece: called with the board (bits) and the pieces known
+#: before the draw (the preview queue, a tuple of indices), returns a piece
+#: index; None draws it by ``rules.probabilities``.
+PieceChooser = Callable[[int, tuple], int]
+
+
+@dataclass(frozen=True)
+class Move:
+    """A legal placement of the piece to place and what it leads to.
+
+    Attributes:
+        placement: the :class:`Placement` (piece, rotation, column, number).
+        board: the board after the drop and the line clears (bits).
+        lines: rows cleared.
+        points: ``rules.line_scores[lines]``.
+    """
+
+    placement: Placement
+    board: int
+    lines: int
+    points: float
+
+
+class Game:
+    """A game of ``rules`` from ``rules.start``, one placement at a time.
+
+    Args:
+        rules: the rule set (no hold; previews are shown as :attr:`queue`).
+        seed: seeds the random pieces (``numpy.random.default_rng``).
+        choose_piece: who gives the pieces (``f(board_bits, known) -> piece
+            index``, ``known`` the queue of pieces already in sight); default:
+            drawn at random with ``rules.probabilities``.  With previews the
+            first ``rules.preview`` pieces are drawn at random and the chooser
+            gives every piece after them, as the solvers assume.
+
+    >>> game = Game(Rules(width=4, height=4), seed=1)
+    >>> move = game.moves()[0]
+    >>> game.place(move.placement) == move.points
+    True
+    >>> game.placements
+    1
+    """
+
+    def __init__(self, rules: Rules, *, seed: int | None = None, choose_piece: PieceChooser | None = None) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        if rules.hold:
+            raise ValueError("Game: rules.hold is not supported (a hold step places nothing); use hold=False")
+        if choose_piece is not None and not callable(choose_piece):
+            raise ValueError(f"choose_piece must be a callable(board, known) -> piece index or None, "
+                             f"got {choose_piece!r}")
+        self.rules = rules
+        self._rng = np.random.default_rng(seed)
+        self._choose = choose_piece
+        self._engine = engine(rules)
+        self._placements = placement_table(rules).placements
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the start board with fresh random pieces (the generator goes on)."""
+        self.board: int = self.rules.start
+        self.score: float = 0.0
+        self.lines: int = 0
+        self.placements: int = 0
+        known = [self._draw() for _ in range(self.rules.preview)]
+        last = self._draw() if self._choose is None else self._chosen(self.board, tuple(known))
+        pieces = known + [last]
+        self.piece: int = pieces[0]
+        self.queue: deque[int] = deque(pieces[1:])
+
+    def _draw(self) -> int:
+        return int(self._rng.choice(self.rules.n_pieces, p=self.rules.probabilities))
+
+    @property
+    def piece_name(self) -> str:
+        """The name of the piece to place."""
+        return self.rules.pieces[self.piece].name
+
+    @property
+    def preview(self) -> tuple[int, ...]:
+        """The piece indices after the one to place (``rules.preview`` of them)."""
+        return tuple(self.queue)
+
+    def moves(self) -> list[Move]:
+        """The legal placements of the piece to place, in placement-number
+        order; empty when the game is over."""
+        points = self.rules.line_scores
+        mine = self._placements[self.piece]
+        return [Move(mine[k], int(after), int(lines), float(points[lines]))
+                for k, after, lines in self._engine.successors(self.board, self.piece)]
+
+    @property
+    def over(self) -> bool:
+        """Whether the piece to place fits nowhere (the game has ended)."""
+        return not self._engine.successors(self.board, self.piece)
+
+    def place(self, placement: "Placement | int") -> float:
+        """Drop the piece at ``placement`` (a :class:`Placement` of this piece,
+        or its number), clear rows, bring in the next piece; returns the points.
+
+        Raises:
+            ValueError: if the placement is not a legal move of the piece to place.
+        """
+        number = placement.index if isinstance(placement, Placement) else placement
+        if isinstance(placement, Placement) and placement.piece != self.piece_name:
+            raise ValueError(f"placement is of piece {placement.piece}, the piece to place is {self.piece_name}")
+        if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+            raise ValueError(f"placement must be a Placement or a placement number, got {placement!r}")
+        for move in self.moves():
+            if move.placement.index == number:
+                break
+        else:
+            legal = [m.placement.index for m in self.moves()]
+            raise ValueError(f"placement {placement!r} is not a legal move of {self.piece_name} here; "
+                             f"legal numbers: {legal}")
+        self.board = move.board
+        self.score += move.points
+        self.lines += move.lines
+        self.placements += 1
+        nxt = self._draw() if self._choose is None else self._chosen(move.board, tuple(self.queue))
+        if self.rules.preview:
+            self.queue.append(nxt)
+            nxt = self.queue.popleft()
+        self.piece = nxt
+        return move.points
+
+    def _chosen(self, board: int, known: tuple[int, ...]) -> int:
+        piece = self._choose(board, known)
+        if isinstance(piece, bool) or not isinstance(piece, (int, np.integer)) or not 0 <= piece < self.rules.n_pieces:
+            raise ValueError(f"choose_piece returned {piece!r}; it must be a piece index in "
+                             f"[0, {self.rules.n_pieces - 1}]")
+        return int(piece)
+
+    def drawing(self) -> str:
+        """The board drawn as text (top row first), ``#`` filled, ``.`` empty."""
+        return str(Board(self.board, self.rules.width, self.rules.height))
+
+    def __repr__(self) -> str:
+        queue = f" preview={','.join(self.rules.pieces[p].name for p in self.queue)}" if self.queue else ""
+        state = "over" if self.over else f"piece={self.piece_name}{queue}"
+        return (f"<Game {self.rules.width}x{self.rules.height} {state} score={self.score:g} "
+                f"lines={self.lines} placements={self.placements}>")
+
