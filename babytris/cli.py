@@ -1,47 +1,77 @@
-"""The ``babytris`` command (also ``python -m babytris``)."""
+"""The ``babytris`` command (also ``python -m babytris``).
+
+Every command prints a readable summary, or with ``--json`` one JSON object
+on stdout, or with ``--quiet`` nothing (the exit status tells).  Progress
+bars go to stderr, and only when it is a terminal.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import sys
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 from ._checks import OPPONENTS
 from .states import DEFAULT_MAX_MEMORY
 
-__all__ = ["main"]
+__all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
+
+EXIT_OK = 0
+EXIT_NOT_CONVERGED = 1  # a solve stopped at --max-iter before --tol
+EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable files
+EXIT_OVER_MEMORY = 3
+
+EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments or
+unreadable file; 3 the work needs more memory than --max-memory allows."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="babytris", description="Solve small Tetris-like games exactly.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="babytris", description="Solve small Tetris-like games exactly, and play, compare and time them.",
+        epilog=EPILOG,
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"babytris {__version__}")
+    output = argparse.ArgumentParser(add_help=False)
+    quiet_or_json = output.add_mutually_exclusive_group()
+    quiet_or_json.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    quiet_or_json.add_argument("-q", "--quiet", action="store_true", help="print nothing (the exit status tells)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
     solve = commands.add_parser(
-        "solve",
-        help="optimal values and policy against random pieces",
-        description="Enumerate every reachable board and solve the game by value iteration.",
+        "solve", parents=[output], epilog=EPILOG,
+        help="optimal values and policy (against random pieces or an opponent)",
+        description="Enumerate every reachable board and solve the game exactly; print boards, iterations, "
+                    "residual, start value, time and memory, and optionally save the solution.",
     )
     _board_arguments(solve, height=5)
-    solve.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
-    solve.add_argument("--hold", action="store_true", help="the player may hold a piece")
-    solve.add_argument("--pieces", nargs="+", default=["trominoes"],
-                       help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)")
-    solve.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
-    solve.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
-    solve.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    solve.add_argument("--opponent", choices=OPPONENTS, default="random",
-                       help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
-                            "optimal player; minavg: the worst for a random player; gaps: the most holes")
-    solve.add_argument("--method", choices=("mpi", "vi"), default=None,
-                       help="modified policy iteration (default where one side is random) or value "
-                            "iteration; both accelerated")
-    solve.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2**30, metavar="GIB",
-                       help=f"refuse work needing more memory than this, in GiB "
-                            f"(default {DEFAULT_MAX_MEMORY / 2**30:g})")
-    solve.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
+    _rule_arguments(solve)
+    _solver_arguments(solve)
+    solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
+
+    play = commands.add_parser(
+        "play", parents=[output], epilog=EPILOG,
+        help="watch a policy play a game, placement by placement",
+        description="Play one game with a saved solution (--solution) or one solved now from the board "
+                    "options, drawing the board before each placement with '@' where the piece lands. "
+                    "Pieces are drawn at random, or given by the solution's opponent (minimax, ...).",
+    )
+    play.add_argument("--solution", metavar="FILE", help="a solution saved by `babytris solve --out` "
+                                                         "(default: solve the board given by the options)")
+    _board_arguments(play, height=4)
+    _solver_arguments(play)
+    play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
+    play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
+    play.add_argument("--delay", type=float, default=None, metavar="SECONDS",
+                      help="pause between placements (default 0.3 s on a terminal, else 0)")
+
     table = commands.add_parser(
-        "tournament",
+        "tournament", parents=[output], epilog=EPILOG,
         help="players against opponents, in exact expected points",
         description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
                     "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
@@ -56,16 +86,31 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument("--games", type=int, default=100, help="games played per pair as a check (default 100)")
     table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
     table.add_argument("--format", choices=("text", "markdown", "csv"), default="text",
-                       help="text (default), a Markdown table, or CSV records")
+                       help="text (default), a Markdown table, or CSV records (--json: a list of records)")
+
+    bench = commands.add_parser(
+        "bench", parents=[output], epilog=EPILOG,
+        help="a quick benchmark of the solvers on this machine",
+        description="Median times of enumeration, the solve against random pieces (MPI), the minimax solve "
+                    "(VI) and playouts, per board size; and the pure-Python reference against the core on 4x3. "
+                    "For the README's figures use the pytest-benchmark suites in bench/.",
+    )
+    bench.add_argument("--sizes", nargs="+", default=["4x4", "4x5"], metavar="WxH",
+                       help="board sizes, width x height, at most 30 cells (default 4x4 4x5)")
+    bench.add_argument("--repeat", type=int, default=3, help="runs per median, 1-100 (default 3)")
+    bench.add_argument("--no-reference", action="store_true", help="skip the pure-Python reference (about 1 s a run)")
+    bench.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
+
     rate = commands.add_parser(
-        "rate",
+        "rate", parents=[output], epilog=EPILOG,
         help="optimal average points per placement in an endless game",
         description="The long-run rate against random pieces and against the minimax opponent, with bounds.",
     )
     _board_arguments(rate, height=5)
     rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
+
     shrink = commands.add_parser(
-        "minimize",
+        "minimize", parents=[output], epilog=EPILOG,
         help="merge states that must share a value; solve the smaller game",
         description="Partition the states into groups of equal value (for each opponent model), and time the "
                     "full solve against the quotient's.",
@@ -83,16 +128,63 @@ def _board_arguments(parser: argparse.ArgumentParser, *, height: int) -> None:
                         help=f"board rows (default {height}); width * height <= 64")
 
 
-def _solve(args: argparse.Namespace) -> int:
+def _rule_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
+    parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
+    parser.add_argument("--pieces", nargs="+", default=["trominoes"],
+                        help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes "
+                             "(default trominoes)")
+
+
+def _solver_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
+    parser.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
+    parser.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
+    parser.add_argument("--opponent", choices=OPPONENTS, default="random",
+                        help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
+                             "optimal player; minavg: the worst for a random player; gaps: the most holes")
+    parser.add_argument("--method", choices=("mpi", "vi"), default=None,
+                        help="modified policy iteration (default where one side is random) or value "
+                             "iteration; both accelerated")
+    parser.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2**30, metavar="GIB",
+                        help=f"refuse work needing more memory than this, in GiB "
+                             f"(default {DEFAULT_MAX_MEMORY / 2**30:g})")
+    parser.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
+
+
+class _Output:
+    """Where a command's text goes: stdout, or nowhere with --json / --quiet."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.json = args.json
+        self.quiet = args.quiet
+
+    @property
+    def chatty(self) -> bool:
+        return not (self.json or self.quiet)
+
+    def line(self, text: str = "", **kwargs: Any) -> None:
+        if self.chatty:
+            print(text, **kwargs)
+
+    def result(self, data: dict | list) -> None:
+        if self.json:
+            print(json.dumps(data, indent=2, allow_nan=False, default=_plain))
+
+
+def _plain(value: Any) -> Any:
+    """JSON for numpy scalars and tuples."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def _solution_from(args: argparse.Namespace, out: _Output, **rule_fields: Any):
     import babytris
 
-    started = time.perf_counter()
-    solution = babytris.solve(
+    return babytris.solve(
         width=args.width,
         height=args.height,
-        pieces=args.pieces,
-        preview=args.preview,
-        hold=args.hold,
         discount=args.discount,
         tol=args.tol,
         max_iter=args.max_iter,
@@ -100,26 +192,111 @@ def _solve(args: argparse.Namespace) -> int:
         method=args.method,
         max_memory=_gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
+        progress=out.chatty,
+        **rule_fields,
     )
+
+
+def _rules_record(rules) -> dict:
+    return {"width": rules.width, "height": rules.height, "pieces": list(rules.piece_names),
+            "line_scores": list(rules.line_scores), "probabilities": list(rules.probabilities),
+            "preview": rules.preview, "hold": rules.hold, "objective": rules.objective, "mirror": rules.mirror}
+
+
+def _solve(args: argparse.Namespace, out: _Output) -> int:
+    started = time.perf_counter()
+    solution = _solution_from(args, out, pieces=args.pieces, preview=args.preview, hold=args.hold)
     elapsed = time.perf_counter() - started
+    if args.out:
+        solution.save(args.out)
     rules = solution.rules
+    summary = {
+        "rules": _rules_record(rules),
+        "discount": solution.discount,
+        "opponent": solution.opponent,
+        "boards": solution.n_boards,
+        "states": solution.n_states,
+        "moves": solution.transitions.n_moves,
+        "iterations": solution.iterations,
+        "method": solution.method,
+        "residual": solution.residual,
+        "converged": solution.converged,
+        "start_value": solution.start_value,
+        "mean_value": float(solution.values.mean()),
+        "seconds": {"total": elapsed, **solution.seconds},
+        "memory_bytes": solution.nbytes,
+        "saved": args.out,
+    }
+    out.result(summary)
     extras = "".join([f", preview {rules.preview}" if rules.preview else "", ", hold" if rules.hold else ""])
-    print(f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
-          f"line scores {rules.line_scores}{extras}")
+    out.line(f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
+             f"line scores {rules.line_scores}{extras}")
     rows = "boards" if not (rules.preview or rules.hold) else "(board, queue, slot) rows"
-    print(f"boards       {solution.n_boards:,} reachable {rows} ({solution.n_states:,} states, "
-          f"{solution.transitions.n_moves:,} moves)")
-    print(f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
-          f"{'converged' if solution.converged else 'NOT converged'}")
-    print(f"start value  {solution.start_value:.6f}  (discount {solution.discount}, opponent {solution.opponent})")
-    print(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
-    print(f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
-          f"solve {solution.seconds['solve']:.3f} s)")
-    print(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
-    return 0 if solution.converged else 1
+    out.line(f"boards       {solution.n_boards:,} reachable {rows} ({solution.n_states:,} states, "
+             f"{solution.transitions.n_moves:,} moves)")
+    out.line(f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
+             f"{'converged' if solution.converged else 'NOT converged'}")
+    out.line(f"start value  {solution.start_value:.6f}  (discount {solution.discount}, opponent {solution.opponent})")
+    out.line(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
+    out.line(f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
+             f"solve {solution.seconds['solve']:.3f} s)")
+    out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
+    if args.out:
+        out.line(f"saved        {args.out}")
+    return EXIT_OK if solution.converged else EXIT_NOT_CONVERGED
 
 
-def _tournament(args: argparse.Namespace) -> int:
+def _play(args: argparse.Namespace, out: _Output) -> int:
+    import babytris
+    from .game import Game
+    from .pictures import board_text
+
+    if args.placements < 1:
+        raise ValueError(f"--placements must be >= 1, got {args.placements}")
+    if args.delay is not None and not (math.isfinite(args.delay) and 0 <= args.delay <= 60):
+        raise ValueError(f"--delay must be in [0, 60] seconds, got {args.delay}")
+    if args.solution:
+        solution = babytris.load(args.solution)
+    else:
+        solution = _solution_from(args, out)
+    rules = solution.rules
+    if rules.hold or rules.preview:
+        raise ValueError("play: the solution has previews or hold; `babytris play` shows plain games only")
+    if solution.player != "optimal":
+        raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
+    chooser = None
+    if solution.opponent_policy is not None:
+        chooser = lambda board, known: rules.piece_index(solution.piece_policy(board))  # noqa: E731
+    delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
+    game = Game(rules, seed=args.seed, choose_piece=chooser)
+    who = "random pieces" if chooser is None else f"the {solution.opponent} opponent"
+    out.line(f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
+             f"seed {args.seed}")
+    steps = []
+    while not game.over and game.placements < args.placements:
+        placement = solution.best_action(game.board, game.piece)
+        value = solution.value(game.board, game.piece)
+        before, lines = game.board, game.lines
+        points = game.place(placement)
+        steps.append({"piece": placement.piece, "rotation": placement.rotation, "column": placement.column,
+                      "board": before, "value": value, "points": points, "lines": game.lines - lines})
+        gained = f"  +{points:g}" if points else ""
+        out.line(f"\n{game.placements:>3}. {placement.piece} at rotation {placement.rotation}, column "
+                 f"{placement.column}  (value {value:.3f}){gained}  score {game.score:g}")
+        out.line(board_text(babytris.Board(before, rules.width, rules.height), placement, rules=rules))
+        if delay and out.chatty:
+            sys.stdout.flush()
+            time.sleep(delay)
+    ending = "game over: the piece fits nowhere" if game.over else f"stopped after {game.placements} placements"
+    out.line(f"\n{ending}; score {game.score:g}, {game.lines} lines, final board:")
+    out.line(game.drawing())
+    out.result({"rules": _rules_record(rules), "seed": args.seed, "opponent": solution.opponent,
+                "placements": steps, "score": game.score, "lines": game.lines, "game_over": game.over,
+                "final_board": game.board})
+    return EXIT_OK
+
+
+def _tournament(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
     table = babytris.standard_tournament(
@@ -131,33 +308,57 @@ def _tournament(args: argparse.Namespace) -> int:
         n_games=args.games,
         seed=args.seed,
     )
+    out.result({"players": list(table.players), "opponents": list(table.opponents), "n_actions": table.n_actions,
+                "n_games": table.n_games, "largest_gap": table.largest_gap, "seconds": table.seconds,
+                "records": table.to_records()})
     if args.format == "csv":
-        print(table.to_csv(), end="")
+        out.line(table.to_csv(), end="")
     elif args.format == "markdown":
-        print(table.to_markdown())
-        print(f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); playouts "
-              f"of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors; "
-              f"{table.seconds:.1f} s including every solve.")
+        out.line(table.to_markdown())
+        out.line(f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); "
+                 f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors; "
+                 f"{table.seconds:.1f} s including every solve.")
     else:
-        print(table)
-    return 0
+        out.line(str(table))
+    return EXIT_OK
 
 
-def _rate(args: argparse.Namespace) -> int:
+def _bench(args: argparse.Namespace, out: _Output) -> int:
+    from .benchmark import quick_benchmark
+
+    sizes = [_size(text) for text in args.sizes]
+    result = quick_benchmark(sizes, repeat=args.repeat, reference=not args.no_reference, n_jobs=args.jobs)
+    out.result(result.to_records())
+    out.line(str(result))
+    return EXIT_OK
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise ValueError(f"--sizes takes WxH, e.g. 4x5, got {text!r}")
+    return int(width), int(height)
+
+
+def _rate(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
     t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height))
-    print(f"{args.width}x{args.height}: {t.n_boards:,} boards; average points per placement, optimal play")
-    converged = True
+    out.line(f"{args.width}x{args.height}: {t.n_boards:,} boards; average points per placement, optimal play")
+    converged, records = True, []
     for opponent in ("random", "minimax"):
         r = babytris.long_run_rate(t, opponent=opponent, tol=args.tol)
         converged &= r.converged
-        print(f"  {opponent:8} {r.gain:.9f}  in [{r.lower:.9f}, {r.upper:.9f}]  {r.iterations} iterations, "
-              f"{r.seconds:.3f} s, survival kernel {int(r.kernel.sum()):,} boards")
-    return 0 if converged else 1
+        records.append({"opponent": opponent, "gain": r.gain, "lower": r.lower, "upper": r.upper,
+                        "iterations": r.iterations, "converged": r.converged, "seconds": r.seconds,
+                        "kernel_boards": int(r.kernel.sum())})
+        out.line(f"  {opponent:8} {r.gain:.9f}  in [{r.lower:.9f}, {r.upper:.9f}]  {r.iterations} iterations, "
+                 f"{r.seconds:.3f} s, survival kernel {int(r.kernel.sum()):,} boards")
+    out.result({"width": args.width, "height": args.height, "boards": t.n_boards, "rates": records})
+    return EXIT_OK if converged else EXIT_NOT_CONVERGED
 
 
-def _minimize(args: argparse.Namespace) -> int:
+def _minimize(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
     t = babytris.enumerate_boards(
@@ -165,8 +366,9 @@ def _minimize(args: argparse.Namespace) -> int:
     )
     rows = "boards" if args.preview == 0 and not args.hold else \
         f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
-    print(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
-    print("opponent   state groups  board groups   minimize   full solve   quotient solve (with minimize)")
+    out.line(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
+    out.line("opponent   state groups  board groups   minimize   full solve   quotient solve (with minimize)")
+    records = []
     for opponent in ("random", "minimax", "minavg", "gaps"):
         p = babytris.minimize(t, opponent=opponent)
         started = time.perf_counter()
@@ -175,9 +377,12 @@ def _minimize(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         babytris.solve_transitions(t, discount=args.discount, opponent=opponent, minimize=True)
         quotient = time.perf_counter() - started
-        print(f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {p.seconds:>9.3f}s {full:>11.3f}s "
-              f"{quotient:>15.3f}s")
-    return 0
+        records.append({"opponent": opponent, "state_groups": p.n_classes, "board_groups": p.n_board_classes,
+                        "minimize_seconds": p.seconds, "full_solve_seconds": full, "quotient_solve_seconds": quotient})
+        out.line(f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {p.seconds:>9.3f}s {full:>11.3f}s "
+                 f"{quotient:>15.3f}s")
+    out.result({"states": t.n_states, "boards": t.n_boards, "discount": args.discount, "groups": records})
+    return EXIT_OK
 
 
 def _gib_to_bytes(gib: float) -> int:
@@ -186,19 +391,28 @@ def _gib_to_bytes(gib: float) -> int:
     return int(gib * 2**30)
 
 
+COMMANDS = {"solve": _solve, "play": _play, "tournament": _tournament, "bench": _bench, "rate": _rate,
+            "minimize": _minimize}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit status: 0 ok, 1 not converged, 2 bad
-    arguments, 3 over the memory budget."""
-    args = _parser().parse_args(argv)
+    """Run the command; returns the exit status (see ``EPILOG``): 0 done,
+    1 not converged, 2 bad arguments or unreadable file, 3 over the memory budget."""
     try:
-        command = {"tournament": _tournament, "rate": _rate, "minimize": _minimize}.get(args.command, _solve)
-        return command(args)
-    except ValueError as err:
+        args = _parser().parse_args(argv)
+    except SystemExit as done:  # --help, --version (0) and usage errors (2)
+        return int(done.code or 0)
+    try:
+        return COMMANDS[args.command](args, _Output(args))
+    except BrokenPipeError:  # the reader left (`babytris ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except (ValueError, OSError) as err:
         print(f"babytris: error: {err}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_ARGUMENTS
     except MemoryError as err:
         print(f"babytris: error: {err}", file=sys.stderr)
-        return 3
+        return EXIT_OVER_MEMORY
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 
+import babytris
 from babytris import cli
 
 
@@ -63,9 +65,7 @@ def test_bad_arguments_return_2(argv, words, capsys):
 
 
 def test_unparsable_width_exits_2(capsys):
-    with pytest.raises(SystemExit) as info:
-        cli.main(["solve", "--width", "four"])
-    assert info.value.code == 2
+    assert cli.main(["solve", "--width", "four"]) == 2
     assert "--width" in capsys.readouterr().err
 
 
@@ -125,3 +125,118 @@ def test_minimize(capsys):
     assert lines[0].startswith("4x4: 25,956 states, 12,978 boards")
     assert lines[2].split()[:3] == ["random", "3,925", "3,192"]
     assert lines[5].split()[:3] == ["gaps", "4,808", "3,414"]
+
+
+def run_json(argv, capsys) -> dict:
+    assert cli.main(argv + ["--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # no progress bars off a terminal
+    return json.loads(captured.out)
+
+
+def test_solve_json_and_quiet(capsys, tmp_path):
+    path = tmp_path / "s.npz"
+    summary = run_json(["solve", "--width", "4", "--height", "4", "--out", str(path)], capsys)
+    assert (summary["boards"], summary["states"]) == (12_978, 25_956)
+    assert summary["converged"] and summary["residual"] <= 1e-8 and summary["saved"] == str(path)
+    assert round(summary["mean_value"], 3) == 4.151
+    assert summary["rules"]["pieces"] == ["I", "L"] and summary["memory_bytes"] > 0
+    loaded = babytris.load(path)
+    assert loaded.start_value == summary["start_value"]
+    assert cli.main(["solve", "--width", "3", "--height", "3", "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_json_and_quiet_exclude_each_other(capsys):
+    assert cli.main(["solve", "--json", "--quiet"]) == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [[], ["solve"], ["play"], ["tournament"], ["bench"], ["rate"], ["minimize"]])
+def test_help_explains_and_exits_0(command, capsys):
+    assert cli.main(command + ["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: babytris") and "exit status" in out
+
+
+def test_version(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"babytris {babytris.__version__}"
+
+
+def test_play_draws_each_placement(capsys):
+    assert cli.main(["play", "--width", "4", "--height", "4", "--placements", "5"]) == 0
+    out = capsys.readouterr().out
+    headers = [line for line in out.splitlines() if line[:4].strip().rstrip(".").isdigit()]
+    assert [h.split(".")[0].strip() for h in headers] == ["1", "2", "3", "4", "5"]
+    assert out.count("@") == 5 * 3  # every tromino drawn where it lands
+    assert "stopped after 5 placements" in out
+
+
+def test_play_json_follows_the_policy(capsys):
+    game = run_json(["play", "--width", "4", "--height", "4", "--placements", "30", "--seed", "4"], capsys)
+    solution = babytris.solve(width=4, height=4)
+    assert len(game["placements"]) == 30 and not game["game_over"]
+    assert game["score"] == sum(step["points"] for step in game["placements"])
+    for step in game["placements"]:
+        best = solution.best_action(step["board"], step["piece"])
+        assert (best.rotation, best.column) == (step["rotation"], step["column"])
+        assert step["value"] == pytest.approx(solution.value(step["board"], step["piece"]), abs=1e-8)
+    assert run_json(["play", "--width", "4", "--height", "4", "--placements", "30", "--seed", "4"], capsys) == game
+
+
+def test_play_a_saved_minimax_solution(capsys, tmp_path):
+    path = tmp_path / "robust.npz"
+    babytris.solve(width=4, height=4, opponent="minimax").save(path)
+    game = run_json(["play", "--solution", str(path), "--placements", "12"], capsys)
+    robust = babytris.load(path)
+    assert game["opponent"] == "minimax"
+    steps = game["placements"]
+    for before, after in zip(steps, steps[1:]):  # each piece is the opponent's choice on the board it meets
+        assert after["piece"] == robust.piece_policy(after["board"])
+    assert steps[0]["piece"] == robust.piece_policy(0)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["play", "--placements", "0"], "--placements"),
+        (["play", "--delay", "-1"], "--delay"),
+        (["play", "--solution", "no-such-file.npz"], "No such file"),
+        (["play", "--opponent", "gaps"], "player"),
+        (["bench", "--sizes", "4y4"], "WxH"),
+        (["bench", "--sizes", "6x6"], "30"),
+        (["bench", "--repeat", "0"], "repeat"),
+    ],
+)
+def test_bad_play_and_bench_arguments_return_2(argv, words, capsys):
+    assert cli.main(argv) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_play_refuses_a_corrupt_file(capsys, tmp_path):
+    path = tmp_path / "bad.npz"
+    path.write_bytes(b"not a solution")
+    assert cli.main(["play", "--solution", str(path)]) == 2
+    assert "not a babytris solution file" in capsys.readouterr().err
+
+
+def test_bench(capsys):
+    result = run_json(["bench", "--sizes", "3x3", "4x3", "--repeat", "1", "--no-reference"], capsys)
+    assert [(row["size"], row["boards"]) for row in result["rows"]] == [("3x3", 34), ("4x3", 1008)]
+    assert all(row["solve"] > 0 and row["playouts"] > 0 for row in result["rows"]) and result["reference"] is None
+    assert cli.main(["bench", "--sizes", "3x3", "--repeat", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:3] == ["size", "boards", "enumerate"]
+    assert lines[2].split()[:2] == ["3x3", "34"]
+    assert lines[3].startswith("4x3 full solve: babytris.reference")
+
+
+def test_tournament_rate_and_minimize_json(capsys):
+    table = run_json(["tournament", "--width", "3", "--height", "4", "--actions", "50", "--games", "10",
+                      "--opponent-discounts", "0.5"], capsys)
+    assert len(table["records"]) == len(table["players"]) * len(table["opponents"]) == 9 * 4
+    rates = run_json(["rate", "--width", "4", "--height", "4"], capsys)
+    assert [round(r["gain"], 9) for r in rates["rates"]] == [1.130308492, 1.0]
+    groups = run_json(["minimize", "--width", "4", "--height", "4"], capsys)
+    assert (groups["states"], groups["groups"][0]["state_groups"]) == (25_956, 3_925)
