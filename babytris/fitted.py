@@ -98,7 +98,12 @@ class _ExactGame:
         return self.rows_of_all[states]
 
     def moves(self, states: np.ndarray, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """CSR of the moves of ``piece`` on each state: (offsets, next states, rewards)."""
+        """CSR of the moves of ``piece`` on each state: (offsets, next states, points)."""
+        offsets, nxt, lines = self.moves_lines(states, piece)
+        return offsets, nxt, self.scores[lines]
+
+    def moves_lines(self, states: np.ndarray, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR of the moves of ``piece`` on each state: (offsets, next states, rows cleared)."""
         t, n_pieces = self.t, len(self.probabilities)
         s = np.asarray(states, dtype=np.int64) * n_pieces + piece
         starts, ends = t.offsets[s], t.offsets[s + 1]
@@ -106,7 +111,7 @@ class _ExactGame:
         offsets = np.zeros(len(s) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         edges = np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1])
-        return offsets, t.next_board[edges].astype(np.int64), self.scores[t.lines[edges]]
+        return offsets, t.next_board[edges].astype(np.int64), t.lines[edges].astype(np.int64)
 
     def start(self) -> int:
         return self.t.board_index(self.t.rules.start)
