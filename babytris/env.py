@@ -261,8 +261,8 @@ class BabyTetrisEnv(gymnasium.Env):
         """Drop the piece to place at placement number ``action``.
 
         Returns:
-            ``(obs, reward, terminated, truncated, info)``: reward the points
-            scored (float); ``terminated`` once the next piece fits nowhere
+            ``(obs, reward, terminated, truncated, info)``: obs int8
+            ``(observation_space.n,)``; reward the points scored (float); ``terminated`` once the next piece fits nowhere
             (or after an illegal action, see ``illegal_action``);
             ``truncated`` after ``max_steps`` placements unless terminated.
 
@@ -417,17 +417,20 @@ def _unwrapped(env: gymnasium.Env) -> BabyTetrisEnv:
 
 
 def optimal_value(env: gymnasium.Env, solution: Solution) -> float:
-    """:meth:`BabyTetrisEnv.optimal_value` of a (possibly wrapped) env."""
+    """The exact optimal value of a (possibly wrapped) env's current state:
+    :meth:`BabyTetrisEnv.optimal_value`."""
     return _unwrapped(env).optimal_value(solution)
 
 
 def action_values(env: gymnasium.Env, solution: Solution) -> np.ndarray:
-    """:meth:`BabyTetrisEnv.action_values` of a (possibly wrapped) env: float64 ``(n_actions,)``, NaN where illegal."""
+    """The exact value of each action of a (possibly wrapped) env:
+    :meth:`BabyTetrisEnv.action_values`, float64 ``(n_actions,)``, NaN where illegal."""
     return _unwrapped(env).action_values(solution)
 
 
 def regret(env: gymnasium.Env, solution: Solution, action: int) -> float:
-    """:meth:`BabyTetrisEnv.regret` of a (possibly wrapped) env."""
+    """The regret of ``action`` in a (possibly wrapped) env's current state:
+    :meth:`BabyTetrisEnv.regret`."""
     return _unwrapped(env).regret(solution, action)
 
 
