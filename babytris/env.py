@@ -83,6 +83,11 @@ def encode_observation(rules: Rules, board: int, piece: int, preview: Sequence[i
     cells, n = rules.cells, rules.n_pieces
     if len(preview) != rules.preview:
         raise ValueError(f"preview must hold {rules.preview} piece indices (rules.preview), got {tuple(preview)!r}")
+    for name, p in (("piece", piece), *(("preview", q) for q in preview)):
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+            raise ValueError(f"{name} must hold piece indices in [0, {n - 1}], got {p!r}")
+    if isinstance(board, bool) or not isinstance(board, (int, np.integer)) or not 0 <= board < 1 << cells:
+        raise ValueError(f"board must be an integer in [0, 2**{cells}), got {board!r}")
     obs = np.zeros(cells + n * (1 + rules.preview), dtype=np.int8)
     obs[:cells] = (np.uint64(board) >> np.arange(cells, dtype=np.uint64)) & np.uint64(1)
     for slot, p in enumerate((piece, *preview)):
@@ -98,6 +103,8 @@ def decode_observation(rules: Rules, obs: np.ndarray) -> tuple[int, int, tuple[i
     if obs.shape != (size,):
         raise ValueError(f"obs must have shape ({size},) for these rules, got {obs.shape}")
     board = sum(1 << i for i in np.flatnonzero(obs[:cells]).tolist())
+    if not np.isin(obs, (0, 1)).all():
+        raise ValueError("obs: every entry must be 0 or 1")
     hot = obs[cells:].reshape(1 + rules.preview, n)
     if not np.array_equal(hot.sum(axis=1), np.ones(1 + rules.preview)):
         raise ValueError("obs: each piece slot must be one-hot (exactly one 1 among n_pieces entries)")
@@ -186,6 +193,8 @@ class BabyTetrisEnv(gymnasium.Env):
             illegal_reward
         ):
             raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        if illegal_reward > 0:  # a reward for breaking the rules would beat legal moves (and make regrets < 0)
+            raise ValueError(f"illegal_reward must be <= 0, got {illegal_reward!r}")
         self.illegal_reward = float(illegal_reward)
         if isinstance(cell_pixels, bool) or not isinstance(cell_pixels, numbers.Integral) or not (
             2 <= cell_pixels <= MAX_CELL_PIXELS
@@ -276,6 +285,9 @@ class BabyTetrisEnv(gymnasium.Env):
             raise RuntimeError("step: the episode has ended (terminated or truncated); call reset()")
         number = self._action_number(action)
         mask = self.action_masks()
+        if not mask.any():  # over before any move (e.g. a start board where nothing fits): nothing to blame
+            self._ended = True
+            return self._observation(), 0.0, True, False, self._info(illegal=False)
         if not mask[number]:
             if self.illegal_action == "raise":
                 raise ValueError(f"action {number} is not a legal placement of {game.piece_name} here; "
