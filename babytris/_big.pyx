@@ -781,6 +781,8 @@ cdef inline int greedy_move(const Geo* g, const Board* b, int p, const Policy* p
     cdef Feats* f = &work.feats
     # A 1-wide board's empty rows are wells, which the fast path does not count.
     cdef bint fast = g.width > 1
+    if fast and not (pol.needs & NEED_HEIGHTS):
+        return lean_move(g, b, p, pol, work, best_value)
     if fast:
         prepare_stats(g, b, pol.needs, &work.stats)
     else:
@@ -798,6 +800,122 @@ cdef inline int greedy_move(const Geo* g, const Board* b, int p, const Policy* p
             lines = build_after(g, b, k, y, work.scratch, &m, &eroded)
             after_features(g, b, &work.pre, y, work.scratch, m, pol.needs, f)
         v = pol.line_reward[lines] + pol.discount * linear_value(pol, f, g.width, landing_height_of(g, k, y), eroded)
+        if best < 0 or v > best_v:
+            best = k
+            best_v = v
+    best_value[0] = best_v
+    return best
+
+
+cdef inline double slow_value(const Geo* g, const Board* b, const Policy* pol, Work* work, int k, int y) noexcept nogil:
+    """The value of placement k landing at row y, from its rows scanned (a placement that clears rows)."""
+    cdef int lines, m, eroded
+    if not work.stats.prefix_ready:
+        prepare_prefix(g, b, pol.needs, &work.pre)
+        work.stats.prefix_ready = True
+    lines = build_after(g, b, k, y, work.scratch, &m, &eroded)
+    after_features(g, b, &work.pre, y, work.scratch, m, pol.needs, &work.feats)
+    return pol.line_reward[lines] + pol.discount * linear_value(pol, &work.feats, g.width, landing_height_of(g, k, y),
+                                                                eroded)
+
+
+cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work* work, double* best_value) noexcept nogil:
+    """greedy_move for scalar features but bumpiness, on boards at least 2
+    wide: a placement that clears no row is worth the board's value plus the
+    changes its rows and columns make, weighted as they come."""
+    cdef Stats* st = &work.stats
+    cdef int W = g.width, H = g.height, top = b.top, k, j, i, c, y, t, nr, nc, col, best = -1
+    cdef uint32_t full = g.full, o, n, below_o, below_n, changed, ow, nw
+    cdef const uint8_t* pc = g.pc
+    cdef const uint8_t* rt = g.rt
+    cdef const uint16_t* wc = g.wc
+    cdef const uint16_t* rows = b.rows
+    cdef const int16_t* heights = b.heights
+    cdef const int16_t* bottom
+    cdef const int16_t* ptop
+    cdef const uint16_t* shape
+    cdef uint16_t* tmp = work.scratch
+    cdef int64_t d_rt, d_ct, d_h, d_cov, d_wells, above, below
+    cdef double v, dv, best_v = 0.0, base
+    cdef double w_mh = pol.scalar[F_MAX_HEIGHT], w_holes = pol.scalar[F_HOLES], w_cov = pol.scalar[F_COVERS]
+    cdef double w_wells = pol.scalar[F_WELLS], w_rt = pol.scalar[F_ROW_TRANSITIONS]
+    cdef double w_ct = pol.scalar[F_COLUMN_TRANSITIONS], w_filled = pol.scalar[F_FILLED], w_lh = pol.landing
+    cdef bint wells = pol.needs & NEED_WELLS, covers = pol.needs & NEED_COVERS, holes = w_holes != 0.0
+    cdef double r0 = pol.line_reward[0], discount = pol.discount
+    prepare_stats(g, b, pol.needs, st)
+    base = (pol.constant + w_mh * top + w_holes * (st.sum_heights - st.filled) + w_cov * st.covers
+            + w_wells * st.wells + w_rt * st.rt + w_ct * st.ct + w_filled * st.filled)
+    for k in range(g.first[p], g.first[p + 1]):
+        col = g.column[k]
+        nr = g.n_rows[k]
+        nc = g.n_cols[k]
+        bottom = g.bottom + 16 * k
+        y = 0
+        for j in range(nc):
+            t = heights[col + j] - bottom[j]
+            y = t if t > y else y
+        if y + nr > H:
+            continue
+        shape = g.shape + <Py_ssize_t>k * g.max_rows
+        d_rt = d_ct = 0
+        changed = 0
+        below_o = below_n = rows[y - 1] if y > 0 else full
+        for i in range(nr):
+            o = rows[y + i]                     # rows at and above top are 0
+            n = o | shape[i]
+            if n == full:
+                break
+            d_rt += <int>rt[n] - <int>rt[o]
+            d_ct += <int>pc[n ^ below_n] - <int>pc[o ^ below_o]
+            if wells:
+                ow = wc[o]
+                nw = wc[n]
+                tmp[i] = <uint16_t>ow
+                tmp[nr + i] = <uint16_t>nw
+                changed |= ow ^ nw
+            below_o = o
+            below_n = n
+        else:
+            if y + nr < H:                      # the row above the piece against its top row
+                o = rows[y + nr]
+                d_ct += <int>pc[o ^ below_n] - <int>pc[o ^ below_o]
+            dv = w_rt * d_rt + w_ct * d_ct + w_filled * g.cells[k]
+            if y + nr > top:
+                dv += w_mh * (y + nr - top)
+            if holes:
+                ptop = g.top + 16 * k
+                d_h = -g.cells[k]
+                for j in range(nc):
+                    d_h += y + ptop[j] + 1 - heights[col + j]
+                dv += w_holes * d_h
+            if covers:
+                d_cov = 0
+                for j in range(nc):
+                    c = col + j
+                    if y + bottom[j] > heights[c] or (st.holey >> c) & 1:
+                        d_cov += g.col_cells[16 * k + j]
+                    else:
+                        d_cov += g.inner_covers[16 * k + j]
+                dv += w_cov * d_cov
+            if wells:
+                d_wells = 0
+                while changed:
+                    c = lowest_bit(changed)
+                    above = 0
+                    while y + nr + above < top and (wc[rows[y + nr + above]] >> c) & 1:
+                        above += 1
+                    below = 0
+                    while below < y and (wc[rows[y - 1 - below]] >> c) & 1:
+                        below += 1
+                    d_wells += runs_through(above, tmp + nr, nr, c, below) - runs_through(above, tmp, nr, c, below)
+                    changed &= changed - 1
+                dv += w_wells * d_wells
+            v = r0 + discount * (base + dv + w_lh * (y + 0.5 * (nr - 1) + 1.0))
+            if best < 0 or v > best_v:
+                best = k
+                best_v = v
+            continue
+        v = slow_value(g, b, pol, work, k, y)   # it clears a row
         if best < 0 or v > best_v:
             best = k
             best_v = v

@@ -196,8 +196,22 @@ def test_greedy_placements_maximise_the_value(names, width, height):
             assert choice.value[i] == pytest.approx(best, rel=1e-12, abs=1e-9)
             chosen = lo + int(np.flatnonzero(after.placement[lo:hi] == choice.placement[i])[0])
             assert values[chosen] == pytest.approx(best, rel=1e-12, abs=1e-9)
-            # The first among equals.
-            assert not (values[lo:chosen] > best - 1e-9 * max(1, abs(best))).any()
+
+
+def test_greedy_takes_the_first_among_equals():
+    tetris = Tetris(width=6, height=8)
+    rows = random_boards(200, 6, 8, seed=1)
+    for piece in range(tetris.n_pieces):
+        after = tetris.afterstates_batch(rows, piece)
+        counts = after.counts
+        first = np.where(counts > 0, after.placement[np.minimum(after.offsets[:-1], len(after) - 1)], -1)
+        flat = greedy_placements(tetris, rows, piece, [2.5, 0, 0], ["holes", "wells"], discount=0.5)
+        assert (flat.placement == first).all() and (flat.value[counts > 0] == 1.25).all()
+        # Lowest landing first: among the placements landing lowest, the first.
+        low = greedy_placements(tetris, rows, piece, [0, -1], ["landing_height"])
+        for i in np.flatnonzero(counts):
+            lo, hi = after.offsets[i], after.offsets[i + 1]
+            assert low.placement[i] == after.placement[lo + np.argmin(after.landing_height[lo:hi])]
 
 
 # --- games -----------------------------------------------------------------------------------
