@@ -148,6 +148,7 @@ cdef struct Geo:
     const int16_t* bottom       # bottom[k * 16 + j]: lowest cell of its column j (shape rows)
     const int16_t* top          # top[k * 16 + j]: highest cell of its column j
     const int16_t* cells        # cells of placement k
+    const int16_t* hole_base    # the sum over its columns of (highest cell + 1), minus its cells
     const int16_t* col_cells    # col_cells[k * 16 + j]: its cells in its column j
     const int16_t* inner_covers # inner_covers[k * 16 + j]: those with a gap of the piece below them
     # Per row pattern (any value below 2**width):
@@ -510,6 +511,7 @@ cdef inline int build_after(const Geo* g, const Board* b, int k, int y, uint16_t
 cdef struct Stats:
     # Totals of a board, as after_features counts them.
     int64_t rt, ct, filled, sum_heights, wells, covers
+    int32_t height_sums[C_MAX_WIDTH + 1]    # heights of the columns left of c, summed
     uint32_t holey              # columns with an empty cell below their top
     bint prefix_ready           # whether the Prefix (for placements that clear) is summed
 
@@ -547,11 +549,68 @@ cdef inline void prepare_stats(const Geo* g, const Board* b, int needs, Stats* s
                 wells += depth[c]
                 t &= t - 1
             cur = w
+    st.height_sums[0] = 0
     for c in range(W):
         sum_heights += b.heights[c]
+        st.height_sums[c + 1] = <int32_t>sum_heights
     st.sum_heights = sum_heights
     st.wells = wells
     st.prefix_ready = False
+
+
+# Well runs through a window of up to 4 rows, by its column's well cells
+# (bit i: row i of the window, bottom first) and the window's height:
+# unbroken from the top, from the bottom, and the cumulative wells of the
+# runs touching neither end.
+cdef int8_t RUN_TOP[5][16]
+cdef int8_t RUN_BOTTOM[5][16]
+cdef int8_t RUN_INSIDE[5][16]
+
+
+cdef void _run_tables() noexcept:
+    cdef int nr, bits, i, run, total
+    for nr in range(5):
+        for bits in range(16):
+            i = nr - 1
+            while i >= 0 and (bits >> i) & 1:
+                i -= 1
+            RUN_TOP[nr][bits] = nr - 1 - i
+            i = 0
+            while i < nr and (bits >> i) & 1:
+                i += 1
+            RUN_BOTTOM[nr][bits] = i
+            total = 0
+            run = 0
+            for i in range(RUN_BOTTOM[nr][bits], nr - RUN_TOP[nr][bits]):
+                if (bits >> i) & 1:
+                    run += 1
+                else:
+                    total += run * (run + 1) // 2
+                    run = 0
+            RUN_INSIDE[nr][bits] = total + run * (run + 1) // 2
+
+
+_run_tables()
+
+
+cdef inline uint32_t column_bits(uint64_t packed, int c) noexcept nogil:
+    """Column c's bits of four 16-bit rows packed in a word (row i at bit 16 i), as bits 0..3."""
+    return <uint32_t>((((packed >> c) & <uint64_t>0x0001000100010001ULL) * <uint64_t>0x0001000000000000ULL
+                       + (((packed >> c) & <uint64_t>0x0001000100010001ULL) * <uint64_t>0x0000000200000000ULL)
+                       + (((packed >> c) & <uint64_t>0x0001000100010001ULL) * <uint64_t>0x0000000000040000ULL)
+                       + (((packed >> c) & <uint64_t>0x0001000100010001ULL) * <uint64_t>0x0000000000000008ULL))
+                      >> 48) & 15u
+
+
+cdef inline int64_t runs_packed(int64_t above, uint32_t bits, int nr, int64_t below) noexcept nogil:
+    """:func:`runs_through` for a window of nr <= 4 rows, from the column's bits."""
+    cdef int64_t top_run, bottom_run
+    if bits == (1u << nr) - 1:
+        top_run = above + nr + below
+        return top_run * (top_run + 1) // 2
+    top_run = above + RUN_TOP[nr][bits]
+    bottom_run = below + RUN_BOTTOM[nr][bits]
+    return top_run * (top_run + 1) // 2 + bottom_run * (bottom_run + 1) // 2 + RUN_INSIDE[nr][bits]
 
 
 cdef inline int64_t runs_through(int64_t above, const uint16_t* masks, int nr, int c, int64_t below) noexcept nogil:
@@ -836,6 +895,8 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
     cdef const uint16_t* shape
     cdef uint16_t* tmp = work.scratch
     cdef int64_t d_rt, d_ct, d_h, d_cov, d_wells, above, below
+    cdef uint64_t packed_old, packed_new
+    cdef const int32_t* height_sums = st.height_sums
     cdef double v, dv, best_v = 0.0, base
     cdef double w_mh = pol.scalar[F_MAX_HEIGHT], w_holes = pol.scalar[F_HOLES], w_cov = pol.scalar[F_COVERS]
     cdef double w_wells = pol.scalar[F_WELLS], w_rt = pol.scalar[F_ROW_TRANSITIONS]
@@ -859,6 +920,7 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
         shape = g.shape + <Py_ssize_t>k * g.max_rows
         d_rt = d_ct = 0
         changed = 0
+        packed_old = packed_new = 0
         below_o = below_n = rows[y - 1] if y > 0 else full
         for i in range(nr):
             o = rows[y + i]                     # rows at and above top are 0
@@ -870,9 +932,13 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
             if wells:
                 ow = wc[o]
                 nw = wc[n]
-                tmp[i] = <uint16_t>ow
-                tmp[nr + i] = <uint16_t>nw
                 changed |= ow ^ nw
+                if nr <= 4:
+                    packed_old |= <uint64_t>ow << (16 * i)
+                    packed_new |= <uint64_t>nw << (16 * i)
+                else:
+                    tmp[i] = <uint16_t>ow
+                    tmp[nr + i] = <uint16_t>nw
             below_o = o
             below_n = n
         else:
@@ -882,12 +948,8 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
             dv = w_rt * d_rt + w_ct * d_ct + w_filled * g.cells[k]
             if y + nr > top:
                 dv += w_mh * (y + nr - top)
-            if holes:
-                ptop = g.top + 16 * k
-                d_h = -g.cells[k]
-                for j in range(nc):
-                    d_h += y + ptop[j] + 1 - heights[col + j]
-                dv += w_holes * d_h
+            if holes:                           # column heights summed, minus the piece's cells
+                dv += w_holes * (nc * y + g.hole_base[k] - (height_sums[col + nc] - height_sums[col]))
             if covers:
                 d_cov = 0
                 for j in range(nc):
@@ -907,7 +969,11 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
                     below = 0
                     while below < y and (wc[rows[y - 1 - below]] >> c) & 1:
                         below += 1
-                    d_wells += runs_through(above, tmp + nr, nr, c, below) - runs_through(above, tmp, nr, c, below)
+                    if nr <= 4:
+                        d_wells += (runs_packed(above, column_bits(packed_new, c), nr, below)
+                                    - runs_packed(above, column_bits(packed_old, c), nr, below))
+                    else:
+                        d_wells += runs_through(above, tmp + nr, nr, c, below) - runs_through(above, tmp, nr, c, below)
                     changed &= changed - 1
                 dv += w_wells * d_wells
             v = r0 + discount * (base + dv + w_lh * (y + 0.5 * (nr - 1) + 1.0))
@@ -1150,12 +1216,12 @@ cdef class Engine:
 
     cdef Geo geo
     cdef readonly object first, column, n_rows, n_cols, shape, bottom, top, cells, col_cells, inner_covers
-    cdef readonly object row_cells, row_transitions, row_wells
+    cdef readonly object row_cells, row_transitions, row_wells, hole_base
     cdef const int32_t[::1] f_
     cdef const int16_t[::1] c_, nr_, nc_
     cdef const uint16_t[:, ::1] s_
     cdef const int16_t[:, ::1] b_, t_
-    cdef int16_t[::1] cells_
+    cdef int16_t[::1] cells_, hole_base_
     cdef int16_t[:, ::1] colc_, inner_
     cdef const uint8_t[::1] pc_, rt_
     cdef const uint16_t[::1] wc_
@@ -1203,6 +1269,8 @@ cdef class Engine:
         self.col_cells = np.zeros((K, 16), dtype=np.int16)
         self.inner_covers = np.zeros((K, 16), dtype=np.int16)
         self.cells_ = self.cells
+        self.hole_base = np.zeros(K, dtype=np.int16)
+        self.hole_base_ = self.hole_base
         self.colc_ = self.col_cells
         self.inner_ = self.inner_covers
         cdef bint gap
@@ -1218,6 +1286,9 @@ cdef class Engine:
                     else:
                         gap = True
                 self.cells_[k] += self.colc_[k, j]
+            self.hole_base_[k] = -self.cells_[k]
+            for j in range(self.nc_[k]):
+                self.hole_base_[k] += self.t_[k, j] + 1
         # Per row pattern: filled cells, row transitions (walls filled), well cells.
         rows = np.arange(1 << width, dtype=np.int64)
         bits = (rows[:, None] >> np.arange(width)) & 1
@@ -1246,6 +1317,7 @@ cdef class Engine:
         self.geo.bottom = &self.b_[0, 0] if K else NULL
         self.geo.top = &self.t_[0, 0] if K else NULL
         self.geo.cells = &self.cells_[0] if K else NULL
+        self.geo.hole_base = &self.hole_base_[0] if K else NULL
         self.geo.col_cells = &self.colc_[0, 0] if K else NULL
         self.geo.inner_covers = &self.inner_[0, 0] if K else NULL
 
