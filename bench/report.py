@@ -94,7 +94,7 @@ def report(data: dict, wall: float | None) -> str:
     reference = None
     # The suites with tables of their own, by file; the rest is the solve table.
     sections: dict[str, list[dict]] = {
-        name: [] for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror")
+        name: [] for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror", "big")
     }
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
@@ -143,7 +143,8 @@ def report(data: dict, wall: float | None) -> str:
     if commit.get("id"):
         out.append(f"Repository at git {commit['id'][:10]}{' (working tree modified)' if commit.get('dirty') else ''}, "
                    f"installed babytris benchmarked, run {data.get('datetime', '')[:19].replace('T', ' ')} UTC.")
-    threads = [b["extra_info"].get("threads") for b in data["benchmarks"] if "test_bench_play.py" not in b["fullname"]]
+    threads = [b["extra_info"].get("threads") for b in data["benchmarks"]
+               if "test_bench_play.py" not in b["fullname"] and "test_bench_big.py" not in b["fullname"]]
     out += [f"- {line}" for line in machine(max(filter(None, threads), default=None))]
     out += ["", *lines, ""]
     if reference:
@@ -169,6 +170,7 @@ def report(data: dict, wall: float | None) -> str:
     out += minimize_report(sections["minimize"])
     out += mirror_report(sections["mirror"], rows)
     out += play_report(sections["play"])
+    out += big_report(sections["big"])
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
     if loads:
@@ -297,6 +299,36 @@ def play_report(entries: list[dict]) -> list[str]:
                      f"| {work} |")
     return lines + ["", "Playouts: `play(solution, player, n_actions=10_000, ...)`, Python overhead included; "
                         "expected points: `horizon_values(solution, n_actions=10_000, ...)` on one thread."]
+
+
+def big_report(entries: list[dict]) -> list[str]:
+    """The table of test_bench_big.py: big-board playouts and batches on 10x20."""
+    if not entries:
+        return []
+    lines = ["", "| Big board 10x20, tetrominoes | Median | Min–max | Rounds | Throughput |", "|---|---:|---:|---:|---|"]
+    for b in entries:
+        info = b["extra_info"]
+        threads = info.get("threads", 1)
+        on = f"{threads} thread{'s' if threads > 1 else ''}"
+        if "placements_per_second" in info:
+            work = f"{info['placements_per_second'] / 1e6:.2f} M placements/s ({info['placements']:,} placements, {on})"
+        elif "afterstates_per_second" in info:
+            work = f"{info['afterstates_per_second'] / 1e6:.1f} M afterstates/s ({info['boards']:,} boards, {on})"
+        elif "boards_per_second" in info:
+            work = (f"{info['boards_per_second'] / 1e6:.2f} M boards/s ({info['afterstates']:,} afterstates scored, "
+                    f"{on})")
+        else:
+            work = f"{info.get('afterstates', 0)} afterstates"
+        stats = b["stats"]
+        if stats["median"] < 1e-3:      # one board: microseconds
+            median, span = f"{stats['median'] * 1e6:.1f} µs", f"{stats['min'] * 1e6:.1f}–{stats['max'] * 1e6:.1f} µs"
+        else:
+            median, span = seconds(stats["median"]), spread(b)
+        lines.append(f"| `{b['name']}` | {median} | {span} | {stats['rounds']} | {work} |")
+    return lines + ["", "Greedy playouts: `play_greedy(Tetris(), weights, features, n_games=4, max_placements=250_000)` "
+                        "with Dellacherie's features and weights; random: `play_greedy(Tetris(), None, "
+                        "n_games=50_000)`; batches: `afterstates_batch` and `greedy_placements` of 100,000 boards "
+                        "met in play; Python overhead included."]
 
 
 def main(argv: list[str] | None = None) -> None:
