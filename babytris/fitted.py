@@ -29,7 +29,12 @@ import numpy as np
 from .features import feature_matrix, rows_from_bits
 from .states import Transitions
 
-__all__ = ["LinearValue", "FittedValueIteration", "fitted_value_iteration", "greedy_policy", "regret", "Regret"]
+__all__ = ["LinearValue", "FittedValueIteration", "fitted_value_iteration", "greedy_policy", "regret", "Regret",
+           "LookaheadGames", "lookahead_placement", "play_lookahead"]
+
+
+#: Fitting stops (not converged) once a weight's magnitude reaches this: the iteration diverges.
+MAX_WEIGHT = 1e9
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,8 @@ class FittedValueIteration:
     Attributes:
         value: the fitted :class:`LinearValue` (of the last round).
         iterations: fitting iterations of each round.
-        converged: whether the last round's weights settled within ``tol``.
+        converged: whether the last round's weights settled within ``tol``
+            (False if it hit ``max_iter`` or diverged past :data:`MAX_WEIGHT`).
         history: float64 ``(total iterations, 1 + k)``, the weights after each iteration.
         n_samples: boards per round; discount, loss, tol as given.
         seconds: wall time.
@@ -169,11 +175,11 @@ def fitted_value_iteration(
 def _fit(model, states, features, discount, loss, tol, max_iter):
     """Iterate targets and least squares on fixed samples; the successors'
     features are computed once."""
-    phi = feature_matrix(model.rows(states), model.width, features)
+    phi = _features(model, model.rows(states), features)
     pieces = []
     for piece, prob in enumerate(model.probabilities):
         offsets, nxt, rewards = model.moves(states, piece)
-        pieces.append((prob, offsets, feature_matrix(model.rows(nxt), model.width, features), rewards))
+        pieces.append((prob, offsets, _features(model, model.rows(nxt), features), rewards))
     weights = np.zeros(phi.shape[1])
     steps = []
     for iteration in range(1, max_iter + 1):
@@ -181,12 +187,22 @@ def _fit(model, states, features, discount, loss, tol, max_iter):
         for prob, offsets, phi_next, rewards in pieces:
             y += prob * _segment_max(rewards + discount * (phi_next @ weights), offsets, -loss)
         new, *_ = np.linalg.lstsq(phi, y, rcond=None)
+        if not np.all(np.abs(new) < MAX_WEIGHT):  # diverging (it can, with function approximation): stop
+            steps.append(new)
+            return new, iteration, False, steps
         change = float(np.max(np.abs(new - weights)))
         weights = new
         steps.append(weights.copy())
         if change <= tol:
             return weights, iteration, True, steps
     return weights, max_iter, False, steps
+
+
+def _features(model, rows: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """The design matrix of ``rows``: the model's own (compiled) features if it has them."""
+    if hasattr(model, "features"):
+        return model.features(rows, names)
+    return feature_matrix(rows, model.width, names)
 
 
 def _segment_max(values: np.ndarray, offsets: np.ndarray, empty: float) -> np.ndarray:
@@ -289,13 +305,50 @@ def regret(transitions: Transitions, policy: np.ndarray, *, discount: float = 0.
                   float(np.mean(optimal.values - mine.values)), float(discount))
 
 
+class _BigGame:
+    """A big board (:class:`babytris.tetris.Tetris`): states are boards as
+    row bitmasks ``(n, height)``, moves come from the compiled engine."""
+
+    def __init__(self, tetris: Any) -> None:
+        self.tetris = tetris
+        self.width, self.height = tetris.width, tetris.height
+        self.probabilities = np.asarray(tetris.probabilities)
+        self.scores = np.asarray(tetris.line_scores, dtype=np.float64)
+
+    def rows(self, states: np.ndarray) -> np.ndarray:
+        return states
+
+    def features(self, rows: np.ndarray, names: Sequence[str]) -> np.ndarray:
+        return self.tetris.feature_matrix(rows, names) if len(rows) else np.zeros((0, 1 + len(names)))
+
+    def moves_lines(self, states: np.ndarray, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        after = self.tetris.afterstates_batch(states, piece)
+        return after.offsets, after.rows, after.lines.astype(np.int64)
+
+    def moves(self, states: np.ndarray, piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        offsets, nxt, lines = self.moves_lines(states, piece)
+        return offsets, nxt, self.scores[lines]
+
+    def start(self) -> np.ndarray:
+        return self.tetris.empty()
+
+    def sample(self, n: int, value: "LinearValue | None", epsilon: float, discount: float,
+               rng: np.random.Generator) -> np.ndarray:
+        from .tetris import sample_boards
+
+        greedy = {} if value is None else dict(weights=value.weights, features=value.features,
+                                               line_rewards="scores", discount=discount, epsilon=epsilon)
+        return sample_boards(self.tetris, n, seed=int(rng.integers(2**63)), **greedy).rows
+
+
 def _model(game: Any):
     if isinstance(game, Transitions):
         return _ExactGame(game)
-    adapter = getattr(game, "fitted_model", None)
-    if adapter is None:
-        raise ValueError(f"game must be a Transitions or a babytris.tetris.Tetris, got {type(game).__name__}")
-    return adapter()
+    from .tetris import Tetris  # (imported here: it loads the big-board extension)
+
+    if isinstance(game, Tetris):
+        return _BigGame(game)
+    raise ValueError(f"game must be a Transitions or a babytris.tetris.Tetris, got {type(game).__name__}")
 
 
 def _check(discount, n_samples, rounds, epsilon, loss, tol, max_iter) -> None:
@@ -313,3 +366,87 @@ def _check(discount, n_samples, rounds, epsilon, loss, tol, max_iter) -> None:
     for name, value, high in (("n_samples", n_samples, 10**8), ("rounds", rounds, 1000), ("max_iter", max_iter, 10**6)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
             raise ValueError(f"{name} must be an integer in [1, {high}], got {value!r}")
+
+
+@dataclass(frozen=True)
+class LookaheadGames:
+    """Result of :func:`play_lookahead`.
+
+    Attributes:
+        placements: int64 ``(n_games,)``, each game's lifespan in placements.
+        lines: int64 ``(n_games,)``, rows cleared per game.
+        lost: bool ``(n_games,)``, whether the game was lost (else stopped at ``max_placements``).
+        seconds: wall time.
+    """
+
+    placements: np.ndarray
+    lines: np.ndarray
+    lost: np.ndarray
+    seconds: float
+
+
+def lookahead_placement(tetris: Any, rows: np.ndarray, pieces: Sequence[int], value: LinearValue, *,
+                        discount: float = 0.9, loss: float = 0.0) -> int:
+    """The placement of ``pieces[0]`` on ``rows`` that is best when the next
+    pieces ``pieces[1:]`` (previewed) are placed best too:
+    ``max r1 + discount r2 + ... + discount**(k-1) rk + discount**k V(after)``
+    over every sequence of placements (a piece that fits nowhere ends the
+    line at ``-loss``).  Returns its placement number, -1 if ``pieces[0]``
+    fits nowhere."""
+    scores = np.asarray(tetris.line_scores, dtype=np.float64)
+    first = tetris.afterstates(rows, pieces[0])
+    if len(first) == 0:
+        return -1
+    boards, root = first.rows, np.arange(len(first))
+    gathered = scores[first.lines.astype(np.int64)]
+    best = np.full(len(first), -np.inf)
+    for depth, piece in enumerate(pieces[1:], start=1):
+        after = tetris.afterstates_batch(boards, piece)
+        counts = np.diff(after.offsets)
+        dead = counts == 0
+        np.maximum.at(best, root[dead], gathered[dead] - discount ** depth * loss)
+        root, gathered = np.repeat(root, counts), np.repeat(gathered, counts)
+        gathered = gathered + discount ** depth * scores[after.lines.astype(np.int64)]
+        boards = after.rows
+    if len(boards):
+        leaves = tetris.feature_matrix(boards, value.features) @ value.weights  # compiled features
+        np.maximum.at(best, root, gathered + discount ** len(pieces) * leaves)
+    return int(first.placement[int(np.argmax(best))])
+
+
+def play_lookahead(tetris: Any, value: LinearValue, *, preview: int = 2, n_games: int = 10,
+                   max_placements: int = 10_000, discount: float = 0.9, loss: float = 0.0,
+                   seed: int = 0) -> LookaheadGames:
+    """Games of the greedy policy of ``value`` looking ahead over ``preview``
+    previewed pieces (:func:`lookahead_placement`; ``preview=0`` is the
+    one-step greedy policy), pieces drawn at random; in Python over the
+    compiled engine, so slow (about a millisecond per placement per previewed piece).
+
+    Returns:
+        :class:`LookaheadGames`.
+    """
+    for name, number, high in (("preview", preview, 4), ("n_games", n_games, 10**6),
+                               ("max_placements", max_placements, 10**9)):
+        low = 0 if name == "preview" else 1
+        if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
+            raise ValueError(f"{name} must be an integer in [{low}, {high}], got {number!r}")
+    rng = np.random.default_rng(seed)
+    started = time.perf_counter()
+    n = len(tetris.probabilities)
+    placements = np.zeros(n_games, dtype=np.int64)
+    lines = np.zeros(n_games, dtype=np.int64)
+    lost = np.zeros(n_games, dtype=bool)
+    for game in range(n_games):
+        rows = tetris.empty()
+        queue = [int(q) for q in rng.choice(n, size=1 + preview, p=tetris.probabilities)]
+        while placements[game] < max_placements:
+            k = lookahead_placement(tetris, rows, queue, value, discount=discount, loss=loss)
+            if k < 0:
+                lost[game] = True
+                break
+            after = tetris.afterstates(rows, queue[0])
+            (i,) = np.flatnonzero(after.placement == k)
+            rows, lines[game] = after.rows[i], lines[game] + int(after.lines[i])
+            placements[game] += 1
+            queue = queue[1:] + [int(rng.choice(n, p=tetris.probabilities))]
+    return LookaheadGames(placements, lines, lost, time.perf_counter() - started)

@@ -145,3 +145,56 @@ def test_bad_arguments(kwargs, words):
         fitted.fitted_value_iteration(t, **kwargs)
     with pytest.raises(ValueError, match="Transitions"):
         fitted.fitted_value_iteration("4x4")
+
+
+def brute_lookahead(tetris, rows, pieces, value, discount, loss):
+    """max over placement sequences of the discounted rewards and the final value, by recursion."""
+    scores = tetris.line_scores
+
+    def best(board, rest, depth):
+        if not rest:
+            return discount ** depth * float(value(board[None, :])[0])
+        moves = tetris.successors(board, rest[0])
+        if not moves:
+            return -discount ** depth * loss
+        return max(discount ** depth * scores[lines] + best(nxt, rest[1:], depth + 1) for _, nxt, lines in moves)
+
+    moves = tetris.successors(rows, pieces[0])
+    totals = [scores[lines] + best(nxt, pieces[1:], 1) for _, nxt, lines in moves]
+    return moves[int(np.argmax(totals))][0] if moves else -1
+
+
+def test_lookahead_equals_a_brute_force_search():
+    from babytris.tetris import Tetris, sample_boards
+
+    tetris = Tetris(width=4, height=6, pieces="trominoes")
+    value = fitted.LinearValue(("max_height", "holes", "wells"), np.array([1.0, -0.7, -1.3, -0.4]), 4)
+    sample = sample_boards(tetris, 40, seed=3)
+    rng = np.random.default_rng(0)
+    for rows in sample.rows:
+        pieces = [int(p) for p in rng.integers(0, 2, size=3)]
+        for k in (1, 2, 3):
+            assert fitted.lookahead_placement(tetris, rows, pieces[:k], value, discount=0.8, loss=3.0) == \
+                brute_lookahead(tetris, rows, pieces[:k], value, 0.8, 3.0)
+
+
+def test_fitted_value_iteration_on_a_big_board():
+    from babytris.tetris import Tetris, greedy_placements
+
+    tetris = Tetris(width=6, height=8)
+    result = fitted.fitted_value_iteration(tetris, FEATURES, n_samples=300, rounds=2, loss=8, seed=1)
+    assert result.converged and len(result.iterations) == 2
+    # Its targets: the compiled Bellman backup of the same weights equals the adapter's.
+    model = fitted._BigGame(tetris)
+    rows = model.sample(50, None, 0.0, 0.9, np.random.default_rng(0))
+    for piece in range(tetris.n_pieces):
+        offsets, nxt, rewards = model.moves(rows, piece)
+        mine = fitted._segment_max(rewards + 0.9 * (tetris.feature_matrix(nxt, FEATURES) @ result.value.weights),
+                                   offsets, -np.inf)
+        choices = greedy_placements(tetris, rows, piece, result.value.weights, FEATURES, line_rewards="scores",
+                                    discount=0.9)
+        live = np.isfinite(mine)
+        np.testing.assert_allclose(choices.value[live], mine[live], atol=1e-9)
+    games = fitted.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
+    again = fitted.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
+    assert games.placements.tolist() == again.placements.tolist() and games.placements.min() > 0
