@@ -36,6 +36,8 @@ class Engine:
         *,
         clears_only: bool = False,
         mirror_rows: npt.ArrayLike | None = None,
+        no_holes: bool = False,
+        top_out: bool = False,
     ) -> None: ...
     @property
     def n_pieces(self) -> int: ...
@@ -79,6 +81,7 @@ class Sweeper:
         move_reward: npt.NDArray[np.float64] | None = None,
         independent_layers: bool = False,
         n_threads: int = 1,
+        dead_value: float = 0.0,
     ) -> None: ...
     @property
     def n_live(self) -> int: ...
