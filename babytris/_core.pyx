@@ -1231,6 +1231,36 @@ def popcounts(const uint64_t[::1] boards):
     return out
 
 
+def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+                const double[::1] per_state, const double[::1] per_row, const double[::1] per_lines,
+                const uint8_t[::1] final_rows=None, double final_value=0.0):
+    """One value per move: ``per_state[s] + per_row[next_board[e]] +
+    per_lines[lines[e]]`` for each move e of state s, or ``final_value`` where
+    ``final_rows[next_board[e]]`` is set (float64 array; one pass, no
+    temporaries: the rewards of tables of 10**8 moves)."""
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, n_moves = next_board.shape[0], s, i
+    cdef int64_t e
+    if n_states < 0 or per_state.shape[0] != n_states or offsets[n_states] != n_moves or lines.shape[0] != n_moves:
+        raise ValueError("move_values: array shapes do not match")
+    for e in range(n_moves):
+        if not 0 <= next_board[e] < per_row.shape[0] or lines[e] >= per_lines.shape[0]:
+            raise ValueError(f"move_values: move {e} leads out of per_row or clears more rows than per_lines covers")
+    if final_rows is not None and final_rows.shape[0] != per_row.shape[0]:
+        raise ValueError("move_values: final_rows must have one entry per row")
+    out = np.empty(n_moves, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef const uint8_t* final = &final_rows[0] if final_rows is not None and final_rows.shape[0] else NULL
+    with nogil:
+        for s in range(n_states):
+            for e in range(offsets[s], offsets[s + 1]):
+                i = next_board[e]
+                if final != NULL and final[i]:
+                    o[e] = final_value
+                else:
+                    o[e] = per_state[s] + per_row[i] + per_lines[lines[e]]
+    return out
+
+
 cdef class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form).
 

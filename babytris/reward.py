@@ -121,12 +121,34 @@ def move_sources(transitions: Transitions) -> np.ndarray:
     return np.repeat(np.arange(transitions.n_boards), per_board)
 
 
-def _states_of(transitions: Transitions, moves: np.ndarray | None) -> np.ndarray:
-    """The state each move (every move, or those numbered ``moves``) belongs to (int64)."""
+#: Moves per pass when a reward is computed for every move: bounds the
+#: temporaries (a few int64 arrays of this length) on tables of 10**8 moves.
+CHUNK = 1 << 22
+
+
+def _chunks(transitions: Transitions, moves: np.ndarray | None):
+    """``(moves, states)`` pieces: consecutive ranges of at most CHUNK moves
+    covering every move (``moves`` None), or ``moves`` themselves at once;
+    ``states`` the state (int64) each move belongs to."""
     t = transitions
-    if moves is None:
-        return np.repeat(np.arange(t.n_states, dtype=np.int64), np.diff(t.offsets))
-    return np.searchsorted(t.offsets, moves, side="right").astype(np.int64) - 1
+    if moves is not None:
+        moves = np.asarray(moves, dtype=np.int64)
+        yield moves, np.searchsorted(t.offsets, moves, side="right").astype(np.int64) - 1
+        return
+    for lo in range(0, t.n_moves, CHUNK):
+        hi = min(lo + CHUNK, t.n_moves)
+        first = int(np.searchsorted(t.offsets, lo, side="right")) - 1   # the state holding move lo
+        end = int(np.searchsorted(t.offsets, hi, side="left"))          # the first state from move hi on
+        bounds = np.clip(t.offsets[first:end + 1], lo, hi)
+        yield np.arange(lo, hi, dtype=np.int64), np.repeat(np.arange(first, end, dtype=np.int64), np.diff(bounds))
+
+
+def _per_move(transitions: Transitions, moves: np.ndarray | None, compute) -> np.ndarray:
+    """``compute(moves, states)`` over every move in chunks (``moves`` None), or over ``moves``."""
+    if moves is not None:
+        return compute(*next(_chunks(transitions, moves)))
+    parts = [compute(m, s) for m, s in _chunks(transitions, None)]
+    return np.concatenate(parts) if parts else compute(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
 def topped_out(transitions: Transitions, moves: np.ndarray | None = None) -> np.ndarray:
@@ -145,51 +167,99 @@ def holes_filled(transitions: Transitions, moves: np.ndarray | None = None) -> n
     rows it cleared, less the cells before and the piece's own; 0 for moves
     that top out or put a piece on hold, and without ``no_holes``."""
     t, rules = transitions, transitions.rules
-    moves_ = np.arange(t.n_moves) if moves is None else np.asarray(moves, dtype=np.int64)
-    if not rules.no_holes or moves_.size == 0:
-        return np.zeros(moves_.shape, dtype=np.int64)
-    state = _states_of(t, None if moves is None else moves_)
-    node, drawn = np.divmod(state, rules.n_pieces)
-    placement = t.placement[moves_]
+    if not rules.no_holes:
+        return np.zeros(t.n_moves if moves is None else len(moves), dtype=np.int64)
+    if moves is None and not rules.hold:
+        cells = _core.popcounts(t.boards).astype(np.float64)
+        out = _core.move_values(t.offsets, t.next_board, t.lines, -_placed_cells(t, cells), cells,
+                                rules.width * np.arange(len(rules.line_scores), dtype=np.float64),
+                                _lost_rows(t), 0.0)
+        return out.astype(np.int64)
+    return _per_move(t, moves, _filler(t))
+
+
+def _placed_cells(t: Transitions, cells: np.ndarray) -> np.ndarray:
+    """Per state (not with hold, where a row may place either of two pieces):
+    the cells of its board plus those of the piece it places (float64)."""
+    rules = t.rules
+    sizes = np.array([p.size for p in rules.pieces], dtype=np.float64)
+    node, drawn = np.divmod(np.arange(t.n_states, dtype=np.int64), rules.n_pieces)
+    placed = t.queues[node] // rules.n_pieces ** (rules.preview - 1) if rules.preview else drawn  # the queue's first
+    return cells[node] + sizes[placed]
+
+
+def _lost_rows(t: Transitions) -> np.ndarray | None:
+    """uint8 per row: 1 on the lost board (``rules.top_out``); None without top_out."""
+    if not t.rules.top_out:
+        return None
+    return (t.boards == np.uint64(lost_board(t.rules))).astype(np.uint8)
+
+
+def _filler(t: Transitions):
+    """``compute(moves, states)`` of :func:`holes_filled` in numpy (with its per-board counts made once)."""
+    rules = t.rules
+    cells = _core.popcounts(t.boards).astype(np.int64)
     sizes = np.array([p.size for p in rules.pieces] + [0], dtype=np.int64)   # [-1]: a hold places nothing
-    if rules.hold:
-        piece = np.searchsorted(placement_table(rules).first, placement, side="right") - 1
-        piece = np.where(placement == HOLD_MOVE, -1, piece)
-    elif rules.preview:
-        piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)   # the queue's first
-    else:
-        piece = drawn
-    cells = _core.popcounts(t.boards)
-    nxt = t.next_board[moves_]
-    out = (cells[nxt].astype(np.int64) + rules.width * t.lines[moves_].astype(np.int64)
-           - cells[node].astype(np.int64) - sizes[piece])
-    out[topped_out(t, moves_)] = 0
-    return out
+    first = placement_table(rules).first
+
+    def compute(moves: np.ndarray, states: np.ndarray) -> np.ndarray:
+        node = states // rules.n_pieces
+        placement = t.placement[moves]
+        if rules.hold:
+            piece = np.searchsorted(first, placement, side="right") - 1
+            piece[placement == HOLD_MOVE] = -1
+        elif rules.preview:
+            piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)   # the queue's first
+        else:
+            piece = states % rules.n_pieces
+        out = cells[t.next_board[moves]] + rules.width * t.lines[moves] - cells[node] - sizes[piece]
+        out[topped_out(t, moves)] = 0
+        return out
+
+    return compute
 
 
 def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | None = None) -> np.ndarray:
     """Each move's reward under ``reward`` (float64 array, one per move, or
     per move numbered in ``moves``)."""
     t, rules = transitions, transitions.rules
-    moves_ = slice(None) if moves is None else np.asarray(moves, dtype=np.int64)
-    lines = t.lines[moves_]
     per_lines = reward.lines * np.arange(len(rules.line_scores)) + reward.score * np.asarray(rules.line_scores)
-    out = per_lines[lines]
-    if reward.height or reward.gaps:
-        if moves is None:   # per board, then per move: far fewer boards than moves
-            after = reward.height * heights(t.boards, rules.width, rules.height) + reward.gaps * holes(
-                t.boards, rules.width, rules.height)
-            out = out - after[t.next_board]
-        else:
-            boards = t.boards[t.next_board[moves_]]
-            out = out - (reward.height * heights(boards, rules.width, rules.height)
-                         + reward.gaps * holes(boards, rules.width, rules.height))
-    if reward.new_holes:
-        out = out - reward.new_holes * holes_filled(t, None if moves is None else moves_)
-    if rules.top_out:
-        out = np.where(topped_out(t, None if moves is None else moves_),
-                       reward.score * rules.line_scores[0] - reward.loss, out)
-    return np.ascontiguousarray(out, dtype=np.float64)
+    after = None   # per board, then per move: far fewer boards than moves
+    if (reward.height or reward.gaps) and (moves is None or len(moves) > t.n_boards):
+        after = reward.height * heights(t.boards, rules.width, rules.height) + reward.gaps * holes(
+            t.boards, rules.width, rules.height)
+    filling = bool(reward.new_holes and rules.no_holes)
+    final = reward.score * rules.line_scores[0] - reward.loss   # a move that tops out
+    if moves is None and not rules.hold:
+        # In one compiled pass: a term per state, per board after, per rows cleared.
+        per_state, per_row = np.zeros(t.n_states), np.zeros(t.n_boards)
+        if after is not None:
+            per_row -= after
+        if filling:   # - new_holes * (cells after + width * lines - cells before - piece)
+            cells = _core.popcounts(t.boards).astype(np.float64)
+            per_state += reward.new_holes * _placed_cells(t, cells)
+            per_row -= reward.new_holes * cells
+            per_lines = per_lines - reward.new_holes * rules.width * np.arange(len(per_lines))
+        return _core.move_values(t.offsets, t.next_board, t.lines, per_state, per_row,
+                                 np.ascontiguousarray(per_lines, dtype=np.float64), _lost_rows(t), final)
+    filled = _filler(t) if filling else None
+
+    def compute(moves_: np.ndarray, states: np.ndarray) -> np.ndarray:
+        out = per_lines[t.lines[moves_]]
+        if reward.height or reward.gaps:
+            if after is not None:
+                out -= after[t.next_board[moves_]]
+            else:
+                boards = t.boards[t.next_board[moves_]]
+                out -= (reward.height * heights(boards, rules.width, rules.height)
+                        + reward.gaps * holes(boards, rules.width, rules.height))
+        if filled is not None:
+            out -= reward.new_holes * filled(moves_, states)
+        if rules.top_out:
+            out[topped_out(t, moves_)] = final
+        return out
+
+    return np.ascontiguousarray(_per_move(t, moves, compute), dtype=np.float64)
 
 
 def holes_created(transitions: Transitions) -> np.ndarray:

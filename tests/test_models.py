@@ -341,3 +341,18 @@ def test_files_keep_the_new_fields(tmp_path):
     del meta["rules"]["no_holes"], meta["rules"]["top_out"]
     np.savez(tmp_path / "old.npz", **{**contents, "meta": np.array(json.dumps(meta))})
     assert babytris.load(tmp_path / "old.npz").rules == Rules(width=3, height=3)
+
+
+@pytest.mark.parametrize("fields", [dict(), dict(preview=1), dict(hold=True), dict(mirror=True)])
+def test_move_rewards_compiled_and_numpy_agree(fields):
+    """Every move's reward in one compiled pass equals the same asked move by move."""
+    from babytris.reward import move_rewards
+
+    rules = Rules(width=4, height=4, pieces=["T", "O", "I"], no_holes=True, top_out=True,
+                  line_scores=(0, 1, 3, 6, 10), **fields)
+    t = babytris.enumerate_boards(rules)
+    for reward in (Reward(new_holes=1.5, loss=4, lines=1, score=0.5, height=0.25, gaps=2), Reward(loss=3)):
+        every = move_rewards(t, reward)
+        assert np.array_equal(every, move_rewards(t, reward, np.arange(t.n_moves)))
+        assert np.array_equal(holes_filled(t), holes_filled(t, np.arange(t.n_moves)))
+        assert np.any(every == -4 if reward.loss == 4 else every == -3)
