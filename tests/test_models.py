@@ -356,3 +356,17 @@ def test_move_rewards_compiled_and_numpy_agree(fields):
         assert np.array_equal(every, move_rewards(t, reward, np.arange(t.n_moves)))
         assert np.array_equal(holes_filled(t), holes_filled(t, np.arange(t.n_moves)))
         assert np.any(every == -4 if reward.loss == 4 else every == -3)
+
+
+def test_long_run_rate_of_the_models():
+    """Lines per placement in the long run: a block a column, so 1/n for Block
+    Drop; under the ceiling, which counts the cells no_holes may fill, for
+    No-Holes Tetris (its points are lines)."""
+    drop = babytris.long_run_rate(block_drop(width=4, height=4).rules)
+    assert drop.gain == pytest.approx(0.25, abs=1e-8) and drop.survives
+    for model in (no_holes_tetris(width=4, height=4, pieces=["T", "O", "I4"]),
+                  no_holes_tetris(width=3, height=5, pieces=["L", "O"])):
+        rate = babytris.long_run_rate(model.rules)
+        ref = reference.long_run_rate(model.rules, tol=1e-7)
+        assert rate.gain == pytest.approx(ref.gain, abs=1e-6)
+        assert rate.upper <= rate.ceiling
