@@ -72,11 +72,12 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
     """
     out = []
     number = 0
+    filled = to_cells(board, rules.width, rules.height)
     for rotation, shape in enumerate(orientations(rules.pieces[piece].cells)):
         if 1 + max(y for _, y in shape) > rules.height:
             continue
         for column in range(rules.width - max(x for x, _ in shape)):
-            landed = land(rules, board, piece, rotation, column)
+            landed = land(rules, board, piece, rotation, column, filled)
             if landed is not None:
                 out.append((Placement(rules.pieces[piece].name, rotation, column, number), landed[0], landed[1]))
             number += 1
@@ -88,12 +89,15 @@ def lost_board(rules: Rules) -> int:
     return to_int(frozenset((c, rules.height - 1) for c in range(rules.width)), rules.width)
 
 
-def land(rules: Rules, board: int, piece: int, rotation: int, column: int) -> tuple[int, int, int] | None:
+def land(rules: Rules, board: int, piece: int, rotation: int, column: int,
+         filled: Cells | None = None) -> tuple[int, int, int] | None:
     """Drop piece index ``piece`` in ``rotation`` with its left edge at
-    ``column`` onto ``board``: ``(next_board, rows_cleared, cells_filled)``
-    (the cells ``rules.no_holes`` fills), or None if that is not a move."""
+    ``column`` onto ``board`` (``filled``: its cells, if known):
+    ``(next_board, rows_cleared, cells_filled)`` (the cells ``rules.no_holes``
+    fills), or None if that is not a move."""
     width, height = rules.width, rules.height
-    filled = to_cells(board, width, height)
+    if filled is None:
+        filled = to_cells(board, width, height)
     if rules.top_out and any(r == height - 1 for _, r in filled):
         return None  # the game is lost
     shape = _orientations(rules.pieces[piece].cells)[rotation]
@@ -106,9 +110,11 @@ def land(rules: Rules, board: int, piece: int, rotation: int, column: int) -> tu
     after = set(filled) | cells
     n_filled = 0
     if rules.no_holes:
+        top = [-1] * width
+        for c, r in after:
+            top[c] = max(top[c], r)
         for c in range(width):
-            top = max((r for cc, r in after if cc == c), default=-1)
-            for r in range(top):
+            for r in range(top[c]):
                 if (c, r) not in after:
                     after.add((c, r))
                     n_filled += 1
