@@ -73,9 +73,8 @@ class Model:
         return self.rules.n_pieces * self.rules.height ** self.rules.width + 1
 
     def solve(self, *, discount: float = 0.9, **options: Any) -> Solution:
-        """:func:`babytris.solve` of the rules with the model's reward (other
-        keywords as for it, e.g. ``tol``, ``opponent``, ``mirror`` is a rule
-        and not an option here)."""
+        """:func:`babytris.solve` of the rules with the model's reward; other
+        keywords as for it (``tol``, ``opponent``, ``max_memory``, ...)."""
         from .solve import solve  # solve imports much; models stay light
 
         return solve(self.rules, discount=discount, reward=self.reward, **options)
