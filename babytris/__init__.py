@@ -29,6 +29,7 @@ from .solve import solve, solve_transitions
 from .states import DEFAULT_MAX_MEMORY, MemoryLimitError, Transitions, enumerate_boards
 from .tournament import Tournament, standard_tournament, tournament
 
+#: The package version (PEP 440).
 __version__ = "0.1.0"
 
 __all__ = [

@@ -21,9 +21,10 @@ class Board:
     >>> b = Board.from_rows(["#...", "##.#"])
     >>> int(b), b.width, b.height
     (27, 4, 2)
-    >>> print(b.mirror())
-    ...#
-    #.##
+    >>> b.mirror().rows()
+    ['...#', '#.##']
+
+    (``print(b.mirror())`` draws the same rows one per line.)
     """
 
     __slots__ = ("bits", "width", "height")
@@ -53,7 +54,7 @@ class Board:
 
     @classmethod
     def from_rows(cls, rows: Sequence[str], *, height: int | None = None) -> "Board":
-        """Parse rows drawn top row first, ``#`` filled and ``.`` empty.
+        """A board parsed from rows drawn top row first, ``#`` filled and ``.`` empty.
 
         ``height`` pads with empty rows on top (default: ``len(rows)``).
         """
@@ -103,7 +104,8 @@ class Board:
         return Board.from_rows([row[::-1] for row in self.rows()])
 
     def column_heights(self) -> list[int]:
-        """For each column, 1 + the row of its highest filled cell (0 when empty)."""
+        """The height of each column, left to right: 1 + the row of its
+        highest filled cell (0 when empty)."""
         heights = []
         for c in range(self.width):
             h = 0

@@ -13,7 +13,10 @@ import math
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any, Sequence
+
+import numpy as np
 
 from ._checks import OPPONENTS
 from .states import DEFAULT_MAX_MEMORY
@@ -61,8 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                     "options, drawing the board before each placement with '@' where the piece lands. "
                     "Pieces are drawn at random, or given by the solution's opponent (minimax, ...).",
     )
-    play.add_argument("--solution", metavar="FILE", help="a solution saved by `babytris solve --out` "
-                                                         "(default: solve the board given by the options)")
+    play.add_argument("--solution", metavar="FILE", help="a solution saved by `babytris solve --out`, with its "
+                                                         "rules and opponent (default: solve the game the other "
+                                                         "options give; with --solution they are ignored)")
     _board_arguments(play, height=4)
     _solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
@@ -169,7 +173,18 @@ class _Output:
 
     def result(self, data: dict | list) -> None:
         if self.json:
-            print(json.dumps(data, indent=2, allow_nan=False, default=_plain))
+            print(json.dumps(_finite(data), indent=2, allow_nan=False, default=_plain))
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with NaN and infinities as None (JSON null): strict JSON has no such numbers."""
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(value) for value in data]
+    if isinstance(data, (float, np.floating)) and not math.isfinite(data):
+        return None
+    return data
 
 
 def _plain(value: Any) -> Any:
@@ -204,6 +219,8 @@ def _rules_record(rules) -> dict:
 
 
 def _solve(args: argparse.Namespace, out: _Output) -> int:
+    if args.out and not Path(args.out).resolve().parent.is_dir():
+        raise ValueError(f"--out: no directory {str(Path(args.out).resolve().parent)!r} to save {args.out!r} in")
     started = time.perf_counter()
     solution = _solution_from(args, out, pieces=args.pieces, preview=args.preview, hold=args.hold)
     elapsed = time.perf_counter() - started
@@ -214,7 +231,8 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "rules": _rules_record(rules),
         "discount": solution.discount,
         "opponent": solution.opponent,
-        "boards": solution.n_boards,
+        "boards": int(np.unique(solution.boards).size),
+        "rows": solution.n_boards,
         "states": solution.n_states,
         "moves": solution.transitions.n_moves,
         "iterations": solution.iterations,
@@ -253,6 +271,11 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
 
     if args.placements < 1:
         raise ValueError(f"--placements must be >= 1, got {args.placements}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    if not args.solution and args.opponent in ("minavg", "gaps"):
+        raise ValueError(f"--opponent {args.opponent} is solved against a random player; play shows an optimal "
+                         f"policy: use random or minimax")
     if args.delay is not None and not (math.isfinite(args.delay) and 0 <= args.delay <= 60):
         raise ValueError(f"--delay must be in [0, 60] seconds, got {args.delay}")
     if args.solution:
@@ -315,9 +338,10 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
         out.line(table.to_csv(), end="")
     elif args.format == "markdown":
         out.line(table.to_markdown())
+        check = (f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors"
+                 if table.n_games >= 2 else "no playout check (--games < 2)")
         out.line(f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); "
-                 f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors; "
-                 f"{table.seconds:.1f} s including every solve.")
+                 f"{check}; {table.seconds:.1f} s including every solve.")
     else:
         out.line(str(table))
     return EXIT_OK

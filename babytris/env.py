@@ -83,6 +83,11 @@ def encode_observation(rules: Rules, board: int, piece: int, preview: Sequence[i
     cells, n = rules.cells, rules.n_pieces
     if len(preview) != rules.preview:
         raise ValueError(f"preview must hold {rules.preview} piece indices (rules.preview), got {tuple(preview)!r}")
+    for name, p in (("piece", piece), *(("preview", q) for q in preview)):
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+            raise ValueError(f"{name} must hold piece indices in [0, {n - 1}], got {p!r}")
+    if isinstance(board, bool) or not isinstance(board, (int, np.integer)) or not 0 <= board < 1 << cells:
+        raise ValueError(f"board must be an integer in [0, 2**{cells}), got {board!r}")
     obs = np.zeros(cells + n * (1 + rules.preview), dtype=np.int8)
     obs[:cells] = (np.uint64(board) >> np.arange(cells, dtype=np.uint64)) & np.uint64(1)
     for slot, p in enumerate((piece, *preview)):
@@ -98,6 +103,8 @@ def decode_observation(rules: Rules, obs: np.ndarray) -> tuple[int, int, tuple[i
     if obs.shape != (size,):
         raise ValueError(f"obs must have shape ({size},) for these rules, got {obs.shape}")
     board = sum(1 << i for i in np.flatnonzero(obs[:cells]).tolist())
+    if not np.isin(obs, (0, 1)).all():
+        raise ValueError("obs: every entry must be 0 or 1")
     hot = obs[cells:].reshape(1 + rules.preview, n)
     if not np.array_equal(hot.sum(axis=1), np.ones(1 + rules.preview)):
         raise ValueError("obs: each piece slot must be one-hot (exactly one 1 among n_pieces entries)")
@@ -186,6 +193,8 @@ class BabyTetrisEnv(gymnasium.Env):
             illegal_reward
         ):
             raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        if illegal_reward > 0:  # a reward for breaking the rules would beat legal moves (and make regrets < 0)
+            raise ValueError(f"illegal_reward must be <= 0, got {illegal_reward!r}")
         self.illegal_reward = float(illegal_reward)
         if isinstance(cell_pixels, bool) or not isinstance(cell_pixels, numbers.Integral) or not (
             2 <= cell_pixels <= MAX_CELL_PIXELS
@@ -261,8 +270,8 @@ class BabyTetrisEnv(gymnasium.Env):
         """Drop the piece to place at placement number ``action``.
 
         Returns:
-            ``(obs, reward, terminated, truncated, info)``: reward the points
-            scored (float); ``terminated`` once the next piece fits nowhere
+            ``(obs, reward, terminated, truncated, info)``: obs int8
+            ``(observation_space.n,)``; reward the points scored (float); ``terminated`` once the next piece fits nowhere
             (or after an illegal action, see ``illegal_action``);
             ``truncated`` after ``max_steps`` placements unless terminated.
 
@@ -276,6 +285,9 @@ class BabyTetrisEnv(gymnasium.Env):
             raise RuntimeError("step: the episode has ended (terminated or truncated); call reset()")
         number = self._action_number(action)
         mask = self.action_masks()
+        if not mask.any():  # over before any move (e.g. a start board where nothing fits): nothing to blame
+            self._ended = True
+            return self._observation(), 0.0, True, False, self._info(illegal=False)
         if not mask[number]:
             if self.illegal_action == "raise":
                 raise ValueError(f"action {number} is not a legal placement of {game.piece_name} here; "
@@ -417,17 +429,20 @@ def _unwrapped(env: gymnasium.Env) -> BabyTetrisEnv:
 
 
 def optimal_value(env: gymnasium.Env, solution: Solution) -> float:
-    """:meth:`BabyTetrisEnv.optimal_value` of a (possibly wrapped) env."""
+    """The exact optimal value of a (possibly wrapped) env's current state:
+    :meth:`BabyTetrisEnv.optimal_value`."""
     return _unwrapped(env).optimal_value(solution)
 
 
 def action_values(env: gymnasium.Env, solution: Solution) -> np.ndarray:
-    """:meth:`BabyTetrisEnv.action_values` of a (possibly wrapped) env: float64 ``(n_actions,)``, NaN where illegal."""
+    """The exact value of each action of a (possibly wrapped) env:
+    :meth:`BabyTetrisEnv.action_values`, float64 ``(n_actions,)``, NaN where illegal."""
     return _unwrapped(env).action_values(solution)
 
 
 def regret(env: gymnasium.Env, solution: Solution, action: int) -> float:
-    """:meth:`BabyTetrisEnv.regret` of a (possibly wrapped) env."""
+    """The regret of ``action`` in a (possibly wrapped) env's current state:
+    :meth:`BabyTetrisEnv.regret`."""
     return _unwrapped(env).regret(solution, action)
 
 

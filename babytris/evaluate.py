@@ -90,16 +90,17 @@ class PlayResult:
 
     @property
     def n_games(self) -> int:
+        """The number of games played."""
         return len(self.points)
 
     @property
     def mean(self) -> float:
-        """Mean points per game."""
+        """The mean points per game."""
         return float(self.points.mean())
 
     @property
     def stderr(self) -> float:
-        """Standard error of :attr:`mean` (sample standard deviation / sqrt(n_games));
+        """The standard error of :attr:`mean` (sample standard deviation / sqrt(n_games));
         NaN for a single game."""
         if self.n_games < 2:
             return math.nan
@@ -113,7 +114,7 @@ class PlayResult:
 
     @property
     def games_over(self) -> int:
-        """Games that ended before ``n_actions`` placements."""
+        """The number of games that ended before ``n_actions`` placements."""
         return int(np.count_nonzero(self.placements < self.n_actions))
 
     def __repr__(self) -> str:
@@ -156,7 +157,7 @@ class HorizonValues:
 
     @property
     def start_value(self) -> float:
-        """Expected points of the next ``n_actions`` placements from the start board."""
+        """The expected points of the next ``n_actions`` placements from the start board."""
         return float(self.values[self.start])
 
     def __repr__(self) -> str:
@@ -234,8 +235,9 @@ def expected_points(
     exact: bool = False,
     n_jobs: int = 1,
 ) -> float:
-    """The exact expected points of ``n_actions`` placements from the empty
-    board (what the mean of :func:`play` converges to).
+    """The exact expected points of ``n_actions`` placements from the start
+    board (``rules.start``, the empty board by default): what the mean of
+    :func:`play` converges to.
 
     See :func:`horizon_values`, of which this is ``.start_value``.
     """

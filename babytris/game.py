@@ -8,6 +8,7 @@ the piece's legal placements, so the moves are exactly the solvers'.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -69,13 +70,17 @@ class Game:
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         if rules.hold:
             raise ValueError("Game: rules.hold is not supported (a hold step places nothing); use hold=False")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if choose_piece is not None and not callable(choose_piece):
             raise ValueError(f"choose_piece must be a callable(board, known) -> piece index or None, "
                              f"got {choose_piece!r}")
         self.rules = rules
         self._rng = np.random.default_rng(seed)
         self._choose = choose_piece
-        self._engine = engine(rules)
+        # The plain engine: with rules.mirror the table's engine stores each
+        # board as the lesser of it and its mirror image; a game keeps its own.
+        self._engine = engine(dataclasses.replace(rules, mirror=False) if rules.mirror else rules)
         self._placements = placement_table(rules).placements
         self.reset()
 
@@ -131,6 +136,9 @@ class Game:
             raise ValueError(f"placement must be a Placement or a placement number, got {placement!r}")
         for move in self.moves():
             if move.placement.index == number:
+                if isinstance(placement, Placement) and placement != move.placement:
+                    raise ValueError(f"placement {placement!r} does not match placement number {number} of "
+                                     f"{self.piece_name}: {move.placement!r}")
                 break
         else:
             legal = [m.placement.index for m in self.moves()]

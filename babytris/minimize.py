@@ -61,10 +61,12 @@ class Partition:
 
     @property
     def n_states(self) -> int:
+        """The number of states of the game partitioned (``n_boards * n_pieces``)."""
         return self.transitions.n_states
 
     @property
     def n_boards(self) -> int:
+        """The number of boards (table rows) of the game partitioned."""
         return self.transitions.n_boards
 
     @property
@@ -77,8 +79,8 @@ class Partition:
         return out
 
     def expand(self, quotient_values: np.ndarray) -> np.ndarray:
-        """Quotient state values ``(n_board_classes, n_pieces)`` back to every
-        state: float64 array ``(n_boards, n_pieces)``."""
+        """The quotient's state values ``(n_board_classes, n_pieces)`` spread
+        back to every state: float64 array ``(n_boards, n_pieces)``."""
         flat = np.asarray(quotient_values).ravel()
         return flat[self.quotient_states[self.labels]]
 

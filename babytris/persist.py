@@ -1,8 +1,13 @@
 """Saving and loading solutions: one numpy ``.npz`` file with the rules and
 the solver's settings as JSON beside the arrays, versioned.
 
->>> solution.save("4x5.npz")                       # doctest: +SKIP
->>> babytris.load("4x5.npz").start_value           # doctest: +SKIP
+>>> import babytris, os, tempfile
+>>> solution = babytris.solve(width=4, height=4)
+>>> with tempfile.TemporaryDirectory() as folder:
+...     solution.save(os.path.join(folder, "4x4.npz"))
+...     loaded = babytris.load(os.path.join(folder, "4x4.npz"))
+>>> loaded.start_value == solution.start_value
+True
 """
 
 from __future__ import annotations
@@ -70,6 +75,9 @@ def save(solution: Solution, path: "str | os.PathLike") -> None:
 
 def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
     """Read a solution written by :meth:`Solution.save`.
+
+    Returns:
+        the :class:`Solution`, with its move table (``solution.transitions``).
 
     Args:
         path: the file.

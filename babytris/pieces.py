@@ -63,7 +63,7 @@ class Piece:
 
     @classmethod
     def from_cells(cls, cells: Iterable[Sequence[int]], name: str | None = None) -> "Piece":
-        """Build a piece from ``(x, y)`` cells; raises ``ValueError`` unless they form a polyomino."""
+        """A piece built from ``(x, y)`` cells; raises ``ValueError`` unless they form a polyomino."""
         try:
             raw = [(int(c[0]), int(c[1])) for c in cells]
             if any(len(c) != 2 for c in cells):
@@ -85,7 +85,8 @@ class Piece:
         return len(self.cells)
 
     def orientations(self) -> tuple[Shape, ...]:
-        """Distinct shapes under quarter turns, rotation 0 first."""
+        """The distinct shapes under quarter turns, rotation 0 first: a tuple of
+        shapes, each a tuple of ``(x, y)`` cells as :attr:`cells`."""
         out: list[Shape] = []
         shape = self.cells
         for _ in range(4):

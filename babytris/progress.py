@@ -24,10 +24,10 @@ EnumerationProgress = Callable[[int, int], None]
 
 @contextmanager
 def polling(progress: EnumerationProgress | None, *, interval: float = 0.1) -> Iterator[np.ndarray | None]:
-    """Yield an int64 array ``(2,)`` for the enumeration to publish its counts
-    in, and call ``progress(found, expanded)`` with them every ``interval``
-    seconds from a helper thread, and once more at the end.  Yields None (and
-    starts no thread) when ``progress`` is None."""
+    """A context manager yielding an int64 array ``(2,)`` for the enumeration
+    to publish its counts in; calls ``progress(found, expanded)`` with them
+    every ``interval`` seconds from a helper thread, and once more at the end.
+    Yields None (and starts no thread) when ``progress`` is None."""
     if progress is None:
         yield None
         return

@@ -200,11 +200,12 @@ class Rate:
 
     @property
     def n_boards(self) -> int:
+        """The number of reachable boards."""
         return self.transitions.n_boards
 
     @property
     def n_kernel(self) -> int:
-        """Boards in the survival kernel."""
+        """The number of boards in the survival kernel."""
         return int(np.count_nonzero(self.kernel))
 
     @property

@@ -158,6 +158,7 @@ class Rules:
 
     @property
     def n_pieces(self) -> int:
+        """The number of pieces."""
         return len(self.pieces)
 
     @property
@@ -167,8 +168,8 @@ class Rules:
 
     @property
     def hold_slots(self) -> int:
-        """States of the hold slot: 1 without hold; else empty, or a piece held
-        free or held locked (just put there): ``2 * n_pieces + 1``."""
+        """The number of states of the hold slot: 1 without hold; else empty,
+        or a piece held free or held locked (just put there): ``2 * n_pieces + 1``."""
         return 2 * self.n_pieces + 1 if self.hold else 1
 
     @property
@@ -178,6 +179,7 @@ class Rules:
 
     @property
     def piece_names(self) -> tuple[str, ...]:
+        """The pieces' names, in order (a tuple of str)."""
         return tuple(p.name for p in self.pieces)
 
     def piece_index(self, which: "int | str | Piece") -> int:

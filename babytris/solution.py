@@ -75,10 +75,13 @@ class Solution:
 
     @property
     def n_boards(self) -> int:
+        """The number of rows of :attr:`values`: reachable boards, or with
+        previews or hold (board, queue, hold slot) nodes."""
         return self.transitions.n_boards
 
     @property
     def n_states(self) -> int:
+        """The number of states, ``n_boards * n_pieces``."""
         return self.values.size
 
     @property
@@ -90,7 +93,7 @@ class Solution:
 
     @property
     def start_value(self) -> float:
-        """Value of the start board (``rules.start``, the empty board by
+        """The value of the start board (``rules.start``, the empty board by
         default) before the first piece is drawn or given (with previews:
         averaged over the queue the game starts with)."""
         rows, chances = self.transitions.start_nodes()
@@ -125,6 +128,7 @@ class Solution:
 
     @property
     def nbytes(self) -> int:
+        """The bytes held by the values, policy, residuals and move table."""
         return self.values.nbytes + self.policy.nbytes + self.residuals.nbytes + self.transitions.nbytes
 
     def index(self, board: "int | Board", queue: "Sequence[int | str] | None" = None,
@@ -172,7 +176,7 @@ class Solution:
 
     def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
               held: "int | str | None" = None, locked: bool = False) -> float:
-        """Optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere,
+        """The optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere,
         ``-reward.loss`` with a loss; see :class:`~babytris.Reward`),
         with ``preview`` (the next ``rules.preview`` pieces) in sight and, with
         hold, ``held`` in the slot (``locked``: just put there)."""

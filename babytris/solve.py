@@ -121,6 +121,7 @@ def solve(
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     rules = make_rules(rules, rule_fields)
+    _check_progress(progress)  # before the search, which may take a while
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)
     method = solver_method(roles, method)
@@ -167,20 +168,28 @@ def solve_transitions(
     minimize: bool = False,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search);
-    ``progress`` may also be a :class:`~babytris.progress.ProgressBars`."""
+    ``progress`` may also be a :class:`~babytris.progress.ProgressBars`.
+
+    Returns:
+        :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``, as :func:`solve`.
+    """
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
                       undiscounted=transitions.rules.objective == "combo")
     if not isinstance(minimize, bool):
         raise ValueError(f"minimize must be True or False, got {minimize!r}")
-    if not (progress is None or isinstance(progress, (bool, ProgressBars)) or callable(progress)):
-        raise ValueError(f"progress must be True, False, None or a callable(iteration, residual), got {progress!r}")
+    _check_progress(progress)
     with _progress_bars(progress) as bars:
         if bars is not None:
             progress = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
         return _solve(transitions, roles, method, float(discount), tol, max_iter, eval_sweeps, accelerate, n_jobs,
                       progress or None, minimize, (opponent, player, reward))
+
+
+def _check_progress(progress: object) -> None:
+    if not (progress is None or isinstance(progress, (bool, ProgressBars)) or callable(progress)):
+        raise ValueError(f"progress must be True, False, None or a callable(iteration, residual), got {progress!r}")
 
 
 @contextmanager

@@ -164,7 +164,8 @@ class Transitions:
 
     @property
     def n_boards(self) -> int:
-        """Rows of the table: boards, or with previews (board, queue) nodes."""
+        """The number of rows of the table: boards, or with previews or hold
+        (board, queue, hold slot) nodes."""
         return len(self.boards)
 
     @property
@@ -178,7 +179,11 @@ class Transitions:
     def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows a game starts on and their chances: the start board with each
         queue (its pieces drawn independently) and the hold slot empty, or
-        without previews the start board alone.  Returns ``(indices int64, chances float64)``."""
+        without previews the start board alone.
+
+        Returns:
+            ``(indices, chances)``: int64 and float64 arrays ``(rules.queues,)``.
+        """
         first = self.board_index(self.rules.start, (0,) * self.rules.preview)
         chances = np.ones(1)
         for _ in range(self.rules.preview):
@@ -187,14 +192,17 @@ class Transitions:
 
     @property
     def n_states(self) -> int:
+        """The number of states, ``n_boards * n_pieces``."""
         return self.n_boards * self.rules.n_pieces
 
     @property
     def n_moves(self) -> int:
+        """The number of moves (entries of the table)."""
         return len(self.next_board)
 
     @property
     def nbytes(self) -> int:
+        """The bytes held by the table's arrays."""
         arrays = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
         arrays += tuple(a for a in (self.queues, self.slots) if a is not None)
         return sum(a.nbytes for a in arrays)
@@ -234,9 +242,10 @@ class Transitions:
         return code
 
     def indices(self, boards: np.ndarray) -> np.ndarray:
-        """Index of each board of a uint64 array, -1 where it is not reachable
-        (int64); with previews, of its node with the queue of first pieces (0,
-        ..., 0); with ``rules.mirror``, of the board or its mirror image, the lesser."""
+        """Index of each board of a uint64 array, -1 where it is not reachable:
+        an int64 array of the shape of ``boards``.  With previews, the index of
+        its node with the queue of first pieces (0, ..., 0); with
+        ``rules.mirror``, of the board or its mirror image, the lesser."""
         boards = canonical_boards(boards, self.rules)
         out = np.full(boards.shape, -1, dtype=np.int64)
         layer_of_residue = layers(self.rules)

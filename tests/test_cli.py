@@ -10,6 +10,7 @@ import pytest
 
 import babytris
 from babytris import cli
+from babytris.game import Game
 
 
 def mean_value(out: str) -> float:
@@ -203,7 +204,7 @@ def test_play_a_saved_minimax_solution(capsys, tmp_path):
         (["play", "--placements", "0"], "--placements"),
         (["play", "--delay", "-1"], "--delay"),
         (["play", "--solution", "no-such-file.npz"], "No such file"),
-        (["play", "--opponent", "gaps"], "player"),
+        (["play", "--opponent", "gaps"], "optimal policy"),
         (["bench", "--sizes", "4y4"], "WxH"),
         (["bench", "--sizes", "6x6"], "30"),
         (["bench", "--repeat", "0"], "repeat"),
@@ -240,3 +241,45 @@ def test_tournament_rate_and_minimize_json(capsys):
     assert [round(r["gain"], 9) for r in rates["rates"]] == [1.130308492, 1.0]
     groups = run_json(["minimize", "--width", "4", "--height", "4"], capsys)
     assert (groups["states"], groups["groups"][0]["state_groups"]) == (25_956, 3_925)
+
+
+def test_json_writes_missing_numbers_as_null(capsys):
+    table = run_json(["tournament", "--width", "3", "--height", "3", "--actions", "20", "--games", "1",
+                      "--opponent-discounts", "0.5"], capsys)
+    assert all(r["playout_stderr"] is None for r in table["records"])  # one game: no spread
+    assert cli.main(["tournament", "--width", "3", "--height", "3", "--actions", "20", "--games", "1",
+                     "--opponent-discounts", "0.5", "--format", "markdown"]) == 0
+    assert "no playout check" in capsys.readouterr().out
+
+
+def test_solve_json_counts_rows_and_boards_apart(capsys):
+    summary = run_json(["solve", "--width", "4", "--height", "4", "--preview", "1"], capsys)
+    assert (summary["rows"], summary["boards"], summary["states"]) == (25_956, 12_978, 51_912)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["play", "--seed", "-1"], "--seed"),
+    (["play", "--opponent", "minavg"], "optimal policy"),
+    (["solve", "--width", "3", "--height", "3", "--out", "/no/such/dir/x.npz"], "--out"),
+])
+def test_refused_before_any_work(argv, words, capsys):
+    assert cli.main(argv) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_over_the_memory_budget_is_exit_3(capsys):
+    assert cli.main(["solve", "--width", "5", "--height", "5", "--max-memory", "0.01"]) == 3
+    assert "max_memory" in capsys.readouterr().err
+
+
+def test_play_with_mirror_rules_shows_the_real_boards(capsys, tmp_path):
+    path = tmp_path / "mirror.npz"
+    babytris.solve(width=4, height=5, mirror=True).save(path)
+    game = run_json(["play", "--solution", str(path), "--placements", "25", "--seed", "3"], capsys)
+    replay = Game(babytris.Rules(width=4, height=5), seed=3)
+    for step in game["placements"]:  # each board is the one the previous placement left
+        assert (step["board"], step["piece"]) == (replay.board, replay.piece_name)
+        move = next(m for m in replay.moves()
+                    if (m.placement.rotation, m.placement.column) == (step["rotation"], step["column"]))
+        assert replay.place(move.placement) == step["points"]
+    assert replay.board == game["final_board"]

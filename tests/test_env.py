@@ -422,3 +422,43 @@ def test_bad_solution_opponents(solution_4x4, minimax_4x4):
 def test_step_before_reset():
     with pytest.raises(RuntimeError, match="reset"):
         BabyTetrisEnv().step(0)
+
+
+def test_mirror_rules_play_the_same_boards_as_plain_rules():
+    plain = BabyTetrisEnv(babytris.Rules(width=4, height=5))
+    merged = BabyTetrisEnv(babytris.Rules(width=4, height=5, mirror=True))
+    solution = babytris.solve(width=4, height=5, mirror=True)
+    (a, _), (b, _) = plain.reset(seed=8), merged.reset(seed=8)
+    for _ in range(40):
+        assert np.array_equal(a, b)
+        best = solution.best_action(merged.game.board, merged.game.piece)
+        assert merged.regret(solution, best.index) == pytest.approx(0.0, abs=1e-9)
+        a, ra, done_a, _, _ = plain.step(best.index)
+        b, rb, done_b, _, _ = merged.step(best.index)
+        assert (ra, done_a) == (rb, done_b)
+        if done_a:
+            break
+
+
+def test_a_game_over_at_reset_terminates_on_any_action():
+    for mode in ("terminate", "raise"):
+        env = BabyTetrisEnv(babytris.Rules(width=4, height=4, objective="combo"), illegal_action=mode)
+        obs, info = env.reset(seed=0)
+        assert not info["action_mask"].any()
+        _, reward, terminated, truncated, info = env.step(0)
+        assert (reward, terminated, truncated, info["illegal_action"]) == (0.0, True, False, False)
+
+
+def test_observation_codec_refuses_what_it_cannot_show():
+    rules = babytris.Rules(width=4, height=4)
+    with pytest.raises(ValueError, match="piece"):
+        babytris.env.encode_observation(rules, 0, -1)
+    with pytest.raises(ValueError, match="board"):
+        babytris.env.encode_observation(rules, 2**16, 0)
+    obs = babytris.env.encode_observation(rules, 5, 1)
+    assert babytris.env.decode_observation(rules, obs) == (5, 1, ())
+    obs[-2:] = (2, -1)
+    with pytest.raises(ValueError, match="0 or 1"):
+        babytris.env.decode_observation(rules, obs)
+    with pytest.raises(ValueError, match="illegal_reward"):
+        BabyTetrisEnv(rules, illegal_reward=1.0)

@@ -83,3 +83,24 @@ def test_game_over_when_nothing_fits():
     rules = babytris.Rules(width=3, height=2, pieces=["I"], start=babytris.Board.from_rows(["#..", "..."]))
     game = Game(rules, seed=0)
     assert game.over and game.moves() == [] and "over" in repr(game)
+
+
+def test_mirror_rules_keep_the_real_board():
+    plain = Game(babytris.Rules(width=4, height=5), seed=2)
+    merged = Game(babytris.Rules(width=4, height=5, mirror=True), seed=2)
+    while not plain.over and plain.placements < 60:
+        assert (plain.board, plain.piece, [m.board for m in plain.moves()]) == \
+            (merged.board, merged.piece, [m.board for m in merged.moves()])
+        last = plain.moves()[-1].placement  # the rightmost placements: a mirror image would show at once
+        plain.place(last)
+        merged.place(last)
+
+
+def test_a_placement_must_match_its_number_and_seeds_are_checked():
+    game = Game(babytris.Rules(width=4, height=4, pieces=["L"]), seed=0)
+    first, other = game.moves()[0].placement, game.moves()[5].placement
+    with pytest.raises(ValueError, match="does not match"):
+        game.place(babytris.Placement(first.piece, other.rotation, other.column, first.index))
+    for seed in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="seed"):
+            Game(babytris.Rules(width=4, height=4), seed=seed)

@@ -19,7 +19,7 @@ def test_enumeration_reports_counts_up_to_the_total():
 
 
 def test_enumeration_reports_through_the_hash_map_too():
-    # 4x8 has 32 cells: past the bitmap, the search keeps a hash map.
+    # 3x11 has 33 cells: past the bitmap, the search keeps a hash map.
     seen = []
     t = babytris.enumerate_boards(babytris.Rules(width=3, height=11), progress=lambda f, e: seen.append((f, e)))
     assert seen[-1] == (t.n_boards, t.n_boards)

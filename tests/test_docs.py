@@ -1,0 +1,236 @@
+"""Documentation: the user guide's examples and every module's docstring
+examples run (doctest), and every public name has a docstring saying what
+it returns (and, for arrays, their dtype and shape).
+
+Everything is imported from the installed package (``--import-mode=importlib``;
+see conftest.py), never from the source tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import inspect
+import pkgutil
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import babytris
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide.md"
+OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+# Modules whose docstrings are not run, each with the reason.  Nothing else is left out.
+NOT_IMPORTABLE = {"babytris.__main__": "importing it runs the command line (sys.exit(main()))"}
+MODULES = ["babytris"] + sorted(
+    f"babytris.{m.name}" for m in pkgutil.iter_modules(babytris.__path__) if f"babytris.{m.name}" not in NOT_IMPORTABLE
+)
+# Modules that have examples: losing them all would go unnoticed otherwise.
+WITH_EXAMPLES = {
+    "babytris", "babytris.board", "babytris.env", "babytris.evaluate", "babytris.game", "babytris.interop",
+    "babytris.persist", "babytris.pictures", "babytris.rate", "babytris.tournament",
+}
+# Modules whose public functions and classes are documented beside babytris.__all__.
+EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.progress")
+
+
+# --------------------------------------------------------------------------
+# Examples run
+# --------------------------------------------------------------------------
+
+
+def test_the_package_is_the_installed_one():
+    # The compiled core is importable, so this is a built package, not a bare source tree.
+    assert Path(babytris._core.__file__).suffix in (".so", ".pyd")
+
+
+def test_excluded_modules_exist():
+    names = {f"babytris.{m.name}" for m in pkgutil.iter_modules(babytris.__path__)}
+    assert set(NOT_IMPORTABLE) <= names
+    assert WITH_EXAMPLES <= set(MODULES)
+
+
+def test_guide():
+    text = GUIDE.read_text(encoding="utf-8")
+    assert "doctest: +SKIP" not in text
+    result = doctest.testfile(str(GUIDE), module_relative=False, optionflags=OPTIONS, raise_on_error=False,
+                              encoding="utf-8")
+    assert result.attempted > 100, f"the guide lost its examples: {result.attempted} run"
+    assert result.failed == 0, f"{result.failed} of the guide's {result.attempted} examples failed (see stdout)"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_docstrings(name):
+    module = importlib.import_module(name)
+    skipped = [f"{test.name} line {example.lineno}"
+               for test in doctest.DocTestFinder().find(module)
+               for example in test.examples if example.options.get(doctest.SKIP)]
+    assert not skipped, f"examples skipped with +SKIP (make them run): {skipped}"
+    result = doctest.testmod(module, optionflags=OPTIONS, report=False)
+    assert result.failed == 0, f"{result.failed} of {name}'s {result.attempted} examples failed (see stdout)"
+    if name in WITH_EXAMPLES:
+        assert result.attempted > 0, f"{name} lost its examples"
+
+
+# --------------------------------------------------------------------------
+# Docstrings
+# --------------------------------------------------------------------------
+
+# A docstring says what a function returns if it has a "Returns:" section or
+# says "returns ...", or if its summary describes the result: a noun phrase
+# ("The board reflected left-right.", "Whether ...", "How much ...", "Index
+# of ..."), a type ("int64 array ``(n,)``: ..."), or a ``label``: description.
+# An imperative summary ("Play games.", "Parse rows.") says what it does, not
+# what comes back, and needs a Returns section.
+RETURNS = re.compile(r"(^|\n)\s*Returns:|\breturns\b")
+NOUN_PHRASE = re.compile(r"(The|A|An|Each|Every|One|All|Whether|How|Number of|Index of|Row of)\b")
+TYPE_LEAD = re.compile(r"(u?int\d+|float\d+|bool|str|tuple|dict|list|frozenset)\b")
+LABEL_LEAD = re.compile(r"``[^`]+``:\s")
+# An array's docstring names its dtype and its shape.
+DTYPE = re.compile(r"\b(u?int\d+|float\d+|bool)\b")
+SHAPE = re.compile(r"``\([^`]*\)``|\bshape\b")
+
+
+def public_objects() -> dict[str, object]:
+    """Every public name: babytris.__all__, and the functions and classes defined in EXTRA_PUBLIC."""
+    out = {f"babytris.{name}": getattr(babytris, name) for name in babytris.__all__}
+    for module_name in EXTRA_PUBLIC:
+        module = importlib.import_module(module_name)
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and (inspect.isclass(obj) or inspect.isfunction(obj)) and (
+                obj.__module__ == module_name
+            ):
+                out[f"{module_name}.{name}"] = obj
+    return out
+
+
+PUBLIC = public_objects()
+
+
+def members(cls: type):
+    """``(name, function, is_property)`` for the public methods and properties a class defines itself."""
+    for name, attr in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(attr, property):
+            yield name, attr.fget, True
+        elif isinstance(attr, (staticmethod, classmethod)):
+            yield name, attr.__func__, False
+        elif inspect.isfunction(attr):
+            yield name, attr, False
+
+
+def returns_value(func) -> bool:
+    """Whether the function's own body returns something other than None, or yields."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+    for node in _own_nodes(tree):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(node, ast.Return) and node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None
+        ):
+            return True
+    return False
+
+
+def _own_nodes(tree: ast.AST):
+    """The nodes of a function body, without those of nested functions, lambdas and classes."""
+    stack = list(ast.iter_child_nodes(tree))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def docstring_problems(qualname: str, func, is_property: bool = False) -> list[str]:
+    """What a function's or property's docstring lacks (empty: nothing)."""
+    doc = inspect.getdoc(func) if func.__doc__ else None
+    if not doc:
+        return [f"{qualname}: no docstring"]
+    if not (is_property or returns_value(func)):
+        return []
+    problems = []
+    summary = doc.split("\n\n")[0]
+    if not (RETURNS.search(doc) or NOUN_PHRASE.match(summary) or TYPE_LEAD.match(summary) or LABEL_LEAD.match(summary)):
+        problems.append(f"{qualname}: does not say what it returns (a Returns: section, or a summary "
+                        f"describing the result); summary: {summary[:60]!r}")
+    if "ndarray" in str(inspect.signature(func).return_annotation) and not (DTYPE.search(doc) and SHAPE.search(doc)):
+        problems.append(f"{qualname}: returns an array; give its dtype and shape, e.g. int64 array ``(n_boards,)``")
+    return problems
+
+
+def dataclass_default_doc(cls: type) -> str | None:
+    """The docstring @dataclass makes up for a class without one."""
+    try:
+        return cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+    except (TypeError, ValueError):
+        return None
+
+
+def data_is_documented(name: str) -> bool:
+    """Whether a module-level constant has a ``#:`` comment above its assignment in some babytris module."""
+    pattern = re.compile(rf"^#:.*\n(?:#:.*\n)*{re.escape(name)}\b[^\n=]*=", re.MULTILINE)
+    sources = Path(babytris.__file__).parent.glob("*.py")
+    return any(pattern.search(path.read_text(encoding="utf-8")) for path in sources)
+
+
+@pytest.mark.parametrize("qualname", sorted(PUBLIC))
+def test_public_name_is_documented(qualname):
+    obj = PUBLIC[qualname]
+    problems: list[str] = []
+    if inspect.isclass(obj):
+        doc = obj.__dict__.get("__doc__")
+        if not doc or doc == dataclass_default_doc(obj):
+            problems.append(f"{qualname}: no class docstring")
+        for name, func, is_property in members(obj):
+            problems += docstring_problems(f"{qualname}.{name}", func, is_property)
+    elif inspect.isfunction(obj):
+        problems += docstring_problems(qualname, obj)
+    else:
+        if not data_is_documented(qualname.rsplit(".", 1)[1]):
+            problems.append(f"{qualname}: a constant without a '#:' comment above its assignment")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_docstring_check_can_fail():
+    def imperative(x):
+        """Play some games."""
+        return x
+
+    def described(x):
+        """The games played."""
+        return x
+
+    def with_section(x):
+        """Play some games.
+
+        Returns:
+            the points.
+        """
+        return x
+
+    def procedure(x):
+        """Play some games."""
+        print(x)
+
+    def array_without_shape(x) -> "np.ndarray":  # noqa: F821
+        """The points of each game."""
+        return x
+
+    def undocumented(x):
+        return x
+
+    assert docstring_problems("imperative", imperative)
+    assert docstring_problems("array_without_shape", array_without_shape)
+    assert docstring_problems("undocumented", undocumented)
+    assert not docstring_problems("described", described)
+    assert not docstring_problems("with_section", with_section)
+    assert not docstring_problems("procedure", procedure)
+    assert not data_is_documented("MIN_BOARDS_PER_THREAD_UNDOCUMENTED")
+    assert data_is_documented("DEFAULT_MAX_MEMORY")
