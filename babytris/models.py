@@ -73,8 +73,9 @@ class Model:
         return self.rules.n_pieces * self.rules.height ** self.rules.width + 1
 
     def solve(self, *, discount: float = 0.9, **options: Any) -> Solution:
-        """:func:`babytris.solve` of the rules with the model's reward; other
-        keywords as for it (``tol``, ``opponent``, ``max_memory``, ...)."""
+        """The :class:`~babytris.Solution` of the rules with the model's reward,
+        by :func:`babytris.solve`; other keywords as for it (``tol``,
+        ``opponent``, ``max_memory``, ...)."""
         from .solve import solve  # solve imports much; models stay light
 
         return solve(self.rules, discount=discount, reward=self.reward, **options)
@@ -84,18 +85,19 @@ class Model:
 
 
 def block_drop(*, width: int, height: int, mirror: bool = False) -> Model:
-    """Block Drop on the paper's ``height x width`` board (m = height rows,
-    n = width columns): a single block dropped into one of the columns each
-    turn; 1 per line cleared; a column reaching the top row loses, at a cost
-    of ``height``.  ``mirror`` merges mirror-image boards (same values)."""
+    """The :class:`Model` of Block Drop on the paper's ``height x width``
+    board (m = height rows, n = width columns): a single block dropped into
+    one of the columns each turn; 1 per line cleared; a column reaching the
+    top row loses, at a cost of ``height``.  ``mirror`` merges mirror-image
+    boards (same values)."""
     _check_size(width, height)
     rules = Rules(width=width, height=height, pieces=[BLOCK], top_out=True, mirror=mirror)
     return Model("Block Drop", rules, Reward(loss=height))
 
 
 def no_holes_tetris(*, width: int, height: int, pieces: Any = "tetrominoes", mirror: bool = False) -> Model:
-    """No-Holes Tetris on the paper's ``height x width`` board: the seven
-    tetrominoes (or ``pieces``, as for :class:`~babytris.Rules`) drawn
+    """The :class:`Model` of No-Holes Tetris on the paper's ``height x
+    width`` board: the seven tetrominoes (or ``pieces``, as for :class:`~babytris.Rules`) drawn
     uniformly; boards are column heights (cells under a landed piece are
     filled, then full rows cleared); reward: lines cleared minus the cells
     filled; a column reaching the top row loses, at a cost of ``height``.

@@ -64,6 +64,11 @@ class Reward:
         if self.loss < 0:
             raise ValueError(f"Reward.loss must be a finite number >= 0 (a cost), got {self.loss!r}")
 
+    def __repr__(self) -> str:
+        # new_holes and loss only when set, as most rewards leave them alone
+        extra = "".join(f", {name}={getattr(self, name)!r}" for name in ("new_holes", "loss") if getattr(self, name))
+        return f"Reward(lines={self.lines!r}, height={self.height!r}, score={self.score!r}, gaps={self.gaps!r}{extra})"
+
     @property
     def is_points(self) -> bool:
         """Whether this is the plain game's reward (points only, weight 1)."""
