@@ -18,6 +18,7 @@ from .board import Board
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
 from .interop import to_mdptoolbox
 from .minimize import Partition, minimize
+from .models import Model, block_drop, no_holes_tetris
 from .persist import load
 from .pieces import CATALOGUE, Piece, Placement
 from .reward import Reward
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "HorizonValues",
     "MemoryLimitError",
+    "Model",
     "Partition",
     "Piece",
     "Placement",
@@ -53,6 +55,8 @@ __all__ = [
     "expected_points",
     "horizon_values",
     "load",
+    "block_drop",
+    "no_holes_tetris",
     "minimize",
     "long_run_rate",
     "play",

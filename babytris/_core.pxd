@@ -41,6 +41,11 @@ cdef struct Geometry:
     const uint8_t* rows
     const int32_t* first
     bint clears_only           # a placement that clears no row is no move (the combo objective)
+    bint no_holes              # a landed piece fills every empty cell under it (boards are column heights)
+    bint top_out               # a placement leaving a cell in the top row (after its clears), or one that
+                               # would rest above it, leads to ``lost``, the board with its top row full,
+                               # where nothing is a move; every other placement is a move
+    board_t lost               # (top_out) the lost board
     const uint16_t* mirror_row # if not NULL, each row pattern reflected: boards become the lesser of
                                # themselves and their mirror image (width <= 16)
 

@@ -36,6 +36,8 @@ class Engine:
         *,
         clears_only: bool = False,
         mirror_rows: npt.ArrayLike | None = None,
+        no_holes: bool = False,
+        top_out: bool = False,
     ) -> None: ...
     @property
     def n_pieces(self) -> int: ...
@@ -53,6 +55,16 @@ class Engine:
     ) -> tuple[Any, ...]: ...
 
 def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...
+def move_values(
+    offsets: npt.NDArray[np.int64],
+    next_board: npt.NDArray[np.int32],
+    lines: npt.NDArray[np.uint8],
+    per_state: npt.NDArray[np.float64],
+    per_row: npt.NDArray[np.float64],
+    per_lines: npt.NDArray[np.float64],
+    final_rows: npt.NDArray[np.uint8] | None = None,
+    final_value: float = 0.0,
+) -> npt.NDArray[np.float64]: ...
 
 class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form)."""
@@ -79,6 +91,7 @@ class Sweeper:
         move_reward: npt.NDArray[np.float64] | None = None,
         independent_layers: bool = False,
         n_threads: int = 1,
+        dead_value: float = 0.0,
     ) -> None: ...
     @property
     def n_live(self) -> int: ...

@@ -315,6 +315,11 @@ cdef inline board_t canonical(const Geometry* g, board_t b) noexcept nogil:
     return image if image < b else b
 
 
+cdef inline bint topped_out(const Geometry* g, board_t b) noexcept nogil:
+    """Whether ``b`` has a filled cell in the top row."""
+    return (b >> ((g.height - 1) * g.width)) != 0
+
+
 cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
                       board_t* after, int* lines) noexcept nogil:
     """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
@@ -322,26 +327,45 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
     The piece falls from above the board, so it cannot pass under an
     overhang.  False if it comes to rest with a cell above the top row (or,
     with ``clears_only``, clears no row); otherwise writes the board after
-    line clears and the rows cleared.
+    line clears and the rows cleared.  With ``no_holes`` the empty cells
+    under the piece are filled before rows are cleared.  With ``top_out``
+    a placement that would rest above the top row, or leaves a cell in the
+    top row after its clears, is a move to ``g.lost`` clearing no row, and
+    a board with a cell in the top row (the lost board) has no move.
     """
     cdef board_t m = g.mask[k]
     cdef int w = g.width
     cdef int y = g.height - g.rows[k]   # highest position wholly on the board
-    cdef int r, n = 0
+    cdef int r, n = 0, lowest
     cdef board_t b, full
+    if g.top_out and topped_out(g, board):
+        return False
     if (m << (y * w)) & smeared:
+        if g.top_out:
+            after[0] = g.lost
+            lines[0] = 0
+            return True
         return False
     while y > 0 and not ((m << ((y - 1) * w)) & smeared):
         y -= 1
     b = board | (m << (y * w))
+    lowest = y
+    if g.no_holes:
+        # Filling under the piece can complete rows below it too.
+        b = smear_down(b, w, g.height)
+        lowest = 0
     # Top row first, so the rows still to check keep their numbers.
-    for r in range(y + g.rows[k] - 1, y - 1, -1):
+    for r in range(y + g.rows[k] - 1, lowest - 1, -1):
         full = g.full_row << (r * w)
         if (b & full) == full:
             b = remove_row(b, r, w)
             n += 1
     if n == 0 and g.clears_only:
         return False
+    if g.top_out and topped_out(g, b):
+        after[0] = g.lost
+        lines[0] = 0
+        return True
     if g.mirror_row != NULL:
         b = canonical(g, b)
     after[0] = b
@@ -449,7 +473,8 @@ cdef class Engine:
     cdef readonly object masks, rows, first, mirror_rows
     cdef const uint16_t[::1] mr
 
-    def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False, mirror_rows=None):
+    def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False, mirror_rows=None,
+                 bint no_holes=False, bint top_out=False):
         if width < 1 or height < 1 or width * height > 64:
             raise ValueError(f"width * height must be in [1, 64], got {width} * {height}")
         self.masks = np.ascontiguousarray(masks, dtype=np.uint64)
@@ -472,6 +497,11 @@ cdef class Engine:
         self.geo.rows = &r[0] if r.shape[0] else NULL
         self.geo.first = &f[0]
         self.geo.clears_only = clears_only
+        if top_out and clears_only:
+            raise ValueError("Engine: top_out and clears_only cannot be combined")
+        self.geo.no_holes = no_holes
+        self.geo.top_out = top_out
+        self.geo.lost = self.geo.full_row << ((height - 1) * width)
         self.geo.mirror_row = NULL
         if mirror_rows is not None:
             if width > 16:
@@ -791,12 +821,17 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1]
         sm = smear_down(boards[i], g.width, g.height)
         for p in range(g.n_pieces):
             c = 0
-            for k in range(g.first[p], g.first[p + 1]):
-                if g.clears_only:
-                    if drop(g, boards[i], sm, k, &nb, &lines):
+            if g.top_out:
+                # Every placement is a move, but none from the lost board.
+                if not topped_out(g, boards[i]):
+                    c = g.first[p + 1] - g.first[p]
+            else:
+                for k in range(g.first[p], g.first[p + 1]):
+                    if g.clears_only:
+                        if drop(g, boards[i], sm, k, &nb, &lines):
+                            c = c + 1
+                    elif not ((g.mask[k] << ((g.height - g.rows[k]) * g.width)) & sm):
                         c = c + 1
-                elif not ((g.mask[k] << ((g.height - g.rows[k]) * g.width)) & sm):
-                    c = c + 1
             counts[i * g.n_pieces + p] = c
 
 
@@ -895,6 +930,7 @@ cdef struct Sweep:
     const double* move_reward  # if not NULL, each move's reward (instead of scores[lines])
     const double* probs
     double discount
+    double dead                # the value of a state with no move (game over)
     int pieces                 # PIECES_*
     int moves                  # MOVES_*
     const int16_t* piece_choice    # PIECES_FIXED: the piece given on each board
@@ -960,7 +996,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef int16_t* policy = sw.policy
     cdef int32_t* chosen_next = sw.chosen_next
     cdef uint8_t* chosen_lines = sw.chosen_lines
-    cdef double discount = sw.discount
+    cdef double discount = sw.discount, dead = sw.dead
     cdef int P = sw.P
     cdef Py_ssize_t i, s
     cdef int64_t e, lo, hi
@@ -981,7 +1017,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             s = <Py_ssize_t>b * P + p
             lo = offsets[s]
             hi = offsets[s + 1]
-            best = 0.0          # no move fits: game over, worth 0
+            best = dead         # no move fits: game over
             arg = -1
             if lo < hi:
                 best = scores[lines[lo]] + discount * W[nxt[lo]]
@@ -1049,10 +1085,10 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
             s = <Py_ssize_t>b * P + p
             lo = offsets[s]
             hi = offsets[s + 1]
-            best = 0.0          # no move fits: game over, worth 0
+            best = 0.0
             arg = -1
             if lo == hi:
-                pass
+                best = sw.dead  # no move fits: game over
             elif moves == MOVES_BEST and move_reward == NULL:
                 best = scores[lines[lo]] + discount * W[nxt[lo]]
                 arg = 0
@@ -1134,10 +1170,12 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
                 j = chosen_next[s + p]
                 if j >= 0:
                     w += probs[p] * (scores[chosen_lines[s + p]] + discount * W[j])
+                else:
+                    w += probs[p] * sw.dead
         else:
             for p in range(P):
                 j = chosen_next[s + p]
-                v[p] = 0.0
+                v[p] = sw.dead
                 if j >= 0:
                     v[p] = (chosen_reward[s + p] if custom else scores[chosen_lines[s + p]]) + discount * W[j]
             w = combine_pieces(sw, b, v)
@@ -1193,6 +1231,36 @@ def popcounts(const uint64_t[::1] boards):
     return out
 
 
+def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+                const double[::1] per_state, const double[::1] per_row, const double[::1] per_lines,
+                const uint8_t[::1] final_rows=None, double final_value=0.0):
+    """One value per move: ``per_state[s] + per_row[next_board[e]] +
+    per_lines[lines[e]]`` for each move e of state s, or ``final_value`` where
+    ``final_rows[next_board[e]]`` is set (float64 array; one pass, no
+    temporaries: the rewards of tables of 10**8 moves)."""
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, n_moves = next_board.shape[0], s, i
+    cdef int64_t e
+    if n_states < 0 or per_state.shape[0] != n_states or offsets[n_states] != n_moves or lines.shape[0] != n_moves:
+        raise ValueError("move_values: array shapes do not match")
+    for e in range(n_moves):
+        if not 0 <= next_board[e] < per_row.shape[0] or lines[e] >= per_lines.shape[0]:
+            raise ValueError(f"move_values: move {e} leads out of per_row or clears more rows than per_lines covers")
+    if final_rows is not None and final_rows.shape[0] != per_row.shape[0]:
+        raise ValueError("move_values: final_rows must have one entry per row")
+    out = np.empty(n_moves, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef const uint8_t* final = &final_rows[0] if final_rows is not None and final_rows.shape[0] else NULL
+    with nogil:
+        for s in range(n_states):
+            for e in range(offsets[s], offsets[s + 1]):
+                i = next_board[e]
+                if final != NULL and final[i]:
+                    o[e] = final_value
+                else:
+                    o[e] = per_state[s] + per_row[i] + per_lines[lines[e]]
+    return out
+
+
 cdef class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form).
 
@@ -1210,7 +1278,9 @@ cdef class Sweeper:
     the piece would; 3: the state of the piece ``piece_choice[board]``);
     ``moves`` how a state's value combines its moves' (0: the best; 1: the
     mean, a player placing at random; 2: the move ``fixed_move[state]``).
-    A move's reward is ``scores[lines]``, or ``move_reward[move]`` if given.
+    A move's reward is ``scores[lines]``, or ``move_reward[move]`` if given;
+    a state with no move is worth ``dead_value`` (the caller gives the
+    boards with no move at all that value in ``V`` and ``W``: they are not swept).
     """
 
     cdef Sweep sw
@@ -1232,7 +1302,8 @@ cdef class Sweeper:
                  double discount, double[::1] V, double[::1] W, int16_t[::1] policy,
                  const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,
                  int moves=MOVES_BEST, const int16_t[::1] piece_choice=None, const int16_t[::1] fixed_move=None,
-                 const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1):
+                 const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
+                 double dead_value=0.0):
         cdef int P = probs.shape[0]
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
         if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P:
@@ -1293,6 +1364,7 @@ cdef class Sweeper:
         self.sw.move_reward = &move_reward[0] if move_reward is not None and n_moves else NULL
         self.sw.probs = &probs[0]
         self.sw.discount = discount
+        self.sw.dead = dead_value
         self.sw.pieces = pieces
         self.sw.moves = moves
         self.sw.piece_choice = &piece_choice[0] if piece_choice is not None and n_boards else NULL
@@ -1312,7 +1384,7 @@ cdef class Sweeper:
 
     @property
     def n_live(self):
-        """Boards with at least one move (the others keep value 0)."""
+        """Boards with at least one move (the others keep their values)."""
         return self.layer_starts[self.n_layers]
 
     def greedy_sweep(self, double[::1] V_prev=None, double[::1] W_prev=None):
@@ -1336,7 +1408,7 @@ cdef class Sweeper:
 
     def evaluation_sweep(self, double[::1] W_prev=None):
         """One sweep evaluating the moves the last greedy sweep chose (before
-        any greedy sweep: none, so every board gets 0); updates W only and
+        any greedy sweep: none, so every board gets the dead value); updates W only and
         returns its largest change.  ``W_prev``, if given, receives W as it was."""
         cdef double residual = 0.0
         if W_prev is not None:

@@ -20,7 +20,9 @@ Who plays is given the same way to both:
   or an int array ``(n_boards,)`` of piece indices.
 
 Games start on the rules' start board (the empty board by default) and count points, undiscounted, for at most
-``n_actions`` placements; a game ends early when the piece fits nowhere.
+``n_actions`` placements; a game ends early when the piece fits nowhere (or tops out, ``Rules(top_out=True)``).
+Only points count here, never a :class:`~babytris.Reward` (its ``loss`` included), except in
+:func:`evaluate` with ``discount`` and ``reward``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _play
+from .reward import Reward
 from .rules import Rules
 from .solution import Solution
 from .policies import Opponent, Player, check_int, policy_rows, resolve_roles, transitions_of
@@ -249,20 +252,28 @@ def evaluate(
     n_actions: int | None = None,
     discount: float | None = None,
     tol: float = 1e-10,
+    reward: Reward | None = None,
 ) -> float:
     """The exact value of a player against an opponent, from the start board:
     the expected points of the next ``n_actions`` placements (undiscounted,
     :func:`expected_points`), or with ``discount`` the expected discounted
-    points of the whole game (policy evaluation, to ``tol``).
+    points of the whole game (policy evaluation, to ``tol``), or with
+    ``reward`` too its expected discounted :class:`~babytris.Reward` (say,
+    points less ``loss`` when the game ends).
 
     ``player`` and ``opponent`` are given as to :func:`play`; with
     ``discount``, ``opponent`` may also be ``"minimax"``: the opponent that
     gives, on each board, the piece worst for this player (its best response).
-    Give exactly one of ``n_actions`` and ``discount``.
+    Give exactly one of ``n_actions`` and ``discount``.  The values count
+    points unless a ``reward`` is given: a Solution's own reward (weights, a
+    loss) is not assumed.
     """
     if (n_actions is None) == (discount is None):
         raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
     if discount is None:
+        if reward is not None:
+            raise ValueError("reward: with n_actions the value is the expected points; give discount to value "
+                             "a Reward")
         return expected_points(game, player, opponent, n_actions=n_actions)
     t = transitions_of(game)
     if isinstance(player, str) and player == "optimal":
@@ -280,7 +291,8 @@ def evaluate(
         opponent = opponent.piece_choices
     if player == "random" and opponent == "minimax":
         opponent = "minavg"
-    return solve_transitions(t, discount=discount, tol=tol, player=player, opponent=opponent).start_value
+    return solve_transitions(t, discount=discount, tol=tol, player=player, opponent=opponent,
+                             reward=reward).start_value
 
 
 def horizon_values(

@@ -25,11 +25,14 @@ from .rules import Rules
 from .solution import Solution
 from .states import Transitions
 
-__all__ = ["save", "load", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["save", "load", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.solution"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
+#: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds.
+READABLE_VERSIONS = (1, 2)
 
 # The arrays a file holds, by the attribute they come from; None-able ones may be absent.
 _SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy")
@@ -97,11 +100,11 @@ def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
         raise ValueError(f"{os.fspath(path)!r} is not a babytris solution file: no readable metadata") from None
     if meta.get("format") != FORMAT:
         raise ValueError(f"{os.fspath(path)!r} is not a babytris solution file (format {meta.get('format')!r})")
-    if meta.get("format_version") != FORMAT_VERSION:
+    if meta.get("format_version") not in READABLE_VERSIONS:
         raise ValueError(
             f"{os.fspath(path)!r} has format version {meta.get('format_version')!r}; this babytris reads "
-            f"version {FORMAT_VERSION} (re-solve, or load it with the babytris that wrote it, "
-            f"{meta.get('babytris_version')!r})"
+            f"versions {', '.join(map(str, READABLE_VERSIONS))} (re-solve, or load it with the babytris that "
+            f"wrote it, {meta.get('babytris_version')!r})"
         )
     try:
         saved_rules = _rules_from_json(meta["rules"])
@@ -161,6 +164,8 @@ def _rules_to_json(rules: Rules) -> dict[str, Any]:
         "preview": rules.preview,
         "hold": rules.hold,
         "mirror": rules.mirror,
+        "no_holes": rules.no_holes,
+        "top_out": rules.top_out,
     }
 
 

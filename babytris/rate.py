@@ -236,11 +236,13 @@ def ceiling(rules: Rules, *, opponent: str = "random") -> float:
     most the largest piece's (the smallest if ``c < 0``).  A game that ends
     averages 0.  Returns ``max(0, s[0] + c * K / width)``: 1.5 for the
     default rules (trominoes on 4-wide boards, 3 rows at once paying 6).
+    With ``rules.no_holes`` a placement may add up to ``height`` cells in
+    each of its columns, so a piece counts ``size * height`` cells (a looser bound).
     """
     _check_opponent(opponent)
     s = rules.line_scores
     c = max((s[k] - s[0]) / k for k in range(1, len(s)))
-    sizes = [piece.size for piece in rules.pieces]
+    sizes = [piece.size * (rules.height if rules.no_holes else 1) for piece in rules.pieces]
     if opponent == "random":
         cells = math.fsum(q * size for q, size in zip(rules.probabilities, sizes))
     else:

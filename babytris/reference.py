@@ -10,6 +10,7 @@ and the baseline of the benchmarks.  Same call shapes as the fast API:
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 from itertools import product
 from dataclasses import dataclass
 from typing import Any
@@ -17,11 +18,12 @@ from typing import Any
 from .pieces import Placement
 from .rules import Rules
 from ._checks import check_solver_args, make_rules
+from .reward import check_reward
 from .roles import resolve
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
            "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate",
-           "nodes", "node_moves", "board_of", "canonical"]
+           "nodes", "node_moves", "board_of", "canonical", "land", "lost_board", "filled_cells", "dead_value"]
 
 Cells = frozenset  # of (col, row)
 
@@ -42,6 +44,11 @@ def orientations(cells) -> list[tuple[tuple[int, int], ...]]:
     return found
 
 
+@lru_cache(maxsize=256)
+def _orientations(cells) -> tuple:
+    return tuple(orientations(cells))
+
+
 def to_cells(board: int, width: int, height: int) -> Cells:
     return frozenset((c, r) for r in range(height) for c in range(width) if board >> (r * width + c) & 1)
 
@@ -55,36 +62,79 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
 
     The piece starts above the board and falls one row at a time until the
     next row down is blocked; a move is legal when every cell then lies inside
-    the board.  Full rows are removed and the rows above fall by one.  Under
-    the combo objective a placement that clears no row is not a move.  With
-    ``rules.mirror`` the board after is the lesser of it and its mirror image.
+    the board.  With ``rules.no_holes`` every empty cell under a filled one
+    is then filled.  Full rows are removed and the rows above fall by one.
+    Under the combo objective a placement that clears no row is not a move.
+    With ``rules.top_out`` every placement is a move, but one that lies
+    outside the board or leaves a cell in the top row leads to the lost board
+    (:func:`lost_board`) clearing no row, and the lost board has no move.
+    With ``rules.mirror`` the board after is the lesser of it and its mirror image.
     """
-    width, height = rules.width, rules.height
-    filled = to_cells(board, width, height)
-    p = rules.pieces[piece]
     out = []
     number = 0
-    for rotation, shape in enumerate(orientations(p.cells)):
-        shape_width = 1 + max(x for x, _ in shape)
-        shape_height = 1 + max(y for _, y in shape)
-        if shape_height > height:
+    filled = to_cells(board, rules.width, rules.height)
+    for rotation, shape in enumerate(orientations(rules.pieces[piece].cells)):
+        if 1 + max(y for _, y in shape) > rules.height:
             continue
-        for column in range(width - shape_width + 1):
-            placement = Placement(p.name, rotation, column, number)
+        for column in range(rules.width - max(x for x, _ in shape)):
+            landed = land(rules, board, piece, rotation, column, filled)
+            if landed is not None:
+                out.append((Placement(rules.pieces[piece].name, rotation, column, number), landed[0], landed[1]))
             number += 1
-            row = height  # bottom of the piece, starting fully above the board
-            while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
-                row -= 1
-            cells = {(column + x, row + y) for x, y in shape}
-            if any(r >= height for _, r in cells):
-                continue
-            after = set(filled) | cells
-            full = [r for r in range(height) if all((c, r) in after for c in range(width))]
-            kept = sorted(r for r in range(height) if r not in full)
-            shifted = {(c, kept.index(r)) for c, r in after if r not in full}
-            if full or rules.objective != "combo":
-                out.append((placement, canonical(rules, to_int(frozenset(shifted), width)), len(full)))
     return out
+
+
+def lost_board(rules: Rules) -> int:
+    """With ``rules.top_out``, where a placement that tops out leads: the top row full."""
+    return to_int(frozenset((c, rules.height - 1) for c in range(rules.width)), rules.width)
+
+
+def land(rules: Rules, board: int, piece: int, rotation: int, column: int,
+         filled: Cells | None = None) -> tuple[int, int, int] | None:
+    """Drop piece index ``piece`` in ``rotation`` with its left edge at
+    ``column`` onto ``board`` (``filled``: its cells, if known):
+    ``(next_board, rows_cleared, cells_filled)`` (the cells ``rules.no_holes``
+    fills), or None if that is not a move."""
+    width, height = rules.width, rules.height
+    if filled is None:
+        filled = to_cells(board, width, height)
+    if rules.top_out and any(r == height - 1 for _, r in filled):
+        return None  # the game is lost
+    shape = _orientations(rules.pieces[piece].cells)[rotation]
+    row = height  # bottom of the piece, starting fully above the board
+    while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
+        row -= 1
+    cells = {(column + x, row + y) for x, y in shape}
+    if any(r >= height for _, r in cells):
+        return (lost_board(rules), 0, 0) if rules.top_out else None
+    after = set(filled) | cells
+    n_filled = 0
+    if rules.no_holes:
+        top = [-1] * width
+        for c, r in after:
+            top[c] = max(top[c], r)
+        for c in range(width):
+            for r in range(top[c]):
+                if (c, r) not in after:
+                    after.add((c, r))
+                    n_filled += 1
+    full = [r for r in range(height) if all((c, r) in after for c in range(width))]
+    kept = sorted(r for r in range(height) if r not in full)
+    shifted = {(c, kept.index(r)) for c, r in after if r not in full}
+    if not full and rules.objective == "combo":
+        return None
+    if rules.top_out and any(r == height - 1 for _, r in shifted):
+        return lost_board(rules), 0, 0
+    return canonical(rules, to_int(frozenset(shifted), width)), len(full), n_filled
+
+
+def filled_cells(rules: Rules, board: int, placement: Any) -> int:
+    """The cells ``rules.no_holes`` fills when ``placement`` (a Placement, or
+    ``"hold"``, which fills none) is made on ``board``."""
+    if not isinstance(placement, Placement):
+        return 0
+    piece = [p.name for p in rules.pieces].index(placement.piece)
+    return land(rules, board, piece, placement.rotation, placement.column)[2]
 
 
 def canonical(rules: Rules, board: int) -> int:
@@ -219,18 +269,32 @@ def max_height(board: int, width: int, height: int) -> int:
     return max((r + 1 for _, r in to_cells(board, width, height)), default=0)
 
 
-def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any) -> float:
+def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any,
+                filled: int = 0) -> float:
     """A move's reward: its points; with ``reward`` (a :class:`~babytris.Reward`)
-    ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)``;
-    with ``opponent="gaps"`` the holes after it less the holes before."""
+    ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)
+    - new_holes * filled`` (``filled``: the cells ``rules.no_holes`` filled);
+    with ``opponent="gaps"`` the holes after it less the holes before.  A
+    move that tops out (to the lost board) scores ``score * line_scores[0] -
+    loss`` (0 for ``"gaps"``)."""
     w, h = rules.width, rules.height
+    lost = rules.top_out and after == lost_board(rules)
     if opponent == "gaps":
-        return float(holes(after, w, h) - holes(board, w, h))
+        return 0.0 if lost else float(holes(after, w, h) - holes(board, w, h))
+    if lost:
+        return rules.line_scores[0] if reward is None else reward.score * rules.line_scores[0] - reward.loss
     points = rules.line_scores[rows]
     if reward is None:
         return points
     return (reward.lines * rows + reward.score * points
-            - reward.height * max_height(after, w, h) - reward.gaps * holes(after, w, h))
+            - reward.height * max_height(after, w, h) - reward.gaps * holes(after, w, h)
+            - reward.new_holes * filled)
+
+
+def dead_value(rules: Rules, reward: Any) -> float:
+    """The value of a state whose piece has no move: ``-loss``, but 0 with
+    ``rules.top_out`` (the move that lost paid it) or without a reward."""
+    return 0.0 if reward is None or rules.top_out else -reward.loss
 
 
 def solve(
@@ -248,7 +312,7 @@ def solve(
     """Value iteration (Jacobi: each sweep reads the previous sweep's values).
 
     ``V(b, p) = max over moves [reward(move) + discount * U(b')]``, 0 where no
-    move fits, with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces,
+    move fits (``-reward.loss`` with a loss, unless ``rules.top_out``), with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces,
     ``min_q V(b, q)`` when an opponent gives them (``opponent="minimax"``), or
     ``V(b, opponent[b])`` for a given opponent (a dict board -> piece index).
     With ``opponent="minavg"`` the max over moves is a mean (a player placing
@@ -260,6 +324,7 @@ def solve(
     rules = make_rules(rules, rule_fields)
     check_solver_args(discount, tol, max_iter, "vi", 0, undiscounted=rules.objective == "combo")
     roles = resolve(None, opponent, player, reward)
+    check_reward(roles.reward, rules)
     if roles.opponent == "given" and not isinstance(opponent, dict):
         raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")
     if roles.player == "given" and not isinstance(player, dict):
@@ -268,10 +333,12 @@ def solve(
     index = {b: i for i, b in enumerate(boards)}
     n_pieces = len(rules.pieces)
     table = [
-        [[(index[after], move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward),
+        [[(index[after], move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward,
+                                     filled_cells(rules, board_of(b), m)),
            m) for m, after, rows in node_moves(rules, b, p)] for p in range(n_pieces)]
         for b in boards
     ]
+    dead = dead_value(rules, roles.reward)
     if roles.player == "given":  # keep only the given move
         if rules.hold:
             raise ValueError("player: the reference takes no given player with hold")
@@ -282,7 +349,7 @@ def solve(
     iterations, residual = 0, float("inf")
     while iterations < max_iter and residual > tol:
         expected = [board_value(rules, row, label, b) for row, b in zip(values, boards)]
-        new = [[state_value([r + discount * expected[j] for j, r, _ in table[i][p]], roles.player)
+        new = [[state_value([r + discount * expected[j] for j, r, _ in table[i][p]], roles.player, dead)
                 for p in range(n_pieces)] for i in range(len(boards))]
         residual = max(abs(a - b) for row_new, row in zip(new, values) for a, b in zip(row_new, row))
         values = new
@@ -320,12 +387,12 @@ def board_value(rules: Rules, piece_values: list[float], opponent: Any, board: i
     return sum(q * v for q, v in zip(rules.probabilities, piece_values))
 
 
-def state_value(move_values: list[float], player: str = "optimal") -> float:
+def state_value(move_values: list[float], player: str = "optimal", dead: float = 0.0) -> float:
     """A (board, piece) state's value from its moves' values: the best one
     (the given one, left alone), or their mean for a player placing at
-    random (``"random"``, as in the min-avg and gap models); 0 if none."""
+    random (``"random"``, as in the min-avg and gap models); ``dead`` if none."""
     if not move_values:
-        return 0.0
+        return dead
     if player == "random":
         return sum(move_values) / len(move_values)
     return max(move_values)
@@ -400,8 +467,9 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     boards = nodes(rules)
     n_pieces = len(rules.pieces)
     table = {
-        (b, p): [(move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward), after)
-                 for _, after, rows in node_moves(rules, b, p)]
+        (b, p): [(move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward,
+                              filled_cells(rules, board_of(b), m)), after)
+                 for m, after, rows in node_moves(rules, b, p)]
         for b in boards for p in range(n_pieces)
     }
     weight = list(rules.probabilities) if roles.opponent == "random" else [0.0] * n_pieces

@@ -26,7 +26,8 @@ import numpy as np
 
 from ._checks import OPPONENTS
 from .policies import opponent_pieces, player_rows
-from .reward import Reward, holes_created, move_rewards
+from .reward import Reward, check_reward, holes_created, move_rewards
+from .rules import Rules
 from .solution import Solution
 from .states import Transitions
 
@@ -68,9 +69,13 @@ class Roles:
         """Each move's reward, or None for the game's points."""
         if self.opponent == "gaps":
             return holes_created(transitions)
-        if self.reward is None:
+        if self.reward is None or (self.reward.scores_points and not (transitions.rules.top_out and self.reward.loss)):
             return None
         return move_rewards(transitions, self.reward)
+
+    def dead_value(self, rules: Rules) -> float:
+        """The value of a state with no move (see :class:`~babytris.Reward`)."""
+        return 0.0 if self.reward is None else self.reward.dead_value(rules)
 
 
 def two_sided(opponent: object) -> bool:
@@ -85,6 +90,8 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         raise ValueError(f"reward must be a babytris.Reward or None, got {reward!r}")
     if reward is not None and reward.is_points:
         reward = None
+    if transitions is not None:
+        check_reward(reward, transitions.rules)
     if isinstance(opponent, str):
         if opponent not in OPPONENT_MODELS:
             raise ValueError(

@@ -43,7 +43,9 @@ class Rules:
             ``"tetrominoes"``), :class:`Piece` objects, or ``(x, y)`` cell lists.
             Default: the Baby Tetris trominoes I and L.
         line_scores: points for clearing 0, 1, 2, ... rows with one placement;
-            needs an entry for as many rows as the tallest piece spans.
+            needs an entry for as many rows as the tallest piece spans
+            (with ``no_holes``, as the board has: the cells filled under a
+            piece can complete rows below it).
             Default: triangular numbers 0, 1, 3, 6, 10, ... up to that length.
         probabilities: chance of each piece being next, each > 0, summing to 1.
             Default: uniform.
@@ -68,6 +70,18 @@ class Rules:
             set closed under mirroring with mirrored pieces equally likely, a
             board at most 16 wide, and (unless every piece is its own mirror
             image, as I and L are) no preview and no hold.
+        no_holes: boards are column heights only: a landed piece fills
+            every empty cell under it in its columns, then full rows are
+            cleared (the cells filled count toward them).  The start board
+            must have no hole.  ``Reward(new_holes=...)`` weighs the cells filled.
+        top_out: the game is lost as soon as a column reaches the top row:
+            a placement that leaves a cell in the top row after its clears,
+            or would rest above the board, is a move to the lost board
+            (:func:`~babytris.states.lost_board`, the top row full, where
+            nothing is a move) that clears no row.  Every placement is then a
+            move, and live boards keep their top row empty (the start board
+            too).  ``Reward(loss=...)`` charges the move that tops out.  Not
+            with the combo objective.
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -83,6 +97,8 @@ class Rules:
     preview: int = 0
     hold: bool = False
     mirror: bool = False
+    no_holes: bool = False
+    top_out: bool = False
 
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
@@ -98,6 +114,8 @@ class Rules:
                 raise RulesError(f"pieces: piece {p.name!r} fits a {width}x{height} board in no rotation")
         # Rows one placement can clear: the tallest orientation that fits.
         tallest = max(1 + max(y for _, y in s) for p in pieces for s in p.orientations() if _fits(s, width, height))
+        if self.no_holes is True:
+            tallest = height   # filling under a piece can complete rows below it too
         if self.objective not in OBJECTIVES:
             raise RulesError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}, got {self.objective!r}")
         if self.objective == "combo":
@@ -106,7 +124,7 @@ class Rules:
                                  "leave line_scores unset")
             line_scores = (0.0,) + (1.0,) * tallest
         else:
-            line_scores = _line_scores(self.line_scores, tallest)
+            line_scores = _line_scores(self.line_scores, tallest, self.no_holes is True)
         probabilities = _probabilities(self.probabilities, len(pieces))
         start = _start(self.start, width, height)
         if isinstance(self.preview, bool) or not isinstance(self.preview, numbers.Integral) or not (
@@ -117,6 +135,17 @@ class Rules:
             raise RulesError(f"hold must be True or False, got {self.hold!r}")
         if not isinstance(self.mirror, bool):
             raise RulesError(f"mirror must be True or False, got {self.mirror!r}")
+        for name in ("no_holes", "top_out"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.top_out and self.objective == "combo":
+            raise RulesError("top_out: the combo objective ends at a placement that clears nothing; "
+                             "use objective='points' with top_out")
+        if self.no_holes and _holes(start, width, height):
+            raise RulesError("start must have no hole with no_holes (an empty cell under a filled one)")
+        if self.top_out and start >> ((height - 1) * width):
+            raise RulesError(f"start must have its top row (row {height - 1}) empty with top_out: "
+                             "a board reaching it is lost")
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "pieces", pieces)
@@ -196,7 +225,8 @@ class Rules:
         extra = "".join(
             f", {name}={value!r}" for name, value, default in
             (("start", self.start, 0), ("objective", self.objective, "points"), ("preview", self.preview, 0),
-             ("hold", self.hold, False), ("mirror", self.mirror, False))
+             ("hold", self.hold, False), ("mirror", self.mirror, False), ("no_holes", self.no_holes, False),
+             ("top_out", self.top_out, False))
             if value != default
         )
         return (
@@ -268,14 +298,16 @@ def _finite_floats(name: str, values: object) -> tuple[float, ...]:
     return out
 
 
-def _line_scores(values: object, tallest: int) -> tuple[float, ...]:
+def _line_scores(values: object, tallest: int, no_holes: bool = False) -> tuple[float, ...]:
     if values is None:
         return tuple(_triangular(n) for n in range(tallest + 1))
     out = _finite_floats("line_scores", values)
     if len(out) < tallest + 1:
+        why = ("with no_holes a placement can clear every row" if no_holes
+               else "the tallest piece can clear {tallest} rows at once")
         raise RulesError(
-            f"line_scores needs at least {tallest + 1} entries (0..{tallest} lines: the tallest piece "
-            f"can clear {tallest} rows at once), got {len(out)}"
+            f"line_scores needs at least {tallest + 1} entries (0..{tallest} lines: {why.format(tallest=tallest)}), "
+            f"got {len(out)}"
         )
     return out
 
@@ -291,6 +323,18 @@ def _probabilities(values: object, n: int) -> tuple[float, ...]:
     if abs(math.fsum(out) - 1.0) > 1e-9:
         raise RulesError(f"probabilities must sum to 1 (within 1e-9), got sum {math.fsum(out)!r}")
     return out
+
+
+def _holes(board: int, width: int, height: int) -> int:
+    """Empty cells under a filled cell of their column."""
+    count = 0
+    for col in range(width):
+        covered = False
+        for row in reversed(range(height)):
+            filled = (board >> (row * width + col)) & 1
+            count += covered and not filled
+            covered = covered or bool(filled)
+    return count
 
 
 def _start(value: object, width: int, height: int) -> int:

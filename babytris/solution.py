@@ -10,7 +10,7 @@ import numpy as np
 from .board import Board
 from .pieces import Piece, Placement
 from .rules import Rules
-from .reward import Reward, heights, holes
+from .reward import Reward, move_rewards
 from .states import HOLD_MOVE, Transitions, canonical_boards, mirror_boards, placement_table
 
 __all__ = ["Solution"]
@@ -176,7 +176,8 @@ class Solution:
 
     def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
               held: "int | str | None" = None, locked: bool = False) -> float:
-        """The optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere),
+        """The optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere,
+        ``-reward.loss`` with a loss; see :class:`~babytris.Reward`),
         with ``preview`` (the next ``rules.preview`` pieces) in sight and, with
         hold, ``held`` in the slot (``locked``: just put there)."""
         row, column, _ = self._state(board, piece, preview, held, locked)
@@ -222,8 +223,7 @@ class Solution:
         if self.reward is None:
             gain = [self.rules.line_scores[t.lines[e]] for e in rows]
         else:
-            gain = [self.reward.lines * t.lines[e] + self.reward.score * self.rules.line_scores[t.lines[e]]
-                    - self.reward.height * _height(t, e) - self.reward.gaps * _holes(t, e) for e in rows]
+            gain = move_rewards(t, self.reward, np.arange(t.offsets[s], t.offsets[s + 1])).tolist()
         flipped = self._flipped(board)
         return {self._placement(int(t.placement[e]), placed, flipped): g + self.discount * float(after[t.next_board[e]])
                 for e, g in zip(rows, gain)}
@@ -254,14 +254,6 @@ class Solution:
             f"{self.n_boards:,} boards, start_value={self.start_value:.6f}, {self.iterations} iterations "
             f"({self.method}), residual={self.residual:.1e} {status}, {total:.3f}s>"
         )
-
-
-def _height(t: Transitions, e: int) -> int:
-    return int(heights(t.boards[t.next_board[e]:t.next_board[e] + 1], t.rules.width, t.rules.height)[0])
-
-
-def _holes(t: Transitions, e: int) -> int:
-    return int(holes(t.boards[t.next_board[e]:t.next_board[e] + 1], t.rules.width, t.rules.height)[0])
 
 
 def _mirrored_placement(rules: Rules, piece: int, k: int) -> tuple[int, int]:

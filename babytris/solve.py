@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from ._checks import METHODS, OPPONENTS, check_solver_args, make_rules, solver_method
-from .reward import Reward
+from .reward import Reward, check_reward
 from .roles import PIECES_BEST, PIECES_WORST, Roles, resolve
 from .rules import Rules
 from .solution import Solution
@@ -59,7 +59,7 @@ def solve(
 
     Solves ``V(b, p) = max_a [points(a) + discount * U(b')]`` over every
     (board, piece) reachable from the empty board, with ``V = 0`` where piece
-    ``p`` fits nowhere (game over), and ``U(b) = sum_q prob(q) V(b, q)``
+    ``p`` fits nowhere (game over; ``-reward.loss`` with a loss), and ``U(b) = sum_q prob(q) V(b, q)``
     (``opponent="random"``) or ``U(b) = min_q V(b, q)`` (``"minimax"``: the
     opponent gives the piece worst for the player, who plays the robust,
     max-min policy).  With ``"minavg"`` the player places uniformly at random
@@ -85,7 +85,8 @@ def solve(
         player: ``"optimal"`` (default; ``"random"`` for ``"minavg"`` and
             ``"gaps"``), ``"random"``, or a given policy.
         reward: a :class:`Reward` weighting lines, height, points and holes
-            (the robust-player study); default: points.
+            (the robust-player study), cells filled and a cost for losing
+            (:mod:`babytris.models`); default: points.
         tol: stop once a Bellman optimality sweep changes no value by more
             than ``tol`` (> 0).
         max_iter: at most this many optimality sweeps (>= 1).
@@ -122,6 +123,7 @@ def solve(
     rules = make_rules(rules, rule_fields)
     _check_progress(progress)  # before the search, which may take a while
     roles = resolve(None, opponent, player, reward)
+    check_reward(roles.reward, rules)
     method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
                       undiscounted=rules.objective == "combo")
@@ -214,9 +216,10 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
     started = time.perf_counter()
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     probs = np.asarray(rules.probabilities, dtype=np.float64)
-    modes = dict(pieces=roles.pieces, moves=roles.moves, piece_choice=roles.piece_choice, fixed_move=roles.fixed_move)
-    values = np.zeros(n * n_pieces)
-    board_values = np.zeros(n)
+    dead = roles.dead_value(rules)
+    modes = dict(pieces=roles.pieces, moves=roles.moves, piece_choice=roles.piece_choice, fixed_move=roles.fixed_move,
+                 dead_value=dead)
+    values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
     sweeper = _core.Sweeper(
@@ -288,6 +291,19 @@ def _iterate(arrays: _Arrays, method: str, tol: float, max_iter: int, eval_sweep
     )
 
 
+def _initial_values(offsets: np.ndarray, n_pieces: int, dead: float) -> tuple[np.ndarray, np.ndarray]:
+    """Starting state and board values (flat, and per board): 0, but ``dead``
+    for the states with no move, and for the boards with no move at all (the
+    sweeps never visit those)."""
+    values = np.zeros(len(offsets) - 1)
+    board_values = np.zeros(values.size // n_pieces)
+    if dead:
+        no_move = np.diff(offsets) == 0
+        values[no_move] = dead
+        board_values[no_move.reshape(-1, n_pieces).all(axis=1)] = dead
+    return values, board_values
+
+
 def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarray, discount: float,
                       modes: dict) -> _Arrays:
     """A sweeper over the quotient game: board groups, one row per (group, piece).
@@ -295,7 +311,7 @@ def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarra
     not share a cell count, and groups are numbered in board order, so moves
     that clear nothing mostly lead to later groups)."""
     n, n_pieces = partition.n_board_classes, len(probs)
-    values, board_values = np.zeros(n * n_pieces), np.zeros(n)
+    values, board_values = _initial_values(partition.offsets, n_pieces, modes["dead_value"])
     live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
     sweeper = _core.Sweeper(
         partition.offsets, partition.next_board, partition.lines, scores, probs, discount, values,

@@ -17,7 +17,8 @@ from .progress import polling
 from .rules import Rules
 
 __all__ = [
-    "Transitions", "MemoryLimitError", "enumerate_boards", "placement_table", "sweep_order", "DEFAULT_MAX_MEMORY"
+    "Transitions", "MemoryLimitError", "enumerate_boards", "placement_table", "sweep_order", "lost_board",
+    "DEFAULT_MAX_MEMORY",
 ]
 
 #: Default memory budget of a solve: 8 GiB, a third of the 24 GiB machine.
@@ -84,7 +85,14 @@ def engine(rules: Rules) -> _core.Engine:
     """The compiled placement engine for ``rules`` (cached)."""
     t = placement_table(rules)
     return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first, clears_only=rules.objective == "combo",
-                        mirror_rows=mirror_rows(rules.width) if rules.mirror else None)
+                        mirror_rows=mirror_rows(rules.width) if rules.mirror else None, no_holes=rules.no_holes,
+                        top_out=rules.top_out)
+
+
+def lost_board(rules: Rules) -> int:
+    """The board a placement that tops out leads to (``rules.top_out``): the
+    top row full, which no other board has; nothing is a move on it."""
+    return ((1 << rules.width) - 1) << ((rules.height - 1) * rules.width)
 
 
 def mirror_rows(width: int) -> np.ndarray:
@@ -447,6 +455,8 @@ def _size(n: float) -> str:
 
 @lru_cache(maxsize=64)
 def _layers(rules: Rules) -> tuple[int, ...]:
+    if rules.no_holes:
+        return (0,)   # filling holes adds cells: the count no longer steps by the piece's size
     steps = {piece.size % rules.width for piece in rules.pieces}
     if len(steps) != 1 or 0 in steps:
         return (0,)
@@ -470,7 +480,10 @@ def layers(rules: Rules) -> np.ndarray:
     each layer numbered after the layer its moves lead to, so a Gauss-Seidel
     sweep in number order reads values of the same sweep for every move but
     those out of the first layer of each cycle, and no board of a layer leads
-    to another of the same layer: threads may share a layer.  Otherwise
+    to another of the same layer: threads may share a layer.  (A move that
+    tops out, ``rules.top_out``, leads to the lost board, whose value is never
+    swept: reading it is safe from any layer.)  Otherwise, or with
+    ``rules.no_holes`` (the cells filled under a piece add to the count),
     there is one layer (``[0]``).
     """
     return np.array(_layers(rules), dtype=np.int64)

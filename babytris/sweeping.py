@@ -84,7 +84,8 @@ def modified_policy_iteration(
     jump, counts as a miss; after ``MAX_MISSED_JUMPS`` evaluations run plain.
     """
     residuals: list[float] = []
-    board_values_before = np.zeros_like(board_values) if accelerate else None
+    # (a copy: the boards no sweep visits, with no move, keep their value through a jump)
+    board_values_before = board_values.copy() if accelerate else None
     missed = 0
     jumped = False
     while len(residuals) < max_iter:
@@ -135,8 +136,9 @@ def value_iteration(
     the plain value iteration's test.
     """
     residuals: list[float] = []
-    values_before = np.zeros_like(values) if accelerate else None
-    board_values_before = np.zeros_like(board_values) if accelerate else None
+    # (copies: the states no sweep visits, with no move, keep their value through a jump)
+    values_before = values.copy() if accelerate else None
+    board_values_before = board_values.copy() if accelerate else None
     last_jump = -EXTRAPOLATION_GAP
     missed = 0
     while len(residuals) < max_iter:
@@ -174,9 +176,12 @@ def _steady_ratio(residuals: list[float]) -> float | None:
 
 def _jump(ratio: float, *pairs: tuple[np.ndarray, np.ndarray]) -> None:
     """Aitken step for each ``(now, before)`` pair: ``now += ratio / (1 -
-    ratio) * (now - before)``, in place (``before`` is used as scratch)."""
+    ratio) * (now - before)``, in place; ``before`` is used as scratch and
+    left equal to ``now``, so that entries the sweeps never record (states
+    with no move, worth a game-over value that need not be 0) stay put."""
     step = ratio / (1.0 - ratio)
     for now, before in pairs:
         np.subtract(now, before, out=before)
         before *= step
         now += before
+        np.copyto(before, now)

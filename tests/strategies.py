@@ -29,8 +29,9 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
     probabilities (with ``equal_chance``, uniform half the time); random line
     scores in [0, 20] if ``line_scores``, else the default.  With
     ``variants``, a random start board a third of the time, the combo
-    objective a third of the time, and mirror merging a quarter of the time
-    where the pieces allow it."""
+    objective a third of the time, mirror merging a quarter of the time
+    where the pieces allow it, and each of ``no_holes`` and ``top_out`` (not
+    with the combo objective) a quarter of the time."""
     width = draw(st.integers(*sizes))
     height = draw(st.integers(*sizes))
     fitting = [cells for cells in pool if fits(cells, width, height)]
@@ -44,13 +45,19 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
         weights = draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n))
         probabilities = [w / math.fsum(weights) for w in weights]
     fields = dict(width=width, height=height, pieces=pieces, probabilities=probabilities)
+    if variants and draw(st.integers(0, 3)) == 0:
+        fields["no_holes"] = True
     if variants and draw(st.integers(0, 2)) == 0:
-        fields["start"] = draw(boards(width, height))
+        fields["start"] = draw(boards(width, height, no_holes=fields.get("no_holes", False)))
     if variants and draw(st.integers(0, 2)) == 0:
         fields["objective"] = "combo"
         line_scores = False
+    elif variants and draw(st.integers(0, 3)) == 0:
+        fields["top_out"] = True
+        fields["start"] = fields.get("start", 0) & ((1 << (width * (height - 1))) - 1)  # the top row empty
     if line_scores:
-        tallest = len(Rules(width=width, height=height, pieces=pieces).line_scores) - 1
+        tallest = len(Rules(width=width, height=height, pieces=pieces,
+                            no_holes=fields.get("no_holes", False)).line_scores) - 1
         fields["line_scores"] = draw(st.lists(st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False),
                                               min_size=tallest + 1, max_size=tallest + 3))
     rules = Rules(**fields)
@@ -63,10 +70,19 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
 
 
 @st.composite
-def boards(draw, width: int, height: int):
-    """A random board of that size with its full rows emptied (no full row can stand)."""
+def boards(draw, width: int, height: int, no_holes: bool = False):
+    """A random board of that size with no full row (none can stand): full
+    rows emptied, or with ``no_holes`` each column filled up to its top cell
+    and then the full rows removed (the rows above them fall)."""
     bits = draw(st.integers(0, 2 ** (width * height) - 1))
     row = (1 << width) - 1
+    if no_holes:
+        for _ in range(height):
+            bits |= bits >> width
+        for r in reversed(range(height)):
+            if (bits >> (r * width)) & row == row:
+                bits = (bits & ((1 << (r * width)) - 1)) | ((bits >> ((r + 1) * width)) << (r * width))
+        return bits
     for r in range(height):
         if (bits >> (r * width)) & row == row:
             bits &= ~(row << (r * width))

@@ -33,7 +33,8 @@ def small_rules(draw):
     pool = [CATALOGUE[n].cells for n in CATALOGUE] + [((0, 0),), ((0, 0), (1, 0))]
     pool = [cells for cells in pool if fits(cells, width, height)]
     chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=4, unique=True))
-    return Rules(width=width, height=height, pieces=[pool[i] for i in chosen])
+    return Rules(width=width, height=height, pieces=[pool[i] for i in chosen],
+                 no_holes=draw(st.integers(0, 3)) == 0, top_out=draw(st.integers(0, 3)) == 0)
 
 
 def check_table(t: babytris.Transitions) -> None:
@@ -51,11 +52,13 @@ def check_table(t: babytris.Transitions) -> None:
         assert np.all(mine[1:] > mine[:-1])
         cells = np.array([bin(int(b)).count("1") for b in mine], dtype=np.int64)
         assert np.all(layer_of_residue[cells % len(layer_of_residue)] == k)
-    # with layers, no move stays in its layer
+    # with layers, no move stays in its layer (but a move topping out, to the lost board, never swept)
     if len(starts) > 2 and t.n_moves:
         board_layer = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
         move_board = np.repeat(np.arange(n * n_pieces) // n_pieces, np.diff(t.offsets))
-        assert not np.any(board_layer[move_board] == board_layer[t.next_board])
+        lost = t.boards[t.next_board] == np.uint64(babytris.states.lost_board(rules))
+        assert not rules.no_holes
+        assert not np.any((board_layer[move_board] == board_layer[t.next_board]) & (~lost | ~rules.top_out))
     assert int(t.boards[-1]) < 2 ** rules.cells or rules.cells == 64
     assert t.offsets.shape == (n * n_pieces + 1,)
     assert t.offsets[0] == 0 and t.offsets[-1] == t.n_moves
@@ -66,7 +69,8 @@ def check_table(t: babytris.Transitions) -> None:
         assert 0 <= t.next_board.min() and t.next_board.max() < n
         tallest = len(rules.line_scores) - 1
         assert t.lines.max() <= tallest
-        assert t.lines.max() <= max(p.size for p in rules.pieces)
+        # (with no_holes the cells filled under a piece count too)
+        assert t.lines.max() <= max(p.size for p in rules.pieces) or rules.no_holes
     # every board but the empty one is the successor of some move
     assert set(np.unique(t.next_board).tolist()) >= set(range(1, n))
     # placement numbers increase within each state's row, and stay below the piece's placement count

@@ -99,7 +99,8 @@ def games(draw):
     reward = None
     if opponent != "gaps" and draw(st.booleans()):
         reward = Reward(lines=draw(st.sampled_from([0, 1])), height=draw(st.sampled_from([0, 1, 2])),
-                        score=draw(st.sampled_from([0, 1, 3])), gaps=draw(st.sampled_from([0, 1.5])))
+                        score=draw(st.sampled_from([0, 1, 3])), gaps=draw(st.sampled_from([0, 1.5])),
+                        loss=draw(st.sampled_from([0, 2])))
     discount = draw(st.floats(0.0, 0.95))
     return rules, opponent, reward, discount
 

@@ -97,7 +97,8 @@ def test_preview_memory_guard():
 def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
     rules = Rules(width=rules.width, height=rules.height, pieces=rules.pieces, probabilities=rules.probabilities,
                   start=rules.start, objective=rules.objective, preview=preview, hold=hold,
-                  line_scores=None if rules.objective == "combo" else rules.line_scores)
+                  line_scores=None if rules.objective == "combo" else rules.line_scores,
+                  no_holes=rules.no_holes, top_out=rules.top_out)
     try:
         t = babytris.enumerate_boards(rules, max_memory=2**24)
     except babytris.MemoryLimitError:

@@ -1,10 +1,12 @@
 """Differential test: the compiled solver against the pure-Python reference on random small games.
 
 Random rule sets (board 2-5 x 2-5, any non-empty set of catalogue pieces,
-random piece probabilities and line scores, discount in [0, 0.95]), pieces
-drawn at random, picked by the minimax, min-avg or gap opponent, or given
-per board; the player optimal, placing at random or given per state; points
-or a random weighted reward.  Games with more than SMALL reachable boards
+random piece probabilities and line scores, discount in [0, 0.95], now and
+then a start board, the combo objective, mirror merging, no holes or topping
+out), pieces drawn at random, picked by the minimax, min-avg or gap
+opponent, or given per board; the player optimal, placing at random or given
+per state; points, points with a cost for losing, or a random weighted
+reward (with a loss, and with no holes a weight on the cells filled).  Games with more than SMALL reachable boards
 are skipped so the reference stays quick.  Both are solved to 1e-12 and
 compared state by state, matched by board value.
 """
@@ -32,9 +34,14 @@ def games(draw):
     opponent = draw(st.sampled_from(["random", "minimax", "minavg", "gaps", "given"]))
     player = "random" if opponent in ("minavg", "gaps") else draw(st.sampled_from(["optimal", "random", "given"]))
     reward = None
-    if opponent != "gaps" and draw(st.booleans()):
+    kind = "none" if opponent == "gaps" else draw(st.sampled_from(["none", "loss", "weights"]))
+    loss = st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False)
+    if kind == "loss":
+        reward = babytris.Reward(loss=draw(loss))
+    elif kind == "weights":
         weight = st.floats(-3.0, 10.0, allow_nan=False, allow_infinity=False)
-        reward = babytris.Reward(lines=draw(weight), height=draw(weight), score=draw(weight), gaps=draw(weight))
+        reward = babytris.Reward(lines=draw(weight), height=draw(weight), score=draw(weight), gaps=draw(weight),
+                                 new_holes=draw(weight) if rules.no_holes else 0.0, loss=draw(loss))
     single_agent = opponent in ("random", "given") and player in ("optimal", "given")
     method = draw(st.sampled_from(["mpi", "vi"])) if single_agent else "vi"
     seed = draw(st.integers(0, 2**32 - 1))
@@ -109,9 +116,10 @@ def test_core_equals_reference(game):
             action = core.best_action(b, p)
             if not moves:
                 assert action is None
-                assert ref.values[j][p] == 0.0
+                assert ref.values[j][p] == reference.dead_value(rules, reward)
                 continue
             assert action is not None
             (after, lines) = [(nb, n) for m, nb, n in moves if m == action][0]
-            q = reference.move_reward(rules, b, after, lines, opponent, reward) + discount * ref_after[after]
+            q = (reference.move_reward(rules, b, after, lines, opponent, reward,
+                                       reference.filled_cells(rules, b, action)) + discount * ref_after[after])
             assert abs(q - ref.values[j][p]) <= 1e-9 * max(1.0, abs(ref.values[j][p])), (b, p, action)
