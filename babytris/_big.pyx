@@ -510,7 +510,7 @@ cdef inline int build_after(const Geo* g, const Board* b, int k, int y, uint16_t
 
 cdef struct Stats:
     # Totals of a board, as after_features counts them.
-    int64_t rt, ct, filled, sum_heights, wells, covers
+    int64_t rt, ct, filled, sum_heights, wells, covers, bumpiness
     int32_t height_sums[C_MAX_WIDTH + 1]    # heights of the columns left of c, summed
     uint32_t holey              # columns with an empty cell below their top
     bint prefix_ready           # whether the Prefix (for placements that clear) is summed
@@ -554,6 +554,7 @@ cdef inline void prepare_stats(const Geo* g, const Board* b, int needs, Stats* s
         sum_heights += b.heights[c]
         st.height_sums[c + 1] = <int32_t>sum_heights
     st.sum_heights = sum_heights
+    st.bumpiness = bumpiness(b.heights, W)
     st.wells = wells
     st.prefix_ready = False
 
@@ -627,77 +628,6 @@ cdef inline int64_t runs_through(int64_t above, const uint16_t* masks, int nr, i
             run = 0
     run += below
     return total + run * (run + 1) // 2
-
-
-cdef inline bint fast_after(const Geo* g, const Board* b, const Stats* st, int k, int y, int needs,
-                            uint16_t* tmp, Feats* f) noexcept nogil:
-    """The board features of placement k landing at row y, if it clears no
-    row (True); False if it clears one (``f`` then half written).  ``tmp``:
-    room for 2 * n_rows[k] rows."""
-    cdef int W = g.width, H = g.height, nr = g.n_rows[k], col = g.column[k], nc = g.n_cols[k]
-    cdef int i, j, c, top = b.top
-    cdef uint32_t full = g.full, old, new, below_old, below_new, changed = 0, o_w, n_w
-    cdef const uint16_t* shape = g.shape + <Py_ssize_t>k * g.max_rows
-    cdef const int16_t* ptop = g.top + 16 * k
-    cdef const int16_t* pbottom = g.bottom + 16 * k
-    cdef int64_t d_rt = 0, d_ct = 0, d_heights = 0, d_covers = 0, d_wells = 0, above, below_run
-    cdef const uint8_t* pc = g.pc
-    cdef const uint8_t* rt = g.rt
-    cdef const uint16_t* wc = g.wc
-    cdef const uint16_t* rows = b.rows + y
-    cdef const int16_t* heights = b.heights + col
-    below_old = below_new = rows[-1] if y > 0 else full
-    for i in range(nr):
-        old = rows[i]                           # rows at and above top are 0
-        new = old | shape[i]
-        if new == full:
-            return False
-        d_rt += <int>rt[new] - <int>rt[old]
-        d_ct += <int>pc[new ^ below_new] - <int>pc[old ^ below_old]
-        if needs & NEED_WELLS:
-            o_w = wc[old] if y + i < top else 0     # above the stack: none (width > 1)
-            n_w = wc[new]
-            tmp[i] = <uint16_t>o_w
-            tmp[nr + i] = <uint16_t>n_w
-            changed |= o_w ^ n_w
-        below_old = old
-        below_new = new
-    if y + nr < H:                              # the row above the piece against its top row
-        old = rows[nr]
-        d_ct += <int>pc[old ^ below_new] - <int>pc[old ^ below_old]
-    f.v[F_COLUMN_TRANSITIONS] = st.ct + d_ct
-    f.v[F_ROW_TRANSITIONS] = st.rt + d_rt
-    f.v[F_FILLED] = st.filled + g.cells[k]
-    f.v[F_MAX_HEIGHT] = top if top > y + nr else y + nr
-    for j in range(nc):
-        d_heights += y + ptop[j] + 1 - heights[j]
-    f.v[F_HOLES] = st.sum_heights + d_heights - f.v[F_FILLED]
-    if needs & NEED_HEIGHTS:
-        memcpy(f.heights, b.heights, W * sizeof(int16_t))
-        for j in range(nc):
-            f.heights[col + j] = <int16_t>(y + ptop[j] + 1)
-        f.v[F_BUMPINESS] = bumpiness(f.heights, W)
-    if needs & NEED_COVERS:
-        for j in range(nc):
-            c = col + j
-            if y + pbottom[j] > b.heights[c] or (st.holey >> c) & 1:
-                d_covers += g.col_cells[16 * k + j]
-            else:
-                d_covers += g.inner_covers[16 * k + j]
-        f.v[F_COVERS] = st.covers + d_covers
-    if needs & NEED_WELLS:
-        while changed:
-            c = lowest_bit(changed)
-            above = 0                           # the run of well cells right above the piece's rows
-            while y + nr + above < top and (wc[rows[nr + above]] >> c) & 1:
-                above += 1
-            below_run = 0                       # and right below
-            while below_run < y and (wc[rows[-1 - below_run]] >> c) & 1:
-                below_run += 1
-            d_wells += runs_through(above, tmp + nr, nr, c, below_run) - runs_through(above, tmp, nr, c, below_run)
-            changed &= changed - 1
-        f.v[F_WELLS] = st.wells + d_wells
-    return True
 
 
 # --------------------------------------------------------------------------
@@ -837,28 +767,18 @@ cdef inline int greedy_move(const Geo* g, const Board* b, int p, const Policy* p
     equals; -1 if none is legal."""
     cdef int k, y, lines, m, eroded, best = -1
     cdef double v, best_v = 0.0
-    cdef Feats* f = &work.feats
-    # A 1-wide board's empty rows are wells, which the fast path does not count.
-    cdef bint fast = g.width > 1
-    if fast and not (pol.needs & NEED_HEIGHTS):
+    if g.width > 1:
         return lean_move(g, b, p, pol, work, best_value)
-    if fast:
-        prepare_stats(g, b, pol.needs, &work.stats)
-    else:
-        prepare_prefix(g, b, pol.needs, &work.pre)
+    # A 1-wide board's empty rows are wells, which lean_move does not count: scan every afterstate.
+    prepare_prefix(g, b, pol.needs, &work.pre)
     for k in range(g.first[p], g.first[p + 1]):
         y = landing(g, b.heights, k)
         if y < 0:
             continue
-        if fast and fast_after(g, b, &work.stats, k, y, pol.needs, work.scratch, f):
-            lines = eroded = 0
-        else:
-            if fast and not work.stats.prefix_ready:
-                prepare_prefix(g, b, pol.needs, &work.pre)
-                work.stats.prefix_ready = True
-            lines = build_after(g, b, k, y, work.scratch, &m, &eroded)
-            after_features(g, b, &work.pre, y, work.scratch, m, pol.needs, f)
-        v = pol.line_reward[lines] + pol.discount * linear_value(pol, f, g.width, landing_height_of(g, k, y), eroded)
+        lines = build_after(g, b, k, y, work.scratch, &m, &eroded)
+        after_features(g, b, &work.pre, y, work.scratch, m, pol.needs, &work.feats)
+        v = pol.line_reward[lines] + pol.discount * linear_value(pol, &work.feats, g.width,
+                                                                 landing_height_of(g, k, y), eroded)
         if best < 0 or v > best_v:
             best = k
             best_v = v
@@ -879,9 +799,9 @@ cdef inline double slow_value(const Geo* g, const Board* b, const Policy* pol, W
 
 
 cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work* work, double* best_value) noexcept nogil:
-    """greedy_move for scalar features but bumpiness, on boards at least 2
-    wide: a placement that clears no row is worth the board's value plus the
-    changes its rows and columns make, weighted as they come."""
+    """greedy_move on boards at least 2 wide: a placement that clears no row
+    is worth the board's value plus the changes its rows and columns make,
+    weighted as they come; one that clears rows is scanned (slow_value)."""
     cdef Stats* st = &work.stats
     cdef int W = g.width, H = g.height, top = b.top, k, j, i, c, y, t, nr, nc, col, best = -1
     cdef uint32_t full = g.full, o, n, below_o, below_n, changed, ow, nw
@@ -901,11 +821,21 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
     cdef double w_mh = pol.scalar[F_MAX_HEIGHT], w_holes = pol.scalar[F_HOLES], w_cov = pol.scalar[F_COVERS]
     cdef double w_wells = pol.scalar[F_WELLS], w_rt = pol.scalar[F_ROW_TRANSITIONS]
     cdef double w_ct = pol.scalar[F_COLUMN_TRANSITIONS], w_filled = pol.scalar[F_FILLED], w_lh = pol.landing
+    cdef double w_bump = pol.scalar[F_BUMPINESS]
     cdef bint wells = pol.needs & NEED_WELLS, covers = pol.needs & NEED_COVERS, holes = w_holes != 0.0
+    cdef bint column_heights = pol.needs & NEED_HEIGHTS
+    cdef int a_new, b_new, d_old, d_new, last
     cdef double r0 = pol.line_reward[0], discount = pol.discount
     prepare_stats(g, b, pol.needs, st)
     base = (pol.constant + w_mh * top + w_holes * (st.sum_heights - st.filled) + w_cov * st.covers
-            + w_wells * st.wells + w_rt * st.rt + w_ct * st.ct + w_filled * st.filled)
+            + w_wells * st.wells + w_rt * st.rt + w_ct * st.ct + w_filled * st.filled + w_bump * st.bumpiness)
+    if pol.any_heights:
+        for c in range(W):
+            base += pol.heights[c] * heights[c]
+    if pol.any_differences:
+        for c in range(W - 1):
+            d_old = heights[c + 1] - heights[c]
+            base += pol.differences[c] * (d_old if d_old >= 0 else -d_old)
     for k in range(g.first[p], g.first[p + 1]):
         col = g.column[k]
         nr = g.n_rows[k]
@@ -959,6 +889,22 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
                     else:
                         d_cov += g.inner_covers[16 * k + j]
                 dv += w_cov * d_cov
+            if column_heights:                  # the piece's columns rise; the differences beside them change
+                ptop = g.top + 16 * k
+                if pol.any_heights:
+                    for j in range(nc):
+                        dv += pol.heights[col + j] * (y + ptop[j] + 1 - heights[col + j])
+                last = col + nc if col + nc < W else W - 1
+                for c in range(col - 1 if col > 0 else 0, last):
+                    a_new = y + ptop[c - col] + 1 if c >= col else heights[c]
+                    b_new = y + ptop[c + 1 - col] + 1 if c + 1 < col + nc else heights[c + 1]
+                    d_old = heights[c + 1] - heights[c]
+                    d_old = d_old if d_old >= 0 else -d_old
+                    d_new = b_new - a_new
+                    d_new = d_new if d_new >= 0 else -d_new
+                    dv += w_bump * (d_new - d_old)
+                    if pol.any_differences:
+                        dv += pol.differences[c] * (d_new - d_old)
             if wells:
                 d_wells = 0
                 while changed:
