@@ -71,7 +71,6 @@ cdef enum:
     NEED_COVERS = 4
     NEED_SUM_HEIGHTS = 8        # their sum (holes)
 
-cdef uint64_t GOLDEN = <uint64_t>0x9E3779B97F4A7C15ULL
 
 
 cdef extern from *:
@@ -87,50 +86,10 @@ cdef extern from *:
 
 
 # --------------------------------------------------------------------------
-# Random numbers: splitmix64 (seeding), xoshiro256** (the games), as in _play.
+# Random numbers: splitmix64 (seeding), xoshiro256** (the games), shared with _play.
 # --------------------------------------------------------------------------
 
-cdef struct Rng:
-    uint64_t s0, s1, s2, s3
-
-
-cdef inline uint64_t splitmix64(uint64_t* x) noexcept nogil:
-    x[0] += GOLDEN
-    cdef uint64_t z = x[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef inline void rng_seed(Rng* r, uint64_t seed) noexcept nogil:
-    r.s0 = splitmix64(&seed)
-    r.s1 = splitmix64(&seed)
-    r.s2 = splitmix64(&seed)
-    r.s3 = splitmix64(&seed)
-
-
-cdef inline uint64_t rotl(uint64_t x, int k) noexcept nogil:
-    return (x << k) | (x >> (64 - k))
-
-
-cdef inline uint64_t rng_next(Rng* r) noexcept nogil:
-    cdef uint64_t result = rotl(r.s1 * 5, 7) * 9
-    cdef uint64_t t = r.s1 << 17
-    r.s2 ^= r.s0
-    r.s3 ^= r.s1
-    r.s1 ^= r.s2
-    r.s0 ^= r.s3
-    r.s2 ^= t
-    r.s3 = rotl(r.s3, 45)
-    return result
-
-
-cdef inline double rng_uniform(Rng* r) noexcept nogil:
-    return <double>(rng_next(r) >> 11) * (1.0 / 9007199254740992.0)
-
-
-cdef inline int64_t rng_below(Rng* r, int64_t n) noexcept nogil:
-    return <int64_t>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
+from babytris._rng cimport Rng, splitmix64, rng_seed, rng_uniform, rng_below
 
 
 # --------------------------------------------------------------------------
