@@ -32,21 +32,25 @@ PUBLISHED = {
     ("holes", "covers"): (42.0, (-15.1, -5.5, -0.1)),
     ("max_height", "holes", "covers"): (129.4, (-17.0, -1.0, -0.9, -0.1)),
 }
+#: Richer feature sets: name -> (features, boards per round, rounds, exploration of the later rounds).
 RICHER = {
-    "+ bumpiness, wells": ("max_height", "holes", "covers", "bumpiness", "wells"),
-    "+ row and column transitions": ("max_height", "holes", "covers", "bumpiness", "wells", "row_transitions",
-                                     "column_transitions"),
-    "column heights, differences, holes, wells, transitions": ("heights", "differences", "holes", "wells",
-                                                               "row_transitions", "column_transitions"),
+    "+ bumpiness, wells": (("max_height", "holes", "covers", "bumpiness", "wells"), 1000, 1, 0.0),
+    "+ row and column transitions": (("max_height", "holes", "covers", "bumpiness", "wells", "row_transitions",
+                                      "column_transitions"), 1000, 1, 0.0),
+    "column heights, differences, holes, wells, transitions": (("heights", "differences", "holes", "wells",
+                                                                "row_transitions", "column_transitions"), 1000, 1, 0.0),
+    "NH, wells, transitions; 10 rounds of 10,000 greedy-play boards (epsilon 0.05)": (
+        ("holes", "wells", "row_transitions", "column_transitions"), 10_000, 10, 0.05),
 }
 SHORT = {"max_height": "MH", "holes": "NH", "covers": "NC"}
 
 
-def run(tetris: Tetris, features, runs: int, games: int, max_placements: int) -> dict:
+def run(tetris: Tetris, features, runs: int, games: int, max_placements: int, n_samples: int = 1000,
+        rounds: int = 1, epsilon: float = 0.0) -> dict:
     lifespans, lines, weights, seconds, iterations = [], [], [], [], []
     for seed in range(runs):
-        fit = fitted_value_iteration(tetris, features, n_samples=1000, discount=0.9, loss=tetris.height, tol=0.01,
-                                     seed=seed)
+        fit = fitted_value_iteration(tetris, features, n_samples=n_samples, rounds=rounds, epsilon=epsilon,
+                                     discount=0.9, loss=tetris.height, tol=0.01, seed=seed)
         games_played = play_greedy(tetris, fit.value.weights, features, line_rewards="scores", discount=0.9,
                                    n_games=games, max_placements=max_placements, seed=1000 + seed)
         lifespans.append(games_played.mean_placements)
@@ -78,8 +82,8 @@ def main() -> None:
         name = ", ".join(SHORT[f] for f in features) or "constant"
         print(f"| {name} | {lifespan} | {r['lifespan']:.1f} | {r['lines']:.1f} | {weights} | "
               f"({', '.join(f'{w:.2f}' for w in r['weights'])}) |", flush=True)
-    for name, features in RICHER.items():
-        r = run(tetris, features, args.runs, args.games, args.max_placements)
+    for name, (features, n_samples, rounds, epsilon) in RICHER.items():
+        r = run(tetris, features, args.runs, args.games, args.max_placements, n_samples, rounds, epsilon)
         results.append(dict(r, name=name))
         print(f"| {name} | | {r['lifespan']:,.1f} | {r['lines']:,.1f} | | {len(r['weights'])} weights |", flush=True)
     print(f"\n{args.runs} fits x {args.games} games per row; {time.perf_counter() - started:.0f} s in all")
