@@ -91,9 +91,8 @@ class _ExactGame:
     """An enumerated table seen as sampled boards (indices) and their moves."""
 
     def __init__(self, transitions: Transitions) -> None:
+        _check_points_table(transitions)
         rules = transitions.rules
-        if rules.preview or rules.hold:
-            raise ValueError("fitted value iteration: the table has previews or hold; use plain rules")
         self.t = transitions
         self.width, self.height = rules.width, rules.height
         self.probabilities = np.asarray(rules.probabilities)
@@ -299,6 +298,7 @@ def regret(transitions: Transitions, policy: np.ndarray, *, discount: float = 0.
     """
     from .solve import solve_transitions
 
+    _check_points_table(transitions)
     optimal = solve_transitions(transitions, discount=discount, tol=tol)
     mine = solve_transitions(transitions, discount=discount, tol=tol, player=policy)
     return Regret(optimal.start_value, mine.start_value, optimal.start_value - mine.start_value,
@@ -339,6 +339,17 @@ class _BigGame:
         greedy = {} if value is None else dict(weights=value.weights, features=value.features,
                                                line_rewards="scores", discount=discount, epsilon=epsilon)
         return sample_boards(self.tetris, n, seed=int(rng.integers(2**63)), **greedy).rows
+
+
+def _check_points_table(transitions: Transitions) -> None:
+    """Refuse tables whose game is not "points per placement" on plain boards:
+    the approximate methods score moves by ``line_scores`` alone."""
+    rules = transitions.rules
+    if rules.preview or rules.hold:
+        raise ValueError("transitions: the table has previews or hold; fitted values and regret need plain rules")
+    if rules.top_out or rules.no_holes:
+        raise ValueError("transitions: top_out and no_holes rules (the seed models) score moves with a Reward "
+                         "(loss, new holes) that fitted values and regret do not count; use plain rules")
 
 
 def _model(game: Any):
@@ -386,13 +397,17 @@ class LookaheadGames:
 
 
 def lookahead_placement(tetris: Any, rows: np.ndarray, pieces: Sequence[int], value: LinearValue, *,
-                        discount: float = 0.9, loss: float = 0.0) -> int:
+                        discount: float = 0.9, loss: float) -> int:
     """The placement of ``pieces[0]`` on ``rows`` that is best when the next
     pieces ``pieces[1:]`` (previewed) are placed best too:
     ``max r1 + discount r2 + ... + discount**(k-1) rk + discount**k V(after)``
     over every sequence of placements (a piece that fits nowhere ends the
-    line at ``-loss``).  Returns its placement number, -1 if ``pieces[0]``
-    fits nowhere."""
+    line at ``-loss``: pass the loss the value was fitted with, or a value
+    that is negative on high boards makes losing look good).  Returns its
+    placement number, -1 if ``pieces[0]`` fits nowhere."""
+    _check_lookahead(tetris, value, discount, loss)
+    if len(pieces) < 1:
+        raise ValueError("pieces must name at least the piece to place")
     scores = np.asarray(tetris.line_scores, dtype=np.float64)
     first = tetris.afterstates(rows, pieces[0])
     if len(first) == 0:
@@ -414,9 +429,8 @@ def lookahead_placement(tetris: Any, rows: np.ndarray, pieces: Sequence[int], va
     return int(first.placement[int(np.argmax(best))])
 
 
-def play_lookahead(tetris: Any, value: LinearValue, *, preview: int = 2, n_games: int = 10,
-                   max_placements: int = 10_000, discount: float = 0.9, loss: float = 0.0,
-                   seed: int = 0) -> LookaheadGames:
+def play_lookahead(tetris: Any, value: LinearValue, *, loss: float, preview: int = 2, n_games: int = 10,
+                   max_placements: int = 10_000, discount: float = 0.9, seed: int = 0) -> LookaheadGames:
     """Games of the greedy policy of ``value`` looking ahead over ``preview``
     previewed pieces (:func:`lookahead_placement`; ``preview=0`` is the
     one-step greedy policy), pieces drawn at random; in Python over the
@@ -430,6 +444,9 @@ def play_lookahead(tetris: Any, value: LinearValue, *, preview: int = 2, n_games
         low = 0 if name == "preview" else 1
         if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
             raise ValueError(f"{name} must be an integer in [{low}, {high}], got {number!r}")
+    _check_lookahead(tetris, value, discount, loss)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
     n = len(tetris.probabilities)
@@ -450,3 +467,15 @@ def play_lookahead(tetris: Any, value: LinearValue, *, preview: int = 2, n_games
             placements[game] += 1
             queue = queue[1:] + [int(rng.choice(n, p=tetris.probabilities))]
     return LookaheadGames(placements, lines, lost, time.perf_counter() - started)
+
+
+def _check_lookahead(tetris: Any, value: Any, discount: float, loss: float) -> None:
+    from .tetris import Tetris
+
+    if not isinstance(tetris, Tetris):
+        raise ValueError(f"tetris must be a babytris.tetris.Tetris, got {type(tetris).__name__}")
+    if not isinstance(value, LinearValue):
+        raise ValueError(f"value must be a LinearValue (FittedValueIteration.value), got {type(value).__name__}")
+    if value.width != tetris.width:
+        raise ValueError(f"value: fitted for width {value.width}, the board is {tetris.width} wide")
+    _check(discount, 1, 1, 0.0, loss, 1.0, 1)

@@ -45,7 +45,7 @@ class Reward:
     ``Reward()`` (score 1, the rest 0) is the plain game.  The weights of the
     robust-player study are ``Reward(lines=0, height=1, score=4, gaps=1.5)``
     and the like; No-Holes Tetris (:func:`babytris.models.no_holes_tetris`)
-    is ``Reward(lines=1, score=0, new_holes=1, loss=m)``.
+    is ``Reward(new_holes=1, loss=m)`` with line scores 0, 1, 2, ... (points = lines).
     """
 
     lines: float = 0.0

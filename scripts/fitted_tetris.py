@@ -47,7 +47,7 @@ SHORT = {"max_height": "MH", "holes": "NH", "covers": "NC"}
 
 def run(tetris: Tetris, features, runs: int, games: int, max_placements: int, n_samples: int = 1000,
         rounds: int = 1, epsilon: float = 0.0) -> dict:
-    lifespans, lines, weights, seconds, iterations = [], [], [], [], []
+    lifespans, lines, weights, seconds, iterations, converged = [], [], [], [], [], []
     for seed in range(runs):
         fit = fitted_value_iteration(tetris, features, n_samples=n_samples, rounds=rounds, epsilon=epsilon,
                                      discount=0.9, loss=tetris.height, tol=0.01, seed=seed)
@@ -55,12 +55,19 @@ def run(tetris: Tetris, features, runs: int, games: int, max_placements: int, n_
                                    n_games=games, max_placements=max_placements, seed=1000 + seed)
         lifespans.append(games_played.mean_placements)
         lines.append(games_played.mean_lines)
-        weights.append(fit.value.weights)
+        if fit.converged:  # a diverged fit's policy still plays (its lifespan counts); its weights do not
+            weights.append(fit.value.weights)
+        converged.append(fit.converged)
         seconds.append(fit.seconds)
-        iterations.append(fit.iterations[0])
+        iterations.append(list(fit.iterations))
     return dict(features=list(features), lifespan=float(np.mean(lifespans)), lifespans=lifespans,
-                lines=float(np.mean(lines)), weights=np.mean(weights, axis=0).tolist(),
-                fit_seconds=float(np.median(seconds)), iterations=iterations)
+                lines=float(np.mean(lines)), weights=np.mean(weights, axis=0).tolist() if weights else None,
+                converged=converged, fit_seconds=float(np.median(seconds)), iterations=iterations)
+
+
+def _diverged(result: dict) -> str:
+    bad = result["converged"].count(False)
+    return f" ({bad} of {len(result['converged'])} fits diverged)" if bad else ""
 
 
 def main() -> None:
@@ -80,12 +87,12 @@ def main() -> None:
         r = run(tetris, features, args.runs, args.games, args.max_placements)
         results.append(dict(r, published_lifespan=lifespan, published_weights=list(weights)))
         name = ", ".join(SHORT[f] for f in features) or "constant"
-        print(f"| {name} | {lifespan} | {r['lifespan']:.1f} | {r['lines']:.1f} | {weights} | "
+        print(f"| {name} | {lifespan} | {r['lifespan']:.1f}{_diverged(r)} | {r['lines']:.1f} | {weights} | "
               f"({', '.join(f'{w:.2f}' for w in r['weights'])}) |", flush=True)
     for name, (features, n_samples, rounds, epsilon) in RICHER.items():
         r = run(tetris, features, args.runs, args.games, args.max_placements, n_samples, rounds, epsilon)
         results.append(dict(r, name=name))
-        print(f"| {name} | | {r['lifespan']:,.1f} | {r['lines']:,.1f} | | {len(r['weights'])} weights |", flush=True)
+        print(f"| {name} | | {r['lifespan']:,.1f}{_diverged(r)} | {r['lines']:,.1f} | | |", flush=True)
     print(f"\n{args.runs} fits x {args.games} games per row; {time.perf_counter() - started:.0f} s in all")
     if args.json:
         with open(args.json, "w") as out:

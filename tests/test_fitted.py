@@ -198,3 +198,32 @@ def test_fitted_value_iteration_on_a_big_board():
     games = fitted.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
     again = fitted.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
     assert games.placements.tolist() == again.placements.tolist() and games.placements.min() > 0
+
+
+def test_seed_model_tables_are_refused():
+    for model in (babytris.block_drop(width=3, height=4), babytris.no_holes_tetris(width=3, height=4, pieces="trominoes")):
+        t = babytris.enumerate_boards(model.rules)
+        with pytest.raises(ValueError, match="top_out and no_holes"):
+            fitted.fitted_value_iteration(t)
+        with pytest.raises(ValueError, match="top_out and no_holes"):
+            fitted.regret(t, np.zeros((t.n_boards, t.rules.n_pieces), dtype=np.int16))
+
+
+def test_lookahead_arguments_are_checked():
+    from babytris.tetris import Tetris
+
+    tetris = Tetris(width=4, height=6, pieces="trominoes")
+    value = fitted.LinearValue(FEATURES, np.zeros(4), 4)
+    rows = tetris.empty()
+    with pytest.raises(ValueError, match="at least"):
+        fitted.lookahead_placement(tetris, rows, [], value, loss=1.0)
+    with pytest.raises(ValueError, match="Tetris"):
+        fitted.lookahead_placement(babytris.Rules(), rows, [0], value, loss=1.0)
+    with pytest.raises(ValueError, match="fitted for width 4"):
+        fitted.lookahead_placement(Tetris(width=6, height=6), np.zeros(6, np.uint16), [0], value, loss=1.0)
+    for kwargs, words in ((dict(discount=float("nan")), "discount"), (dict(discount=5), "discount"),
+                          (dict(loss=-1), "loss")):
+        with pytest.raises(ValueError, match=words):
+            fitted.play_lookahead(tetris, value, **{"loss": 1.0, **kwargs})
+    with pytest.raises(ValueError, match="seed"):
+        fitted.play_lookahead(tetris, value, loss=1.0, seed=-1)
