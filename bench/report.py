@@ -94,7 +94,8 @@ def report(data: dict, wall: float | None) -> str:
     reference = None
     # The suites with tables of their own, by file; the rest is the solve table.
     sections: dict[str, list[dict]] = {
-        name: [] for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror", "big")
+        name: [] for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror", "big", "models",
+                              "fitted")
     }
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
@@ -171,6 +172,8 @@ def report(data: dict, wall: float | None) -> str:
     out += mirror_report(sections["mirror"], rows)
     out += play_report(sections["play"])
     out += big_report(sections["big"])
+    out += plain_report("Seed models (test_bench_models.py)", sections["models"])
+    out += plain_report("Approximate methods (test_bench_fitted.py)", sections["fitted"])
     loads = [b["extra_info"].get("load_average") for b in data["benchmarks"]]
     loads = [x for x in loads if x is not None]
     if loads:
@@ -329,6 +332,19 @@ def big_report(entries: list[dict]) -> list[str]:
                         "with Dellacherie's features and weights; random: `play_greedy(Tetris(), None, "
                         "n_games=50_000)`; batches: `afterstates_batch` and `greedy_placements` of 100,000 boards "
                         "met in play; Python overhead included."]
+
+
+def plain_report(title: str, entries: list[dict]) -> list[str]:
+    """A table of one suite: each benchmark's median, spread, rounds and recorded figures."""
+    if not entries:
+        return []
+    lines = ["", f"| {title} | Median | Min–max | Rounds | Recorded |", "|---|---:|---:|---:|---|"]
+    for b in entries:
+        info = {k: v for k, v in b["extra_info"].items() if k not in ("cores", "load_average")}
+        recorded = ", ".join(f"{k} {v:,.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in info.items())
+        lines.append(f"| `{b['name']}` | {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} "
+                     f"| {recorded} |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
