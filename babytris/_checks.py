@@ -9,7 +9,7 @@ from typing import Any
 
 from .rules import Rules
 
-__all__ = ["make_rules", "check_solver_args", "solver_method", "METHODS", "OPPONENTS"]
+__all__ = ["make_rules", "check_solver_args", "solver_method", "check_int", "check_number", "METHODS", "OPPONENTS"]
 
 #: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
@@ -20,6 +20,20 @@ METHODS = ("vi", "mpi")
 #: "minavg" (an opponent picking the piece worst for a player placing at random)
 #: or "gaps" (an opponent maximising the holes such a player creates).
 OPPONENTS = ("random", "minimax", "minavg", "gaps")
+
+
+def check_int(name: str, value: object, low: int, high: int) -> None:
+    """Raise ValueError naming ``name`` unless ``value`` is an int in [low, high] (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+
+
+def check_number(name: str, value: object, low: float, high: float, *, open_high: bool = False) -> None:
+    """Raise ValueError naming ``name`` unless ``value`` is a real number in
+    [low, high] (or [low, high) with ``open_high``); NaN and bools refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            low <= value < high if open_high else low <= value <= high):
+        raise ValueError(f"{name} must be a number in [{low}, {high}{')' if open_high else ']'}, got {value!r}")
 
 
 def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:

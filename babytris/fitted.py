@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ._checks import check_int, check_number
 from .features import feature_matrix, rows_from_bits
 from .states import Transitions
 
@@ -363,20 +364,14 @@ def _model(game: Any):
 
 
 def _check(discount, n_samples, rounds, epsilon, loss, tol, max_iter) -> None:
-    def number(name, value, low, high, *, open_high=False):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                low <= value < high if open_high else low <= value <= high):
-            bracket = ")" if open_high else "]"
-            raise ValueError(f"{name} must be a number in [{low}, {high}{bracket}, got {value!r}")
-
-    number("discount", discount, 0.0, 1.0, open_high=True)
-    number("epsilon", epsilon, 0.0, 1.0)
-    number("loss", loss, 0.0, 1e12)
+    check_number("discount", discount, 0.0, 1.0, open_high=True)
+    check_number("epsilon", epsilon, 0.0, 1.0)
+    check_number("loss", loss, 0.0, 1e12)
     if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0):
         raise ValueError(f"tol must be a number > 0, got {tol!r}")
-    for name, value, high in (("n_samples", n_samples, 10**8), ("rounds", rounds, 1000), ("max_iter", max_iter, 10**6)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise ValueError(f"{name} must be an integer in [1, {high}], got {value!r}")
+    check_int("n_samples", n_samples, 1, 10**8)
+    check_int("rounds", rounds, 1, 1000)
+    check_int("max_iter", max_iter, 1, 10**6)
 
 
 @dataclass(frozen=True)
@@ -439,11 +434,9 @@ def play_lookahead(tetris: Any, value: LinearValue, *, loss: float, preview: int
     Returns:
         :class:`LookaheadGames`.
     """
-    for name, number, high in (("preview", preview, 4), ("n_games", n_games, 10**6),
-                               ("max_placements", max_placements, 10**9)):
-        low = 0 if name == "preview" else 1
-        if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
-            raise ValueError(f"{name} must be an integer in [{low}, {high}], got {number!r}")
+    check_int("preview", preview, 0, 4)
+    check_int("n_games", n_games, 1, 10**6)
+    check_int("max_placements", max_placements, 1, 10**9)
     _check_lookahead(tetris, value, discount, loss)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")

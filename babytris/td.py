@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._checks import check_int, check_number
 from .features import cells
 from .fitted import _model
 
@@ -42,8 +43,7 @@ class ValueNetwork:
     """
 
     def __init__(self, width: int, height: int, *, hidden: int = 80, seed: int = 0, scale: float = 1.0) -> None:
-        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= 10_000:
-            raise ValueError(f"hidden must be an integer in [1, 10000], got {hidden!r}")
+        check_int("hidden", hidden, 1, 10_000)
         rng = np.random.default_rng(seed)
         self.width, self.height = width, height
         n = width * height
@@ -144,13 +144,10 @@ def td_lambda(
         :class:`TDResult`.
     """
     model = _model(game)
-    for name, value, high in (("n_games", n_games, 10**9), ("max_placements", max_placements, 10**9),
-                              ("report_every", report_every, 10**9)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise ValueError(f"{name} must be an integer in [1, {high}], got {value!r}")
+    for name, value in (("n_games", n_games), ("max_placements", max_placements), ("report_every", report_every)):
+        check_int(name, value, 1, 10**9)
     for name, value in (("learning_rate", learning_rate), ("trace", trace), ("discount", discount)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+        check_number(name, value, 0, 1)
     rng = np.random.default_rng(seed)
     net = network if network is not None else ValueNetwork(model.width, model.height, hidden=hidden, seed=seed)
     scores = np.asarray(model.scores) if points else None
