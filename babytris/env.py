@@ -51,7 +51,7 @@ from .board import Board
 from .game import Game
 from .rules import Rules
 from .solution import Solution
-from .states import engine, placement_table
+from .states import placement_table
 
 __all__ = [
     "BabyTetrisEnv", "ENV_ID", "ILLEGAL_ACTIONS", "action_values", "decode_observation", "encode_observation",
@@ -201,7 +201,6 @@ class BabyTetrisEnv(gymnasium.Env):
         ):
             raise ValueError(f"cell_pixels must be an integer in [2, {MAX_CELL_PIXELS}], got {cell_pixels!r}")
         self.cell_pixels = int(cell_pixels)
-        self._engine = engine(rules)
         self.n_actions = max(len(mine) for mine in placement_table(rules).placements)
         self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = spaces.MultiBinary(rules.cells + rules.n_pieces * (1 + rules.preview))
@@ -313,8 +312,7 @@ class BabyTetrisEnv(gymnasium.Env):
         placement of the piece to place (all 0 at game over)."""
         game = self.game
         mask = np.zeros(self.n_actions, dtype=np.int8)
-        for k, _, _ in self._engine.successors(game.board, game.piece):
-            mask[k] = 1
+        mask[[move.placement.index for move in game.moves()]] = 1
         return mask
 
     def _observation(self) -> np.ndarray:
