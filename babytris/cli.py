@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._checks import OPPONENTS
+from .validation import OPPONENTS
 from .states import DEFAULT_MAX_MEMORY
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]

@@ -46,7 +46,7 @@ except ImportError as err:  # an optional extra: say how to get it
         "babytris.env needs gymnasium, an optional dependency: pip install 'babytris[gym]'"
     ) from err
 
-from ._checks import make_rules
+from .validation import make_rules
 from .board import Board
 from .game import Game
 from .rules import Rules

@@ -36,7 +36,8 @@ from . import _play
 from .reward import Reward
 from .rules import Rules
 from .solution import Solution
-from .policies import Opponent, Player, check_int, policy_rows, resolve_roles, transitions_of
+from .validation import check_int
+from .policies import Opponent, Player, policy_rows, resolve_roles, transitions_of
 from .solve import solve_transitions
 from .states import Transitions, resolve_n_jobs
 
@@ -201,9 +202,9 @@ def play(
     Games are array lookups in the move table, run in C threads: an optimal
     player on 4x5 makes 60 to 130 million placements a second per core.
     """
-    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
-    seed = check_int("seed", seed, 0, 2**64 - 1, "2**64 - 1")
-    n_games = check_int("n_games", n_games, 1, MAX_GAMES, "10**7")
+    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, high_text="10**9")
+    seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
+    n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     n_jobs = resolve_n_jobs(n_jobs)
     t, rows, pieces = resolve_roles(game, player, opponent)
     rules = t.rules
@@ -221,8 +222,8 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
     """uint64 array ``(n_games,)``: the seed of each game of a :func:`play` run
     (the first ``n_games`` outputs of splitmix64 started from ``seed``).  A
     game's generator is xoshiro256** seeded from its seed by splitmix64."""
-    seed = check_int("seed", seed, 0, 2**64 - 1, "2**64 - 1")
-    n_games = check_int("n_games", n_games, 1, MAX_GAMES, "10**7")
+    seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
+    n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     return _play.game_seeds(seed, n_games)
 
 
@@ -349,7 +350,7 @@ def horizon_values(
     Returns:
         :class:`HorizonValues`; ``.start_value`` is the empty board's.
     """
-    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
+    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, high_text="10**9")
     if not isinstance(exact, bool):
         raise ValueError(f"exact must be True or False, got {exact!r}")
     if not isinstance(all_boards, bool):

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._checks import check_int, check_number
+from .validation import check_int, check_number
 from .features import feature_matrix, rows_from_bits
 from .states import Transitions
 

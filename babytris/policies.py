@@ -13,7 +13,7 @@ from .solution import Solution
 from .states import Transitions
 
 __all__ = [
-    "Player", "Opponent", "policy_rows", "resolve_roles", "transitions_of", "player_rows", "opponent_pieces", "check_int"
+    "Player", "Opponent", "policy_rows", "resolve_roles", "transitions_of", "player_rows", "opponent_pieces"
 ]
 
 #: A player: "optimal", "random", a Solution, or placement numbers ``(n_boards, n_pieces)``.
@@ -142,9 +142,3 @@ def _int_array(name: str, value: object, shape: tuple[int, ...], shape_text: str
     if array.shape != shape:
         raise ValueError(f"{name} must have shape {shape_text} = {shape}, got {array.shape}")
     return array
-
-
-def check_int(name: str, value: object, lo: int, hi: int, hi_text: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi_text}], got {value!r}")
-    return int(value)

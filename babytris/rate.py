@@ -102,7 +102,7 @@ from typing import Any
 import numpy as np
 
 from . import _rate
-from ._checks import make_rules
+from .validation import check_int, check_number, make_rules
 from .rules import Rules
 from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, placement_table, resolve_n_jobs
 
@@ -284,10 +284,8 @@ def long_run_rate(
         ``(n_boards, n_pieces)``, the survival kernel ``(n_boards,)``, ...
     """
     _check_opponent(opponent)
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0 and math.isfinite(tol)):
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10**7:
-        raise ValueError(f"max_iter must be an integer in [1, 10**7], got {max_iter!r}")
+    tol = check_number("tol", tol, 0.0, open_low=True)
+    max_iter = check_int("max_iter", max_iter, 1, 10**7, high_text="10**7")
     threads = resolve_n_jobs(n_jobs)
     if isinstance(game, Transitions):
         if rule_fields:

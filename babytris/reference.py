@@ -17,7 +17,7 @@ from typing import Any
 
 from .pieces import Placement
 from .rules import Rules
-from ._checks import check_solver_args, make_rules
+from .validation import check_solver_args, make_rules
 from .reward import check_reward
 from .roles import resolve
 

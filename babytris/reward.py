@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _core
 from .rules import Rules
+from .validation import check_number
 from .states import HOLD_MOVE, Transitions, lost_board, placement_table
 
 __all__ = ["Reward", "heights", "holes", "move_sources", "move_rewards", "holes_created", "holes_filled",
@@ -57,10 +58,7 @@ class Reward:
 
     def __post_init__(self) -> None:
         for name in ("lines", "height", "score", "gaps", "new_holes", "loss"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"Reward.{name} must be a finite number, got {value!r}")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, check_number(f"Reward.{name}", getattr(self, name)))
         if self.loss < 0:
             raise ValueError(f"Reward.loss must be a finite number >= 0 (a cost), got {self.loss!r}")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import OPPONENTS
+from .validation import OPPONENTS
 from .policies import opponent_pieces, player_rows
 from .reward import Reward, check_reward, holes_created, move_rewards
 from .rules import Rules

@@ -9,6 +9,7 @@ from typing import Iterable, Sequence, Union
 
 from .board import Board
 from .pieces import CATALOGUE, GROUPS, Piece, piece
+from .validation import check_bool, check_int
 
 __all__ = ["Rules", "RulesError", "PieceSpec", "OBJECTIVES"]
 
@@ -103,6 +104,11 @@ class Rules:
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
         height = _positive_int("height", self.height)
+        preview = check_int("preview", self.preview, 0, MAX_PREVIEW, error=RulesError)
+        flags = {name: check_bool(name, getattr(self, name), error=RulesError)
+                 for name in ("hold", "mirror", "no_holes", "top_out")}
+        for name, flag in flags.items():
+            object.__setattr__(self, name, flag)
         if width * height > MAX_CELLS:
             raise RulesError(
                 f"width * height must be <= {MAX_CELLS} (a board is one 64-bit integer); "
@@ -114,7 +120,7 @@ class Rules:
                 raise RulesError(f"pieces: piece {p.name!r} fits a {width}x{height} board in no rotation")
         # Rows one placement can clear: the tallest orientation that fits.
         tallest = max(1 + max(y for _, y in s) for p in pieces for s in p.orientations() if _fits(s, width, height))
-        if self.no_holes is True:
+        if self.no_holes:
             tallest = height   # filling under a piece can complete rows below it too
         if self.objective not in OBJECTIVES:
             raise RulesError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}, got {self.objective!r}")
@@ -124,20 +130,9 @@ class Rules:
                                  "leave line_scores unset")
             line_scores = (0.0,) + (1.0,) * tallest
         else:
-            line_scores = _line_scores(self.line_scores, tallest, self.no_holes is True)
+            line_scores = _line_scores(self.line_scores, tallest, self.no_holes)
         probabilities = _probabilities(self.probabilities, len(pieces))
         start = _start(self.start, width, height)
-        if isinstance(self.preview, bool) or not isinstance(self.preview, numbers.Integral) or not (
-            0 <= self.preview <= MAX_PREVIEW
-        ):
-            raise RulesError(f"preview must be an integer in [0, {MAX_PREVIEW}], got {self.preview!r}")
-        if not isinstance(self.hold, bool):
-            raise RulesError(f"hold must be True or False, got {self.hold!r}")
-        if not isinstance(self.mirror, bool):
-            raise RulesError(f"mirror must be True or False, got {self.mirror!r}")
-        for name in ("no_holes", "top_out"):
-            if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.top_out and self.objective == "combo":
             raise RulesError("top_out: the combo objective ends at a placement that clears nothing; "
                              "use objective='points' with top_out")
@@ -152,7 +147,7 @@ class Rules:
         object.__setattr__(self, "line_scores", line_scores)
         object.__setattr__(self, "probabilities", probabilities)
         object.__setattr__(self, "start", start)
-        object.__setattr__(self, "preview", int(self.preview))
+        object.__setattr__(self, "preview", preview)
         if self.mirror:
             self._check_mirror()
 
@@ -246,11 +241,7 @@ def _piece_repr(p: Piece) -> str:
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{name} must be an integer in [1, {MAX_CELLS}], got {value!r}")
-    if not 1 <= value <= MAX_CELLS:
-        raise RulesError(f"{name} must be in [1, {MAX_CELLS}], got {value}")
-    return int(value)
+    return check_int(name, value, 1, MAX_CELLS, error=RulesError)
 
 
 def _fits(shape, width: int, height: int) -> bool:

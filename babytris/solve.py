@@ -10,7 +10,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _core
-from ._checks import METHODS, OPPONENTS, check_solver_args, make_rules, solver_method
+from .validation import METHODS, OPPONENTS, check_bool, check_solver_args, make_rules, solver_method
 from .reward import Reward, check_reward
 from .roles import PIECES_BEST, PIECES_WORST, Roles, resolve
 from .rules import Rules
@@ -175,10 +175,9 @@ def solve_transitions(
     """
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method)
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
-                      undiscounted=transitions.rules.objective == "combo")
-    if not isinstance(minimize, bool):
-        raise ValueError(f"minimize must be True or False, got {minimize!r}")
+    discount, tol, max_iter, eval_sweeps, accelerate = check_solver_args(
+        discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo")
+    minimize = check_bool("minimize", minimize)
     _check_progress(progress)
     with _progress_bars(progress) as bars:
         if bars is not None:

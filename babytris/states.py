@@ -15,6 +15,7 @@ from . import _core
 from .pieces import Placement
 from .progress import polling
 from .rules import Rules
+from .validation import is_int
 
 __all__ = [
     "Transitions", "MemoryLimitError", "enumerate_boards", "placement_table", "sweep_order", "lost_board",
@@ -433,17 +434,13 @@ def resolve_n_jobs(n_jobs: object) -> int:
     cores = os.cpu_count() or 1
     if n_jobs is None or n_jobs == -1:
         return cores
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 1 <= n_jobs <= 1024:
+    if not (is_int(n_jobs) and 1 <= n_jobs <= 1024):  # type: ignore[operator]
         raise ValueError(f"n_jobs must be None, -1 or an integer in [1, 1024], got {n_jobs!r}")
-    return n_jobs
+    return int(n_jobs)  # type: ignore[call-overload]
 
 
 def _check_max_memory(max_memory: object) -> int:
-    if (
-        isinstance(max_memory, bool)
-        or not isinstance(max_memory, (int, np.integer))
-        or not 2**20 <= max_memory < 2**63
-    ):
+    if not (is_int(max_memory) and 2**20 <= max_memory < 2**63):  # type: ignore[operator]
         raise ValueError(f"max_memory must be an integer number of bytes in [2**20, 2**63), got {max_memory!r}")
     return int(max_memory)
 

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._checks import check_int, check_number
+from .validation import check_int, check_number
 from .features import cells
 from .fitted import _model
 

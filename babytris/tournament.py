@@ -27,9 +27,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._checks import make_rules
+from .validation import make_rules
 from .evaluate import MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
-from .policies import check_int
+from .validation import check_int
 from .reward import Reward
 from .rules import Rules
 from .solve import solve_transitions
@@ -227,5 +227,5 @@ def standard_tournament(
 
 
 def _check_counts(n_actions: object, n_games: object) -> None:
-    check_int("n_actions", n_actions, 1, MAX_ACTIONS, "10**9")
-    check_int("n_games", n_games, 0, MAX_GAMES, "10**7")
+    check_int("n_actions", n_actions, 1, MAX_ACTIONS, high_text="10**9")
+    check_int("n_games", n_games, 0, MAX_GAMES, high_text="10**7")

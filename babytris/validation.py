@@ -1,0 +1,152 @@
+"""Argument checks: the one place that decides what an integer, a number or a
+flag is, so every entry point accepts the same values (numpy scalars included)
+and refuses the rest with the same kind of message.
+
+Each ``check_*`` returns the value as a plain Python ``int``, ``float`` or
+``bool`` (so a ``np.int64`` width never leaks into a dataclass or a C call) or
+raises ``ValueError`` (or the subclass given as ``error``) naming the argument
+and the allowed range.  This module imports nothing from the rest of babytris
+at import time, so every layer, the rules included, can use it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .rules import Rules
+
+__all__ = [
+    "METHODS",
+    "OPPONENTS",
+    "check_bool",
+    "check_int",
+    "check_number",
+    "check_solver_args",
+    "is_int",
+    "is_number",
+    "make_rules",
+    "solver_method",
+]
+
+#: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
+#: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
+METHODS = ("vi", "mpi")
+
+#: Who picks the next piece: "random" (drawn with the rules' probabilities),
+#: "minimax" (an opponent picking the piece worst for an optimal player),
+#: "minavg" (an opponent picking the piece worst for a player placing at random)
+#: or "gaps" (an opponent maximising the holes such a player creates).
+OPPONENTS = ("random", "minimax", "minavg", "gaps")
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is an integer: ``int`` or a numpy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a real number: an integer as :func:`is_int`, or a
+    Python or numpy float (NaN included; bools are not numbers here)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(
+    name: str, value: object, low: int, high: int | None = None, *, high_text: str | None = None,
+    error: type[ValueError] = ValueError,
+) -> int:
+    """``value`` as an ``int`` if it is an integer in [low, high] (high None:
+    no upper bound); else raise ``error`` naming ``name`` and the range.
+    ``high_text`` spells the upper bound in the message (``"2**63"``)."""
+    if is_int(value) and low <= value and (high is None or value <= high):  # type: ignore[operator]
+        return int(value)  # type: ignore[call-overload]
+    if high is None:
+        raise error(f"{name} must be an integer >= {low}, got {value!r}")
+    raise error(f"{name} must be an integer in [{low}, {high_text or high}], got {value!r}")
+
+
+def check_number(
+    name: str, value: object, low: float = -math.inf, high: float = math.inf, *, open_low: bool = False,
+    open_high: bool = False, error: type[ValueError] = ValueError,
+) -> float:
+    """``value`` as a finite ``float`` in the interval from ``low`` to ``high``
+    (closed unless ``open_low`` / ``open_high``); else raise ``error`` naming
+    ``name`` and the interval.  NaN, infinities and bools are refused."""
+    if is_number(value):
+        x = float(value)  # type: ignore[arg-type]
+        if math.isfinite(x) and (low < x if open_low else low <= x) and (x < high if open_high else x <= high):
+            return x
+    raise error(f"{name} must be {_interval(low, high, open_low, open_high)}, got {value!r}")
+
+
+def _interval(low: float, high: float, open_low: bool, open_high: bool) -> str:
+    if math.isinf(low) and math.isinf(high):
+        return "a finite number"
+    if math.isinf(high):
+        return f"a finite number {'>' if open_low else '>='} {low:g}"
+    if math.isinf(low):
+        return f"a finite number {'<' if open_high else '<='} {high:g}"
+    return f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+
+
+def check_bool(name: str, value: object, *, error: type[ValueError] = ValueError) -> bool:
+    """``value`` as a ``bool`` if it is ``True``/``False`` or a numpy bool; else raise."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise error(f"{name} must be True or False, got {value!r}")
+
+
+def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
+    """``rules`` as given, or built from keyword fields (``width=4, height=5``)."""
+    from .rules import Rules  # rules.py uses this module's checks
+
+    if rules is None:
+        return Rules(**rule_fields)
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
+    if rule_fields:
+        raise TypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
+    return rules
+
+
+def check_solver_args(
+    discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object, accelerate: object = True,
+    *, undiscounted: bool = False,
+) -> tuple[float, float, int, int, bool]:
+    """The solver's arguments as ``(discount, tol, max_iter, eval_sweeps,
+    accelerate)`` in plain Python types; raises ``ValueError`` naming the first
+    one outside its range.  ``undiscounted``: discount 1 is allowed (the combo
+    objective, whose games end)."""
+    if not (is_number(discount) and 0.0 <= discount <= 1.0 and (undiscounted or discount < 1.0)):  # type: ignore[operator]
+        interval = "[0, 1] (1: the expected combo length)" if undiscounted else "[0, 1)"
+        raise ValueError(f"discount must be a number in {interval}, got {discount!r}")
+    if not (is_number(tol) and tol > 0 and math.isfinite(tol)):  # type: ignore[operator, arg-type]
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    max_iter = check_int("max_iter", max_iter, 1, 10**7, high_text="10**7")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    eval_sweeps = check_int("eval_sweeps", eval_sweeps, 0, 10**4, high_text="10**4")
+    accelerate = check_bool("accelerate", accelerate)
+    return float(discount), float(tol), max_iter, eval_sweeps, accelerate  # type: ignore[arg-type]
+
+
+def solver_method(roles: Any, method: object) -> str:
+    """The method to use for resolved :class:`~babytris.roles.Roles`:
+    ``method``, or by default "mpi" where one side optimises against a fixed
+    or random other, else "vi"; raises ``ValueError`` for a method they cannot use."""
+    if method is None:
+        method = "mpi" if roles.single_agent else "vi"
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if method == "mpi" and not roles.single_agent:
+        # Policy-iteration variants can cycle in two-player games, and a random
+        # player has no policy to evaluate; value iteration is safe.
+        raise ValueError(
+            f"method 'mpi' needs one side fixed or random and the other optimising; use method='vi' "
+            f"with opponent={roles.opponent!r}, player={roles.player!r}"
+        )
+    return str(method)
