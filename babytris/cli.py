@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .validation import OPPONENTS
+from .roles import OPPONENT_MODELS
 from .states import DEFAULT_MAX_MEMORY
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
@@ -144,7 +144,7 @@ def _solver_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     parser.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
     parser.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    parser.add_argument("--opponent", choices=OPPONENTS, default="random",
+    parser.add_argument("--opponent", choices=OPPONENT_MODELS, default="random",
                         help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
                              "optimal player; minavg: the worst for a random player; gaps: the most holes")
     parser.add_argument("--method", choices=("mpi", "vi"), default=None,

@@ -37,7 +37,7 @@ from .reward import Reward
 from .rules import Rules
 from .solution import Solution
 from .validation import check_int
-from .policies import Opponent, Player, policy_rows, resolve_roles, transitions_of
+from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows, resolve_roles, transitions_of
 from .solve import solve_transitions
 from .states import Transitions, resolve_n_jobs
 
@@ -277,20 +277,13 @@ def evaluate(
                              "a Reward")
         return expected_points(game, player, opponent, n_actions=n_actions)
     t = transitions_of(game)
-    if isinstance(player, str) and player == "optimal":
-        if not isinstance(game, Solution):
-            raise ValueError("player='optimal' needs a Solution as the game (a bare Transitions has no policy)")
-        player = game
-    if isinstance(opponent, str) and opponent == "solution":
-        if not isinstance(game, Solution) or game.piece_choices is None:
-            raise ValueError("opponent='solution' needs a Solution solved against an opponent as the game")
-        opponent = game.piece_choices
+    player, opponent = bind_to_game(game, player, opponent)
     if isinstance(opponent, str) and opponent not in ("random", "minimax"):
         raise ValueError(f"opponent must be 'random', 'minimax', 'solution', a Solution or an int array, "
                          f"got {opponent!r}")
     if isinstance(opponent, Solution):
-        opponent = opponent.piece_choices
-    if player == "random" and opponent == "minimax":
+        opponent = opponent_pieces(t, opponent)
+    if isinstance(player, str) and player == "random" and isinstance(opponent, str) and opponent == "minimax":
         opponent = "minavg"
     return solve_transitions(t, discount=discount, tol=tol, player=player, opponent=opponent,
                              reward=reward).start_value

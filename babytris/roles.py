@@ -1,40 +1,57 @@
-"""Who gives the pieces and who places them, as the sweeps combine values.
+"""Who plays: the one home of the player, opponent and reward models.
 
-A game is solved for one opponent model and one player model:
+Every entry point (:func:`~babytris.solve`, :func:`~babytris.play`,
+:func:`~babytris.evaluate`, the tournament, the long-run rate, minimization,
+the environment) names the two sides with the same words, and this module
+turns them into what the compiled kernels read.
+
+``opponent`` (who gives the next piece):
 
 ======================  ====================================================
-``opponent``            a board's value from its pieces' values
-======================  ====================================================
-``"random"``            the mean, weighted by the rules' probabilities
-``"minimax"``           the least: the opponent gives the worst piece
+``"random"``            drawn with the rules' probabilities
+``"minimax"``           the opponent gives the piece worst for the player
 ``"minavg"``            the least, for a player placing at random
 ``"gaps"``              the most holes: the opponent maximises the holes a
                         player placing at random creates (values count holes)
-a Solution or array     a given piece per board (the player's best response)
+``"solution"``          (playing a Solution) that Solution's own piece choices
+a Solution              its piece choices (:attr:`Solution.piece_choices`)
+an int array            a given piece index per board ``(n_boards,)``
 ======================  ====================================================
 
-``player``: ``"optimal"`` (the best placement), ``"random"`` (the mean over
-the placements) or a given policy (a Solution or placement numbers): with a
-given policy the opponent's best response, or the policy's value.
+``player`` (who places it): ``"optimal"`` (the best placement; when playing a
+Solution, that Solution's policy), ``"random"`` (uniform over the legal
+placements), a Solution (its policy) or placement numbers
+``(n_boards, n_pieces)``, -1 where the piece fits nowhere.  Solving against a
+given side is a best response; with both given, policy evaluation.
+
+``reward``: ``None`` (the rules' points) or a :class:`~babytris.Reward`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Union
 
 import numpy as np
 
-from .validation import OPPONENTS
-from .policies import opponent_pieces, player_rows
+from . import _play
 from .reward import Reward, check_reward, holes_created, move_rewards
 from .rules import Rules
 from .solution import Solution
 from .states import Transitions
 
-__all__ = ["OPPONENT_MODELS", "PLAYER_MODELS", "Roles", "resolve", "two_sided"]
+__all__ = [
+    "OPPONENT_MODELS", "PLAYER_MODELS", "Opponent", "Player", "Roles", "bind_to_game", "opponent_pieces",
+    "player_rows", "policy_rows", "resolve", "resolve_roles", "transitions_of", "two_sided",
+]
 
-#: Named opponent models.
-OPPONENT_MODELS = OPPONENTS
+#: A player: "optimal", "random", a Solution, or placement numbers ``(n_boards, n_pieces)``.
+Player = Union[str, Solution, np.ndarray]
+#: An opponent: a name of OPPONENT_MODELS, "solution", a Solution, or piece indices ``(n_boards,)``.
+Opponent = Union[str, Solution, np.ndarray]
+
+#: Named opponent models a game can be solved for.
+OPPONENT_MODELS = ("random", "minimax", "minavg", "gaps")
 #: Named player models.
 PLAYER_MODELS = ("optimal", "random")
 
@@ -101,7 +118,7 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         pieces, choice, opponent_label = _PIECES[opponent], None, opponent
     else:
         pieces, opponent_label = PIECES_FIXED, "given"
-        choice = None if transitions is None else opponent_pieces(None, transitions, opponent)
+        choice = None if transitions is None else opponent_pieces(transitions, opponent)
     if opponent_label in ("minavg", "gaps"):
         if player not in (None, "random"):
             raise ValueError(f"player: opponent={opponent_label!r} plays against a player placing at random; "
@@ -122,5 +139,144 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         if isinstance(player, Solution) and player.player == "random":
             raise ValueError("player: that Solution's player places at random and has no policy; use player='random'")
         moves, player_label = MOVES_FIXED, "given"
-        rows = None if transitions is None else player_rows(None, transitions, player)
+        rows = None if transitions is None else player_rows(transitions, player)
     return Roles(opponent_label, player_label, pieces, moves, choice, rows, reward)
+
+
+def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "policy") -> np.ndarray:
+    """A policy of placement numbers as offsets into the move table.
+
+    Args:
+        transitions: the game graph.
+        policy: int array ``(n_boards, n_pieces)``, the placement number
+            chosen in each state, -1 exactly where the piece fits nowhere
+            (like :attr:`Solution.policy`).
+        name: the argument's name in error messages.
+
+    Returns:
+        int16 array ``(n_states,)``: state s's move is
+        ``transitions.offsets[s] + rows[s]``; -1 where the piece fits nowhere.
+
+    Raises:
+        ValueError: naming the first state where the placement is not legal,
+            or -1 is given where the piece fits, or a placement where it does not.
+    """
+    t = transitions
+    shape = (t.n_boards, t.rules.n_pieces)
+    policy = _int_array(name, policy, shape, "(n_boards, n_pieces)")
+    flat = np.ascontiguousarray(policy.reshape(-1), dtype=np.int64)
+    rows = np.empty(t.n_states, dtype=np.int16)
+    s = _play.placement_rows(t.offsets, t.placement, flat, rows)
+    if s >= 0:
+        b, p = divmod(s, t.rules.n_pieces)
+        where = f"piece {t.rules.piece_names[p]!r} on board index {b} (board {int(t.boards[b])})"
+        legal = t.placement[t.offsets[s]:t.offsets[s + 1]].tolist()
+        if not legal:
+            raise ValueError(f"{name}: gives placement {flat[s]} for {where}, where it fits nowhere (must be -1)")
+        if flat[s] == -1:
+            raise ValueError(f"{name}: gives no move (-1) for {where}, which has legal placements {legal}")
+        raise ValueError(f"{name}: placement {flat[s]} is not legal for {where}; legal placements: {legal}")
+    return rows
+
+
+def transitions_of(game: object) -> Transitions:
+    """The move table of a :class:`Solution` or :class:`Transitions`; ``TypeError`` otherwise."""
+    if isinstance(game, Solution):
+        return game.transitions
+    if isinstance(game, Transitions):
+        return game
+    raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
+
+
+def bind_to_game(game: object, player: object, opponent: object) -> tuple[object, object]:
+    """``player`` and ``opponent`` with the words that mean "the game's own"
+    replaced by the game: ``player="optimal"`` by the Solution (its policy),
+    ``opponent="solution"`` by the Solution (its piece choices).
+
+    Returns:
+        ``(player, opponent)``, the rest passed through unchecked.
+    """
+    if isinstance(player, str) and player == "optimal":
+        if not isinstance(game, Solution):
+            raise ValueError("player='optimal' needs a Solution as the game (a bare Transitions has no policy)")
+        player = game
+    if isinstance(opponent, str) and opponent == "solution":
+        if not isinstance(game, Solution):
+            raise ValueError("opponent='solution' needs a Solution as the game")
+        opponent = game
+    return player, opponent
+
+
+def resolve_roles(game: object, player: object, opponent: object) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:
+    """The move table, the player's move rows (None: random) and the
+    opponent's pieces (None: drawn at random), checked, for playing ``game``
+    over n placements."""
+    t = transitions_of(game)
+    if t.rules.preview or t.rules.hold:
+        raise ValueError("games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
+                         "minimized, not yet played or evaluated over n placements")
+    player, opponent = bind_to_game(game, player, opponent)
+    return t, player_rows(t, player), opponent_pieces(t, opponent)
+
+
+def player_rows(t: Transitions, player: object) -> np.ndarray | None:
+    """The move rows of a player: None for ``"random"``, else int16 ``(n_states,)``
+    as :func:`policy_rows` (``"optimal"`` must be bound to a game first)."""
+    if isinstance(player, str):
+        if player == "random":
+            return None
+        raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
+    if isinstance(player, Solution):
+        check_same_game("player", player, t)
+        if player.player == "random":
+            raise ValueError(f"player: the Solution (opponent={player.opponent!r}) has no player policy: "
+                             "its player places at random; use player='random'")
+        return policy_rows(t, player.policy, name="player")
+    if player is None or isinstance(player, (bool, int, float)):
+        raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
+    return policy_rows(t, player, name="player")  # type: ignore[arg-type]
+
+
+def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
+    """The pieces of an opponent: None for ``"random"``, else int16 ``(n_boards,)``
+    piece indices (``"solution"`` must be bound to a game first)."""
+    if isinstance(opponent, str):
+        if opponent == "random":
+            return None
+        raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
+    if isinstance(opponent, Solution):
+        check_same_game("opponent", opponent, t)
+        if opponent.opponent == "random":
+            raise ValueError("opponent: the Solution was solved against random pieces and picks none; "
+                             "use opponent='random', or solve with opponent='minimax'")
+        return opponent.piece_choices
+    if opponent is None or isinstance(opponent, (bool, int, float)):
+        raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
+    pieces = _int_array("opponent", opponent, (t.n_boards,), "(n_boards,)")
+    bad = np.flatnonzero((pieces < 0) | (pieces >= t.rules.n_pieces))
+    if bad.size:
+        raise ValueError(
+            f"opponent: piece indices must be in [0, {t.rules.n_pieces - 1}], "
+            f"got {int(pieces[bad[0]])} at board index {int(bad[0])}"
+        )
+    return pieces.astype(np.int16)
+
+
+def check_same_game(name: str, solution: Solution, t: Transitions) -> None:
+    if solution.rules != t.rules or solution.n_boards != t.n_boards:
+        raise ValueError(
+            f"{name}: the Solution was solved on other rules ({solution.n_boards:,} boards of "
+            f"{solution.rules!r}) than the game ({t.n_boards:,} boards of {t.rules!r})"
+        )
+
+
+def _int_array(name: str, value: object, shape: tuple[int, ...], shape_text: str) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an int array of shape {shape_text}, got {value!r}") from None
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{name} must be an int array of shape {shape_text} = {shape}, got dtype {array.dtype}")
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape_text} = {shape}, got {array.shape}")
+    return array

@@ -10,12 +10,12 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _core
-from .validation import METHODS, OPPONENTS, check_bool, check_solver_args, make_rules, solver_method
+from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
 from .reward import Reward, check_reward
-from .roles import PIECES_BEST, PIECES_WORST, Roles, resolve
+from .roles import OPPONENT_MODELS as OPPONENTS
+from .roles import PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .rules import Rules
 from .solution import Solution
-from .policies import Opponent, Player
 from .progress import ProgressBars
 from .states import (
     DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, independent_layers, placement_table, resolve_n_jobs, sweep_order,

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METHODS",
-    "OPPONENTS",
     "check_bool",
     "check_int",
     "check_number",
@@ -36,12 +35,6 @@ __all__ = [
 #: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
 METHODS = ("vi", "mpi")
-
-#: Who picks the next piece: "random" (drawn with the rules' probabilities),
-#: "minimax" (an opponent picking the piece worst for an optimal player),
-#: "minavg" (an opponent picking the piece worst for a player placing at random)
-#: or "gaps" (an opponent maximising the holes such a player creates).
-OPPONENTS = ("random", "minimax", "minavg", "gaps")
 
 
 def is_int(value: object) -> bool:

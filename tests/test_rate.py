@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 import babytris
 from babytris import Rules, rate, reference
 from strategies import small_rules
-from babytris.policies import policy_rows
+from babytris.roles import policy_rows
 
 TOL = 1e-9
 

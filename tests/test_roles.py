@@ -180,3 +180,28 @@ def test_evaluate_discounted_and_horizon(optimal, minimax):
         babytris.evaluate(optimal)
     with pytest.raises(ValueError, match="exactly one"):
         babytris.evaluate(optimal, n_actions=5, discount=0.9)
+
+
+def test_evaluate_takes_a_policy_array_like_the_solution_it_came_from(solution_4x4, minimax):
+    """A policy given as an array names the same player as its Solution: with
+    random pieces its value is the optimal start value; against the minimax
+    opponent it is the max-min value of no other policy, so at most the
+    robust player's."""
+    as_array = babytris.evaluate(solution_4x4, player=solution_4x4.policy.copy(), discount=0.9)
+    as_solution = babytris.evaluate(solution_4x4, player=solution_4x4, discount=0.9)
+    assert as_array == pytest.approx(solution_4x4.start_value, abs=1e-8)
+    assert as_array == pytest.approx(as_solution, abs=1e-12)
+    against = babytris.evaluate(solution_4x4, player=solution_4x4.policy.copy(), opponent="minimax", discount=0.9)
+    assert against <= minimax.start_value + 1e-9
+    pieces = babytris.evaluate(solution_4x4, player="random", opponent=minimax, discount=0.9)
+    by_array = babytris.evaluate(solution_4x4, player="random", opponent=minimax.piece_choices.copy(), discount=0.9)
+    assert pieces == pytest.approx(by_array, abs=1e-12)
+
+
+def test_the_words_for_the_games_own_sides_need_a_solution(transitions_4x4, solution_4x4):
+    with pytest.raises(ValueError, match="player='optimal' needs a Solution"):
+        babytris.evaluate(transitions_4x4, discount=0.9)
+    with pytest.raises(ValueError, match="opponent: the Solution was solved against random pieces"):
+        babytris.evaluate(solution_4x4, opponent="solution", discount=0.9)
+    with pytest.raises(ValueError, match="opponent: the Solution was solved against random pieces"):
+        babytris.play(solution_4x4, opponent="solution")
