@@ -26,7 +26,9 @@ from .rate import Rate, long_run_rate
 from .rules import Rules, RulesError
 from .solution import Solution
 from .solve import solve, solve_transitions
-from .states import DEFAULT_MAX_MEMORY, MemoryLimitError, Transitions, enumerate_boards
+from .enumeration import enumerate_boards
+from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+from .transitions import Transitions
 from .tournament import Tournament, standard_tournament, tournament
 
 #: The package version (PEP 440).

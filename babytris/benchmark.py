@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from .evaluate import play
 from .rules import Rules
 from .solve import solve_transitions
-from .states import enumerate_boards
+from .enumeration import enumerate_boards
 
 __all__ = ["BenchmarkRow", "Benchmark", "quick_benchmark", "DEFAULT_SIZES"]
 

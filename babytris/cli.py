@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .roles import OPPONENT_MODELS
-from .states import DEFAULT_MAX_MEMORY
+from .resources import DEFAULT_MAX_MEMORY
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
 

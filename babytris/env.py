@@ -51,7 +51,7 @@ from .board import Board
 from .game import Game
 from .rules import Rules
 from .solution import Solution
-from .states import placement_table
+from .placements import placement_table
 
 __all__ = [
     "BabyTetrisEnv", "ENV_ID", "ILLEGAL_ACTIONS", "action_values", "decode_observation", "encode_observation",

@@ -39,7 +39,8 @@ from .solution import Solution
 from .validation import check_int
 from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows, resolve_roles, transitions_of
 from .solve import solve_transitions
-from .states import Transitions, resolve_n_jobs
+from .resources import resolve_n_jobs
+from .transitions import Transitions
 
 __all__ = [
     "evaluate",

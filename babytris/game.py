@@ -18,7 +18,7 @@ import numpy as np
 from .board import Board
 from .pieces import Placement
 from .rules import Rules
-from .states import engine, placement_table
+from .placements import engine, placement_table
 
 __all__ = ["Game", "Move"]
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .states import Transitions, placement_table
+from .placements import placement_table
+
+from .transitions import Transitions
 
 __all__ = ["to_mdptoolbox"]
 

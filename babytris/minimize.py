@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _minimize
 from .roles import MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, resolve
-from .states import Transitions
+from .transitions import Transitions
 
 __all__ = ["Partition", "minimize"]
 

@@ -23,7 +23,7 @@ from .pieces import Piece
 from .reward import Reward
 from .rules import Rules
 from .solution import Solution
-from .states import Transitions
+from .transitions import Transitions
 
 __all__ = ["save", "load", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
 

@@ -30,7 +30,7 @@ import numpy as np
 from .board import EMPTY, FILLED, Board
 from .pieces import Placement
 from .rules import Rules
-from .states import placement_table
+from .placements import placement_table
 
 __all__ = ["COLORS", "PIECE", "board_text", "draw_board", "draw_move", "landing_cells", "plot_convergence", "save"]
 

@@ -104,7 +104,10 @@ import numpy as np
 from . import _rate
 from .validation import check_int, check_number, make_rules
 from .rules import Rules
-from .states import DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, placement_table, resolve_n_jobs
+from .enumeration import enumerate_boards
+from .placements import placement_table
+from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
+from .transitions import Transitions
 
 __all__ = ["long_run_rate", "ceiling", "rate_bytes_per_board", "Rate", "OPPONENTS", "TAU", "MIN_BOARDS_PER_THREAD"]
 

@@ -4,7 +4,6 @@ placement creates (the gap opponent's objective)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,7 +11,8 @@ import numpy as np
 from . import _core
 from .rules import Rules
 from .validation import check_number
-from .states import HOLD_MOVE, Transitions, lost_board, placement_table
+from .placements import lost_board, placement_table
+from .transitions import HOLD_MOVE, Transitions
 
 __all__ = ["Reward", "heights", "holes", "move_sources", "move_rewards", "holes_created", "holes_filled",
            "check_reward"]

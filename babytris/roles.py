@@ -38,7 +38,7 @@ from . import _play
 from .reward import Reward, check_reward, holes_created, move_rewards
 from .rules import Rules
 from .solution import Solution
-from .states import Transitions
+from .transitions import Transitions
 
 __all__ = [
     "OPPONENT_MODELS", "PLAYER_MODELS", "Opponent", "Player", "Roles", "bind_to_game", "opponent_pieces",

@@ -11,7 +11,8 @@ from .board import Board
 from .pieces import Piece, Placement
 from .rules import Rules
 from .reward import Reward, move_rewards
-from .states import HOLD_MOVE, Transitions, canonical_boards, mirror_boards, placement_table
+from .placements import canonical_boards, mirror_boards, placement_table
+from .transitions import HOLD_MOVE, Transitions
 
 __all__ = ["Solution"]
 

@@ -17,9 +17,10 @@ from .roles import PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .rules import Rules
 from .solution import Solution
 from .progress import ProgressBars
-from .states import (
-    DEFAULT_MAX_MEMORY, Transitions, enumerate_boards, independent_layers, placement_table, resolve_n_jobs, sweep_order,
-)
+from .enumeration import enumerate_boards
+from .placements import placement_table
+from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
+from .transitions import independent_layers, sweep_order, Transitions
 from .minimize import Partition
 from .minimize import minimize as minimize_states
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration

@@ -33,7 +33,8 @@ from .validation import check_int
 from .reward import Reward
 from .rules import Rules
 from .solve import solve_transitions
-from .states import Transitions, enumerate_boards
+from .enumeration import enumerate_boards
+from .transitions import Transitions
 
 __all__ = ["Tournament", "tournament", "standard_tournament", "STANDARD_REWARDS"]
 

@@ -28,7 +28,7 @@ def test_core_lives_in_the_imported_package():
 
 def test_package_modules_use_the_compiled_core():
     assert babytris._core is _core
-    assert babytris.states._core is _core
+    assert babytris.placements._core is _core
     assert sys.modules["babytris.solve"]._core is _core
     engine = babytris.states.engine(Rules())
     assert type(engine) is _core.Engine

@@ -17,7 +17,7 @@ import babytris
 import babytris.env as babyenv
 from babytris import Board, Rules
 from babytris.env import ENV_ID, BabyTetrisEnv, decode_observation, encode_observation
-from babytris.states import engine
+from babytris.placements import engine
 
 
 @pytest.fixture(scope="module")

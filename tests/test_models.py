@@ -16,7 +16,7 @@ import babytris
 from babytris import Reward, Rules, RulesError, reference
 from babytris.models import BLOCK, block_drop, no_holes_tetris
 from babytris.reward import holes_filled
-from babytris.states import engine, lost_board
+from babytris.placements import engine, lost_board
 
 # --------------------------------------------------------------------------
 # The paper's state: a height per column, 0..m-1

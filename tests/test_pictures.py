@@ -17,7 +17,7 @@ from matplotlib.figure import Figure  # noqa: E402
 import babytris  # noqa: E402
 from babytris import Board, Placement, Rules  # noqa: E402
 from babytris.pictures import board_text, draw_board, draw_move, landing_cells, plot_convergence, save  # noqa: E402
-from babytris.states import engine, placement_table  # noqa: E402
+from babytris.placements import engine, placement_table  # noqa: E402
 
 RULES = Rules(width=4, height=4)
 BOARD = Board.from_rows(["....", "....", "#...", "##.#"])  # reachable: two L's, rows of 3 and 1

@@ -1,0 +1,170 @@
+"""Reachable-state enumeration: every board reachable from the start, and the
+move table (:class:`~babytris.transitions.Transitions`) the solvers sweep,
+with previews and hold expanded over it."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from .placements import canonical_boards, engine, placement_table
+from .progress import polling
+from .resources import (
+    DEFAULT_MAX_MEMORY, LAYER_BYTES, MIN_BOARDS_PER_THREAD, MemoryLimitError, check_max_memory,
+    estimate_bytes_per_board, format_bytes, resolve_n_jobs,
+)
+from .rules import Rules
+from .transitions import HOLD_MOVE, Transitions, layers
+
+__all__ = ["enumerate_boards", "with_previews"]
+
+
+def enumerate_boards(
+    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_board: int = 0,
+    progress: "Callable[[int, int], None] | None" = None,
+) -> Transitions:
+    """Every board reachable from the empty board, and the move table.
+
+    A breadth-first search marks the boards found, in a bitmap over all
+    ``2**cells`` boards when the board has at most 30 cells, else in a hash
+    map; then the moves are written in sorted board order by ``n_jobs``
+    threads (default: every core).  The result does not depend on ``n_jobs``.
+    ``progress(found, expanded)``, if given, is called about ten times a
+    second during the search (from a helper thread) with the boards found
+    and expanded so far, and once at its end (see :class:`babytris.progress.ProgressBars`).
+
+    Returns:
+        :class:`Transitions` with ``n_boards`` boards and the move table.
+
+    Raises:
+        MemoryLimitError: if the table (plus ``solver_bytes_per_board`` for
+            each board, what the caller allocates next) would exceed
+            ``max_memory`` bytes.  How many boards are reachable is known only
+            by searching, so the search itself keeps count: it stops as soon
+            as what it holds, or the table it would then build, would cross
+            the budget, before allocating beyond it.  The message gives the
+            estimate so far and the worst case (every board without a full
+            row reachable, every placement legal).
+    """
+    max_memory = check_max_memory(max_memory)
+    per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
+    worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
+    started = time.perf_counter()
+    start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable(found, expanded) or None, got {progress!r}")
+    with polling(progress) as counts:
+        status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
+            start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
+            layer_of_residue=layers(rules), progress=counts,
+        )
+    if status != 0:
+        code, n_seen, footprint = status
+        if code == -1:
+            raise MemoryError(f"enumeration ran out of memory after {n_seen:,} boards")
+        if code == -3:
+            raise MemoryLimitError(f"more than 2**31 boards reachable for {rules!r}")
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
+            f"{format_bytes(max_memory)}: over {n_seen:,} boards reachable, {format_bytes(footprint)} already, "
+            f"~{per_board} bytes per board (worst case {worst_boards:,} boards, "
+            f"{format_bytes(worst_boards * per_board)}); raise max_memory or use a smaller board"
+        )
+    transitions = Transitions(
+        rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
+    )
+    if rules.preview or rules.hold:
+        transitions = with_previews(transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board,
+                                    started=started)
+    return transitions
+
+
+def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0,
+                  started: float | None = None) -> Transitions:
+    """The move table of ``base.rules`` (with ``preview = k`` and/or ``hold``)
+    built from the table of the same boards without them: every board times
+    every queue of k pieces (any queue can come with any reachable board) and,
+    with hold, every hold slot.  Vectorised: the rows are the base rows, the
+    next nodes computed from the queues.  Refuses (:class:`MemoryLimitError`)
+    a table that, with ``bytes_per_node`` more per node (what the solver will
+    hold), would exceed ``max_memory``.
+
+    With hold a node's slot is empty, holds piece p (free), or holds p just
+    put there (locked: the piece to place came out of the queue by that hold
+    and cannot be held again).  A state's row lists the placements of the
+    piece to place (the slot unchanged, unlocked), then either the placements
+    of the held piece (a swap: the piece to place goes on hold; none when
+    the same piece is held) or, with the slot empty, one move placing nothing
+    that puts the piece to place on hold (placement number :data:`HOLD_MOVE`, no rows cleared).  Placement
+    numbers then count over every piece's placements (see :func:`placement_table`).
+    """
+    rules = base.rules
+    n, n_pieces, k = base.n_boards, rules.n_pieces, rules.preview
+    queues, slots = rules.queues, rules.hold_slots
+    nodes = n * queues * slots
+    n_states = nodes * n_pieces
+    n_moves = 2 * base.n_moves * queues * slots  # at most: a piece's row and the held one's
+    # The build holds about a dozen int64 arrays per state and ten per move at its peak (measured).
+    need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
+    what = f"preview={k}, hold={rules.hold}"
+    if rules.hold and len(placement_table(rules).masks) >= HOLD_MOVE:
+        raise ValueError(f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {len(placement_table(rules).masks)}")
+    if nodes >= 2**31 - 1:
+        raise MemoryLimitError(f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots is over 2**31 nodes")
+    if need > max_memory:
+        raise MemoryLimitError(
+            f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots x {n_pieces} pieces = {n_states:,} "
+            f"states and up to {n_moves:,} moves need about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}"
+        )
+    state = np.arange(n_states, dtype=np.int64)
+    node, drawn = np.divmod(state, n_pieces)
+    node, slot = np.divmod(node, slots)
+    board, queue = np.divmod(node, queues)
+    shift = queues // n_pieces if k else 1
+    placed = queue // shift if k else drawn                 # the first of queue + drawn
+    rest = (queue % shift) * n_pieces + drawn if k else np.zeros_like(drawn)  # the queue after it
+    counts = np.diff(base.offsets)
+    own = counts[board * n_pieces + placed]
+    held = np.where((slot >= 1) & (slot <= n_pieces), slot - 1, 0)
+    if rules.hold:
+        # (no swap with the same piece held: it would repeat the row)
+        swap = (slot >= 1) & (slot <= n_pieces) & (held != placed)
+        other = np.where(slot == 0, 1, np.where(swap, counts[board * n_pieces + held], 0))
+    else:
+        other = np.zeros_like(own)
+    offsets = np.zeros(n_states + 1, dtype=np.int64)
+    np.cumsum(own + other, out=offsets[1:])
+    move_state = np.repeat(state, own + other)
+    j = np.arange(offsets[-1]) - offsets[:-1][move_state]
+    ms, mb = move_state, board[move_state]
+    is_own = j < own[ms]
+    is_swap = ~is_own & (slot[ms] >= 1)
+    is_hold = ~is_own & (slot[ms] == 0)
+    base_row = np.where(is_own, mb * n_pieces + placed[ms], mb * n_pieces + held[ms])
+    base_move = np.minimum(base.offsets[base_row] + np.where(is_own, j, j - own[ms]), max(base.n_moves - 1, 0))
+    # (a table with no move but hold moves: read a dummy move, masked below)
+    pad = (lambda a: a) if base.n_moves else (lambda a: np.zeros(1, dtype=a.dtype))
+    next_board = np.where(is_hold, mb, pad(base.next_board)[base_move])
+    unlocked = np.where(slot[ms] > n_pieces, slot[ms] - n_pieces, slot[ms])
+    next_slot = np.where(is_own, unlocked, np.where(is_swap, placed[ms] + 1, n_pieces + 1 + placed[ms]))
+    next_node = (next_board.astype(np.int64) * queues + rest[ms]) * slots + next_slot
+    lines = np.where(is_hold, 0, pad(base.lines)[base_move]).astype(np.uint8)
+    placement = pad(base.placement)[base_move]
+    if rules.hold:
+        first = placement_table(rules).first
+        piece = np.where(is_own, placed[ms], held[ms])
+        placement = np.where(is_hold, HOLD_MOVE, first[piece] + placement).astype(np.uint16)
+    return Transitions(
+        rules,
+        np.repeat(base.boards, queues * slots),
+        base.layer_starts * queues * slots,
+        offsets,
+        next_node.astype(np.int32),
+        lines,
+        placement.astype(np.uint16),
+        (time.perf_counter() - started) if started is not None else base.seconds,
+        np.tile(np.repeat(np.arange(queues, dtype=np.int64), slots), n),
+        np.tile(np.arange(slots, dtype=np.int64), n * queues) if rules.hold else None,
+    )

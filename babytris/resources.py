@@ -1,0 +1,61 @@
+"""What a solve may use: the memory budget, the estimate of the bytes a board
+costs, the refusal of work that would not fit, and the number of threads."""
+
+from __future__ import annotations
+
+import os
+
+from .placements import placement_table
+from .rules import Rules
+from .validation import is_int
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY", "MIN_BOARDS_PER_THREAD", "MemoryLimitError", "estimate_bytes_per_board", "resolve_n_jobs",
+    "check_max_memory", "format_bytes",
+]
+
+#: Default memory budget of a solve: 8 GiB, a third of the 24 GiB machine.
+DEFAULT_MAX_MEMORY = 8 * 2**30
+
+# Below this many boards per thread, starting threads costs more than it saves.
+MIN_BOARDS_PER_THREAD = 50_000
+
+# Bytes per move in the table: next board (int32), rows cleared (uint8), placement (uint16).
+MOVE_BYTES = 4 + 1 + 2
+# Bytes per board the numbering by layers holds while the table is built:
+# the boards regrouped (uint64), each one's new number (int32) and layer (uint8).
+LAYER_BYTES = 8 + 4 + 1
+
+
+class MemoryLimitError(MemoryError):
+    """The work would need more memory than ``max_memory`` allows."""
+
+
+def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> int:
+    """Upper bound of the bytes one reachable board costs at the peak: its key,
+    its map slots, its rows of the table with every placement legal, and what
+    the solver keeps for it."""
+    n_moves = len(placement_table(rules).masks)
+    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
+
+
+def resolve_n_jobs(n_jobs: object) -> int:
+    """Threads to use: ``None`` or -1 for every core, else an integer >= 1."""
+    cores = os.cpu_count() or 1
+    if n_jobs is None or n_jobs == -1:
+        return cores
+    if not (is_int(n_jobs) and 1 <= n_jobs <= 1024):  # type: ignore[operator]
+        raise ValueError(f"n_jobs must be None, -1 or an integer in [1, 1024], got {n_jobs!r}")
+    return int(n_jobs)  # type: ignore[call-overload]
+
+
+def check_max_memory(max_memory: object) -> int:
+    """``max_memory`` as an int of bytes in [2**20, 2**63); ``ValueError`` otherwise."""
+    if not (is_int(max_memory) and 2**20 <= max_memory < 2**63):  # type: ignore[operator]
+        raise ValueError(f"max_memory must be an integer number of bytes in [2**20, 2**63), got {max_memory!r}")
+    return int(max_memory)
+
+
+def format_bytes(n: float) -> str:
+    """Bytes as GiB, or MiB below 1 GiB."""
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"

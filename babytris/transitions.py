@@ -1,0 +1,231 @@
+"""The move table every solver reads: :class:`Transitions` (the reachable
+game graph in CSR form), the numbering of its boards by layers, and the order
+sweeps visit them in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import _core
+from .placements import canonical_boards
+from .rules import Rules
+
+__all__ = ["Transitions", "HOLD_MOVE", "layers", "sweep_order", "independent_layers"]
+
+#: Placement number of the move that puts the piece to place on hold (into
+#: the empty slot), placing nothing (fits int16 policies and uint16 tables).
+HOLD_MOVE = 0x7FFF
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Transitions:
+    """The reachable game graph in CSR form.
+
+    State ``s = board * n_pieces + piece`` has moves ``offsets[s]:offsets[s+1]``;
+    for each move ``next_board`` (int32 board index), ``lines`` (uint8 rows
+    cleared) and ``placement`` (uint16, number of the move among the piece's
+    placements, see :func:`placement_table`).  ``boards[i]`` (uint64) is board
+    ``i``.  Boards are numbered layer by layer (see :func:`layers`), layer
+    ``k`` being ``boards[layer_starts[k]:layer_starts[k + 1]]``, and in
+    ascending order within a layer, so a lookup is a binary search.  With one
+    layer (most rule sets but the default) the boards are simply sorted, the
+    empty board first.
+
+    With previews (``rules.preview = k > 0``) the rows are nodes, a board with
+    the k pieces known before the next draw: node ``i`` is board
+    ``boards[i]`` with queue ``queues[i]`` (the pieces as base-``n_pieces``
+    digits, the next to place first), node ``board_number * n_pieces**k +
+    queue``.  State ``node * n_pieces + piece`` then has drawn ``piece`` onto
+    the queue's end: it places the queue's first piece, and its moves lead to
+    the node of the board after with the rest of the queue and the drawn piece.
+    With hold, nodes also carry the hold slot ``slots[i]`` (0: empty; 1 + p:
+    piece p held; 1 + n_pieces + p: piece p held, locked), node
+    ``(board_number * n_pieces**k + queue) * (2 * n_pieces + 1) + slot``; see
+    :func:`with_previews`.
+    """
+
+    rules: Rules
+    boards: np.ndarray
+    layer_starts: np.ndarray
+    offsets: np.ndarray
+    next_board: np.ndarray
+    lines: np.ndarray
+    placement: np.ndarray
+    seconds: float
+    queues: np.ndarray | None = None
+    slots: np.ndarray | None = None
+
+    @property
+    def n_boards(self) -> int:
+        """The number of rows of the table: boards, or with previews or hold
+        (board, queue, hold slot) nodes."""
+        return len(self.boards)
+
+    @property
+    def start_index(self) -> int:
+        """Index of the board the game starts on (``rules.start``); without previews only."""
+        if self.rules.preview:
+            raise ValueError("start_index: with previews a game starts on one of several (board, queue) nodes; "
+                             "see start_nodes()")
+        return self.board_index(self.rules.start)
+
+    def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows a game starts on and their chances: the start board with each
+        queue (its pieces drawn independently) and the hold slot empty, or
+        without previews the start board alone.
+
+        Returns:
+            ``(indices, chances)``: int64 and float64 arrays ``(rules.queues,)``.
+        """
+        first = self.board_index(self.rules.start, (0,) * self.rules.preview)
+        chances = np.ones(1)
+        for _ in range(self.rules.preview):
+            chances = np.outer(chances, self.rules.probabilities).ravel()
+        return first + np.arange(self.rules.queues, dtype=np.int64) * self.rules.hold_slots, chances
+
+    @property
+    def n_states(self) -> int:
+        """The number of states, ``n_boards * n_pieces``."""
+        return self.n_boards * self.rules.n_pieces
+
+    @property
+    def n_moves(self) -> int:
+        """The number of moves (entries of the table)."""
+        return len(self.next_board)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes held by the table's arrays."""
+        arrays = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
+        arrays += tuple(a for a in (self.queues, self.slots) if a is not None)
+        return sum(a.nbytes for a in arrays)
+
+    def board_index(self, board: int, queue: "tuple[int, ...] | None" = None, held: int | None = None,
+                    locked: bool = False) -> int:
+        """Index of a reachable board (with previews: of the board with ``queue``,
+        its ``preview`` piece indices, next first; with hold: and ``held``, the
+        held piece's index or None, ``locked`` if it was just put there); raises
+        ``KeyError`` if it is not reachable, ``ValueError`` for a bad queue or slot."""
+        board = int(board)
+        cells = self.rules.cells
+        i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**cells else -1
+        if i < 0:
+            raise KeyError(f"board {board} is not reachable from the start under these rules")
+        slot = 0
+        if held is not None or locked:
+            n = self.rules.n_pieces
+            if not self.rules.hold:
+                raise ValueError("held: these rules have no hold (rules.hold is False)")
+            if held is None or isinstance(held, bool) or not (isinstance(held, (int, np.integer)) and 0 <= held < n):
+                raise ValueError(f"held must be a piece index in [0, {n - 1}] (or None: the slot empty), got {held!r}")
+            slot = 1 + int(held) + (n if locked else 0)
+        return i + self.queue_code(queue) * self.rules.hold_slots + slot
+
+    def queue_code(self, queue: "tuple[int, ...] | None") -> int:
+        """A queue of piece indices as its row offset among the board's nodes."""
+        k, n = self.rules.preview, self.rules.n_pieces
+        queue = () if queue is None and k == 0 else queue
+        if queue is None or len(queue) != k or not all(
+            isinstance(p, (int, np.integer)) and not isinstance(p, bool) and 0 <= p < n for p in queue
+        ):
+            raise ValueError(f"queue must be {k} piece indices in [0, {n - 1}] (rules.preview = {k}), got {queue!r}")
+        code = 0
+        for p in queue:
+            code = code * n + int(p)
+        return code
+
+    def indices(self, boards: np.ndarray) -> np.ndarray:
+        """Index of each board of a uint64 array, -1 where it is not reachable:
+        an int64 array of the shape of ``boards``.  With previews, the index of
+        its node with the queue of first pieces (0, ..., 0); with
+        ``rules.mirror``, of the board or its mirror image, the lesser."""
+        boards = canonical_boards(boards, self.rules)
+        out = np.full(boards.shape, -1, dtype=np.int64)
+        layer_of_residue = layers(self.rules)
+        layer = layer_of_residue[_core.popcounts(boards.ravel()).reshape(boards.shape) % len(layer_of_residue)]
+        for k in range(len(self.layer_starts) - 1):
+            lo, hi = self.layer_starts[k], self.layer_starts[k + 1]
+            mine = layer == k
+            at = lo + np.searchsorted(self.boards[lo:hi], boards[mine])
+            found = at < hi
+            found[found] = self.boards[at[found]] == boards[mine][found]
+            out[np.flatnonzero(mine)[found]] = at[found]
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"<Transitions {self.rules.width}x{self.rules.height}: {self.n_boards:,} boards, "
+            f"{self.n_moves:,} moves, {self.nbytes / 2**20:.1f} MiB>"
+        )
+
+
+@lru_cache(maxsize=64)
+def _layers(rules: Rules) -> tuple[int, ...]:
+    if rules.no_holes:
+        return (0,)   # filling holes adds cells: the count no longer steps by the piece's size
+    steps = {piece.size % rules.width for piece in rules.pieces}
+    if len(steps) != 1 or 0 in steps:
+        return (0,)
+    (step,) = steps
+    # Along each cycle r, r - step, r - 2 step, ... of residues c mod w.
+    sequence: list[int] = []
+    for start in range(rules.width):
+        r = start
+        while r not in sequence:
+            sequence.append(r)
+            r = (r - step) % rules.width
+    return tuple(sequence.index(r) for r in range(rules.width))
+
+
+def layers(rules: Rules) -> np.ndarray:
+    """Layer of a board with c filled cells: ``layers(rules)[c % len(...)]`` (int64 array).
+
+    If every piece has the same number of cells k modulo the width w (and k
+    is not a multiple of w), a placement takes a board's cell count c to
+    c + k (mod w), whatever it clears.  The boards are then layered by c mod w,
+    each layer numbered after the layer its moves lead to, so a Gauss-Seidel
+    sweep in number order reads values of the same sweep for every move but
+    those out of the first layer of each cycle, and no board of a layer leads
+    to another of the same layer: threads may share a layer.  (A move that
+    tops out, ``rules.top_out``, leads to the lost board, whose value is never
+    swept: reading it is safe from any layer.)  Otherwise, or with
+    ``rules.no_holes`` (the cells filled under a piece add to the count),
+    there is one layer (``[0]``).
+    """
+    return np.array(_layers(rules), dtype=np.int64)
+
+
+def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
+    """The boards that have a move, in the order sweeps visit them.
+
+    With several layers, in number order (a layer after the one its moves
+    lead to).  With one, from the largest board down: a move that clears
+    nothing leads to a superset, a larger number, visited first.  With hold,
+    layer by layer but from the last row of a layer down, as a move putting a
+    piece on hold stays on its board and (without previews) leads to a later
+    row of it; with previews it may lead to an earlier one, read from the
+    sweep before (the layers are then not independent: see :func:`independent_layers`).
+
+    Returns:
+        ``(order, layer_starts)``: int32 board indices; int64 boundaries, layer
+        ``k`` being ``order[layer_starts[k]:layer_starts[k + 1]]``.
+    """
+    n_pieces = transitions.rules.n_pieces
+    has_move = np.diff(transitions.offsets[::n_pieces]) > 0
+    order = np.flatnonzero(has_move).astype(np.int32)
+    if len(transitions.layer_starts) == 2:
+        return order[::-1].copy(), np.array([0, len(order)], dtype=np.int64)
+    live_before = np.concatenate([[0], np.cumsum(has_move)])
+    starts = live_before[transitions.layer_starts].astype(np.int64)
+    if transitions.rules.hold:
+        order = np.concatenate([order[a:b][::-1] for a, b in zip(starts[:-1], starts[1:])])
+    return order, starts
+
+
+def independent_layers(transitions: Transitions) -> bool:
+    """Whether no row leads to another of its own layer (threads may share a
+    layer): several layers, and no hold (a hold move stays on its board)."""
+    return len(transitions.layer_starts) > 2 and not transitions.rules.hold
