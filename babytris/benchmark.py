@@ -102,15 +102,20 @@ def quick_benchmark(sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, *, repeat:
     """
     if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 100:
         raise ValueError(f"repeat must be an integer in [1, 100], got {repeat!r}")
-    sizes = [tuple(s) for s in sizes]
-    if not sizes:
+    pairs: list[tuple[int, int]] = []
+    for size in sizes:
+        pair = tuple(size)
+        if len(pair) != 2:
+            raise ValueError(f"sizes: each entry must be (width, height), got {size!r}")
+        pairs.append((pair[0], pair[1]))
+    if not pairs:
         raise ValueError("sizes must name at least one (width, height)")
-    for width, height in sizes:
+    for width, height in pairs:
         Rules(width=width, height=height)  # validates
         if width * height > 30:
             raise ValueError(f"sizes: {width}x{height} has {width * height} cells; the quick benchmark takes "
                              f"at most 30 (use bench/ for bigger boards)")
-    rows = tuple(_row(Rules(width=w, height=h), repeat, n_jobs) for w, h in sizes)
+    rows = tuple(_row(Rules(width=w, height=h), repeat, n_jobs) for w, h in pairs)
     slow_fast = None
     if reference:
         from . import reference as pure

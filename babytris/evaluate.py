@@ -270,23 +270,24 @@ def evaluate(
     points unless a ``reward`` is given: a Solution's own reward (weights, a
     loss) is not assumed.
     """
-    if (n_actions is None) == (discount is None):
-        raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
-    if discount is None:
+    if n_actions is not None and discount is None:
         if reward is not None:
             raise ValueError("reward: with n_actions the value is the expected points; give discount to value "
                              "a Reward")
         return expected_points(game, player, opponent, n_actions=n_actions)
+    if discount is None or n_actions is not None:
+        raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
     t = transitions_of(game)
-    player, opponent = bind_to_game(game, player, opponent)
-    if isinstance(opponent, str) and opponent not in ("random", "minimax"):
+    bound_player, bound_opponent = bind_to_game(game, player, opponent)
+    if isinstance(bound_opponent, str) and bound_opponent not in ("random", "minimax"):
         raise ValueError(f"opponent must be 'random', 'minimax', 'solution', a Solution or an int array, "
-                         f"got {opponent!r}")
-    if isinstance(opponent, Solution):
-        opponent = opponent_pieces(t, opponent)
-    if isinstance(player, str) and player == "random" and isinstance(opponent, str) and opponent == "minimax":
-        opponent = "minavg"
-    return solve_transitions(t, discount=discount, tol=tol, player=player, opponent=opponent,
+                         f"got {bound_opponent!r}")
+    if isinstance(bound_opponent, Solution):
+        pieces = opponent_pieces(t, bound_opponent)
+        bound_opponent = "random" if pieces is None else pieces
+    if _named(bound_player, "random") and _named(bound_opponent, "minimax"):
+        bound_opponent = "minavg"
+    return solve_transitions(t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent,
                              reward=reward).start_value
 
 
@@ -361,7 +362,7 @@ def horizon_values(
     out = np.empty(n)
     lag = 0 if exact else _lag(t.rules)
     steps, status, change = _play.horizon_values(
-        _row_starts(board, n), col, weight, np.bincount(board, gain, minlength=n),
+        _row_starts(board, n), col, weight, np.bincount(board, gain, minlength=n).astype(np.float64, copy=False),
         n_actions, out, lag, EXTRAPOLATION_TOL, PATIENCE, n_jobs,
     )
     bound = 0.0
@@ -410,6 +411,11 @@ def _row_starts(board: np.ndarray, n: int) -> np.ndarray:
     out = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(board, minlength=n), out=out[1:])
     return out
+
+
+def _named(role: object, name: str) -> bool:
+    """Whether a player or opponent is the model called ``name`` (not an array or a Solution)."""
+    return isinstance(role, str) and role == name
 
 
 def _restrict(keep: np.ndarray, board, col, weight, gain):

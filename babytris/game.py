@@ -91,7 +91,7 @@ class Game:
         self.lines: int = 0
         self.placements: int = 0
         known = [self._draw() for _ in range(self.rules.preview)]
-        last = self._draw() if self._choose is None else self._chosen(self.board, tuple(known))
+        last = self._draw() if self._choose is None else self._chosen(self._choose, self.board, tuple(known))
         pieces = known + [last]
         self.piece: int = pieces[0]
         self.queue: deque[int] = deque(pieces[1:])
@@ -148,15 +148,15 @@ class Game:
         self.score += move.points
         self.lines += move.lines
         self.placements += 1
-        nxt = self._draw() if self._choose is None else self._chosen(move.board, tuple(self.queue))
+        nxt = self._draw() if self._choose is None else self._chosen(self._choose, move.board, tuple(self.queue))
         if self.rules.preview:
             self.queue.append(nxt)
             nxt = self.queue.popleft()
         self.piece = nxt
         return move.points
 
-    def _chosen(self, board: int, known: tuple[int, ...]) -> int:
-        piece = self._choose(board, known)
+    def _chosen(self, choose: PieceChooser, board: int, known: tuple[int, ...]) -> int:
+        piece = choose(board, known)
         if isinstance(piece, bool) or not isinstance(piece, (int, np.integer)) or not 0 <= piece < self.rules.n_pieces:
             raise ValueError(f"choose_piece returned {piece!r}; it must be a piece index in "
                              f"[0, {self.rules.n_pieces - 1}]")

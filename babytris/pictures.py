@@ -335,8 +335,9 @@ def _board_and_rules(
     return board, rules
 
 
-def _landing(board: Board, placement: Placement, rules: Rules) -> frozenset:
+def _landing(board: Board, placement: Placement, rules: Rules | None) -> frozenset:
     """The landing cells of a placement checked against ``rules`` (see :func:`landing_cells`)."""
+    assert rules is not None  # _board_and_rules supplies rules whenever there is a placement
     table = placement_table(rules)
     p = rules.piece_index(placement.piece)
     mine = table.placements[p]

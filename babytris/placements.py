@@ -39,7 +39,7 @@ def placement_table(rules: Rules) -> PlacementTable:
     first = [0]
     placements = []
     for piece in rules.pieces:
-        mine = []
+        mine: list[Placement] = []
         for rotation, shape in enumerate(piece.orientations()):
             shape_width = 1 + max(x for x, _ in shape)
             shape_rows = 1 + max(y for _, y in shape)

@@ -44,14 +44,14 @@ def resolve_n_jobs(n_jobs: object) -> int:
     cores = os.cpu_count() or 1
     if n_jobs is None or n_jobs == -1:
         return cores
-    if not (is_int(n_jobs) and 1 <= n_jobs <= 1024):  # type: ignore[operator]
+    if not (is_int(n_jobs) and 1 <= n_jobs <= 1024):
         raise ValueError(f"n_jobs must be None, -1 or an integer in [1, 1024], got {n_jobs!r}")
-    return int(n_jobs)  # type: ignore[call-overload]
+    return int(n_jobs)
 
 
 def check_max_memory(max_memory: object) -> int:
     """``max_memory`` as an int of bytes in [2**20, 2**63); ``ValueError`` otherwise."""
-    if not (is_int(max_memory) and 2**20 <= max_memory < 2**63):  # type: ignore[operator]
+    if not (is_int(max_memory) and 2**20 <= max_memory < 2**63):
         raise ValueError(f"max_memory must be an integer number of bytes in [2**20, 2**63), got {max_memory!r}")
     return int(max_memory)
 

@@ -187,7 +187,9 @@ def _placed_cells(t: Transitions, cells: np.ndarray) -> np.ndarray:
     rules = t.rules
     sizes = np.array([p.size for p in rules.pieces], dtype=np.float64)
     node, drawn = np.divmod(np.arange(t.n_states, dtype=np.int64), rules.n_pieces)
-    placed = t.queues[node] // rules.n_pieces ** (rules.preview - 1) if rules.preview else drawn  # the queue's first
+    placed = drawn
+    if t.queues is not None:  # with a preview the piece placed is the queue's first
+        placed = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
     return cells[node] + sizes[placed]
 
 
@@ -211,8 +213,8 @@ def _filler(t: Transitions):
         if rules.hold:
             piece = np.searchsorted(first, placement, side="right") - 1
             piece[placement == HOLD_MOVE] = -1
-        elif rules.preview:
-            piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)   # the queue's first
+        elif t.queues is not None:  # with a preview: the queue's first
+            piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
         else:
             piece = states % rules.n_pieces
         out = cells[t.next_board[moves]] + rules.width * t.lines[moves] - cells[node] - sizes[piece]

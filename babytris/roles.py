@@ -30,7 +30,7 @@ given side is a best response; with both given, policy evaluation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import TypeVar, Union
 
 import numpy as np
 
@@ -62,6 +62,8 @@ PIECES_RANDOM, PIECES_WORST, PIECES_BEST, PIECES_FIXED = 0, 1, 2, 3
 # placing at random), a given move.
 MOVES_BEST, MOVES_MEAN, MOVES_FIXED = 0, 1, 2
 
+_P = TypeVar("_P")
+_O = TypeVar("_O")
 _PIECES = {"random": PIECES_RANDOM, "minimax": PIECES_WORST, "minavg": PIECES_WORST, "gaps": PIECES_BEST}
 
 
@@ -188,7 +190,7 @@ def transitions_of(game: object) -> Transitions:
     raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
 
 
-def bind_to_game(game: object, player: object, opponent: object) -> tuple[object, object]:
+def bind_to_game(game: object, player: _P, opponent: _O) -> tuple[_P | Solution, _O | Solution]:
     """``player`` and ``opponent`` with the words that mean "the game's own"
     replaced by the game: ``player="optimal"`` by the Solution (its policy),
     ``opponent="solution"`` by the Solution (its piece choices).
@@ -196,15 +198,17 @@ def bind_to_game(game: object, player: object, opponent: object) -> tuple[object
     Returns:
         ``(player, opponent)``, the rest passed through unchecked.
     """
+    bound_player: _P | Solution = player
+    bound_opponent: _O | Solution = opponent
     if isinstance(player, str) and player == "optimal":
         if not isinstance(game, Solution):
             raise ValueError("player='optimal' needs a Solution as the game (a bare Transitions has no policy)")
-        player = game
+        bound_player = game
     if isinstance(opponent, str) and opponent == "solution":
         if not isinstance(game, Solution):
             raise ValueError("opponent='solution' needs a Solution as the game")
-        opponent = game
-    return player, opponent
+        bound_opponent = game
+    return bound_player, bound_opponent
 
 
 def resolve_roles(game: object, player: object, opponent: object) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:

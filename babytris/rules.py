@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 from .board import Board
 from .pieces import CATALOGUE, GROUPS, Piece, piece
-from .validation import check_bool, check_int
+from .validation import check_bool, check_int, is_int
 
 __all__ = ["Rules", "RulesError", "PieceSpec", "OBJECTIVES"]
 
@@ -90,9 +90,10 @@ class Rules:
 
     width: int = 4
     height: int = 4
-    pieces: tuple[Piece, ...] = field(default=("trominoes",))  # type: ignore[assignment]
-    line_scores: tuple[float, ...] | None = None
-    probabilities: tuple[float, ...] | None = None
+    # The fields hold the validated forms; the constructor (typed below) accepts more.
+    pieces: tuple[Piece, ...] = field(default=("trominoes",))  # type: ignore[arg-type]
+    line_scores: tuple[float, ...] = None  # type: ignore[assignment]
+    probabilities: tuple[float, ...] = None  # type: ignore[assignment]
     start: int = 0
     objective: str = "points"
     preview: int = 0
@@ -100,6 +101,24 @@ class Rules:
     mirror: bool = False
     no_holes: bool = False
     top_out: bool = False
+
+    if TYPE_CHECKING:  # what the constructor accepts (the dataclass stores the validated forms)
+
+        def __init__(
+            self,
+            width: int = 4,
+            height: int = 4,
+            pieces: str | Iterable[PieceSpec] = ("trominoes",),
+            line_scores: Iterable[float] | None = None,
+            probabilities: Iterable[float] | None = None,
+            start: int | Board = 0,
+            objective: str = "points",
+            preview: int = 0,
+            hold: bool = False,
+            mirror: bool = False,
+            no_holes: bool = False,
+            top_out: bool = False,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         width = _positive_int("width", self.width)
@@ -281,7 +300,7 @@ def _finite_floats(name: str, values: object) -> tuple[float, ...]:
     if isinstance(values, (str, bytes)):
         raise RulesError(f"{name} must be a sequence of numbers, got the string {values!r}")
     try:
-        out = tuple(float(v) for v in values)  # type: ignore[union-attr]
+        out = tuple(float(v) for v in values)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         raise RulesError(f"{name} must be a sequence of numbers, got {values!r}") from None
     if not all(math.isfinite(v) for v in out):
@@ -334,7 +353,7 @@ def _start(value: object, width: int, height: int) -> int:
         if (value.width, value.height) != (width, height):
             raise RulesError(f"start is a {value.width}x{value.height} board, the rules are {width}x{height}")
         value = value.bits
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**cells:
+    if isinstance(value, bool) or not is_int(value) or not 0 <= value < 2**cells:
         raise RulesError(f"start must be a board: an integer in [0, 2**{cells}), got {value!r}")
     value = int(value)
     row = (1 << width) - 1

@@ -99,7 +99,7 @@ class Transitions:
     @property
     def nbytes(self) -> int:
         """The bytes held by the table's arrays."""
-        arrays = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
+        arrays: tuple[np.ndarray, ...] = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
         arrays += tuple(a for a in (self.queues, self.slots) if a is not None)
         return sum(a.nbytes for a in arrays)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -37,12 +37,13 @@ __all__ = [
 METHODS = ("vi", "mpi")
 
 
-def is_int(value: object) -> bool:
-    """Whether ``value`` is an integer: ``int`` or a numpy integer, not a bool."""
+def is_int(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is an integer: ``int`` or a numpy integer, not a bool.
+    (Typed as ``int``: numpy integers compare and convert as ints do.)"""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[float]:
     """Whether ``value`` is a real number: an integer as :func:`is_int`, or a
     Python or numpy float (NaN included; bools are not numbers here)."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
@@ -55,8 +56,8 @@ def check_int(
     """``value`` as an ``int`` if it is an integer in [low, high] (high None:
     no upper bound); else raise ``error`` naming ``name`` and the range.
     ``high_text`` spells the upper bound in the message (``"2**63"``)."""
-    if is_int(value) and low <= value and (high is None or value <= high):  # type: ignore[operator]
-        return int(value)  # type: ignore[call-overload]
+    if is_int(value) and low <= value and (high is None or value <= high):
+        return int(value)
     if high is None:
         raise error(f"{name} must be an integer >= {low}, got {value!r}")
     raise error(f"{name} must be an integer in [{low}, {high_text or high}], got {value!r}")
@@ -70,7 +71,7 @@ def check_number(
     (closed unless ``open_low`` / ``open_high``); else raise ``error`` naming
     ``name`` and the interval.  NaN, infinities and bools are refused."""
     if is_number(value):
-        x = float(value)  # type: ignore[arg-type]
+        x = float(value)
         if math.isfinite(x) and (low < x if open_low else low <= x) and (x < high if open_high else x <= high):
             return x
     raise error(f"{name} must be {_interval(low, high, open_low, open_high)}, got {value!r}")
@@ -114,17 +115,17 @@ def check_solver_args(
     accelerate)`` in plain Python types; raises ``ValueError`` naming the first
     one outside its range.  ``undiscounted``: discount 1 is allowed (the combo
     objective, whose games end)."""
-    if not (is_number(discount) and 0.0 <= discount <= 1.0 and (undiscounted or discount < 1.0)):  # type: ignore[operator]
+    if not (is_number(discount) and 0.0 <= discount <= 1.0 and (undiscounted or discount < 1.0)):
         interval = "[0, 1] (1: the expected combo length)" if undiscounted else "[0, 1)"
         raise ValueError(f"discount must be a number in {interval}, got {discount!r}")
-    if not (is_number(tol) and tol > 0 and math.isfinite(tol)):  # type: ignore[operator, arg-type]
+    if not (is_number(tol) and tol > 0 and math.isfinite(tol)):
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     max_iter = check_int("max_iter", max_iter, 1, 10**7, high_text="10**7")
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     eval_sweeps = check_int("eval_sweeps", eval_sweeps, 0, 10**4, high_text="10**4")
     accelerate = check_bool("accelerate", accelerate)
-    return float(discount), float(tol), max_iter, eval_sweeps, accelerate  # type: ignore[arg-type]
+    return float(discount), float(tol), max_iter, eval_sweeps, accelerate
 
 
 def solver_method(roles: Any, method: object) -> str:
