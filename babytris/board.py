@@ -58,7 +58,11 @@ class Board:
 
         ``height`` pads with empty rows on top (default: ``len(rows)``).
         """
+        if isinstance(rows, str):
+            raise ValueError(f"rows must be a list of strings, one per row (top first), got the string {rows!r}")
         rows = list(rows)
+        if not all(isinstance(r, str) for r in rows):
+            raise ValueError(f"rows must be strings of {FILLED!r} and {EMPTY!r}, got {rows!r}")
         if not rows:
             raise ValueError("rows must hold at least 1 row")
         width = len(rows[0])

@@ -17,6 +17,7 @@ from .resources import (
 )
 from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions, layers
+from .validation import check_type
 
 __all__ = ["enumerate_boards", "with_previews"]
 
@@ -48,6 +49,7 @@ def enumerate_boards(
             estimate so far and the worst case (every board without a full
             row reachable, every placement legal).
     """
+    check_type("rules", rules, Rules, "a babytris.Rules")
     max_memory = check_max_memory(max_memory)
     per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement

@@ -19,6 +19,7 @@ from .board import Board
 from .pieces import Placement
 from .rules import Rules
 from .placements import engine, placement_table
+from .validation import ArgumentTypeError
 
 __all__ = ["Game", "Move"]
 
@@ -67,7 +68,7 @@ class Game:
 
     def __init__(self, rules: Rules, *, seed: int | None = None, choose_piece: PieceChooser | None = None) -> None:
         if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+            raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
         if rules.hold:
             raise ValueError("Game: rules.hold is not supported (a hold step places nothing); use hold=False")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):

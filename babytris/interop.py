@@ -16,6 +16,7 @@ import numpy as np
 from .placements import placement_table
 
 from .transitions import Transitions
+from .validation import check_type
 
 __all__ = ["to_mdptoolbox"]
 
@@ -47,6 +48,7 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
     Returns:
         ``(P, R)``.
     """
+    check_type("transitions", transitions, Transitions, "a babytris.Transitions (from enumerate_boards)")
     rules = transitions.rules
     if rules.preview or rules.hold:
         raise ValueError("to_mdptoolbox: games with previews or hold are not supported")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence, Tuple
 
+from .validation import is_int
+
 Cell = Tuple[int, int]
 Shape = Tuple[Cell, ...]
 
@@ -65,9 +67,10 @@ class Piece:
     def from_cells(cls, cells: Iterable[Sequence[int]], name: str | None = None) -> "Piece":
         """A piece built from ``(x, y)`` cells; raises ``ValueError`` unless they form a polyomino."""
         try:
+            cells = [tuple(c) for c in cells]
+            if any(len(c) != 2 or not all(is_int(x) for x in c) for c in cells):
+                raise TypeError  # a float coordinate would be truncated silently by int()
             raw = [(int(c[0]), int(c[1])) for c in cells]
-            if any(len(c) != 2 for c in cells):
-                raise TypeError
         except (TypeError, ValueError, IndexError):
             raise ValueError("pieces: a custom piece must be a sequence of (x, y) integer pairs") from None
         if not raw:

@@ -102,7 +102,7 @@ from typing import Any
 import numpy as np
 
 from . import _rate
-from .validation import check_int, check_number, make_rules
+from .validation import ArgumentTypeError, check_int, check_number, make_rules
 from .rules import Rules
 from .enumeration import enumerate_boards
 from .placements import placement_table
@@ -292,12 +292,12 @@ def long_run_rate(
     threads = resolve_n_jobs(n_jobs)
     if isinstance(game, Transitions):
         if rule_fields:
-            raise TypeError(f"pass either a Transitions or rule fields, not both (got {', '.join(rule_fields)})")
+            raise ArgumentTypeError(f"pass either a Transitions or rule fields, not both (got {', '.join(rule_fields)})")
         _check_scores(game.rules)
         t = game
     else:
         if game is not None and not isinstance(game, Rules):
-            raise TypeError(f"game must be a babytris.Rules or Transitions, got {type(game).__name__}")
+            raise ArgumentTypeError(f"game must be a babytris.Rules or Transitions, got {type(game).__name__}")
         rules = make_rules(game, rule_fields)
         _check_scores(rules)
         t = enumerate_boards(

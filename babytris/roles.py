@@ -39,6 +39,7 @@ from .reward import Reward, check_reward, holes_created, move_rewards
 from .rules import Rules
 from .solution import Solution
 from .transitions import Transitions
+from .validation import ArgumentTypeError, check_type
 
 __all__ = [
     "OPPONENT_MODELS", "PLAYER_MODELS", "Opponent", "Player", "Roles", "bind_to_game", "opponent_pieces",
@@ -105,6 +106,8 @@ def two_sided(opponent: object) -> bool:
 def resolve(transitions: Transitions | None, opponent: object, player: object, reward: object) -> Roles:
     """Check the roles and resolve given policies against ``transitions``
     (None: check the names only).  Raises ``ValueError`` naming the argument."""
+    if transitions is not None:
+        check_type("transitions", transitions, Transitions, "a babytris.Transitions (from enumerate_boards)")
     if reward is not None and not isinstance(reward, Reward):
         raise ValueError(f"reward must be a babytris.Reward or None, got {reward!r}")
     if reward is not None and reward.is_points:
@@ -187,7 +190,7 @@ def transitions_of(game: object) -> Transitions:
         return game.transitions
     if isinstance(game, Transitions):
         return game
-    raise TypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
+    raise ArgumentTypeError(f"game must be a babytris.Solution or Transitions, got {type(game).__name__}")
 
 
 def bind_to_game(game: object, player: _P, opponent: _O) -> tuple[_P | Solution, _O | Solution]:
@@ -253,14 +256,17 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
         if opponent.opponent == "random":
             raise ValueError("opponent: the Solution was solved against random pieces and picks none; "
                              "use opponent='random', or solve with opponent='minimax'")
-        return opponent.piece_choices
-    if opponent is None or isinstance(opponent, (bool, int, float)):
+        # checked like an array: a Solution's arrays may come from an edited file
+        name, opponent = "opponent (the Solution's piece_choices)", opponent.piece_choices
+    elif opponent is None or isinstance(opponent, (bool, int, float)):
         raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
-    pieces = _int_array("opponent", opponent, (t.n_boards,), "(n_boards,)")
+    else:
+        name = "opponent"
+    pieces = _int_array(name, opponent, (t.n_boards,), "(n_boards,)")
     bad = np.flatnonzero((pieces < 0) | (pieces >= t.rules.n_pieces))
     if bad.size:
         raise ValueError(
-            f"opponent: piece indices must be in [0, {t.rules.n_pieces - 1}], "
+            f"{name}: piece indices must be in [0, {t.rules.n_pieces - 1}], "
             f"got {int(pieces[bad[0]])} at board index {int(bad[0])}"
         )
     return pieces.astype(np.int16)

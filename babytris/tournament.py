@@ -29,7 +29,7 @@ import numpy as np
 
 from .validation import make_rules
 from .evaluate import MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
-from .validation import check_int
+from .validation import check_int, check_type
 from .reward import Reward
 from .rules import Rules
 from .solve import solve_transitions
@@ -164,8 +164,7 @@ def tournament(
     Returns:
         :class:`Tournament`.
     """
-    if not isinstance(game, Transitions):
-        raise TypeError(f"game must be a babytris.Transitions, got {type(game).__name__}")
+    check_type("game", game, Transitions, "a babytris.Transitions (from enumerate_boards)")
     if not players or not opponents:
         raise ValueError("tournament: give at least one player and one opponent")
     _check_counts(n_actions, n_games)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METHODS",
+    "ArgumentTypeError",
+    "check_type",
     "check_bool",
     "check_int",
     "check_number",
@@ -35,6 +37,19 @@ __all__ = [
 #: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
 #: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
 METHODS = ("vi", "mpi")
+
+
+class ArgumentTypeError(ValueError, TypeError):
+    """An argument of the wrong type.  A ``ValueError`` like every other bad
+    argument to babytris (one ``except`` catches them all), and a ``TypeError``
+    as Python's own functions raise."""
+
+
+def check_type(name: str, value: object, types: type | tuple[type, ...], expected: str) -> None:
+    """Raise :class:`ArgumentTypeError` unless ``value`` is an instance of ``types``;
+    ``expected`` says in words what is wanted (e.g. ``"a babytris.Rules"``)."""
+    if not isinstance(value, types):
+        raise ArgumentTypeError(f"{name} must be {expected}, got {type(value).__name__}")
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -101,9 +116,9 @@ def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
     if rules is None:
         return Rules(**rule_fields)
     if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
+        raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
     if rule_fields:
-        raise TypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
+        raise ArgumentTypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
     return rules
 
 

@@ -1,6 +1,8 @@
 """One check for each kind of argument: numpy scalars are accepted where Python
 numbers are, and bad values are refused with the field and its range."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -48,3 +50,48 @@ def test_checks_return_plain_python_values():
         check_int("n", True, 1)
     with pytest.raises(ValueError, match="b must be True or False"):
         check_bool("b", 1)
+
+
+# --- wrong types and shapes at the entry points (issue 18) ----------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: babytris.solve_transitions(42),
+    lambda: babytris.minimize(42),
+    lambda: babytris.enumerate_boards(42),
+    lambda: babytris.to_mdptoolbox(42),
+    lambda: babytris.long_run_rate(42),
+    lambda: babytris.expected_points(42, n_actions=3),
+    lambda: babytris.play(42),
+    lambda: babytris.tournament(42, {"random": "random"}, {"random": "random"}),
+], ids=["solve_transitions", "minimize", "enumerate_boards", "to_mdptoolbox", "long_run_rate",
+        "expected_points", "play", "tournament"])
+def test_a_wrong_first_argument_is_a_value_error_naming_it(call):
+    with pytest.raises(ValueError, match=r"(transitions|rules|game) must be a babytris\.\w+.*got int") as err:
+        call()
+    assert isinstance(err.value, TypeError)  # and still a TypeError, as Python's own functions raise
+
+
+def test_rows_given_as_one_string_are_refused():
+    with pytest.raises(ValueError, match="rows must be a list of strings"):
+        babytris.Board.from_rows("##..")
+    with pytest.raises(ValueError, match="rows must be strings"):
+        babytris.Board.from_rows(["##..", 3])
+    assert babytris.Board.from_rows(["##.."]).bits == 0b0011
+
+
+def test_piece_coordinates_must_be_integers_not_truncated():
+    with pytest.raises(ValueError, match=r"\(x, y\) integer pairs"):
+        babytris.Rules(pieces=[[(0.5, 0), (1, 0)]])
+    domino = babytris.Rules(pieces=[[(np.int64(0), 0), (1, np.int32(0))]]).pieces[0]
+    assert domino.cells == ((0, 0), (1, 0))
+
+
+def test_out_of_range_piece_choices_in_a_solution_are_an_error_not_a_crash(transitions_4x4):
+    s = babytris.solve_transitions(transitions_4x4, opponent="minimax")
+    bad = s.opponent_policy.copy()
+    bad[17] = 9
+    corrupted = dataclasses.replace(s, opponent_policy=bad)
+    with pytest.raises(ValueError, match=r"piece_choices.*\[0, 1\], got 9 at board index 17"):
+        babytris.play(corrupted, "random", "solution", n_actions=5, seed=0)
+    with pytest.raises(ValueError, match="piece_choices"):
+        babytris.expected_points(corrupted, "random", "solution", n_actions=5)
