@@ -222,10 +222,13 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
     values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
+        move_reward = roles.move_rewards(transitions)
+    check_value_range(scores, move_reward, dead, discount)
     sweeper = _core.Sweeper(
         transitions.offsets, transitions.next_board, transitions.lines, scores, probs, float(discount),
         values, board_values, policy, order, layer_starts, **modes,
-        move_reward=roles.move_rewards(transitions),
+        move_reward=move_reward,
         independent_layers=independent_layers(transitions),
     )
     partition, residuals = None, []
@@ -267,6 +270,28 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},
         partition=partition,
     )
+
+
+#: The largest value a solve may reach: far below float64's 1.8e308, so that
+#: the sums of a sweep (probabilities times values) cannot overflow.
+MAX_VALUE = 1e300
+
+
+def check_value_range(scores: np.ndarray, move_reward: np.ndarray | None, dead: float, discount: float) -> None:
+    """Refuse rewards so large that the values would overflow float64 (they
+    would run every sweep and end as inf or NaN): a placement earns at most
+    ``r`` = the largest line score plus the largest reward, so every value is
+    at most ``r / (1 - discount)`` in size (``r`` times the longest game when
+    undiscounted, where the objective is a combo of unit scores)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        largest = float(np.max(np.abs(scores))) + (0.0 if move_reward is None else float(np.max(np.abs(move_reward), initial=0.0)))
+        bound = max(largest, abs(dead)) / (1.0 - discount) if discount < 1.0 else max(largest, abs(dead))
+    if not (np.isfinite(bound) and bound <= MAX_VALUE):
+        raise ValueError(
+            f"line_scores and reward weights are too large: a placement may earn {largest:.3g} and the values "
+            f"could reach {bound:.3g} at discount {discount}, beyond {MAX_VALUE:.0e} (float64 overflows at 1.8e308); "
+            "scale the scores and weights down"
+        )
 
 
 @dataclass

@@ -95,3 +95,18 @@ def test_out_of_range_piece_choices_in_a_solution_are_an_error_not_a_crash(trans
         babytris.play(corrupted, "random", "solution", n_actions=5, seed=0)
     with pytest.raises(ValueError, match="piece_choices"):
         babytris.expected_points(corrupted, "random", "solution", n_actions=5)
+
+
+@pytest.mark.parametrize("game", [
+    dict(line_scores=(0, 1e308, 1e308, 1e308)),
+    dict(reward=babytris.Reward(height=1e308)),
+    dict(line_scores=(0, 1e299, 1e299, 1e299), discount=0.99),  # finite scores, values past 1e300
+], ids=["line_scores", "reward", "discounted_sum"])
+def test_rewards_that_would_overflow_are_refused_before_the_sweeps(game):
+    with pytest.raises(ValueError, match="too large"):
+        babytris.solve(width=4, height=4, **game)
+
+
+def test_large_but_safe_scores_scale_the_values_exactly(solution_4x4):
+    big = babytris.solve(width=4, height=4, line_scores=(0, 1e200, 3e200, 6e200), tol=1e192)
+    np.testing.assert_allclose(big.values / 1e200, solution_4x4.values, rtol=1e-6, atol=1e-6)
