@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import tempfile
 import zipfile
@@ -99,10 +98,10 @@ def save(solution: Solution, path: "str | os.PathLike") -> None:
               if getattr(solution, name) is not None}
     arrays.update({f"table_{name}": getattr(solution.transitions, name) for name in _TABLE_ARRAYS
                    if getattr(solution.transitions, name) is not None})
-    replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
+    _replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
 
 
-def replace_atomically(path: "str | os.PathLike", write: Callable[[IO[bytes]], Any]) -> None:
+def _replace_atomically(path: "str | os.PathLike", write: Callable[[IO[bytes]], Any]) -> None:
     """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
     and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
     old file or the new one, never a part.  On any failure, interrupts
