@@ -21,15 +21,18 @@ import numpy as np
 from .roles import OPPONENT_MODELS
 from .resources import DEFAULT_MAX_MEMORY
 
-__all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
+__all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
 
 EXIT_OK = 0
 EXIT_NOT_CONVERGED = 1  # a solve stopped at --max-iter before --tol
-EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable files
+EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable, invalid or unwritable files
 EXIT_OVER_MEMORY = 3
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
 
-EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments or
-unreadable file; 3 the work needs more memory than --max-memory allows."""
+EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments, or a
+file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
+more memory than --max-memory allows; 130 interrupted (Ctrl-C): a file being saved is left
+as it was."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -218,9 +221,24 @@ def _rules_record(rules) -> dict:
             "preview": rules.preview, "hold": rules.hold, "objective": rules.objective, "mirror": rules.mirror}
 
 
+def _check_writable(option: str, path: str) -> None:
+    """Refuse, before any work, a file that could not be saved: a directory,
+    in a missing directory, or in one this user may not write to (saves write
+    a temporary file beside ``path`` and rename it over, so the directory
+    must be writable, not the old file)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{option}: {path!r} is a directory; give a file name")
+    folder = target.resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"{option}: no directory {str(folder)!r} to save {path!r} in")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option}: cannot write in {str(folder)!r} (permission denied)")
+
+
 def _solve(args: argparse.Namespace, out: _Output) -> int:
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        raise ValueError(f"--out: no directory {str(Path(args.out).resolve().parent)!r} to save {args.out!r} in")
+    if args.out:
+        _check_writable("--out", args.out)
     started = time.perf_counter()
     solution = _solution_from(args, out, pieces=args.pieces, preview=args.preview, hold=args.hold)
     elapsed = time.perf_counter() - started
@@ -421,7 +439,18 @@ COMMANDS = {"solve": _solve, "play": _play, "tournament": _tournament, "bench": 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (see ``EPILOG``): 0 done,
-    1 not converged, 2 bad arguments or unreadable file, 3 over the memory budget."""
+    1 not converged, 2 bad arguments or a bad file, 3 over the memory budget,
+    130 interrupted (Ctrl-C: one line on stderr, no traceback)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        if sys.stderr.isatty():
+            print(file=sys.stderr)  # a progress bar may have left its line open
+        print("babytris: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as done:  # --help, --version (0) and usage errors (2)

@@ -12,20 +12,25 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import zipfile
-from typing import Any
+from typing import Any, Callable, IO
 
 import numpy as np
 
 from .pieces import Piece
+from .placements import placement_table
 from .reward import Reward
+from .roles import OPPONENT_MODELS, PLAYER_MODELS
 from .rules import Rules
 from .solution import Solution
-from .transitions import Transitions
+from .transitions import HOLD_MOVE, Transitions, layers
+from .validation import METHODS, check_bool, check_int, check_number
 
-__all__ = ["save", "load", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
+__all__ = ["save", "load", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.solution"
@@ -37,12 +42,36 @@ READABLE_VERSIONS = (1, 2)
 # The arrays a file holds, by the attribute they come from; None-able ones may be absent.
 _SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy")
 _TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots")
+# The dtype each array is written with.
+_DTYPES = {
+    "solution_values": np.float64, "solution_policy": np.int16, "solution_residuals": np.float64,
+    "solution_opponent_policy": np.int16, "table_boards": np.uint64, "table_layer_starts": np.int64,
+    "table_offsets": np.int64, "table_next_board": np.int32, "table_lines": np.uint8,
+    "table_placement": np.uint16, "table_queues": np.int64, "table_slots": np.int64,
+}
+# The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
+_SETTINGS = ("rules", "discount", "iterations", "residual", "converged", "method", "tol", "max_iter", "seconds",
+             "opponent", "player", "reward", "table_seconds")
+
+
+class SolutionFileError(ValueError):
+    """A file :func:`load` cannot read as a babytris solution; ``path`` is the
+    file and ``field`` the array or setting at fault (None: the file as a whole)."""
+
+    def __init__(self, path: "str | os.PathLike", field: str | None, problem: str) -> None:
+        self.path, self.field = os.fspath(path), field
+        where = "" if field is None else f"{field}: "
+        super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
 
 
 def save(solution: Solution, path: "str | os.PathLike") -> None:
     """Write ``solution`` to ``path`` (numpy ``.npz``, compressed): its values,
     policy and piece choices, the move table, the rules and the settings.
-    The quotient of ``solve(..., minimize=True)`` is not kept."""
+    The quotient of ``solve(..., minimize=True)`` is not kept.
+
+    The file is written whole beside ``path`` and then renamed onto it, so a
+    save that fails or is interrupted (even killed) leaves the previous file
+    at ``path``, if any, as it was."""
     if not isinstance(solution, Solution):
         raise TypeError(f"solution must be a babytris.Solution, got {type(solution).__name__}")
     from . import __version__
@@ -69,12 +98,58 @@ def save(solution: Solution, path: "str | os.PathLike") -> None:
               if getattr(solution, name) is not None}
     arrays.update({f"table_{name}": getattr(solution.transitions, name) for name in _TABLE_ARRAYS
                    if getattr(solution.transitions, name) is not None})
-    with open(path, "wb") as f:
-        np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays)
+    _replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
+
+
+def _replace_atomically(path: "str | os.PathLike", write: Callable[[IO[bytes]], Any]) -> None:
+    """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
+    and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
+    old file or the new one, never a part.  On any failure, interrupts
+    included, the temporary file is removed and ``path`` left as it was."""
+    target = os.path.abspath(os.fspath(path))
+    folder, name = os.path.split(target)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"cannot save to {os.fspath(path)!r}: it is a directory")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+            os.chmod(temporary, _new_file_mode(target))
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_directory(folder)
+
+
+def _new_file_mode(target: str) -> int:
+    """The permissions the saved file gets: the old file's, or those a plain
+    ``open(path, "w")`` would give (0o666 less the umask; mkstemp's are 0o600)."""
+    with contextlib.suppress(OSError):
+        return os.stat(target).st_mode & 0o7777
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _sync_directory(folder: str) -> None:
+    """Flush the directory entry of a rename to disk, where the system allows
+    (POSIX; Windows cannot open a directory)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
 
 
 def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
-    """Read a solution written by :meth:`Solution.save`.
+    """Read a solution written by :meth:`Solution.save`, checking every field.
 
     Returns:
         the :class:`Solution`, with its move table (``solution.transitions``).
@@ -84,72 +159,212 @@ def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
         rules: if given, the rules the file must have been solved for.
 
     Raises:
-        ValueError: the file is not a babytris solution, is corrupt or of
-            another format version, or was solved for other ``rules``.
+        SolutionFileError: (a ``ValueError``) the file is not a babytris
+            solution, is corrupt or inconsistent (the message names the file
+            and the field: the metadata's types and ranges, the arrays' names,
+            dtypes and shapes against the rules, finite values, the move
+            table's offsets, boards and placements in range), or is of
+            another format version.
+        ValueError: it was solved for other ``rules``.
+        OSError: the file cannot be opened (missing, a directory, no permission).
     """
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            contents = {key: data[key] for key in data.files}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
-        if isinstance(err, FileNotFoundError):
-            raise
-        raise ValueError(f"{os.fspath(path)!r} is not a babytris solution file (numpy .npz): {err}") from None
-    try:
-        meta = json.loads(str(contents.pop("meta")))
-    except (KeyError, json.JSONDecodeError):
-        raise ValueError(f"{os.fspath(path)!r} is not a babytris solution file: no readable metadata") from None
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"{os.fspath(path)!r} is not a babytris solution file (format {meta.get('format')!r})")
-    if meta.get("format_version") not in READABLE_VERSIONS:
-        raise ValueError(
-            f"{os.fspath(path)!r} has format version {meta.get('format_version')!r}; this babytris reads "
-            f"versions {', '.join(map(str, READABLE_VERSIONS))} (re-solve, or load it with the babytris that "
-            f"wrote it, {meta.get('babytris_version')!r})"
-        )
-    try:
-        saved_rules = _rules_from_json(meta["rules"])
-        table = Transitions(saved_rules, seconds=meta["table_seconds"],
-                            **{name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS})
-        solution = Solution(
-            rules=saved_rules,
-            discount=meta["discount"],
-            transitions=table,
-            iterations=meta["iterations"],
-            residual=meta["residual"],
-            converged=meta["converged"],
-            method=meta["method"],
-            tol=meta["tol"],
-            max_iter=meta["max_iter"],
-            seconds=meta["seconds"],
-            opponent=meta["opponent"],
-            player=meta["player"],
-            reward=None if meta["reward"] is None else Reward(**meta["reward"]),
-            **{name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS},
-        )
-    except (KeyError, TypeError, ValueError) as err:
-        raise ValueError(f"{os.fspath(path)!r} is a corrupt babytris solution file: {err}") from None
-    _check_shapes(solution, path)
+    meta, contents = _read(path)
+    settings = _check_settings(path, meta)
+    saved_rules = settings["rules"]
+    _check_arrays(path, saved_rules, settings, contents)
+    table = Transitions(saved_rules, seconds=settings["table_seconds"],
+                        **{name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS})
+    solution = Solution(
+        transitions=table,
+        **{name: settings[name] for name in _SETTINGS if name != "table_seconds"},
+        **{name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS},
+    )
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution
 
 
-def _check_shapes(solution: Solution, path: "str | os.PathLike") -> None:
-    t = solution.transitions
-    n, n_pieces = t.n_boards, solution.rules.n_pieces
-    problems = []
-    if solution.values is None or solution.values.shape != (n, n_pieces):
-        problems.append("values")
-    if solution.policy is None or solution.policy.shape != (n, n_pieces):
-        problems.append("policy")
-    if t.offsets is None or t.offsets.shape != (n * n_pieces + 1,) or t.offsets[-1] != len(t.next_board):
-        problems.append("offsets")
-    if t.next_board is None or (len(t.next_board) and not 0 <= t.next_board.min() <= t.next_board.max() < n):
-        problems.append("next_board")
-    if solution.opponent_policy is not None and solution.opponent_policy.shape != (n,):
-        problems.append("opponent_policy")
-    if problems:
-        raise ValueError(f"{os.fspath(path)!r} is a corrupt babytris solution file: bad {', '.join(problems)}")
+def _read(path: "str | os.PathLike") -> tuple[dict, dict[str, np.ndarray]]:
+    """The metadata and the arrays of a solution file, its format checked."""
+    name = os.fspath(path)
+    try:
+        data = np.load(path, allow_pickle=False)
+    except OSError as err:
+        if err.errno is not None:  # the file system's: missing, a directory, no permission
+            raise
+        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
+    except Exception as err:  # numpy's and zipfile's many ways of saying "not this format"
+        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"{name!r} is not a babytris solution file: it holds one numpy array (.npy), "
+                         f"not the .npz archive Solution.save writes")
+    try:
+        with data:
+            contents = {key: data[key] for key in data.files}
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError) as err:
+        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+    except Exception as err:  # zlib.error for a damaged compressed array, among others
+        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+    try:
+        meta = json.loads(str(contents.pop("meta")))
+    except (KeyError, ValueError):
+        raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise ValueError(f"{name!r} is not a babytris solution file (format {found!r})")
+    if meta.get("format_version") not in READABLE_VERSIONS:
+        raise ValueError(
+            f"{name!r} has format version {meta.get('format_version')!r}; this babytris reads "
+            f"versions {', '.join(map(str, READABLE_VERSIONS))} (re-solve, or load it with the babytris that "
+            f"wrote it, {meta.get('babytris_version')!r})"
+        )
+    return meta, contents
+
+
+def _check_settings(path: "str | os.PathLike", meta: dict) -> dict[str, Any]:
+    """The metadata's settings, each checked for its type and range, as the
+    values a :class:`Solution` takes; raises :class:`SolutionFileError`."""
+    missing = [name for name in _SETTINGS if name not in meta]
+    if missing:
+        raise SolutionFileError(path, missing[0], "missing from the metadata")
+
+    def check(name: str, test: Callable[[Any], Any]) -> Any:
+        try:
+            return test(meta[name])
+        except (TypeError, ValueError, KeyError, AttributeError) as err:
+            raise SolutionFileError(path, name, str(err)) from None
+
+    out: dict[str, Any] = {}
+    out["rules"] = check("rules", _rules_from_json)
+    undiscounted = out["rules"].objective == "combo"
+    out["discount"] = check("discount", lambda v: check_number(
+        "discount", v, 0.0, 1.0, open_high=not undiscounted))
+    out["iterations"] = check("iterations", lambda v: check_int("iterations", v, 0))
+    out["residual"] = check("residual", lambda v: check_number("residual", v, 0.0))
+    out["converged"] = check("converged", lambda v: check_bool("converged", v))
+    out["method"] = check("method", lambda v: _one_of("method", v, METHODS))
+    out["tol"] = check("tol", lambda v: check_number("tol", v, 0.0, open_low=True))
+    out["max_iter"] = check("max_iter", lambda v: check_int("max_iter", v, 1, 10**7, high_text="10**7"))
+    out["seconds"] = check("seconds", _seconds)
+    out["opponent"] = check("opponent", lambda v: _one_of("opponent", v, (*OPPONENT_MODELS, "given")))
+    out["player"] = check("player", lambda v: _one_of("player", v, (*PLAYER_MODELS, "given")))
+    out["reward"] = check("reward", lambda v: None if v is None else Reward(**v))
+    out["table_seconds"] = check("table_seconds", lambda v: check_number("table_seconds", v, 0.0))
+    if out["converged"] != (out["residual"] <= out["tol"]):
+        raise SolutionFileError(path, "converged", f"{out['converged']} with residual {out['residual']:g} and "
+                                                   f"tol {out['tol']:g}")
+    return out
+
+
+def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not (isinstance(value, str) and value in allowed):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def _seconds(value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise ValueError(f"seconds must be a dict of timings, got {value!r}")
+    return {str(key): check_number(f"seconds[{key!r}]", time, 0.0) for key, time in value.items()}
+
+
+def _check_arrays(path: "str | os.PathLike", rules: Rules, settings: dict[str, Any],
+                  contents: dict[str, np.ndarray]) -> None:
+    """Check the arrays against the rules, the settings and one another: names,
+    dtypes, shapes, finite values, and the move table's ranges (offsets rising
+    from 0 to the number of moves, next boards, lines, placements, policies,
+    piece choices, queues and hold slots in range), so no compiled loop reads
+    out of bounds; raises :class:`SolutionFileError` naming the first array at fault."""
+    def fail(name: str, problem: str) -> None:
+        raise SolutionFileError(path, name, problem)
+
+    unknown = sorted(set(contents) - set(_DTYPES))
+    if unknown:
+        fail(unknown[0], "not an array a babytris solution holds")
+    required = {"solution_values", "solution_policy", "solution_residuals", "table_boards", "table_layer_starts",
+                "table_offsets", "table_next_board", "table_lines", "table_placement"}
+    if rules.preview:
+        required.add("table_queues")
+    if rules.hold:
+        required.add("table_slots")
+    if settings["opponent"] != "random":
+        required.add("solution_opponent_policy")
+    for name in sorted(required - set(contents)):
+        fail(name, "missing")
+    for name in sorted(set(contents) - required):
+        fail(name, f"not expected with these rules and opponent={settings['opponent']!r}")
+    for name, array in contents.items():
+        if array.dtype != _DTYPES[name]:
+            fail(name, f"dtype {array.dtype}, not {np.dtype(_DTYPES[name])}")
+
+    boards, offsets = contents["table_boards"], contents["table_offsets"]
+    n, n_pieces = len(boards), rules.n_pieces
+    n_moves = len(contents["table_next_board"])
+    shapes = {"table_boards": (n,), "table_layer_starts": (len(layers(rules)) + 1,),
+              "table_offsets": (n * n_pieces + 1,), "table_next_board": (n_moves,), "table_lines": (n_moves,),
+              "table_placement": (n_moves,), "table_queues": (n,), "table_slots": (n,),
+              "solution_values": (n, n_pieces), "solution_policy": (n, n_pieces),
+              "solution_residuals": (settings["iterations"],), "solution_opponent_policy": (n,)}
+    for name, array in contents.items():
+        if array.shape != shapes[name]:
+            fail(name, f"shape {array.shape}, where the rules ({rules.width}x{rules.height}, {n_pieces} pieces) "
+                       f"and the other arrays make it {shapes[name]}")
+
+    # The boards: on width * height cells, numbered layer by layer, ascending within each.
+    rows_per_board = rules.queues * rules.hold_slots
+    if n == 0 or n % rows_per_board:
+        fail("table_boards", f"{n} rows, not a positive multiple of {rows_per_board} (queues x hold slots)")
+    if rules.cells < 64 and int(boards.max()) >> rules.cells:
+        fail("table_boards", f"a board has cells beyond the {rules.width}x{rules.height} = {rules.cells} of the rules")
+    starts = contents["table_layer_starts"]
+    if starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) < 0):
+        fail("table_layer_starts", f"must rise from 0 to the number of rows, {n}")
+    for lo, hi in zip(starts[:-1], starts[1:]):
+        if np.any(boards[lo + 1:hi] < boards[lo:hi - 1]):  # (np.diff of uint64 would wrap around)
+            fail("table_boards", "not in ascending order within a layer")
+    for name, high in (("table_queues", rules.queues), ("table_slots", rules.hold_slots)):
+        if name in contents and n and not (0 <= contents[name].min() and contents[name].max() < high):
+            fail(name, f"values outside [0, {high})")
+
+    # The move table.
+    steps = np.diff(offsets)
+    if offsets[0] != 0 or offsets[-1] != n_moves or (steps.size and steps.min() < 0):
+        fail("table_offsets", f"must rise from 0 to the number of moves, {n_moves}")
+    if n_moves and not 0 <= contents["table_next_board"].min() <= contents["table_next_board"].max() < n:
+        fail("table_next_board", f"a move leads outside the {n} rows")
+    if n_moves and contents["table_lines"].max() >= len(rules.line_scores):
+        fail("table_lines", f"a move clears more than the {len(rules.line_scores) - 1} rows the rules score")
+    table = placement_table(rules)
+    numbers = int(table.first[-1]) if rules.hold else int(np.diff(table.first).max())
+    placement = contents["table_placement"]
+    if n_moves and np.any((placement >= numbers) & ~((placement == HOLD_MOVE) & rules.hold)):
+        fail("table_placement", f"a placement number outside the {numbers} placements of the pieces")
+
+    # The solution.
+    if not np.all(np.isfinite(contents["solution_values"])):
+        fail("solution_values", "not all finite")
+    residuals = contents["solution_residuals"]
+    if not (np.all(np.isfinite(residuals)) and np.all(residuals >= 0)):
+        fail("solution_residuals", "not all finite and >= 0")
+    if residuals.size and residuals[-1] != settings["residual"]:
+        fail("residual", f"{settings['residual']!r}, not the last of solution_residuals, {residuals[-1]!r}")
+    policy = contents["solution_policy"].ravel()
+    has_move = steps > 0
+    if np.any(policy < -1):
+        fail("solution_policy", "values below -1")
+    if np.any((policy >= 0) & ~has_move):
+        fail("solution_policy", "a placement where the state has no move")
+    # Each chosen placement is one of its state's moves.
+    matches = np.zeros(policy.size, dtype=bool)
+    if n_moves:
+        same = placement == np.repeat(policy, steps)
+        matches[has_move] = np.logical_or.reduceat(same, offsets[:-1][has_move])
+    if np.any((policy >= 0) & ~matches):
+        fail("solution_policy", "a placement that is not one of its state's moves")
+    if "solution_opponent_policy" in contents:
+        choice = contents["solution_opponent_policy"]
+        if n and not (0 <= choice.min() and choice.max() < n_pieces):
+            fail("solution_opponent_policy", f"piece choices outside [0, {n_pieces})")
 
 
 def _rules_to_json(rules: Rules) -> dict[str, Any]:
@@ -170,6 +385,8 @@ def _rules_to_json(rules: Rules) -> dict[str, Any]:
 
 
 def _rules_from_json(fields: dict[str, Any]) -> Rules:
+    if not isinstance(fields, dict):
+        raise ValueError(f"rules must be a dict of Rules fields, got {fields!r}")
     fields = dict(fields)
     fields["pieces"] = [Piece(p["name"], tuple(tuple(c) for c in p["cells"])) for p in fields["pieces"]]
     return Rules(**fields)

@@ -122,7 +122,8 @@ class Solution:
         return self.rules.pieces[piece].name
 
     def save(self, path) -> None:
-        """Write this solution to ``path`` (numpy ``.npz``); read it back with :func:`babytris.load`."""
+        """Write this solution to ``path`` (numpy ``.npz``); read it back with :func:`babytris.load`.
+        The file is replaced atomically: a failed or interrupted save leaves the old one as it was."""
         from .persist import save  # persist builds Solutions: import it when used
 
         save(self, path)

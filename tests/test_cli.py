@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
+import numpy as np
 import pytest
 
 import babytris
@@ -283,3 +287,100 @@ def test_play_with_mirror_rules_shows_the_real_boards(capsys, tmp_path):
                     if (m.placement.rotation, m.placement.column) == (step["rotation"], step["column"]))
         assert replay.place(move.placement) == step["points"]
     assert replay.board == game["final_board"]
+
+
+# --- Files, interrupts and exit statuses --------------------------------------------------------------
+
+
+def test_out_is_checked_before_the_solve(tmp_path, capsys):
+    started = time.perf_counter()
+    # 5x6 would take minutes to solve: a refusal within seconds was made first.
+    for out, words in ((tmp_path, "is a directory"), (tmp_path / "no" / "x.npz", "no directory")):
+        assert cli.main(["solve", "--width", "5", "--height", "6", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("babytris: error: --out") and words in err and err.count("\n") == 1
+    assert time.perf_counter() - started < 10
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
+def test_out_in_a_read_only_directory_is_refused(tmp_path, capsys):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        assert cli.main(["solve", "--width", "5", "--height", "6", "--out", str(folder / "x.npz")]) == 2
+        assert "cannot write" in capsys.readouterr().err
+    finally:
+        folder.chmod(0o700)
+
+
+def bad_solution_files(folder):
+    """Files `play --solution` must refuse with exit 2 (name, path)."""
+    good = folder / "good.npz"
+    babytris.solve(width=4, height=4).save(good)
+    with np.load(good) as data:
+        contents = {key: data[key] for key in data.files}
+    meta = json.loads(str(contents["meta"]))
+    files = {}
+
+    def write(name, **changes):
+        path = folder / f"{name}.npz"
+        np.savez_compressed(path, **{**contents, **changes})
+        files[name] = path
+
+    write("discount abc", meta=np.array(json.dumps({**meta, "discount": "abc"})))
+    write("string values", solution_values=contents["solution_values"].astype(str))
+    policy = contents["solution_policy"].copy()
+    policy[policy >= 0] = 900
+    write("policy out of range", solution_policy=policy)
+    np.save(folder / "plain.npy", contents["solution_values"])
+    files["plain npy"] = folder / "plain.npy"
+    (folder / "text.npz").write_text("not a solution")
+    files["text"] = folder / "text.npz"
+    files["directory"] = folder
+    files["missing"] = folder / "missing.npz"
+    return files
+
+
+def test_play_refuses_bad_files_with_exit_2(tmp_path, capsys):
+    for name, path in bad_solution_files(tmp_path).items():
+        assert cli.main(["play", "--solution", str(path)]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith("babytris: error:") and err.count("\n") == 1, (name, err)
+
+
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(babytris, "solve", interrupted)
+    assert cli.main(["solve", "--width", "4", "--height", "4"]) == 130
+    assert capsys.readouterr() == ("", "babytris: interrupted\n")
+    monkeypatch.setattr(cli, "_parser", interrupted)
+    assert cli.main(["rate"]) == 130
+
+
+# The `babytris` entry point, saying when its imports are done (a Ctrl-C before
+# main() starts is Python's to report).
+RUNNER = "import sys; from babytris.cli import main; print('ready', flush=True); sys.exit(main(sys.argv[1:]))"
+
+
+def test_ctrl_c_during_a_solve_keeps_the_previous_file(tmp_path):
+    path = tmp_path / "x.npz"
+    babytris.solve(width=3, height=3).save(path)
+    before = path.read_bytes()
+    solver = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, "solve", "--width", "4", "--height", "6", "--out", str(path)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert solver.stdout.readline() == "ready\n"
+        time.sleep(1.0)  # into the solve (about 3 s here) or the save after it (about 6 s)
+        solver.send_signal(signal.SIGINT)
+        out, err = solver.communicate(timeout=60)
+    finally:
+        solver.kill()
+    assert solver.returncode == 130, err
+    assert err == "babytris: interrupted\n"
+    assert path.read_bytes() == before and babytris.load(path).n_boards == 34
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -72,3 +77,225 @@ def test_corrupt_and_foreign_files_are_refused(tmp_path):
         babytris.load(tmp_path / "cut.npz")
     with pytest.raises(FileNotFoundError):
         babytris.load(tmp_path / "missing.npz")
+
+
+# --- Every field of a file is checked on load -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A small solution's file, its contents, and a function writing an edited copy."""
+    folder = tmp_path_factory.mktemp("files")
+    path = folder / "good.npz"
+    babytris.solve(width=4, height=4, opponent="minimax").save(path)
+    with np.load(path) as data:
+        contents = {key: data[key] for key in data.files}
+    return folder, contents
+
+
+def edited(folder, contents, name="edited.npz", meta=None, **arrays):
+    """Write ``contents`` with ``meta`` fields and ``arrays`` replaced (None: removed)."""
+    out = dict(contents)
+    if meta:
+        fields = json.loads(str(out["meta"]))
+        fields.update(meta)
+        out["meta"] = np.array(json.dumps(fields))
+    for key, value in arrays.items():
+        if value is None:
+            del out[key]
+        else:
+            out[key] = value
+    path = folder / name
+    np.savez_compressed(path, **out)
+    return path
+
+
+def test_the_fixture_file_loads(saved):
+    folder, contents = saved
+    assert babytris.load(edited(folder, contents)).n_boards == 12_978
+
+
+def values_with(contents, name, index, value):
+    array = contents[name].copy()
+    array[index] = value
+    return array
+
+
+@pytest.mark.parametrize("meta, field", [
+    (dict(discount=5.0), "discount"),           # issue 18: action_values then returned 50.49 for 9.09
+    (dict(discount="abc"), "discount"),         # issue 18: `babytris play` exited 0
+    (dict(discount=1.0), "discount"),           # 1 only with the combo objective
+    (dict(discount=-0.1), "discount"),
+    (dict(tol=0), "tol"),
+    (dict(tol="small"), "tol"),
+    (dict(iterations=-1), "iterations"),
+    (dict(iterations=2.5), "iterations"),
+    (dict(residual=float("nan")), "residual"),
+    (dict(converged="yes"), "converged"),
+    (dict(converged=False), "converged"),       # the residual is below tol: it did converge
+    (dict(method="newton"), "method"),
+    (dict(max_iter=0), "max_iter"),
+    (dict(seconds=[1, 2]), "seconds"),
+    (dict(seconds={"solve": -1}), "seconds"),
+    (dict(opponent="nobody"), "opponent"),
+    (dict(player=3), "player"),
+    (dict(reward={"no_such_weight": 1}), "reward"),
+    (dict(table_seconds=None), "table_seconds"),
+    (dict(rules={"width": 4, "height": 100, "pieces": []}), "rules"),
+    (dict(rules=[4, 4]), "rules"),
+])
+def test_bad_metadata_is_refused(saved, meta, field):
+    folder, contents = saved
+    path = edited(folder, contents, meta=meta)
+    with pytest.raises(babytris.persist.SolutionFileError, match=f"{field}") as info:
+        babytris.load(path)
+    assert info.value.field == field and str(path) in str(info.value)
+
+
+def test_missing_metadata_field_is_refused(saved):
+    folder, contents = saved
+    fields = json.loads(str(contents["meta"]))
+    del fields["discount"]
+    path = edited(folder, {**contents, "meta": np.array(json.dumps(fields))})
+    with pytest.raises(ValueError, match="discount: missing"):
+        babytris.load(path)
+
+
+def test_rules_edited_to_a_smaller_board_are_refused(tmp_path):
+    # issue 18: 4x5 arrays with the rules edited to 4x4 loaded as a 4x4 solution of 182,101 boards
+    babytris.solve(width=4, height=5).save(tmp_path / "4x5.npz")
+    with np.load(tmp_path / "4x5.npz") as data:
+        contents = {key: data[key] for key in data.files}
+    fields = json.loads(str(contents["meta"]))
+    fields["rules"]["height"] = 4
+    path = edited(tmp_path, contents, meta=dict(rules=fields["rules"]))
+    with pytest.raises(ValueError, match="table_boards: a board has cells beyond the 4x4"):
+        babytris.load(path)
+
+
+def test_arrays_are_checked(saved):
+    folder, contents = saved
+    n = len(contents["table_boards"])
+    n_moves = len(contents["table_next_board"])
+    offsets = contents["table_offsets"]
+    swapped = offsets.copy()
+    swapped[[1000, 1001]] = swapped[[1001, 1000]] + [5, -5]  # out of order
+    cases = [
+        (dict(solution_values=np.full_like(contents["solution_values"], np.nan)), "solution_values"),  # issue 18
+        (dict(solution_values=values_with(contents, "solution_values", (5, 1), np.inf)), "solution_values"),
+        (dict(solution_values=contents["solution_values"].astype(np.float32)), "solution_values: dtype"),
+        (dict(solution_values=contents["solution_values"].astype(str)), "solution_values: dtype"),
+        (dict(solution_values=contents["solution_values"][:-1]), "solution_values: shape"),
+        (dict(solution_values=None), "solution_values: missing"),
+        (dict(solution_policy=values_with(contents, "solution_policy", (3, 0), 999)), "solution_policy"),
+        (dict(solution_policy=values_with(contents, "solution_policy", (3, 0), -2)), "solution_policy"),
+        (dict(solution_policy=values_with(contents, "solution_policy", (n - 1, 1), 0)), "solution_policy"),
+        (dict(solution_residuals=contents["solution_residuals"][:-1]), "solution_residuals: shape"),
+        (dict(solution_opponent_policy=values_with(contents, "solution_opponent_policy", 7, 2)),
+         "solution_opponent_policy"),                                                    # issue 18: a segfault
+        (dict(solution_opponent_policy=values_with(contents, "solution_opponent_policy", 7, -1)),
+         "solution_opponent_policy"),
+        (dict(solution_opponent_policy=None), "solution_opponent_policy: missing"),
+        (dict(table_offsets=values_with(contents, "table_offsets", 1000, 10**9)), "table_offsets"),  # issue 18
+        (dict(table_offsets=swapped), "table_offsets"),
+        (dict(table_offsets=values_with(contents, "table_offsets", 0, 1)), "table_offsets"),
+        (dict(table_offsets=values_with(contents, "table_offsets", -1, n_moves - 1)), "table_offsets"),
+        (dict(table_offsets=offsets.astype(np.int32)), "table_offsets: dtype"),
+        (dict(table_next_board=values_with(contents, "table_next_board", 10, n)), "table_next_board"),
+        (dict(table_next_board=values_with(contents, "table_next_board", 10, -1)), "table_next_board"),
+        (dict(table_lines=values_with(contents, "table_lines", 10, 200)), "table_lines"),
+        (dict(table_placement=values_with(contents, "table_placement", 10, 500)), "table_placement"),
+        (dict(table_boards=values_with(contents, "table_boards", 5, 2**40)), "table_boards"),
+        (dict(table_boards=contents["table_boards"][::-1].copy()), "table_boards"),
+        (dict(table_layer_starts=values_with(contents, "table_layer_starts", -1, n + 1)), "table_layer_starts"),
+        (dict(table_queues=np.zeros(n, dtype=np.int64)), "table_queues: not expected"),
+        (dict(extra=np.arange(3)), "extra: not an array"),
+    ]
+    for arrays, words in cases:
+        path = edited(folder, contents, **arrays)
+        with pytest.raises(ValueError, match=f"{words}") as info:
+            babytris.load(path)
+        assert str(path) in str(info.value), words
+
+
+def test_a_plain_npy_file_is_refused(tmp_path):
+    np.save(tmp_path / "values.npy", np.zeros(5))
+    with pytest.raises(ValueError, match="one numpy array"):
+        babytris.load(tmp_path / "values.npy")
+    (tmp_path / "text.npz").write_text("hello")
+    with pytest.raises(ValueError, match="not a babytris solution file"):
+        babytris.load(tmp_path / "text.npz")
+
+
+def test_a_damaged_archive_is_refused(saved, tmp_path):
+    folder, contents = saved
+    data = bytearray((folder / "good.npz").read_bytes())
+    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)  # zeros in the middle of a compressed array
+    (tmp_path / "damaged.npz").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="babytris solution file"):
+        babytris.load(tmp_path / "damaged.npz")
+
+
+# --- Saving never destroys the previous file ------------------------------------------------------
+
+
+def test_save_replaces_the_file_and_leaves_nothing_else(tmp_path):
+    path = tmp_path / "s.npz"
+    path.write_bytes(b"old")
+    babytris.solve(width=3, height=3).save(path)
+    assert babytris.load(path).n_boards == 34
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npz"]
+
+
+def test_a_failing_save_keeps_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "s.npz"
+    good = babytris.solve(width=3, height=3)
+    good.save(path)
+    before = path.read_bytes()
+    for failure in (OSError(28, "No space left on device"), KeyboardInterrupt()):
+        def broken(*args, failure=failure, **kwargs):
+            raise failure
+        monkeypatch.setattr(np, "savez_compressed", broken)
+        with pytest.raises(type(failure)):
+            good.save(path)
+        assert path.read_bytes() == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npz"]
+
+
+def test_saving_onto_a_directory_fails_cleanly(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        babytris.solve(width=3, height=3).save(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+SAVER = """
+import sys, babytris
+solution = babytris.load(sys.argv[1])
+print("ready", flush=True)
+while True:
+    solution.save(sys.argv[2])
+"""
+
+
+def test_a_killed_save_leaves_the_previous_file(tmp_path):
+    good = tmp_path / "good.npz"
+    babytris.solve(width=4, height=5).save(good)
+    original = babytris.load(good)
+    target = tmp_path / "x.npz"
+    target.write_bytes(good.read_bytes())
+    for delay in (0.0, 0.05, 0.13, 0.21, 0.34, 0.55, 0.89):
+        saver = subprocess.Popen([sys.executable, "-c", SAVER, str(good), str(target)], cwd=tmp_path,
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            assert saver.stdout.readline().strip() == "ready"
+            time.sleep(delay)
+            os.kill(saver.pid, signal.SIGKILL)
+        finally:
+            saver.kill()
+            saver.wait(timeout=30)
+            saver.stdout.close()
+        back = babytris.load(target)
+        assert np.array_equal(back.values, original.values) and np.array_equal(back.policy, original.policy)
+        assert back.rules == original.rules and back.transitions.n_moves == original.transitions.n_moves
+    # The kills came mid-write: they left temporary files (a killed process cannot remove its own).
+    assert {p.name for p in tmp_path.iterdir()} - {"good.npz", "x.npz"}
