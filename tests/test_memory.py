@@ -69,3 +69,19 @@ def test_bad_max_memory(bad):
 def test_smallest_budget_accepted_for_a_tiny_game():
     assert babytris.solve(width=3, height=3, max_memory=2**20).n_boards == 34
     assert babytris.solve(width=3, height=3, max_memory=np.int64(2**20)).n_boards == 34
+
+
+def test_a_board_far_over_budget_is_refused_before_the_search():
+    """6x8 used to search for 15 s and 3.4 GiB before the guard refused it."""
+    with pytest.raises(MemoryLimitError, match=r"refused before the search") as err:
+        babytris.enumerate_boards(Rules(width=6, height=8))
+    forecast = int(re.search(r"about ([\d,]+) boards", str(err.value)).group(1).replace(",", ""))
+    assert forecast > 10**12
+
+
+def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
+    from babytris.enumeration import forecast_boards
+
+    # 4 wide: 12,978 boards at height 4 and 182,101 at height 5 (the published counts)
+    assert forecast_boards(Rules(width=4, height=8)) == int(182101 * (182101 / 12978) ** 3)
+    assert forecast_boards(Rules(width=4, height=7)) is None  # 28 cells: searched in a bitmap, no forecast
