@@ -256,6 +256,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "iterations": solution.iterations,
         "method": solution.method,
         "residual": solution.residual,
+        "error_bound": solution.error_bound,
         "converged": solution.converged,
         "start_value": solution.start_value,
         "mean_value": float(solution.values.mean()),
@@ -272,7 +273,9 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
              f"{solution.transitions.n_moves:,} moves)")
     out.line(f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
              f"{'converged' if solution.converged else 'NOT converged'}")
-    out.line(f"start value  {solution.start_value:.6f}  (discount {solution.discount}, opponent {solution.opponent})")
+    bound = "no error bound (undiscounted)" if solution.error_bound is None else f"error <= {solution.error_bound:.1e}"
+    out.line(f"start value  {solution.start_value:.6f}  ({bound}; discount {solution.discount}, "
+             f"opponent {solution.opponent})")
     out.line(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
     out.line(f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
              f"solve {solution.seconds['solve']:.3f} s)")
