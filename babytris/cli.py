@@ -319,6 +319,8 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
     steps = []
     while not game.over and game.placements < args.placements:
         placement = solution.best_action(game.board, game.piece)
+        if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
+            break  # None: the piece fits nowhere, the game is over
         value = solution.value(game.board, game.piece)
         before, lines = game.board, game.lines
         points = game.place(placement)

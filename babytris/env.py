@@ -156,6 +156,13 @@ class BabyTetrisEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    rules: Rules
+    max_steps: int
+    illegal_action: str
+    illegal_reward: float
+    cell_pixels: int
+    n_actions: int
+    _ended: bool
 
     def __init__(
         self,
@@ -257,9 +264,12 @@ class BabyTetrisEnv(gymnasium.Env):
         """The opponent's piece on ``board`` with ``known`` (the previewed pieces before the draw)."""
         solution = self._solution
         if solution is not None:
-            if self.rules.preview:  # (mirror rules with previews have self-mirror pieces only)
+            if self.rules.preview and solution.opponent_policy is not None:
+                # (mirror rules with previews have self-mirror pieces only)
                 return int(solution.opponent_policy[solution.index(board, known)])
             return self.rules.piece_index(solution.piece_policy(board))
+        if not callable(self.opponent):
+            raise ValueError(f"opponent must be a Solution or a callable(board) -> piece, got {self.opponent!r}")
         piece = self.opponent(board)
         if isinstance(piece, bool) or not isinstance(piece, (int, np.integer)) or not 0 <= piece < self.rules.n_pieces:
             raise ValueError(f"opponent returned {piece!r}; it must be a piece index in [0, {self.rules.n_pieces - 1}]")

@@ -172,13 +172,11 @@ def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
     _check_arrays(path, saved_rules, settings, contents)
-    table = Transitions(saved_rules, seconds=settings["table_seconds"],
-                        **{name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS})
-    solution = Solution(
-        transitions=table,
-        **{name: settings[name] for name in _SETTINGS if name != "table_seconds"},
-        **{name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS},
-    )
+    table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS}
+    table = Transitions(saved_rules, seconds=settings["table_seconds"], **table_arrays)
+    fields: dict[str, Any] = {name: settings[name] for name in _SETTINGS if name != "table_seconds"}
+    fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
+    solution = Solution(transitions=table, **fields)
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution

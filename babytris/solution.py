@@ -140,7 +140,7 @@ class Solution:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
         piece = int(self.opponent_policy[self.index(board)])
         if self._flipped(board):  # the row is the mirror image's: its piece seen in the mirror
-            piece = self.rules.mirror_map()[piece]
+            piece = _mirror_images(self.rules)[piece]
         return self.rules.pieces[piece].name
 
     def save(self, path) -> None:
@@ -184,7 +184,7 @@ class Solution:
                 raise ValueError(f"held must be a piece (index or name) or None, got {held!r}")
             held = self.rules.piece_index(held)
         if self._flipped(board):
-            images = self.rules.mirror_map()
+            images = _mirror_images(self.rules)
             pieces = [images[p] for p in pieces]
             held = None if held is None else images[held]
         # The row is the board with the pieces known before the last was drawn.
@@ -281,10 +281,18 @@ class Solution:
         )
 
 
+def _mirror_images(rules: Rules) -> tuple[int, ...]:
+    """Each piece's mirror image (index), for rules with ``mirror=True`` (closed under mirroring)."""
+    images = rules.mirror_map()
+    if images is None:  # Rules refuses mirror=True without the images; a hand-built object may not
+        raise ValueError("rules: the pieces are not closed under mirroring")
+    return images
+
+
 def _mirrored_placement(rules: Rules, piece: int, k: int) -> tuple[int, int]:
     """The placement (piece, number) that is placement k of ``piece`` reflected left-right."""
     table = placement_table(rules)
-    image = rules.mirror_map()[piece]
+    image = _mirror_images(rules)[piece]
     mask = int(mirror_boards(np.array([table.masks[table.first[piece] + k]], dtype=np.uint64),
                              rules.width, rules.height)[0])
     lo, hi = table.first[image], table.first[image + 1]
