@@ -31,9 +31,9 @@ extensions = [
         extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
         extra_link_args=OPENMP,
     )
-    # the engine and solver; playouts and finite-horizon values; refinement; the long-run rate;
+    # the engine; the Bellman sweeps; playouts and finite-horizon values; refinement; the long-run rate;
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP
-    for name in ("_core", "_play", "_minimize", "_rate", "_big")
+    for name in ("_core", "_sweep", "_play", "_minimize", "_rate", "_big")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -10,7 +10,7 @@ compared element by element, so no collision can merge two rows.
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
-from babytris._core cimport mix64
+from babytris._types cimport mix64
 
 import numpy as np
 

@@ -22,12 +22,11 @@ from typing import Any, Callable, IO
 import numpy as np
 
 from .pieces import Piece
-from .placements import placement_table
 from .reward import Reward
 from .roles import OPPONENT_MODELS, PLAYER_MODELS
 from .rules import Rules
 from .solution import Solution
-from .transitions import HOLD_MOVE, Transitions, layers
+from .transitions import TableError, Transitions, layers
 from .validation import METHODS, check_bool, check_int, check_number
 
 __all__ = ["save", "load", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
@@ -173,7 +172,11 @@ def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
     saved_rules = settings["rules"]
     _check_arrays(path, saved_rules, settings, contents)
     table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS}
-    table = Transitions(saved_rules, seconds=settings["table_seconds"], **table_arrays)
+    try:  # the table checks itself: boards, layers, offsets, next boards, lines, placements
+        table = Transitions(saved_rules, seconds=settings["table_seconds"], **table_arrays)
+    except TableError as err:
+        raise SolutionFileError(path, f"table_{err.field}", err.problem) from None
+    _check_solution(path, saved_rules, settings, contents, table)
     fields: dict[str, Any] = {name: settings[name] for name in _SETTINGS if name != "table_seconds"}
     fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
     solution = Solution(transitions=table, **fields)
@@ -268,11 +271,10 @@ def _seconds(value: object) -> dict[str, float]:
 
 def _check_arrays(path: "str | os.PathLike", rules: Rules, settings: dict[str, Any],
                   contents: dict[str, np.ndarray]) -> None:
-    """Check the arrays against the rules, the settings and one another: names,
-    dtypes, shapes, finite values, and the move table's ranges (offsets rising
-    from 0 to the number of moves, next boards, lines, placements, policies,
-    piece choices, queues and hold slots in range), so no compiled loop reads
-    out of bounds; raises :class:`SolutionFileError` naming the first array at fault."""
+    """Check the arrays' names, dtypes and shapes against the rules, the
+    settings and one another (the ranges are checked by :class:`Transitions`
+    and :func:`_check_solution`); raises :class:`SolutionFileError` naming
+    the first array at fault."""
     def fail(name: str, problem: str) -> None:
         raise SolutionFileError(path, name, problem)
 
@@ -295,8 +297,7 @@ def _check_arrays(path: "str | os.PathLike", rules: Rules, settings: dict[str, A
         if array.dtype != _DTYPES[name]:
             fail(name, f"dtype {array.dtype}, not {np.dtype(_DTYPES[name])}")
 
-    boards, offsets = contents["table_boards"], contents["table_offsets"]
-    n, n_pieces = len(boards), rules.n_pieces
+    n, n_pieces = len(contents["table_boards"]), rules.n_pieces
     n_moves = len(contents["table_next_board"])
     shapes = {"table_boards": (n,), "table_layer_starts": (len(layers(rules)) + 1,),
               "table_offsets": (n * n_pieces + 1,), "table_next_board": (n_moves,), "table_lines": (n_moves,),
@@ -308,37 +309,19 @@ def _check_arrays(path: "str | os.PathLike", rules: Rules, settings: dict[str, A
             fail(name, f"shape {array.shape}, where the rules ({rules.width}x{rules.height}, {n_pieces} pieces) "
                        f"and the other arrays make it {shapes[name]}")
 
-    # The boards: on width * height cells, numbered layer by layer, ascending within each.
-    rows_per_board = rules.queues * rules.hold_slots
-    if n == 0 or n % rows_per_board:
-        fail("table_boards", f"{n} rows, not a positive multiple of {rows_per_board} (queues x hold slots)")
-    if rules.cells < 64 and int(boards.max()) >> rules.cells:
-        fail("table_boards", f"a board has cells beyond the {rules.width}x{rules.height} = {rules.cells} of the rules")
-    starts = contents["table_layer_starts"]
-    if starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) < 0):
-        fail("table_layer_starts", f"must rise from 0 to the number of rows, {n}")
-    for lo, hi in zip(starts[:-1], starts[1:]):
-        if np.any(boards[lo + 1:hi] < boards[lo:hi - 1]):  # (np.diff of uint64 would wrap around)
-            fail("table_boards", "not in ascending order within a layer")
-    for name, high in (("table_queues", rules.queues), ("table_slots", rules.hold_slots)):
-        if name in contents and n and not (0 <= contents[name].min() and contents[name].max() < high):
-            fail(name, f"values outside [0, {high})")
 
-    # The move table.
+
+def _check_solution(path: "str | os.PathLike", rules: Rules, settings: dict[str, Any],
+                    contents: dict[str, np.ndarray], table: Transitions) -> None:
+    """Check the solution's arrays against its (checked) move table: finite
+    values and residuals, each policy entry one of its state's moves, piece
+    choices in range; raises :class:`SolutionFileError` naming the array at fault."""
+    def fail(name: str, problem: str) -> None:
+        raise SolutionFileError(path, name, problem)
+
+    n, n_pieces, n_moves = table.n_boards, rules.n_pieces, table.n_moves
+    offsets, placement = table.offsets, table.placement
     steps = np.diff(offsets)
-    if offsets[0] != 0 or offsets[-1] != n_moves or (steps.size and steps.min() < 0):
-        fail("table_offsets", f"must rise from 0 to the number of moves, {n_moves}")
-    if n_moves and not 0 <= contents["table_next_board"].min() <= contents["table_next_board"].max() < n:
-        fail("table_next_board", f"a move leads outside the {n} rows")
-    if n_moves and contents["table_lines"].max() >= len(rules.line_scores):
-        fail("table_lines", f"a move clears more than the {len(rules.line_scores) - 1} rows the rules score")
-    table = placement_table(rules)
-    numbers = int(table.first[-1]) if rules.hold else int(np.diff(table.first).max())
-    placement = contents["table_placement"]
-    if n_moves and np.any((placement >= numbers) & ~((placement == HOLD_MOVE) & rules.hold)):
-        fail("table_placement", f"a placement number outside the {numbers} placements of the pieces")
-
-    # The solution.
     if not np.all(np.isfinite(contents["solution_values"])):
         fail("solution_values", "not all finite")
     residuals = contents["solution_residuals"]

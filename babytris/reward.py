@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core
+from . import _core, _sweep
 from .rules import Rules
 from .validation import check_number
 from .placements import lost_board, placement_table
@@ -174,7 +174,7 @@ def holes_filled(transitions: Transitions, moves: np.ndarray | None = None) -> n
         return np.zeros(t.n_moves if moves is None else len(moves), dtype=np.int64)
     if moves is None and not rules.hold:
         cells = _core.popcounts(t.boards).astype(np.float64)
-        out = _core.move_values(t.offsets, t.next_board, t.lines, -_placed_cells(t, cells), cells,
+        out = _sweep.move_values(t.offsets, t.next_board, t.lines, -_placed_cells(t, cells), cells,
                                 rules.width * np.arange(len(rules.line_scores), dtype=np.float64),
                                 _lost_rows(t), 0.0)
         return out.astype(np.int64)
@@ -245,7 +245,7 @@ def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | N
             per_state += reward.new_holes * _placed_cells(t, cells)
             per_row -= reward.new_holes * cells
             per_lines = per_lines - reward.new_holes * rules.width * np.arange(len(per_lines))
-        return _core.move_values(t.offsets, t.next_board, t.lines, per_state, per_row,
+        return _sweep.move_values(t.offsets, t.next_board, t.lines, per_state, per_row,
                                  np.ascontiguousarray(per_lines, dtype=np.float64), _lost_rows(t), final)
     filled = _filler(t) if filling else None
 

@@ -56,12 +56,13 @@ OPPONENT_MODELS = ("random", "minimax", "minavg", "gaps")
 #: Named player models.
 PLAYER_MODELS = ("optimal", "random")
 
-# How a board's value combines its pieces' (the core's enum): drawn with the
-# probabilities, the opponent's least or most valuable piece, a given piece.
-PIECES_RANDOM, PIECES_WORST, PIECES_BEST, PIECES_FIXED = 0, 1, 2, 3
-# How a state's value combines its moves': the best, the mean (a player
-# placing at random), a given move.
-MOVES_BEST, MOVES_MEAN, MOVES_FIXED = 0, 1, 2
+# The sweeps' codes, defined once in _sweep.pyx.  How a board's value combines
+# its pieces': drawn with the probabilities, the opponent's least or most
+# valuable piece, a given piece.  How a state's value combines its moves': the
+# best, the mean (a player placing at random), a given move.
+from ._sweep import (  # noqa: E402
+    MOVES_BEST, MOVES_FIXED, MOVES_MEAN, PIECES_BEST, PIECES_FIXED, PIECES_RANDOM, PIECES_WORST,
+)
 
 _P = TypeVar("_P")
 _O = TypeVar("_O")

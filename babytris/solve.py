@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from . import _core
+from . import _sweep
 from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
 from .reward import Reward, check_reward
 from .roles import OPPONENT_MODELS as OPPONENTS
@@ -226,7 +226,7 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
     with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
         move_reward = roles.move_rewards(transitions)
     check_value_range(scores, move_reward, dead, discount)
-    sweeper = _core.Sweeper(
+    sweeper = _sweep.Sweeper(
         transitions.offsets, transitions.next_board, transitions.lines, scores, probs, float(discount),
         values, board_values, policy, order, layer_starts, **modes,
         move_reward=move_reward,
@@ -299,7 +299,7 @@ def check_value_range(scores: np.ndarray, move_reward: np.ndarray | None, dead: 
 class _Arrays:
     """A sweeper with the value arrays it updates."""
 
-    sweeper: _core.Sweeper
+    sweeper: _sweep.Sweeper
     values: np.ndarray
     board_values: np.ndarray
 
@@ -339,7 +339,7 @@ def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarra
     n, n_pieces = partition.n_board_classes, len(probs)
     values, board_values = _initial_values(partition.offsets, n_pieces, modes["dead_value"])
     live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
-    sweeper = _core.Sweeper(
+    sweeper = _sweep.Sweeper(
         partition.offsets, partition.next_board, partition.lines, scores, probs, discount, values,
         board_values, np.full(n * n_pieces, -1, dtype=np.int16), live, np.array([0, live.size], dtype=np.int64),
         **modes, move_reward=partition.move_reward,

@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import _core
+from . import _sweep
 
 __all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progress"]
 
@@ -17,7 +17,7 @@ Progress = Callable[[int, float], None]
 
 
 class ThreadTuner:
-    """A :class:`_core.Sweeper` whose sweeps run on 1 or ``n_threads``
+    """A :class:`_sweep.Sweeper` whose sweeps run on 1 or ``n_threads``
     threads, whichever has been faster for that kind of sweep.
 
     Threads share a layer of a sweep and meet at its end; on a machine
@@ -29,7 +29,7 @@ class ThreadTuner:
     kept one runs at under half its best speed.
     """
 
-    def __init__(self, sweeper: _core.Sweeper, n_threads: int) -> None:
+    def __init__(self, sweeper: _sweep.Sweeper, n_threads: int) -> None:
         self.sweeper = sweeper
         self.n_threads = n_threads
         # Per kind of sweep: the best seconds seen with 1 and with n threads.
@@ -69,7 +69,7 @@ class ThreadTuner:
 
 
 def modified_policy_iteration(
-    sweeper: _core.Sweeper, board_values: np.ndarray, tol: float, max_iter: int,
+    sweeper: _sweep.Sweeper, board_values: np.ndarray, tol: float, max_iter: int,
     eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
@@ -121,7 +121,7 @@ MAX_MISSED_JUMPS = 3
 
 
 def value_iteration(
-    sweeper: _core.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
+    sweeper: _sweep.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
     *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps until one changes no value by more than ``tol``.

@@ -6,10 +6,12 @@ import importlib.machinery
 import sys
 from pathlib import Path
 
+import pytest
+
 import babytris
 import babytris.solve
 import babytris.states
-from babytris import Rules, _core
+from babytris import Rules, _core, _sweep
 
 
 def test_core_is_an_extension_module():
@@ -26,11 +28,27 @@ def test_core_lives_in_the_imported_package():
     assert sys.modules["babytris._core"] is _core
 
 
+@pytest.mark.parametrize("name", ["_core", "_sweep", "_play", "_rate", "_minimize"])
+def test_every_compiled_module_is_an_extension_with_a_stub(name):
+    module = importlib.import_module(f"babytris.{name}")
+    assert isinstance(module.__loader__, importlib.machinery.ExtensionFileLoader)
+    assert (Path(babytris.__file__).parent / f"{name}.pyi").is_file()
+
+
+def test_the_roles_pass_the_sweeps_own_codes():
+    from babytris import roles
+
+    for name in ("PIECES_RANDOM", "PIECES_WORST", "PIECES_BEST", "PIECES_FIXED", "MOVES_BEST", "MOVES_MEAN",
+                 "MOVES_FIXED"):
+        assert getattr(roles, name) == getattr(_sweep, name)
+    assert len({roles.PIECES_RANDOM, roles.PIECES_WORST, roles.PIECES_BEST, roles.PIECES_FIXED}) == 4
+
+
 def test_package_modules_use_the_compiled_core():
     assert babytris._core is _core
     assert babytris.placements._core is _core
-    assert sys.modules["babytris.solve"]._core is _core
-    engine = babytris.states.engine(Rules())
+    assert sys.modules["babytris.solve"]._sweep is _sweep
+    engine = babytris.placements.engine(Rules())
     assert type(engine) is _core.Engine
     assert type(engine).__module__ == "babytris._core"
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import babytris
 from babytris import CATALOGUE, Board, Piece, Rules, _core, reference
-from babytris.states import engine, placement_table
+from babytris.placements import engine, placement_table
 
 CUSTOM = {
     "monomino": [(0, 0)],
@@ -238,48 +241,69 @@ def test_successors_rejects_bad_piece(rules_4x4):
 
 
 # --------------------------------------------------------------------------
-# BoardIndex
+# Corrupted move tables: a clear error, never a crash (issue 18)
 # --------------------------------------------------------------------------
 
-
-def test_board_index_lookups(reference_boards_4x4):
-    boards = np.array(reference_boards_4x4, dtype=np.uint64)
-    index = _core.BoardIndex.from_boards(boards)
-    assert len(index) == len(boards)
-    for i, b in enumerate(reference_boards_4x4[:2000]):
-        assert index.get(b) == i
-        assert b in index
-    assert np.array_equal(index.lookup(boards), np.arange(len(boards)))
-    missing = sorted(set(range(2**16)) - set(reference_boards_4x4))[:500]
-    assert all(index.get(b) == -1 for b in missing)
-    assert all(b not in index for b in missing)
-    assert index.get(missing[0], default=None) is None
-    assert (index.lookup(np.array(missing, dtype=np.uint64)) == -1).all()
-    assert index.get(-1) == -1 and index.get(2**64) == -1
-    assert index.nbytes > 0
+def _corrupt(t, field, index, value):
+    array = getattr(t, field).copy()
+    array[index] = value
+    return dataclasses.replace(t, **{field: array})
 
 
-def test_board_index_large_keys():
-    boards = np.array([2**64 - 1, 0, 2**63, 1, 2**32], dtype=np.uint64)
-    index = _core.BoardIndex.from_boards(boards)
-    assert [index.get(int(b)) for b in boards] == [0, 1, 2, 3, 4]
-    assert index.get(2**63 + 1) == -1
+@pytest.mark.parametrize("field, index, value, words", [
+    ("offsets", 1000, 10**9, "offsets: must rise from 0"),
+    ("offsets", 1000, 0, r"offsets\[1000\] = 0 is below"),
+    ("offsets", 0, 1, "offsets: must rise from 0"),
+    ("next_board", 7, 12978, "next_board: move 7 leads to row 12978"),
+    ("next_board", 7, -1, "next_board: move 7 leads to row -1"),
+    ("lines", 3, 4, "lines: a move clears more than the 3 rows"),
+    ("placement", 3, 60, "placement: a placement number outside"),
+    ("boards", 5, 2**20, "boards: a board has cells beyond the 16"),
+])
+def test_a_corrupted_table_is_refused_before_any_compiled_loop(transitions_4x4, field, index, value, words):
+    """The issue's repro: `o[1000] = 10**9` on the offsets crashed solve_transitions (exit 139)."""
+    with pytest.raises(ValueError, match=words):
+        babytris.solve_transitions(_corrupt(transitions_4x4, field, index, value))
+    with pytest.raises(ValueError, match=words):
+        babytris.long_run_rate(_corrupt(transitions_4x4, field, index, value))
 
 
-def test_board_index_many_keys_sharing_low_bits():
-    # keys differing only in high bits: a plain mask would put them all in one slot
-    boards = np.array([i << 40 for i in range(5000)], dtype=np.uint64)
-    index = _core.BoardIndex.from_boards(boards)
-    assert np.array_equal(index.lookup(boards), np.arange(5000))
+def test_a_table_cannot_be_edited_in_place(transitions_4x4):
+    with pytest.raises(ValueError, match="read-only"):
+        transitions_4x4.offsets[1000] = 10**9
+    with pytest.raises(ValueError, match="read-only"):
+        transitions_4x4.next_board[0] = -5
 
 
-def test_board_index_empty():
-    index = _core.BoardIndex.from_boards(np.array([], dtype=np.uint64))
-    assert len(index) == 0
-    assert index.get(0) == -1
+@pytest.mark.parametrize("field, value, words", [
+    ("offsets", np.zeros(5, dtype=np.int64), "offsets: 5 entries"),
+    ("next_board", np.zeros(3, dtype=np.int64), "next_board: must be a 1-d int32 array"),
+    ("lines", [0, 1], "lines: must be a 1-d uint8 array, got list"),
+])
+def test_wrong_shapes_and_dtypes_are_refused(transitions_4x4, field, value, words):
+    with pytest.raises(ValueError, match=words):
+        dataclasses.replace(transitions_4x4, **{field: value})
 
 
-@pytest.mark.parametrize("boards", [[5, 7, 5], [0, 0], [1, 2, 3, 4, 2**63, 9, 2**63]])
-def test_board_index_rejects_duplicates(boards):
-    with pytest.raises(ValueError, match="twice"):
-        _core.BoardIndex.from_boards(np.array(boards, dtype=np.uint64))
+def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
+    from babytris import _sweep
+
+    t = transitions_4x4
+    n, P = t.n_boards, t.rules.n_pieces
+    order = np.arange(n, dtype=np.int32)
+    starts = np.array([0, n], dtype=np.int64)
+
+    def sweeper(offsets, next_board):
+        return _sweep.Sweeper(offsets, next_board, np.ascontiguousarray(t.lines),
+                              np.asarray(t.rules.line_scores), np.asarray(t.rules.probabilities), 0.9,
+                              np.zeros(n * P), np.zeros(n), np.full(n * P, -1, dtype=np.int16), order, starts)
+
+    offsets = t.offsets.copy()
+    offsets[1000] = 0
+    with pytest.raises(ValueError, match=r"offsets must not decrease; offsets\[1000\]"):
+        sweeper(offsets, t.next_board.copy())
+    next_board = t.next_board.copy()
+    next_board[9] = n
+    with pytest.raises(ValueError, match=r"next_board\[9\] = 12978 is outside"):
+        sweeper(t.offsets.copy(), next_board)
+    assert sweeper(t.offsets.copy(), t.next_board.copy()).greedy_sweep() > 0

@@ -243,9 +243,6 @@ def test_engine_rejects_bad_arguments():
         e.enumerate(0, 2**30, 0, 0)
     with pytest.raises(ValueError, match="start"):
         e.enumerate(2**16, 2**30, 0)
-    empty = _core.BoardIndex()
-    assert empty.get(1) == -1 and 1 not in empty
-    assert list(empty.lookup(np.array([0, 1], dtype=np.uint64))) == [-1, -1]
 
 
 def test_max_memory_range():

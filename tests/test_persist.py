@@ -169,7 +169,7 @@ def test_rules_edited_to_a_smaller_board_are_refused(tmp_path):
     fields = json.loads(str(contents["meta"]))
     fields["rules"]["height"] = 4
     path = edited(tmp_path, contents, meta=dict(rules=fields["rules"]))
-    with pytest.raises(ValueError, match="table_boards: a board has cells beyond the 4x4"):
+    with pytest.raises(ValueError, match="table_boards: a board has cells beyond the 16 of a 4x4 board"):
         babytris.load(path)
 
 

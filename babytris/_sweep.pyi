@@ -1,0 +1,61 @@
+"""Type stubs for the Bellman sweeps (babytris/_sweep.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+# How a board's value combines its pieces' values (who gives the next piece).
+PIECES_RANDOM: int
+PIECES_WORST: int
+PIECES_BEST: int
+PIECES_FIXED: int
+# How a state's value combines its moves' values (how the player places).
+MOVES_BEST: int
+MOVES_MEAN: int
+MOVES_FIXED: int
+
+def move_values(
+    offsets: npt.NDArray[np.int64],
+    next_board: npt.NDArray[np.int32],
+    lines: npt.NDArray[np.uint8],
+    per_state: npt.NDArray[np.float64],
+    per_row: npt.NDArray[np.float64],
+    per_lines: npt.NDArray[np.float64],
+    final_rows: npt.NDArray[np.uint8] | None = None,
+    final_value: float = 0.0,
+) -> npt.NDArray[np.float64]: ...
+
+class Sweeper:
+    """In-place Bellman sweeps over a CSR move table (afterstate form)."""
+
+    n_threads: int
+    def __init__(
+        self,
+        offsets: npt.NDArray[np.int64],
+        next_board: npt.NDArray[np.int32],
+        lines: npt.NDArray[np.uint8],
+        scores: npt.NDArray[np.float64],
+        probs: npt.NDArray[np.float64],
+        discount: float,
+        V: npt.NDArray[np.float64],
+        W: npt.NDArray[np.float64],
+        policy: npt.NDArray[np.int16],
+        order: npt.NDArray[np.int32],
+        layer_starts: npt.NDArray[np.int64],
+        *,
+        pieces: int = 0,
+        moves: int = 0,
+        piece_choice: npt.NDArray[np.int16] | None = None,
+        fixed_move: npt.NDArray[np.int16] | None = None,
+        move_reward: npt.NDArray[np.float64] | None = None,
+        independent_layers: bool = False,
+        n_threads: int = 1,
+        dead_value: float = 0.0,
+    ) -> None: ...
+    @property
+    def n_live(self) -> int: ...
+    def greedy_sweep(
+        self,
+        V_prev: npt.NDArray[np.float64] | None = None,
+        W_prev: npt.NDArray[np.float64] | None = None,
+    ) -> float: ...
+    def evaluation_sweep(self, W_prev: npt.NDArray[np.float64] | None = None) -> float: ...

@@ -1,0 +1,591 @@
+# cython: language_level=3
+"""Bellman backups over the CSR move table of babytris: greedy (optimality)
+sweeps and policy-evaluation sweeps, in place, layer by layer, threaded, and
+the :class:`Sweeper` that runs them for ``babytris.sweeping``.
+
+The inner loops hold no Python objects and run without the GIL.
+"""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport fabs, INFINITY
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
+from libc.stdlib cimport malloc, free
+
+import numpy as np
+
+from babytris._types cimport prefetch
+
+
+# --------------------------------------------------------------------------
+# Bellman sweeps over the CSR table (afterstate form).
+#
+# V[s] for s = board * P + piece is the value of placing that piece on that
+# board; W[b] combines V over the pieces (their mean weighted by the
+# probabilities, or the choice of an opponent) and is the value of board b
+# before the next piece comes, so one move costs one load.
+#
+# Sweeps update in place (Gauss-Seidel) in ``order``, a list of the boards that
+# have a move, cut into layers.  The order is what makes a sweep worth several
+# Jacobi ones: a move should lead to a board updated earlier in the sweep.
+# With every piece of k cells on a board w wide, a placement takes the cell
+# count c to c + k - w * lines, so c mod w steps by k: layering the boards by
+# c mod w and visiting the layers against that step makes every move but
+# those out of the first layer read a value of this sweep, and within a layer
+# no board reads another, so threads share a layer and the result does not
+# depend on how many there are.  Otherwise (one layer) the boards go from the
+# largest number down: a move without a line clear leads to a superset, a
+# larger number, already updated; such a sweep runs on one thread.
+# --------------------------------------------------------------------------
+
+# The two enums below are the codes babytris.roles passes to the Sweeper:
+# cpdef, so that roles imports them from here rather than retyping them.
+cpdef enum:
+    # How a board's value combines its pieces' (who gives the next piece).
+    PIECES_RANDOM = 0          # drawn: the mean weighted by the probabilities
+    PIECES_WORST = 1           # an opponent gives the piece with the least value
+    PIECES_BEST = 2            # an opponent gives the piece with the most value
+    PIECES_FIXED = 3           # a given piece per board
+
+cpdef enum:
+    # How a state's value combines its moves' (how the player places).
+    MOVES_BEST = 0             # the best move
+    MOVES_MEAN = 1             # uniformly at random: the mean
+    MOVES_FIXED = 2            # a given move per state
+
+cdef enum:
+    # Live boards per block of a layer swept by several threads.
+    BLOCK = 1024
+    # Sweeps prefetch the values a board this many boards ahead will read.
+    AHEAD = 6
+
+
+cdef struct Sweep:
+    int P
+    const int64_t* offsets
+    const int32_t* nxt
+    const uint8_t* lines
+    const double* scores       # points per rows cleared
+    const double* move_reward  # if not NULL, each move's reward (instead of scores[lines])
+    const double* probs
+    double discount
+    double dead                # the value of a state with no move (game over)
+    int pieces                 # PIECES_*
+    int moves                  # MOVES_*
+    const int16_t* piece_choice    # PIECES_FIXED: the piece given on each board
+    const int16_t* fixed_move      # MOVES_FIXED: each state's move (offset in its row, -1: none)
+    const int32_t* order       # live boards in the order swept
+    bint independent_layers    # no board leads to one of its own layer: threads may share a layer
+    double* V
+    double* W
+    double* V_prev             # if not NULL, receives V as it was (for extrapolation)
+    double* W_prev
+    int16_t* policy            # each state's chosen move (offset in its row), -1 where none
+    int32_t* chosen_next       # per state, the chosen move in compact form
+    uint8_t* chosen_lines      # (evaluation sweeps read only these: no row lookups)
+    double* chosen_reward      # (instead of chosen_lines, with move_reward)
+
+
+cdef inline double combine_pieces(const Sweep* sw, int32_t b, const double* v) noexcept nogil:
+    """A board's value from its states' values ``v[0:P]``."""
+    cdef int p
+    cdef double w
+    if sw.pieces == PIECES_RANDOM:
+        w = 0.0
+        for p in range(sw.P):
+            w += sw.probs[p] * v[p]
+        return w
+    if sw.pieces == PIECES_FIXED:
+        return v[sw.piece_choice[b]]
+    w = v[0]
+    for p in range(1, sw.P):
+        if (v[p] < w) if sw.pieces == PIECES_WORST else (v[p] > w):
+            w = v[p]
+    return w
+
+
+cdef inline double store_board(const Sweep* sw, int32_t b, double w, double residual) noexcept nogil:
+    """Write board b's new value; returns the residual grown by its change
+    (a NaN change, from inf - inf, must not pass as converged)."""
+    cdef double delta = fabs(w - sw.W[b])
+    if delta > residual or delta != delta:
+        residual = delta
+    if sw.W_prev != NULL:
+        sw.W_prev[b] = sw.W[b]
+    sw.W[b] = w
+    return residual
+
+
+cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
+    """:func:`greedy_range` for the common game: the best move, pieces drawn,
+    points by rows cleared; one accumulation per state, no branches but the
+    loop's."""
+    # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
+    # and the policy leave *sw alone, and would reload every field per move.
+    cdef const int64_t* offsets = sw.offsets
+    cdef const int32_t* nxt = sw.nxt
+    cdef const uint8_t* lines = sw.lines
+    cdef const double* scores = sw.scores
+    cdef const double* probs = sw.probs
+    cdef const int32_t* order = sw.order
+    cdef double* W = sw.W
+    cdef double* V = sw.V
+    cdef double* V_prev = sw.V_prev
+    cdef double* W_prev = sw.W_prev
+    cdef int16_t* policy = sw.policy
+    cdef int32_t* chosen_next = sw.chosen_next
+    cdef uint8_t* chosen_lines = sw.chosen_lines
+    cdef double discount = sw.discount, dead = sw.dead
+    cdef int P = sw.P
+    cdef Py_ssize_t i, s
+    cdef int64_t e, lo, hi
+    cdef int p
+    cdef int16_t arg
+    cdef int32_t b
+    cdef double best, q, w, delta, residual = 0.0
+    cdef bint better
+    for i in range(first, last):
+        b = order[i]
+        if i + AHEAD < last:
+            # Start the random loads of a board a few steps ahead.
+            s = <Py_ssize_t>order[i + AHEAD] * P
+            for e in range(offsets[s], offsets[s + P]):
+                prefetch(&W[nxt[e]])
+        w = 0.0
+        for p in range(P):
+            s = <Py_ssize_t>b * P + p
+            lo = offsets[s]
+            hi = offsets[s + 1]
+            best = dead         # no move fits: game over
+            arg = -1
+            if lo < hi:
+                best = scores[lines[lo]] + discount * W[nxt[lo]]
+                arg = 0
+                for e in range(lo + 1, hi):
+                    q = scores[lines[e]] + discount * W[nxt[e]]
+                    # Branch-free max: a mispredicted branch would stall the loads in flight.
+                    better = q > best
+                    best = q if better else best
+                    arg = <int16_t>(e - lo) if better else arg
+                chosen_next[s] = nxt[lo + arg]
+                chosen_lines[s] = lines[lo + arg]
+            else:
+                chosen_next[s] = -1
+            policy[s] = arg
+            delta = fabs(best - V[s])
+            if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
+                residual = delta
+            if V_prev != NULL:
+                V_prev[s] = V[s]
+            V[s] = best
+            w += probs[p] * best
+        delta = fabs(w - W[b])
+        if delta > residual or delta != delta:
+            residual = delta
+        if W_prev != NULL:
+            W_prev[b] = W[b]
+        W[b] = w
+    return residual
+
+
+cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
+    """Bellman backups of the states of boards ``order[first:last]``,
+    recording each state's move; returns the largest |change| of V or W."""
+    # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
+    # and the policy leave *sw alone, and would reload every field per move.
+    cdef const int64_t* offsets = sw.offsets
+    cdef const int32_t* nxt = sw.nxt
+    cdef const uint8_t* lines = sw.lines
+    cdef const double* scores = sw.scores
+    cdef const double* move_reward = sw.move_reward
+    cdef const int32_t* order = sw.order
+    cdef const double* W = sw.W
+    cdef double* V = sw.V
+    cdef double* V_prev = sw.V_prev
+    cdef int16_t* policy = sw.policy
+    cdef double discount = sw.discount
+    cdef int moves = sw.moves, P = sw.P
+    cdef Py_ssize_t i, s
+    cdef int64_t e, lo, hi
+    cdef int p
+    cdef int16_t arg
+    cdef int32_t b
+    cdef double best, q, delta, residual = 0.0
+    cdef bint better
+    cdef double v[64]          # a board's state values (P <= 64)
+    for i in range(first, last):
+        b = order[i]
+        if i + AHEAD < last:
+            # Start the random loads of a board a few steps ahead.
+            s = <Py_ssize_t>order[i + AHEAD] * P
+            for e in range(offsets[s], offsets[s + P]):
+                prefetch(&W[nxt[e]])
+        for p in range(P):
+            s = <Py_ssize_t>b * P + p
+            lo = offsets[s]
+            hi = offsets[s + 1]
+            best = 0.0
+            arg = -1
+            if lo == hi:
+                best = sw.dead  # no move fits: game over
+            elif moves == MOVES_BEST and move_reward == NULL:
+                best = scores[lines[lo]] + discount * W[nxt[lo]]
+                arg = 0
+                for e in range(lo + 1, hi):
+                    q = scores[lines[e]] + discount * W[nxt[e]]
+                    # Branch-free max: a mispredicted branch would stall the loads in flight.
+                    better = q > best
+                    best = q if better else best
+                    arg = <int16_t>(e - lo) if better else arg
+            elif moves == MOVES_BEST:
+                best = move_reward[lo] + discount * W[nxt[lo]]
+                arg = 0
+                for e in range(lo + 1, hi):
+                    q = move_reward[e] + discount * W[nxt[e]]
+                    better = q > best
+                    best = q if better else best
+                    arg = <int16_t>(e - lo) if better else arg
+            elif moves == MOVES_MEAN:
+                for e in range(lo, hi):
+                    best += (move_reward[e] if move_reward != NULL else scores[lines[e]]) + discount * W[nxt[e]]
+                best /= <double>(hi - lo)
+            else:
+                arg = sw.fixed_move[s]
+                e = lo + arg
+                best = (move_reward[e] if move_reward != NULL else scores[lines[e]]) + discount * W[nxt[e]]
+            policy[s] = arg
+            if arg >= 0:
+                e = lo + arg
+                sw.chosen_next[s] = nxt[e]
+                if move_reward != NULL:
+                    sw.chosen_reward[s] = move_reward[e]
+                else:
+                    sw.chosen_lines[s] = lines[e]
+            else:
+                sw.chosen_next[s] = -1
+            delta = fabs(best - V[s])
+            if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
+                residual = delta
+            if V_prev != NULL:
+                V_prev[s] = V[s]
+            V[s] = best
+            v[p] = best
+        # The board value counts too: after an extrapolation (or evaluation
+        # sweeps) it need not agree with its states' values, and a sweep that
+        # leaves V alone while it moves W has not reached the fixed point.
+        residual = store_board(sw, b, combine_pieces(sw, b, v), residual)
+    return residual
+
+
+cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
+    """Backups of boards ``order[first:last]`` under the moves the last
+    greedy sweep chose; returns the largest |change| of W.  Only W is kept: V
+    is recomputed by the next greedy sweep, so this pass reads a few bytes per
+    state where a greedy sweep reads a row."""
+    cdef const int32_t* order = sw.order
+    cdef const int32_t* chosen_next = sw.chosen_next
+    cdef const uint8_t* chosen_lines = sw.chosen_lines
+    cdef const double* chosen_reward = sw.chosen_reward
+    cdef const double* scores = sw.scores
+    cdef const double* W = sw.W
+    cdef double discount = sw.discount
+    cdef bint custom = sw.move_reward != NULL
+    cdef int P = sw.P
+    cdef Py_ssize_t i, s
+    cdef int p
+    cdef int32_t b, j
+    cdef double residual = 0.0
+    cdef double v[64]
+    cdef const double* probs = sw.probs
+    cdef double w
+    cdef bint drawn = sw.pieces == PIECES_RANDOM and not custom
+    for i in range(first, last):
+        b = order[i]
+        s = <Py_ssize_t>b * P
+        if drawn:
+            # The common case, kept to one accumulation per state.
+            w = 0.0
+            for p in range(P):
+                j = chosen_next[s + p]
+                if j >= 0:
+                    w += probs[p] * (scores[chosen_lines[s + p]] + discount * W[j])
+                else:
+                    w += probs[p] * sw.dead
+        else:
+            for p in range(P):
+                j = chosen_next[s + p]
+                v[p] = sw.dead
+                if j >= 0:
+                    v[p] = (chosen_reward[s + p] if custom else scores[chosen_lines[s + p]]) + discount * W[j]
+            w = combine_pieces(sw, b, v)
+        residual = store_board(sw, b, w, residual)
+    return residual
+
+
+cdef double sweep_layers(const Sweep* sw, bint greedy, const int64_t* layer_starts, Py_ssize_t n_layers,
+                         int n_threads, double* block_residual) noexcept nogil:
+    """One sweep, layer after layer; a layer's blocks are shared by
+    ``n_threads`` threads (``block_residual``: scratch, one per block)."""
+    cdef Py_ssize_t layer, k, first, last, n_blocks
+    cdef double residual = 0.0, r
+    cdef bint drawn = sw.pieces == PIECES_RANDOM and sw.moves == MOVES_BEST and sw.move_reward == NULL
+    for layer in range(n_layers):
+        first = layer_starts[layer]
+        n_blocks = (layer_starts[layer + 1] - first + BLOCK - 1) // BLOCK
+        if sw.independent_layers and n_threads > 1 and n_blocks > 1:
+            for k in prange(n_blocks, num_threads=n_threads, schedule="dynamic"):
+                last = first + (k + 1) * BLOCK
+                if last > layer_starts[layer + 1]:
+                    last = layer_starts[layer + 1]
+                if greedy and drawn:
+                    block_residual[k] = greedy_range_drawn(sw, first + k * BLOCK, last)
+                elif greedy:
+                    block_residual[k] = greedy_range(sw, first + k * BLOCK, last)
+                else:
+                    block_residual[k] = evaluation_range(sw, first + k * BLOCK, last)
+        else:
+            n_blocks = 1
+            last = layer_starts[layer + 1]
+            if greedy and drawn:
+                block_residual[0] = greedy_range_drawn(sw, first, last)
+            elif greedy:
+                block_residual[0] = greedy_range(sw, first, last)
+            else:
+                block_residual[0] = evaluation_range(sw, first, last)
+        for k in range(n_blocks):
+            r = block_residual[k]
+            if r > residual or r != r:
+                residual = r
+    return residual
+
+
+def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+                const double[::1] per_state, const double[::1] per_row, const double[::1] per_lines,
+                const uint8_t[::1] final_rows=None, double final_value=0.0):
+    """One value per move: ``per_state[s] + per_row[next_board[e]] +
+    per_lines[lines[e]]`` for each move e of state s, or ``final_value`` where
+    ``final_rows[next_board[e]]`` is set (float64 array; one pass, no
+    temporaries: the rewards of tables of 10**8 moves)."""
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, n_moves = next_board.shape[0], s, i
+    cdef int64_t e
+    if n_states < 0 or per_state.shape[0] != n_states or offsets[n_states] != n_moves or lines.shape[0] != n_moves:
+        raise ValueError("move_values: array shapes do not match")
+    for e in range(n_moves):
+        if not 0 <= next_board[e] < per_row.shape[0] or lines[e] >= per_lines.shape[0]:
+            raise ValueError(f"move_values: move {e} leads out of per_row or clears more rows than per_lines covers")
+    if final_rows is not None and final_rows.shape[0] != per_row.shape[0]:
+        raise ValueError("move_values: final_rows must have one entry per row")
+    out = np.empty(n_moves, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef const uint8_t* final = &final_rows[0] if final_rows is not None and final_rows.shape[0] else NULL
+    with nogil:
+        for s in range(n_states):
+            for e in range(offsets[s], offsets[s + 1]):
+                i = next_board[e]
+                if final != NULL and final[i]:
+                    o[e] = final_value
+                else:
+                    o[e] = per_state[s] + per_row[i] + per_lines[lines[e]]
+    return out
+
+
+cdef class Sweeper:
+    """In-place Bellman sweeps over a CSR move table (afterstate form).
+
+    Holds views of the caller's arrays: ``V`` (float64, ``n_boards * P``),
+    ``W`` (float64, ``n_boards``), ``policy`` (int16, ``n_boards * P``: the
+    chosen move's offset in its row, -1 where no move fits); each sweep
+    updates them in place.  ``order`` (int32) lists the boards with a move in
+    the order to sweep them, ``layer_starts`` (int64) cuts it into layers.
+    With ``independent_layers`` (no board leads to another of its own layer:
+    the caller vouches for it) up to ``n_threads`` threads share each layer;
+    otherwise sweeps run on one thread, whatever ``n_threads`` says.
+
+    ``pieces`` says how a board's value combines its states' (0: the mean
+    weighted by ``probs``; 1: the least, 2: the most, as an opponent giving
+    the piece would; 3: the state of the piece ``piece_choice[board]``);
+    ``moves`` how a state's value combines its moves' (0: the best; 1: the
+    mean, a player placing at random; 2: the move ``fixed_move[state]``).
+    A move's reward is ``scores[lines]``, or ``move_reward[move]`` if given;
+    a state with no move is worth ``dead_value`` (the caller gives the
+    boards with no move at all that value in ``V`` and ``W``: they are not swept).
+    """
+
+    cdef Sweep sw
+    cdef Py_ssize_t n_boards
+    cdef Py_ssize_t n_layers
+    cdef const int64_t* layer_starts
+    cdef double* block_residual
+    cdef public int n_threads
+    cdef object arrays           # keeps every array the pointers point into alive
+
+    def __cinit__(self):
+        self.block_residual = NULL
+
+    def __dealloc__(self):
+        free(self.block_residual)
+
+    def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
+                 const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
+                 double discount, double[::1] V, double[::1] W, int16_t[::1] policy,
+                 const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,
+                 int moves=MOVES_BEST, const int16_t[::1] piece_choice=None, const int16_t[::1] fixed_move=None,
+                 const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
+                 double dead_value=0.0):
+        cdef int P = probs.shape[0]
+        cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
+        if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P:
+            raise ValueError("Sweeper: array shapes do not match")
+        if policy.shape[0] != V.shape[0] or scores.shape[0] < 1:
+            raise ValueError("Sweeper: array shapes do not match")
+        if lines.shape[0] != n_moves or offsets[n_boards * P] != n_moves:
+            raise ValueError("Sweeper: offsets do not match the moves")
+        if layer_starts.shape[0] < 1 or layer_starts[0] != 0 or layer_starts[layer_starts.shape[0] - 1] != order.shape[0]:
+            raise ValueError("Sweeper: layer_starts must run from 0 to len(order)")
+        for i in range(layer_starts.shape[0] - 1):
+            if layer_starts[i + 1] < layer_starts[i]:
+                raise ValueError("Sweeper: layer_starts must not decrease")
+            widest = max(widest, layer_starts[i + 1] - layer_starts[i])
+        for i in range(order.shape[0]):
+            if not 0 <= order[i] < n_boards:
+                raise ValueError("Sweeper: order holds a board out of range")
+        if not PIECES_RANDOM <= pieces <= PIECES_FIXED or not MOVES_BEST <= moves <= MOVES_FIXED:
+            raise ValueError(f"Sweeper: unknown pieces={pieces} or moves={moves}")
+        if (pieces == PIECES_FIXED) != (piece_choice is not None) or (moves == MOVES_FIXED) != (fixed_move is not None):
+            raise ValueError("Sweeper: give piece_choice with pieces=3 and fixed_move with moves=2, and only then")
+        if piece_choice is not None:
+            if piece_choice.shape[0] != n_boards:
+                raise ValueError("Sweeper: piece_choice must have one entry per board")
+            for i in range(n_boards):
+                if not 0 <= piece_choice[i] < P:
+                    raise ValueError(f"Sweeper: piece_choice[{i}] = {piece_choice[i]} is not a piece")
+        if fixed_move is not None:
+            if fixed_move.shape[0] != n_boards * P:
+                raise ValueError("Sweeper: fixed_move must have one entry per state")
+            for i in range(n_boards * P):
+                if not (-1 if offsets[i] == offsets[i + 1] else 0) <= fixed_move[i] < max(1, offsets[i + 1] - offsets[i]):
+                    raise ValueError(f"Sweeper: fixed_move[{i}] = {fixed_move[i]} is not a move of its state")
+        if move_reward is not None and move_reward.shape[0] != n_moves:
+            raise ValueError("Sweeper: move_reward must have one entry per move")
+        if n_threads < 1:
+            raise ValueError(f"Sweeper: n_threads must be >= 1, got {n_threads}")
+        if offsets[0] != 0:
+            raise ValueError("Sweeper: offsets must start at 0")
+        # The sweeps index V, W and the move arrays by these without checks: range-check them once.
+        i = _first_decrease(&offsets[0], n_boards * P + 1)
+        if i >= 0:
+            raise ValueError(f"Sweeper: offsets must not decrease; offsets[{i}] = {offsets[i]} < offsets[{i - 1}]")
+        i = _first_outside(&next_board[0] if n_moves else NULL, n_moves, n_boards)
+        if i >= 0:
+            raise ValueError(f"Sweeper: next_board[{i}] = {next_board[i]} is outside [0, {n_boards})")
+        for i in range(n_moves):
+            if lines[i] >= scores.shape[0]:
+                raise ValueError("Sweeper: a move clears more rows than scores covers")
+        chosen_next = np.full(n_boards * P, -1, dtype=np.int32)
+        chosen_lines = np.zeros(n_boards * P if move_reward is None else 0, dtype=np.uint8)
+        chosen_reward = np.zeros(n_boards * P if move_reward is not None else 0)
+        self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
+                       fixed_move, move_reward, chosen_next, chosen_lines, chosen_reward)
+        # The one allocation, after every check: a failed __init__ holds nothing
+        # (and __init__ called again frees the buffer of the first call).
+        free(self.block_residual)
+        self.block_residual = <double*>malloc(((widest + BLOCK - 1) // BLOCK + 1) * sizeof(double))
+        if self.block_residual == NULL:
+            raise MemoryError("Sweeper: cannot allocate")
+        self.n_boards = n_boards
+        self.n_layers = layer_starts.shape[0] - 1
+        self.layer_starts = &layer_starts[0]
+        self.n_threads = n_threads
+        self.sw.P = P
+        self.sw.offsets = &offsets[0]
+        self.sw.nxt = &next_board[0] if n_moves else NULL
+        self.sw.lines = &lines[0] if n_moves else NULL
+        self.sw.scores = &scores[0]
+        self.sw.move_reward = &move_reward[0] if move_reward is not None and n_moves else NULL
+        self.sw.probs = &probs[0]
+        self.sw.discount = discount
+        self.sw.dead = dead_value
+        self.sw.pieces = pieces
+        self.sw.moves = moves
+        self.sw.piece_choice = &piece_choice[0] if piece_choice is not None and n_boards else NULL
+        self.sw.fixed_move = &fixed_move[0] if fixed_move is not None and n_boards else NULL
+        self.sw.order = &order[0] if order.shape[0] else NULL
+        self.sw.independent_layers = independent_layers
+        self.sw.V = &V[0] if n_boards else NULL
+        self.sw.W = &W[0] if n_boards else NULL
+        self.sw.V_prev = NULL
+        self.sw.W_prev = NULL
+        self.sw.policy = &policy[0] if n_boards else NULL
+        self.sw.chosen_next = _data_i32(chosen_next)
+        self.sw.chosen_lines = _data_u8(chosen_lines)
+        self.sw.chosen_reward = _data_f64(chosen_reward)
+        if move_reward is not None and n_moves == 0:
+            self.sw.move_reward = &scores[0]   # never read, but marks the custom rewards
+
+    @property
+    def n_live(self):
+        """Boards with at least one move (the others keep their values)."""
+        return self.layer_starts[self.n_layers]
+
+    def greedy_sweep(self, double[::1] V_prev=None, double[::1] W_prev=None):
+        """One Bellman sweep over every live board, recording each state's
+        move; returns the largest |change| of V or W.  ``V_prev``,
+        ``W_prev``, if given, receive the values as they were before it."""
+        cdef double residual = 0.0
+        if (V_prev is None) != (W_prev is None):
+            raise ValueError("greedy_sweep: give both V_prev and W_prev, or neither")
+        if V_prev is not None:
+            if V_prev.shape[0] != self.n_boards * self.sw.P or W_prev.shape[0] != self.n_boards:
+                raise ValueError("greedy_sweep: V_prev / W_prev shapes do not match")
+            self.sw.V_prev = &V_prev[0] if self.n_boards else NULL
+            self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
+        with nogil:
+            residual = sweep_layers(&self.sw, True, self.layer_starts, self.n_layers, self.n_threads,
+                                    self.block_residual)
+        self.sw.V_prev = NULL
+        self.sw.W_prev = NULL
+        return residual
+
+    def evaluation_sweep(self, double[::1] W_prev=None):
+        """One sweep evaluating the moves the last greedy sweep chose (before
+        any greedy sweep: none, so every board gets the dead value); updates W only and
+        returns its largest change.  ``W_prev``, if given, receives W as it was."""
+        cdef double residual = 0.0
+        if W_prev is not None:
+            if W_prev.shape[0] != self.n_boards:
+                raise ValueError("evaluation_sweep: W_prev shape does not match")
+            self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
+        with nogil:
+            residual = sweep_layers(&self.sw, False, self.layer_starts, self.n_layers, self.n_threads,
+                                    self.block_residual)
+        self.sw.W_prev = NULL
+        return residual
+
+
+cdef Py_ssize_t _first_decrease(const int64_t* a, Py_ssize_t n) noexcept nogil:
+    """The first i with a[i] < a[i - 1], or -1."""
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        if a[i] < a[i - 1]:
+            return i
+    return -1
+
+
+cdef Py_ssize_t _first_outside(const int32_t* a, Py_ssize_t n, Py_ssize_t high) noexcept nogil:
+    """The first i with a[i] outside [0, high), or -1."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if a[i] < 0 or a[i] >= high:
+            return i
+    return -1
+
+
+cdef int32_t* _data_i32(int32_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef uint8_t* _data_u8(uint8_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef double* _data_f64(double[::1] a):
+    return &a[0] if a.shape[0] else NULL

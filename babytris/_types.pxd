@@ -1,0 +1,29 @@
+# C-level declarations every compiled module of babytris shares: the board
+# and index types, the key mixer of the hash tables, a prefetch hint.
+
+from libc.stdint cimport uint64_t, int32_t
+
+ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
+ctypedef int32_t index_t       # dense board index; -1 = none
+
+
+cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
+    # splitmix64 finaliser: raw boards have structured low bits that would
+    # cluster under a plain mask.
+    x ^= x >> 30
+    x *= <uint64_t>0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= <uint64_t>0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BABYTRIS_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define BABYTRIS_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void prefetch "BABYTRIS_PREFETCH"(const void* p) noexcept nogil
