@@ -31,9 +31,20 @@ extensions = [
         extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
         extra_link_args=OPENMP,
     )
-    # the engine and solver; playouts and finite-horizon values; refinement; the long-run rate;
-    # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP
-    for name in ("_core", "_play", "_minimize", "_rate", "_big")
+    # the engine and solver; playouts and finite-horizon values; refinement; the long-run rate
+    for name in ("_core", "_play", "_minimize", "_rate")
+] + [
+    Extension(
+        f"babytris.big.{name}",
+        [f"babytris/big/{name}.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
+        extra_link_args=OPENMP,
+    )
+    # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:
+    # its playout kernels and the Python-facing Engine over them
+    for name in ("_playout", "_engine")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

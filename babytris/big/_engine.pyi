@@ -1,4 +1,4 @@
-"""Type stubs for the compiled big-board engine (babytris/_big.pyx)."""
+"""Type stubs for the compiled big-board engine (babytris/big/_engine.pyx)."""
 
 import numpy as np
 import numpy.typing as npt
@@ -9,7 +9,7 @@ MAX_HEIGHT: int
 MAX_WIDTH: int
 
 class Engine:
-    """Placement tables of one big-board game (built by ``babytris.tetris``)."""
+    """Placement tables of one big-board game (built by ``babytris.big.tetris``)."""
 
     first: npt.NDArray[np.int32]
     column: npt.NDArray[np.int16]
