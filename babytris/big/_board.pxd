@@ -44,7 +44,6 @@ cdef enum:
     NEED_SUM_HEIGHTS = 8        # their sum (holes)
 
 
-
 cdef extern from *:
     """
     #if defined(__GNUC__) || defined(__clang__)

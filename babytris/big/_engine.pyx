@@ -22,10 +22,11 @@ i.i.d. with xoshiro256** generators seeded per game exactly as
 babytris._play does, so a game's course depends on its seed alone, never on
 the threads.
 
-The loops live in _playout (policies, games, batch work) and _board.pxd
-(geometry and features); this module holds the Python-facing Engine.
-babytris.big.tetris builds the tables and checks every argument; the functions
-here check only what would otherwise touch memory out of bounds.
+The loops live in ``_playout`` (policies, games, the batch methods' work,
+nogil) and ``_board.pxd`` (geometry and features, inline); this module holds
+the Python-facing :class:`Engine`.  babytris.big.tetris builds the tables and
+checks every argument; the functions here check only what would otherwise
+touch memory out of bounds.
 """
 
 from cython.parallel cimport prange

@@ -201,7 +201,7 @@ cdef inline double landing_height_of(const Geo* g, int k, int y) noexcept nogil:
 
 
 # --------------------------------------------------------------------------
-# Policies.
+# Policies (the Policy struct, which _engine fills, is declared in _playout.pxd).
 # --------------------------------------------------------------------------
 
 cdef inline double linear_value(const Policy* pol, const Feats* f, int width, double landing_height,
@@ -494,7 +494,7 @@ cdef int make_policy(Policy* pol, const int8_t[::1] codes, const double[::1] wei
 
 
 # --------------------------------------------------------------------------
-# Games.
+# Games (Game and Record are declared in _playout.pxd).
 # --------------------------------------------------------------------------
 
 cdef inline int record(Record* rec, const Board* b, int height, int p) noexcept nogil:
