@@ -54,6 +54,7 @@ from ..rules import (
     piece_repr,
     resolve_pieces,
 )
+from ..validation import check_int, check_number
 from . import _engine
 
 __all__ = [
@@ -609,15 +610,11 @@ def _spans(shape) -> tuple[int, int]:
 
 
 def _bounded_int(name: str, value: object, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
-        raise RulesError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    return int(value)
+    return check_int(name, value, lo, hi, error=RulesError)
 
 
 def _unit(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
+    return check_number(name, value, 0.0, 1.0)
 
 
 def _n_jobs(n_jobs: object) -> int:
