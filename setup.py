@@ -22,18 +22,26 @@ directives = {
     "embedsignature": True,
 }
 
-extensions = [
-    Extension(
-        f"babytris.{name}",
-        [f"babytris/{name}.pyx"],
+
+def extension(module: str) -> Extension:
+    """The compiled module ``module`` (dotted, e.g. ``babytris.big._engine``) from its .pyx."""
+    return Extension(
+        module,
+        [module.replace(".", "/") + ".pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + OPENMP,
         extra_link_args=OPENMP,
     )
-    # the engine; the Bellman sweeps; playouts and finite-horizon values; refinement; the long-run rate;
-    # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP
-    for name in ("_core", "_sweep", "_play", "_minimize", "_rate", "_big")
+
+
+extensions = [
+    # the engine (placement, drop, clear, enumeration); the Bellman sweeps; playouts and
+    # finite-horizon values; the refinement of minimize; the long-run rate
+    *(extension(f"babytris.{name}") for name in ("_core", "_sweep", "_play", "_minimize", "_rate")),
+    # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:
+    # its playout kernels and the Python-facing Engine over them
+    *(extension(f"babytris.big.{name}") for name in ("_playout", "_engine")),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

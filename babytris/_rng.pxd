@@ -1,6 +1,6 @@
 """Random numbers for the playouts: splitmix64 (seeding) and xoshiro256** (the games).
 
-Shared by ``_play`` (the exact engine's games) and ``_big`` (big boards), so
+Shared by ``_play`` (the exact engine's games) and ``big._playout`` (big boards), so
 a seed means the same piece sequence in both.
 """
 

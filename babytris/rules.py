@@ -11,7 +11,8 @@ from .board import Board
 from .pieces import CATALOGUE, GROUPS, Piece, piece
 from .validation import check_bool, check_int, is_int
 
-__all__ = ["Rules", "RulesError", "PieceSpec", "OBJECTIVES"]
+__all__ = ["Rules", "RulesError", "PieceSpec", "OBJECTIVES", "check_line_scores", "check_probabilities", "piece_repr",
+           "resolve_pieces"]
 
 #: A piece given by catalogue name, as a Piece, or as (x, y) cells.
 PieceSpec = Union[str, Piece, Sequence[Sequence[int]]]
@@ -133,7 +134,7 @@ class Rules:
                 f"width * height must be <= {MAX_CELLS} (a board is one 64-bit integer); "
                 f"got {width} * {height} = {width * height}"
             )
-        pieces = _resolve_pieces(self.pieces)
+        pieces = resolve_pieces(self.pieces)
         for p in pieces:
             if not any(_fits(shape, width, height) for shape in p.orientations()):
                 raise RulesError(f"pieces: piece {p.name!r} fits a {width}x{height} board in no rotation")
@@ -149,8 +150,8 @@ class Rules:
                                  "leave line_scores unset")
             line_scores = (0.0,) + (1.0,) * tallest
         else:
-            line_scores = _line_scores(self.line_scores, tallest, self.no_holes)
-        probabilities = _probabilities(self.probabilities, len(pieces))
+            line_scores = check_line_scores(self.line_scores, tallest, self.no_holes)
+        probabilities = check_probabilities(self.probabilities, len(pieces))
         start = _start(self.start, width, height)
         if self.top_out and self.objective == "combo":
             raise RulesError("top_out: the combo objective ends at a placement that clears nothing; "
@@ -234,7 +235,7 @@ class Rules:
             raise RulesError("mirror: with pieces that are not their own mirror image, no preview and no hold")
 
     def __repr__(self) -> str:
-        pieces = ", ".join(_piece_repr(p) for p in self.pieces)
+        pieces = ", ".join(piece_repr(p) for p in self.pieces)
         scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "
         extra = "".join(
             f", {name}={value!r}" for name, value, default in
@@ -249,7 +250,8 @@ class Rules:
         )
 
 
-def _piece_repr(p: Piece) -> str:
+def piece_repr(p: Piece) -> str:
+    """The piece as it is written in a pasteable ``Rules(...)`` repr: its catalogue name, cells or ``Piece(...)``."""
     # Catalogue pieces by name, unnamed custom ones by their cells; a custom
     # piece with a name of its own as Piece(...), which keeps it.
     if CATALOGUE.get(p.name) == p:
@@ -267,7 +269,8 @@ def _fits(shape, width: int, height: int) -> bool:
     return max(x for x, _ in shape) < width and max(y for _, y in shape) < height
 
 
-def _resolve_pieces(spec: object) -> tuple[Piece, ...]:
+def resolve_pieces(spec: object) -> tuple[Piece, ...]:
+    """The pieces a ``pieces=`` spec names (names, groups, Pieces or cell lists), checked: at least one, distinct shapes."""
     if isinstance(spec, str):
         spec = (spec,)
     if not isinstance(spec, Iterable):
@@ -308,7 +311,8 @@ def _finite_floats(name: str, values: object) -> tuple[float, ...]:
     return out
 
 
-def _line_scores(values: object, tallest: int, no_holes: bool = False) -> tuple[float, ...]:
+def check_line_scores(values: object, tallest: int, no_holes: bool = False) -> tuple[float, ...]:
+    """``line_scores`` checked (finite, an entry for 0..``tallest`` rows), as floats; ``None``: 0, 1, 3, 6, ..."""
     if values is None:
         return tuple(_triangular(n) for n in range(tallest + 1))
     out = _finite_floats("line_scores", values)
@@ -322,7 +326,8 @@ def _line_scores(values: object, tallest: int, no_holes: bool = False) -> tuple[
     return out
 
 
-def _probabilities(values: object, n: int) -> tuple[float, ...]:
+def check_probabilities(values: object, n: int) -> tuple[float, ...]:
+    """``probabilities`` of ``n`` pieces checked (each in (0, 1], summing to 1), as floats; ``None``: uniform."""
     if values is None:
         return tuple(1.0 / n for _ in range(n))
     out = _finite_floats("probabilities", values)

@@ -1,6 +1,6 @@
 """Benchmarks of the big-board engine on 10x20 with the seven tetrominoes.
 
-``test_greedy_playout``: ``babytris.tetris.play_greedy`` throughput, in
+``test_greedy_playout``: ``babytris.big.tetris.play_greedy`` throughput, in
 placements per second (``extra_info["placements_per_second"]``, from the
 median round), on one thread and on every core, for a one-step greedy player
 with Dellacherie's six features (landing height, eroded cells, row and
@@ -21,7 +21,7 @@ import os
 import numpy as np
 import pytest
 
-from babytris.tetris import Tetris, greedy_placements, play_greedy, sample_boards
+from babytris.big.tetris import Tetris, greedy_placements, play_greedy, sample_boards
 
 NAMES = ["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"]
 WEIGHTS = [0.0, -1.0, 1.0, -1.0, -1.0, -4.0, -1.0]

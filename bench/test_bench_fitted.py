@@ -20,8 +20,8 @@ import pytest
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import babytris  # noqa: E402
-from babytris import fitted, td  # noqa: E402
-from babytris.tetris import Tetris  # noqa: E402
+from babytris.big import fitted, td  # noqa: E402
+from babytris.big.tetris import Tetris  # noqa: E402
 
 FEATURES = ("max_height", "holes", "covers")
 

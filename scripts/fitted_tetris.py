@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from babytris.fitted import fitted_value_iteration
-from babytris.tetris import Tetris, play_greedy
+from babytris.big.fitted import fitted_value_iteration
+from babytris.big.tetris import Tetris, play_greedy
 
 #: The paper's Table 1: feature set -> (average lifespan, parameter vector).
 PUBLISHED = {

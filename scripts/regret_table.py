@@ -18,8 +18,9 @@ import time
 import numpy as np
 
 import babytris
-from babytris import fitted, td
-from babytris.features import feature_matrix
+from babytris.big import fitted, td
+from babytris.big.games import ExactGame
+from babytris.big.features import feature_matrix
 
 PAPER = ("max_height", "holes", "covers")
 RICH = ("heights", "differences", "max_height", "holes", "covers", "wells", "row_transitions", "column_transitions")
@@ -36,7 +37,7 @@ def methods(td_games: int):
     def projection(features):
         def train(t):
             started = time.perf_counter()
-            rows = fitted._ExactGame(t).rows_of_all
+            rows = ExactGame(t).rows_of_all
             optimal = babytris.solve_transitions(t)
             weights, *_ = np.linalg.lstsq(feature_matrix(rows, t.rules.width, features), optimal.board_values,
                                           rcond=None)

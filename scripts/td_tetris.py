@@ -23,8 +23,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads
 
 import numpy as np  # noqa: E402
 
-from babytris import td  # noqa: E402
-from babytris.tetris import Tetris  # noqa: E402
+from babytris.big import td  # noqa: E402
+from babytris.big.tetris import Tetris  # noqa: E402
 
 #: The paper's Table 3: thousands of games -> (lines per game N_L, exploring share N_E).
 PUBLISHED = {10: (0.21, 0.86), 300: (0.45, 0.81), 700: (0.77, 0.76)}

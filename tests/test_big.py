@@ -1,5 +1,5 @@
-"""The big-board engine (babytris.tetris, babytris._big): the exact engine's
-moves on every board both can hold, babytris.features' values, and games
+"""The big-board engine (babytris.big.tetris, babytris.big._engine): the exact engine's
+moves on every board both can hold, babytris.big.features' values, and games
 that depend on their seed alone."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import Rules, _big
-from babytris import features as F
-from babytris.states import engine, placement_table
-from babytris.tetris import (
+from babytris import Rules
+from babytris.big import _engine, _playout
+from babytris.big import features as F
+from babytris.big.tetris import (
     FEATURES,
     MOVE_FEATURES,
     Tetris,
@@ -21,6 +21,7 @@ from babytris.tetris import (
     play_greedy,
     sample_boards,
 )
+from babytris.states import engine, placement_table
 
 BOARD_FEATURES = [name for name in FEATURES if name not in MOVE_FEATURES]
 DELLACHERIE = (["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"],
@@ -47,9 +48,10 @@ def random_boards(n: int, width: int, height: int, seed: int) -> np.ndarray:
 
 
 def test_compiled_module():
-    path = _big.__file__
-    assert path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), path
-    assert type(Tetris().engine).__module__ == "babytris._big"
+    for module in (_engine, _playout):
+        path = module.__file__
+        assert path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), path
+    assert type(Tetris().engine).__module__ == "babytris.big._engine"
 
 
 # --- the exact engine's moves ---------------------------------------------------------------

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import features as F
+from babytris.big import features as F
 
 
 def plain(rows, width):

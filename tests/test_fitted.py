@@ -6,8 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import fitted, reference
-from babytris.features import feature_matrix, rows_from_bits
+from babytris import reference
+from babytris.big import fitted, lookahead
+from babytris.big.features import feature_matrix, rows_from_bits
+from babytris.big.games import BigGame, ExactGame
 from babytris.states import engine
 from strategies import small_rules
 
@@ -35,7 +37,7 @@ def plain_targets(rules, boards, weights, features, discount, loss):
 @given(rules=small_rules(sizes=(2, 3)), data=st.data())
 def test_targets_and_greedy_policy_equal_plain_loops(rules, data):
     t = babytris.enumerate_boards(rules)
-    model = fitted._ExactGame(t)
+    model = ExactGame(t)
     weights = np.array(data.draw(st.lists(st.floats(-3, 3), min_size=4, max_size=4)))
     discount = data.draw(st.floats(0.0, 0.95))
     states = np.arange(t.n_boards)
@@ -72,7 +74,7 @@ def test_fit_reaches_its_fixed_point():
     assert result.converged and result.history.shape == (result.iterations[0], 4)
     np.testing.assert_allclose(result.history[-1], result.value.weights)
     # The targets of the final weights on the same sample fit back to those weights.
-    model = fitted._ExactGame(t)
+    model = ExactGame(t)
     states = fitted._sample(model, 500, None, 0.3, 0.9, np.random.default_rng(2))
     weights = result.value.weights
     y = sum(prob * fitted._segment_max(rewards + 0.9 * result.value(model.rows(nxt)), offsets, 0.0)
@@ -165,7 +167,7 @@ def brute_lookahead(tetris, rows, pieces, value, discount, loss):
 
 
 def test_lookahead_equals_a_brute_force_search():
-    from babytris.tetris import Tetris, sample_boards
+    from babytris.big.tetris import Tetris, sample_boards
 
     tetris = Tetris(width=4, height=6, pieces="trominoes")
     value = fitted.LinearValue(("max_height", "holes", "wells"), np.array([1.0, -0.7, -1.3, -0.4]), 4)
@@ -174,18 +176,18 @@ def test_lookahead_equals_a_brute_force_search():
     for rows in sample.rows:
         pieces = [int(p) for p in rng.integers(0, 2, size=3)]
         for k in (1, 2, 3):
-            assert fitted.lookahead_placement(tetris, rows, pieces[:k], value, discount=0.8, loss=3.0) == \
+            assert lookahead.lookahead_placement(tetris, rows, pieces[:k], value, discount=0.8, loss=3.0) == \
                 brute_lookahead(tetris, rows, pieces[:k], value, 0.8, 3.0)
 
 
 def test_fitted_value_iteration_on_a_big_board():
-    from babytris.tetris import Tetris, greedy_placements
+    from babytris.big.tetris import Tetris, greedy_placements
 
     tetris = Tetris(width=6, height=8)
     result = fitted.fitted_value_iteration(tetris, FEATURES, n_samples=300, rounds=2, loss=8, seed=1)
     assert result.converged and len(result.iterations) == 2
     # Its targets: the compiled Bellman backup of the same weights equals the adapter's.
-    model = fitted._BigGame(tetris)
+    model = BigGame(tetris)
     rows = model.sample(50, None, 0.0, 0.9, np.random.default_rng(0))
     for piece in range(tetris.n_pieces):
         offsets, nxt, rewards = model.moves(rows, piece)
@@ -195,8 +197,8 @@ def test_fitted_value_iteration_on_a_big_board():
                                     discount=0.9)
         live = np.isfinite(mine)
         np.testing.assert_allclose(choices.value[live], mine[live], atol=1e-9)
-    games = fitted.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
-    again = fitted.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
+    games = lookahead.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
+    again = lookahead.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
     assert games.placements.tolist() == again.placements.tolist() and games.placements.min() > 0
 
 
@@ -210,20 +212,20 @@ def test_seed_model_tables_are_refused():
 
 
 def test_lookahead_arguments_are_checked():
-    from babytris.tetris import Tetris
+    from babytris.big.tetris import Tetris
 
     tetris = Tetris(width=4, height=6, pieces="trominoes")
     value = fitted.LinearValue(FEATURES, np.zeros(4), 4)
     rows = tetris.empty()
     with pytest.raises(ValueError, match="at least"):
-        fitted.lookahead_placement(tetris, rows, [], value, loss=1.0)
+        lookahead.lookahead_placement(tetris, rows, [], value, loss=1.0)
     with pytest.raises(ValueError, match="Tetris"):
-        fitted.lookahead_placement(babytris.Rules(), rows, [0], value, loss=1.0)
+        lookahead.lookahead_placement(babytris.Rules(), rows, [0], value, loss=1.0)
     with pytest.raises(ValueError, match="fitted for width 4"):
-        fitted.lookahead_placement(Tetris(width=6, height=6), np.zeros(6, np.uint16), [0], value, loss=1.0)
+        lookahead.lookahead_placement(Tetris(width=6, height=6), np.zeros(6, np.uint16), [0], value, loss=1.0)
     for kwargs, words in ((dict(discount=float("nan")), "discount"), (dict(discount=5), "discount"),
                           (dict(loss=-1), "loss")):
         with pytest.raises(ValueError, match=words):
-            fitted.play_lookahead(tetris, value, **{"loss": 1.0, **kwargs})
+            lookahead.play_lookahead(tetris, value, **{"loss": 1.0, **kwargs})
     with pytest.raises(ValueError, match="seed"):
-        fitted.play_lookahead(tetris, value, loss=1.0, seed=-1)
+        lookahead.play_lookahead(tetris, value, loss=1.0, seed=-1)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import fitted, td
-from babytris.features import rows_from_bits
+from babytris.big import fitted, td
+from babytris.big.features import rows_from_bits
 from babytris.states import engine
 
 

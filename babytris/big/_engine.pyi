@@ -1,4 +1,4 @@
-"""Type stubs for the compiled big-board engine (babytris/_big.pyx)."""
+"""Type stubs for the compiled big-board engine (babytris/big/_engine.pyx)."""
 
 import numpy as np
 import numpy.typing as npt
@@ -9,7 +9,7 @@ MAX_HEIGHT: int
 MAX_WIDTH: int
 
 class Engine:
-    """Placement tables of one big-board game (built by ``babytris.tetris``)."""
+    """Placement tables of one big-board game (built by ``babytris.big.tetris``)."""
 
     first: npt.NDArray[np.int32]
     column: npt.NDArray[np.int16]
@@ -24,6 +24,7 @@ class Engine:
     row_cells: npt.NDArray[np.uint8]
     row_transitions: npt.NDArray[np.uint8]
     row_wells: npt.NDArray[np.uint16]
+    hole_base: npt.NDArray[np.int16]
     def __init__(
         self,
         width: int,
@@ -43,6 +44,18 @@ class Engine:
     @property
     def n_pieces(self) -> int: ...
     def successors(self, rows: npt.NDArray[np.uint16], piece: int) -> list[tuple[int, tuple[int, ...], int]]: ...
+    def check_board(self, rows: npt.NDArray[np.uint16]) -> int: ...
+    def afterstates_one(
+        self, rows: npt.NDArray[np.uint16], piece: int
+    ) -> tuple[
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint16],
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.int16],
+        npt.NDArray[np.int16],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int16],
+    ]: ...
     def afterstates(
         self, rows: npt.NDArray[np.uint16], pieces: npt.NDArray[np.int16], n_threads: int = 1
     ) -> tuple[

@@ -1,0 +1,218 @@
+"""TD(lambda) learning of a neural value function (Pirnay & Arabagi), in numpy.
+
+The value of a board (its cells in, one hidden layer of sigmoid units, one
+linear output) is learned from games the network plays itself.  At each
+placement every afterstate is scored ``r + discount * V(b')``; the move is
+drawn with chance proportional to how much its score beats the worst one
+(the paper's exploration rule, eq. 5-6), or the best is taken when
+``explore=False``.  After each move the weights follow
+
+    ``delta = r + discount * V(b') - V(b)``, ``e <- trace * e + grad V(b)``, ``w <- w + rate * delta * e``
+
+(eq. 2-3: the trace decays by ``trace`` alone, as in the paper).  A piece
+that fits nowhere ends the game with ``delta = game_over - V(b)``.
+
+The paper's rewards are +1 per placement, +5 per line and -10 at game
+over; ``points=True`` rewards the rules' line scores instead, the objective
+the exact solvers optimise, so a learned policy's regret can be measured
+exactly (:func:`babytris.big.fitted.regret`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..validation import check_int, check_number
+from .features import cells
+from .games import game_model
+
+__all__ = ["ValueNetwork", "TDResult", "td_lambda"]
+
+
+class ValueNetwork:
+    """``V(x) = w2 . sigmoid(W1 x + b1) + b2`` for board cells ``x`` (0/1).
+
+    Args:
+        width, height: the board; the inputs are its ``width * height`` cells.
+        hidden: sigmoid units (the paper: 80).
+        seed: seeds the initial weights (uniform in +-``scale / sqrt(inputs)``).
+    """
+
+    def __init__(self, width: int, height: int, *, hidden: int = 80, seed: int = 0, scale: float = 1.0) -> None:
+        check_int("hidden", hidden, 1, 10_000)
+        rng = np.random.default_rng(seed)
+        self.width, self.height = width, height
+        n = width * height
+        self.W1 = rng.uniform(-scale, scale, (hidden, n)) / np.sqrt(n)
+        self.b1 = np.zeros(hidden)
+        self.w2 = rng.uniform(-scale, scale, hidden) / np.sqrt(hidden)
+        self.b2 = 0.0
+
+    def inputs(self, rows: np.ndarray) -> np.ndarray:
+        """Board cells as inputs: float64 ``(n, width * height)``, row 0 first."""
+        return cells(rows, self.width).reshape(len(rows), -1).astype(np.float64)
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        """Values of boards given as row bitmasks ``(n, height)``: float64 ``(n,)``."""
+        return self.values(self.inputs(rows))
+
+    def values(self, x: np.ndarray) -> np.ndarray:
+        """Values of input rows ``x`` ``(n, inputs)``: float64 ``(n,)``."""
+        return _sigmoid(x @ self.W1.T + self.b1) @ self.w2 + self.b2
+
+    def value_and_gradient(self, x: np.ndarray) -> tuple[float, tuple[np.ndarray, ...]]:
+        """``V(x)`` of one input vector and its gradient ``(dW1, db1, dw2, db2)``."""
+        hidden = _sigmoid(self.W1 @ x + self.b1)
+        slope = self.w2 * hidden * (1.0 - hidden)
+        return float(hidden @ self.w2 + self.b2), (np.outer(slope, x), slope, hidden, np.ones(()))
+
+    def step(self, direction: tuple[np.ndarray, ...], size: float) -> None:
+        """Move the weights by ``size * direction`` (a gradient-shaped tuple)."""
+        self.W1 += size * direction[0]
+        self.b1 += size * direction[1]
+        self.w2 += size * direction[2]
+        self.b2 += size * float(direction[3])
+
+
+@dataclass(frozen=True)
+class TDResult:
+    """Result of :func:`td_lambda`.
+
+    Attributes:
+        network: the trained :class:`ValueNetwork` (callable on row bitmasks).
+        games: int64 ``(k,)``, games played at each report.
+        lines_per_game: float64 ``(k,)``, mean lines per game since the last report.
+        placements_per_game: float64 ``(k,)``, likewise.
+        explored: float64 ``(k,)``, the share of moves that were not the best (N_E).
+        seconds: wall time.
+    """
+
+    network: ValueNetwork
+    games: np.ndarray
+    lines_per_game: np.ndarray
+    placements_per_game: np.ndarray
+    explored: np.ndarray
+    seconds: float = field(default=0.0)
+
+    def __repr__(self) -> str:
+        last = f", last {self.lines_per_game[-1]:.3f} lines/game" if len(self.games) else ""
+        return f"<TDResult {int(self.games[-1]) if len(self.games) else 0} games{last}, {self.seconds:.1f}s>"
+
+
+def td_lambda(
+    game: Any,
+    *,
+    n_games: int,
+    hidden: int = 80,
+    learning_rate: float = 0.01,
+    trace: float = 0.6,
+    discount: float = 0.9,
+    placement_reward: float = 1.0,
+    line_reward: float = 5.0,
+    game_over: float = -10.0,
+    points: bool = False,
+    explore: bool = True,
+    max_placements: int = 10_000,
+    report_every: int = 1000,
+    seed: int = 0,
+    network: ValueNetwork | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> TDResult:
+    """Train a :class:`ValueNetwork` by TD(lambda) on ``n_games`` games.
+
+    Args:
+        game: a :class:`~babytris.Transitions` (Baby Tetris) or a
+            :class:`babytris.big.tetris.Tetris` (big boards).
+        n_games: games to play, >= 1.
+        hidden, learning_rate (eta), trace (lambda), discount (gamma): the
+            paper's 80, 0.01, 0.6, 0.9 by default.
+        placement_reward, line_reward, game_over: rewards per placement, per
+            line cleared, and at game over (the paper's +1, +5, -10).
+        points: reward the rules' line scores instead (and nothing per
+            placement; ``game_over`` still applies: pass 0 for the plain game).
+        explore: draw moves by the paper's rule; False: always the best.
+        max_placements: a game stops (untaught) after this many placements.
+        report_every: games per point of the learning curve.
+        network: continue training this network (default: a new one).
+        progress: called as ``progress(games, lines_per_game)`` at each report.
+
+    Returns:
+        :class:`TDResult`.
+    """
+    model = game_model(game)
+    for name, value in (("n_games", n_games), ("max_placements", max_placements), ("report_every", report_every)):
+        check_int(name, value, 1, 10**9)
+    for name, value in (("learning_rate", learning_rate), ("trace", trace), ("discount", discount)):
+        check_number(name, value, 0, 1)
+    rng = np.random.default_rng(seed)
+    net = network if network is not None else ValueNetwork(model.width, model.height, hidden=hidden, seed=seed)
+    scores = np.asarray(model.scores) if points else None
+    started = time.perf_counter()
+    curve: list[tuple[int, float, float, float]] = []
+    lines_sum = placed_sum = explored_sum = 0
+    for played in range(1, n_games + 1):
+        lines, placed, explored = _play_and_learn(model, net, rng, learning_rate, trace, discount, placement_reward,
+                                                  line_reward, game_over, scores, explore, max_placements)
+        lines_sum += lines
+        placed_sum += placed
+        explored_sum += explored
+        if played % report_every == 0 or played == n_games:
+            block = report_every if played % report_every == 0 else played % report_every
+            curve.append((played, lines_sum / block, placed_sum / block, explored_sum / max(placed_sum, 1)))
+            if progress is not None:
+                progress(played, lines_sum / block)
+            lines_sum = placed_sum = explored_sum = 0
+    games, per_game, placements, explored_share = (np.array(c) for c in zip(*curve))
+    return TDResult(net, games.astype(np.int64), per_game, placements, explored_share, time.perf_counter() - started)
+
+
+def _play_and_learn(model, net: ValueNetwork, rng, rate, trace, discount, placement_reward, line_reward, game_over,
+                    scores, explore, max_placements) -> tuple[int, int, int]:
+    """One game; returns (lines, placements, explored moves)."""
+    state = model.start()
+    x = net.inputs(model.rows(_one(state)))[0]
+    value, gradient = net.value_and_gradient(x)
+    trail = tuple(np.zeros_like(g) for g in gradient)
+    probabilities = model.probabilities
+    lines_total = explored = placed = 0
+    while placed < max_placements:
+        piece = int(rng.choice(len(probabilities), p=probabilities))
+        offsets, nxt, lines = model.moves_lines(_one(state), piece)
+        trail = tuple(trace * e + g for e, g in zip(trail, gradient))
+        if len(lines) == 0:
+            net.step(trail, rate * (game_over - value))
+            break
+        inputs = net.inputs(model.rows(nxt))
+        after = net.values(inputs)
+        reward = scores[lines] if scores is not None else placement_reward + line_reward * lines
+        q = reward + discount * after
+        best = int(np.argmax(q))
+        choice = _explore(q, rng) if explore else best
+        explored += choice != best
+        net.step(trail, rate * (q[choice] - value))
+        state = nxt[choice]
+        lines_total += int(lines[choice])
+        placed += 1
+        value, gradient = net.value_and_gradient(inputs[choice])
+    return lines_total, placed, explored
+
+
+def _explore(q: np.ndarray, rng: np.random.Generator) -> int:
+    """The paper's rule: move k with chance proportional to ``q[k] - min q`` (uniform if all equal)."""
+    gain = q - q.min()
+    total = gain.sum()
+    if not total > 0:
+        return int(rng.integers(len(q)))
+    return min(int(np.searchsorted(np.cumsum(gain), rng.random() * total, side="right")), len(q) - 1)
+
+
+def _one(state):
+    return np.asarray(state)[None, ...] if np.ndim(state) else np.array([state])
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # = 1 / (1 + exp(-z)), without overflow

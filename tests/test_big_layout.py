@@ -1,0 +1,143 @@
+"""The big-board wing (babytris.big) is joined to the rest of babytris by
+public names only, the rest does not import it (but for the alias modules
+that keep the old paths importable), the aliases are the same objects, and
+every compiled module of the wing ships a type stub."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import babytris
+import babytris.big
+
+# The source tree (the installed package has no .pyx files): the files these tests read.
+PACKAGE = Path(__file__).resolve().parents[1] / "babytris"
+BIG = PACKAGE / "big"
+
+#: The old module paths, kept importable: the only modules outside babytris/big that import it.
+ALIASES = {
+    "babytris.tetris": "babytris.big.tetris",
+    "babytris.features": "babytris.big.features",
+    "babytris.fitted": "babytris.big.fitted",  # (its look-ahead names from babytris.big.lookahead)
+    "babytris.td": "babytris.big.td",
+}
+
+#: Private names of babytris the wing may still cimport: the random number generator, a C
+#: header shared with babytris._play so that a seed means the same piece sequence in both.
+SHARED_C_HEADERS = {"babytris._rng"}
+
+CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+cimport\s+(.+)|cimport\s+([\w.]+))", re.MULTILINE)
+
+
+def _imports(path: Path, package: str) -> list[tuple[str, str]]:
+    """(module, name) of each import in a .py file; name "" for ``import module``.
+    Relative imports are resolved against ``package`` (the file's package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, "") for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out.extend((module, alias.name) for alias in node.names)
+    return out
+
+
+def _cimports(path: Path) -> list[tuple[str, str]]:
+    """(module, name) of each cimport in a .pyx or .pxd file; name "" for ``cimport module``."""
+    out = []
+    for match in CIMPORT.finditer(path.read_text(encoding="utf-8")):
+        if match.group(3):
+            out.append((match.group(3), ""))
+            continue
+        names = match.group(2).strip().strip("()")
+        out.extend((match.group(1), name.split(" as ")[0].strip()) for name in names.split(",") if name.strip())
+    return out
+
+
+def _private(module: str, name: str) -> bool:
+    return any(part.startswith("_") for part in module.split(".")[1:]) or name.startswith("_")
+
+
+def _outside_big(module: str) -> bool:
+    return (module == "babytris" or module.startswith("babytris.")) and not (
+        module == "babytris.big" or module.startswith("babytris.big.")
+    )
+
+
+def _big_files(*suffixes: str) -> list[Path]:
+    return sorted(p for p in BIG.iterdir() if p.suffix in suffixes)
+
+
+def test_the_wing_has_its_modules():
+    names = {p.name for p in BIG.iterdir()}
+    for expected in ("__init__.py", "tetris.py", "features.py", "fitted.py", "td.py", "lookahead.py",
+                     "_engine.pyx", "_playout.pyx"):
+        assert expected in names
+
+
+@pytest.mark.parametrize("path", _big_files(".py"), ids=lambda p: p.name)
+def test_big_imports_public_names_only(path):
+    bad = [(m, n) for m, n in _imports(path, "babytris.big") if _outside_big(m) and _private(m, n)]
+    assert not bad, f"{path.name} imports private names of babytris: {bad}"
+
+
+@pytest.mark.parametrize("path", _big_files(".pyx", ".pxd"), ids=lambda p: p.name)
+def test_big_cimports_public_names_only(path):
+    found = _cimports(path)
+    assert found, f"{path.name}: no cimport found (the pattern is broken?)"
+    bad = [(m, n) for m, n in found if _outside_big(m) and m not in SHARED_C_HEADERS and _private(m, n)]
+    assert not bad, f"{path.name} cimports private names of babytris: {bad}"
+
+
+def test_the_rest_does_not_import_big():
+    offenders = {}
+    for path in sorted(PACKAGE.glob("*.py")):
+        module = f"babytris.{path.stem}" if path.stem != "__init__" else "babytris"
+        if module in ALIASES:
+            continue
+        found = [m for m, n in _imports(path, "babytris")
+                 if m == "babytris.big" or m.startswith("babytris.big.") or (m == "babytris" and n == "big")]
+        if found:
+            offenders[path.name] = found
+    for path in sorted(PACKAGE.glob("*.pyx")) + sorted(PACKAGE.glob("*.pxd")):
+        found = [m for m, _ in _cimports(path) if m.startswith("babytris.big")]
+        if found:
+            offenders[path.name] = found
+    assert not offenders, f"modules outside babytris/big import it: {offenders}"
+
+
+@pytest.mark.parametrize("old", sorted(ALIASES))
+def test_aliases_are_the_same_objects(old):
+    alias = importlib.import_module(old)
+    new = importlib.import_module(ALIASES[old])
+    assert alias.__all__, old
+    for name in alias.__all__:
+        obj = getattr(alias, name)
+        home = new if hasattr(new, name) else babytris.big
+        assert obj is getattr(home, name), f"{old}.{name}"
+    public = {n for n in dir(new) if not n.startswith("_") and getattr(getattr(new, n), "__module__", None) == new.__name__}
+    assert public <= set(alias.__all__), f"{old} misses {sorted(public - set(alias.__all__))}"
+
+
+def test_fitted_alias_keeps_the_lookahead_names():
+    import babytris.big.lookahead
+    import babytris.fitted
+
+    for name in babytris.big.lookahead.__all__:
+        assert getattr(babytris.fitted, name) is getattr(babytris.big.lookahead, name)
+
+
+@pytest.mark.parametrize("path", _big_files(".pyx"), ids=lambda p: p.name)
+def test_every_compiled_module_has_a_stub(path):
+    assert path.with_suffix(".pyi").exists(), f"{path.name} has no .pyi stub"
