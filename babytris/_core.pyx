@@ -1,11 +1,8 @@
 # cython: language_level=3
 """The exact engine of babytris: bitboard placement, hard drop, line clears,
 and the breadth-first enumeration of every reachable board into the CSR move
-table (:class:`babytris.Transitions`).  The rules of the game live here, once.
-
-Everything here works on raw integers and numpy buffers; ``babytris`` wraps it
-in friendly objects.  The inner loops hold no Python objects and run without
-the GIL.  The Bellman sweeps over the table are in ``_sweep.pyx``.
+table (:class:`babytris.Transitions`): the rules of the game, once.  Raw
+integers and numpy buffers in, loops without the GIL; the sweeps are in _sweep.pyx.
 """
 
 from cython cimport view

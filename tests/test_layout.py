@@ -1,0 +1,54 @@
+"""The layout stays as docs/design.md draws it: small source files, a stub for
+every compiled module, the public API importable from the top level."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+import babytris
+
+SOURCE = Path(__file__).resolve().parents[1] / "babytris"
+# A file past this many lines does more than one thing (issue 12); split it.
+MAX_LINES = 700
+
+
+def _sources(*patterns: str) -> list[Path]:
+    return sorted(p for pattern in patterns for p in SOURCE.rglob(pattern))
+
+
+def test_the_source_tree_is_beside_the_tests():
+    assert (SOURCE / "_core.pyx").is_file()
+
+
+@pytest.mark.parametrize("path", _sources("*.py", "*.pyx", "*.pxd"), ids=lambda p: str(p.relative_to(SOURCE)))
+def test_no_source_file_is_over_the_limit(path):
+    n = len(path.read_text().splitlines())
+    assert n <= MAX_LINES, f"{path.relative_to(SOURCE)} has {n} lines (limit {MAX_LINES})"
+
+
+@pytest.mark.parametrize("path", _sources("*.pyx"), ids=lambda p: str(p.relative_to(SOURCE)))
+def test_every_compiled_module_has_a_stub(path):
+    assert path.with_suffix(".pyi").is_file(), f"{path.relative_to(SOURCE)} has no .pyi stub"
+
+
+@pytest.mark.parametrize("name", babytris.__all__)
+def test_every_public_name_is_there(name):
+    assert getattr(babytris, name) is not None
+
+
+@pytest.mark.parametrize("old, new", [
+    ("babytris.states", "babytris.enumeration"),
+    ("babytris.states", "babytris.transitions"),
+    ("babytris.states", "babytris.placements"),
+    ("babytris.states", "babytris.resources"),
+])
+def test_moved_names_keep_their_old_home(old, new):
+    """Names that moved out of a module stay importable from it."""
+    old_module, new_module = importlib.import_module(old), importlib.import_module(new)
+    moved = set(old_module.__all__) & set(new_module.__all__)
+    assert moved
+    for name in moved:
+        assert getattr(old_module, name) is getattr(new_module, name), name
