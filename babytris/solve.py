@@ -182,10 +182,11 @@ def solve_transitions(
     minimize = check_bool("minimize", minimize)
     _check_progress(progress)
     with _progress_bars(progress) as bars:
+        told: Progress | None = progress if callable(progress) and not isinstance(progress, ProgressBars) else None
         if bars is not None:
-            progress = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
+            told = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
         return _solve(transitions, roles, method, float(discount), tol, max_iter, eval_sweeps, accelerate, n_jobs,
-                      progress or None, minimize, (opponent, player, reward))
+                      told, minimize, (opponent, player, reward))
 
 
 def _check_progress(progress: object) -> None:
@@ -218,7 +219,7 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     probs = np.asarray(rules.probabilities, dtype=np.float64)
     dead = roles.dead_value(rules)
-    modes = dict(pieces=roles.pieces, moves=roles.moves, piece_choice=roles.piece_choice, fixed_move=roles.fixed_move,
+    modes: dict[str, Any] = dict(pieces=roles.pieces, moves=roles.moves, piece_choice=roles.piece_choice, fixed_move=roles.fixed_move,
                  dead_value=dead)
     values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)

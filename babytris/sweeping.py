@@ -4,7 +4,7 @@ policy iteration, Aitken extrapolation, and the choice of threads."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -14,6 +14,16 @@ __all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progr
 
 #: ``progress(iteration, residual)``, called after each optimality sweep.
 Progress = Callable[[int, float], None]
+
+
+class Sweeps(Protocol):
+    """What the methods below sweep with: a :class:`_sweep.Sweeper`, or a :class:`ThreadTuner` over one."""
+
+    def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
+        """One optimality sweep; returns its residual (the largest change of a board's value)."""
+
+    def evaluation_sweep(self, W_prev: np.ndarray | None = None, /) -> float:
+        """One sweep evaluating the recorded policy; returns its residual."""
 
 
 class ThreadTuner:
@@ -36,11 +46,11 @@ class ThreadTuner:
         self._best: dict[str, dict[int, float]] = {"greedy": {}, "evaluation": {}}
         self._untimed = 1   # the first sweep pays for first touches of fresh memory
 
-    def greedy_sweep(self, *args) -> float:
-        return self._timed("greedy", self.sweeper.greedy_sweep, args)
+    def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
+        return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
 
-    def evaluation_sweep(self, *args) -> float:
-        return self._timed("evaluation", self.sweeper.evaluation_sweep, args)
+    def evaluation_sweep(self, W_prev: np.ndarray | None = None, /) -> float:
+        return self._timed("evaluation", self.sweeper.evaluation_sweep, (W_prev,))
 
     def _choose(self, kind: str) -> int:
         best = self._best[kind]
@@ -69,7 +79,7 @@ class ThreadTuner:
 
 
 def modified_policy_iteration(
-    sweeper: _sweep.Sweeper, board_values: np.ndarray, tol: float, max_iter: int,
+    sweeper: Sweeps, board_values: np.ndarray, tol: float, max_iter: int,
     eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
@@ -105,7 +115,7 @@ def modified_policy_iteration(
             if evaluation[-1] <= tol:
                 break  # evaluated as finely as the answer needs
             ratio = _steady_ratio(evaluation)
-            if record and ratio is not None:
+            if record and ratio is not None and board_values_before is not None:
                 _jump(ratio, (board_values, board_values_before))
                 jumped = True
                 break
@@ -121,7 +131,7 @@ MAX_MISSED_JUMPS = 3
 
 
 def value_iteration(
-    sweeper: _sweep.Sweeper, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
+    sweeper: Sweeps, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
     *, accelerate: bool, progress: Progress | None = None
 ) -> list[float]:
     """Greedy sweeps until one changes no value by more than ``tol``.
@@ -159,7 +169,8 @@ def value_iteration(
             missed += 1  # the jump overshot: the error is not one steady mode (yet)
             accelerate = missed < MAX_MISSED_JUMPS
         ratio = _steady_ratio(residuals)
-        if record and ratio is not None and len(residuals) < max_iter:
+        if record and ratio is not None and len(residuals) < max_iter and values_before is not None \
+                and board_values_before is not None:
             _jump(ratio, (values, values_before), (board_values, board_values_before))
             last_jump = len(residuals)
     return residuals

@@ -126,13 +126,17 @@ def fitted_value_iteration(
     features = tuple(features)
     feature_matrix(np.zeros((1, model.height), dtype=np.uint32), model.width, features)  # names checked
     started = time.perf_counter()
-    value, history, iterations, converged = None, [], [], False
+    value: LinearValue | None = None
+    history: list = []
+    iterations: list[int] = []
+    converged = False
     for _ in range(rounds):
         states = _sample(model, n_samples, value, epsilon, discount, rng)
         weights, n_iter, converged, steps = _fit(model, states, features, discount, loss, tol, max_iter)
         value = LinearValue(features, weights, model.width)
         history.extend(steps)
         iterations.append(n_iter)
+    assert value is not None  # (rounds >= 1 is checked above)
     return FittedValueIteration(value, tuple(iterations), converged, np.array(history), n_samples, float(discount),
                                 float(loss), float(tol), time.perf_counter() - started)
 

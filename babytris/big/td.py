@@ -144,10 +144,10 @@ def td_lambda(
         :class:`TDResult`.
     """
     model = game_model(game)
-    for name, value in (("n_games", n_games), ("max_placements", max_placements), ("report_every", report_every)):
-        check_int(name, value, 1, 10**9)
-    for name, value in (("learning_rate", learning_rate), ("trace", trace), ("discount", discount)):
-        check_number(name, value, 0, 1)
+    for name, count in (("n_games", n_games), ("max_placements", max_placements), ("report_every", report_every)):
+        check_int(name, count, 1, 10**9)
+    for name, number in (("learning_rate", learning_rate), ("trace", trace), ("discount", discount)):
+        check_number(name, number, 0, 1)
     rng = np.random.default_rng(seed)
     net = network if network is not None else ValueNetwork(model.width, model.height, hidden=hidden, seed=seed)
     scores = np.asarray(model.scores) if points else None

@@ -36,11 +36,10 @@ greedy policy of a value function ``V = w . phi``, as in fitted value iteration.
 from __future__ import annotations
 
 import math
-import numbers
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -48,13 +47,14 @@ from ..evaluate import game_seeds
 from ..pieces import Piece, Placement
 from ..rules import (
     Rules,
+    PieceSpec,
     RulesError,
     check_line_scores,
     check_probabilities,
     piece_repr,
     resolve_pieces,
 )
-from ..validation import check_int, check_number
+from ..validation import check_int, check_number, is_int, is_number
 from . import _engine
 
 __all__ = [
@@ -117,9 +117,15 @@ class Tetris:
 
     width: int = 10
     height: int = 20
-    pieces: tuple[Piece, ...] = field(default=("tetrominoes",))  # type: ignore[assignment]
-    probabilities: tuple[float, ...] | None = None
-    line_scores: tuple[float, ...] | None = None
+    # The fields hold the validated forms; the constructor (typed below) accepts more.
+    pieces: tuple[Piece, ...] = field(default=("tetrominoes",))  # type: ignore[arg-type]
+    probabilities: tuple[float, ...] = None  # type: ignore[assignment]
+    line_scores: tuple[float, ...] = None  # type: ignore[assignment]
+
+    if TYPE_CHECKING:
+        def __init__(self, width: int = 10, height: int = 20, pieces: str | Iterable[PieceSpec] = ("tetrominoes",),
+                     probabilities: Iterable[float] | None = None,
+                     line_scores: Iterable[float] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         width = _bounded_int("width", self.width, 1, MAX_WIDTH)
@@ -170,7 +176,7 @@ class Tetris:
         """Index of a piece given by index, name or Piece; raises ``ValueError`` if absent."""
         if isinstance(which, bool):
             raise ValueError(f"piece must be an index or a name, got {which!r}")
-        if isinstance(which, numbers.Integral):
+        if is_int(which):
             if not 0 <= which < self.n_pieces:
                 raise ValueError(f"piece index must be in [0, {self.n_pieces - 1}], got {which}")
             return int(which)
@@ -190,7 +196,7 @@ class Tetris:
         return tuple(tuple(group) for group in self._tables[0])
 
     @cached_property
-    def _tables(self):
+    def _tables(self) -> tuple:
         placements: list[list[Placement]] = []
         first, column, n_rows, n_cols, shapes, bottoms, tops = [0], [], [], [], [], [], []
         for piece in self.pieces:
@@ -210,14 +216,14 @@ class Tetris:
             first.append(first[-1] + len(mine))
             placements.append(mine)
         max_rows = max(n_rows)
-        shape = np.zeros((len(column), max_rows), dtype=np.uint16)
+        row_bits = np.zeros((len(column), max_rows), dtype=np.uint16)
         bottom = np.zeros((len(column), 16), dtype=np.int16)
         top = np.zeros((len(column), 16), dtype=np.int16)
         for k in range(len(column)):
-            shape[k, : n_rows[k]] = shapes[k]
+            row_bits[k, : n_rows[k]] = shapes[k]
             bottom[k, : n_cols[k]] = bottoms[k]
             top[k, : n_cols[k]] = tops[k]
-        return placements, (first, column, n_rows, n_cols, shape, bottom, top)
+        return placements, (first, column, n_rows, n_cols, row_bits, bottom, top)
 
     @cached_property
     def engine(self) -> _engine.Engine:
@@ -325,7 +331,7 @@ class Tetris:
         return 1 + sum(sizes.get(int(c), 1) for c in codes)
 
     def _pieces(self, pieces: object, n: int) -> np.ndarray:
-        if isinstance(pieces, (str, Piece, numbers.Integral)):
+        if isinstance(pieces, (str, Piece)) or is_int(pieces):
             return np.full(n, self.piece_index(pieces), dtype=np.int16)
         array = np.asarray(pieces)
         if array.shape != (n,) or (n and array.dtype.kind not in "ui"):
@@ -620,7 +626,7 @@ def _unit(name: str, value: object) -> float:
 def _n_jobs(n_jobs: object) -> int:
     if n_jobs is None or n_jobs == -1:
         return os.cpu_count() or 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not 1 <= n_jobs <= 1024:
+    if not is_int(n_jobs) or not 1 <= n_jobs <= 1024:
         raise ValueError(f"n_jobs must be None, -1 or an integer in [1, 1024], got {n_jobs!r}")
     return int(n_jobs)
 
@@ -657,7 +663,7 @@ def _line_rewards(tetris: Tetris, line_rewards: object) -> np.ndarray:
         if line_rewards != "scores":
             raise ValueError(f"line_rewards must be None, 'scores', a number or a sequence, got {line_rewards!r}")
         return np.array(tetris.line_scores[:size], dtype=np.float64)
-    if isinstance(line_rewards, numbers.Real) and not isinstance(line_rewards, bool):
+    if is_number(line_rewards):
         out = float(line_rewards) * np.arange(size, dtype=np.float64)
     else:
         try:
