@@ -10,213 +10,88 @@ and the baseline of the benchmarks.  Same call shapes as the fast API:
 from __future__ import annotations
 
 from collections import deque
-from functools import lru_cache
-from itertools import product
 from dataclasses import dataclass
+import math
 from typing import Any
 
 from .pieces import Placement
+from .reference_game import (
+    board_of, canonical, dead_value, filled_cells, holes, land, lost_board, max_height, move_reward, moves,
+    node_moves, nodes, orientations, queue_chance, reachable_boards,
+)
 from .rules import Rules
-from .validation import check_solver_args, make_rules
-from .reward import check_reward
-from .roles import resolve
+
+# The oracle shares no code with what it checks: it reads the rules' data
+# (Rules, pieces) and a Reward's weights, and checks and resolves its
+# arguments itself, below.
+
+#: The opponent and player models the reference knows (as babytris.roles names them).
+OPPONENTS = ("random", "minimax", "minavg", "gaps")
+PLAYERS = ("optimal", "random")
+
+
+@dataclass(frozen=True)
+class _Roles:
+    opponent: str       # a model name, or "given" (a dict board -> piece index)
+    player: str         # "optimal", "random", or "given" (a dict (board, piece) -> placement number)
+    reward: Any         # a Reward's weights (lines, score, height, gaps, new_holes, loss), or None: points
+
+
+def _rules(rules: Rules | None, fields: dict[str, Any]) -> Rules:
+    if rules is None:
+        return Rules(**fields)
+    if not isinstance(rules, Rules) or fields:
+        raise ValueError("give a babytris.Rules or rule fields (width=..., ...), not both")
+    return rules
+
+
+def _check_number(name: str, value: Any, low: float, high: float, *, closed_high: bool) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not (ok and low <= value and (value <= high if closed_high else value < high)):
+        raise ValueError(f"{name} must be a number in [{low}, {high}{']' if closed_high else ')'}, got {value!r}")
+    return float(value)
+
+
+def _check_solver(discount: Any, tol: Any, max_iter: Any, undiscounted: bool) -> None:
+    _check_number("discount", discount, 0.0, 1.0, closed_high=undiscounted)
+    if not (_check_number("tol", tol, 0.0, math.inf, closed_high=False) > 0):
+        raise ValueError(f"tol must be a number > 0, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10**7:
+        raise ValueError(f"max_iter must be an integer in [1, 10**7], got {max_iter!r}")
+
+
+def _points_only(reward: Any) -> bool:
+    return (reward.lines, reward.score, reward.height, reward.gaps, reward.new_holes, reward.loss) == (0, 1, 0, 0, 0, 0)
+
+
+def _roles(rules: Rules, opponent: Any, player: Any, reward: Any) -> _Roles:
+    """Name who plays: models by name, given policies as dicts; a plain-points reward as None."""
+    if reward is not None:
+        if not all(hasattr(reward, w) for w in ("lines", "score", "height", "gaps", "new_holes", "loss")):
+            raise ValueError(f"reward must be a babytris.Reward or None, got {reward!r}")
+        if reward.new_holes and not rules.no_holes:
+            raise ValueError("reward: new_holes weighs the cells no_holes fills; these rules keep holes")
+        reward = None if _points_only(reward) else reward
+    if isinstance(opponent, str):
+        if opponent not in OPPONENTS:
+            raise ValueError(f"opponent must be one of {OPPONENTS} or a dict, got {opponent!r}")
+        opponent_label = opponent
+    else:
+        opponent_label = "given"
+    if opponent_label in ("minavg", "gaps"):
+        if player not in (None, "random"):
+            raise ValueError(f"player: opponent={opponent_label!r} plays against a random player, got {player!r}")
+        player = "random"
+    if opponent_label == "gaps" and reward is not None:
+        raise ValueError("reward: opponent='gaps' counts holes created; it takes no reward")
+    player = "optimal" if player is None else player
+    if isinstance(player, str) and player not in PLAYERS:
+        raise ValueError(f"player must be one of {PLAYERS} or a dict, got {player!r}")
+    return _Roles(opponent_label, player if isinstance(player, str) else "given", reward)
 
 __all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
            "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate",
            "nodes", "node_moves", "board_of", "canonical", "land", "lost_board", "filled_cells", "dead_value"]
-
-Cells = frozenset  # of (col, row)
-
-
-def orientations(cells) -> list[tuple[tuple[int, int], ...]]:
-    """Distinct quarter-turn orientations, rotation 0 first, each normalised and sorted."""
-    def normal(cs):
-        min_x = min(x for x, _ in cs)
-        min_y = min(y for _, y in cs)
-        return tuple(sorted(((x - min_x, y - min_y) for x, y in cs), key=lambda c: (c[1], c[0])))
-
-    found = []
-    shape = normal(cells)
-    for _ in range(4):
-        if shape not in found:
-            found.append(shape)
-        shape = normal([(y, -x) for x, y in shape])  # clockwise quarter turn
-    return found
-
-
-@lru_cache(maxsize=256)
-def _orientations(cells) -> tuple:
-    return tuple(orientations(cells))
-
-
-def to_cells(board: int, width: int, height: int) -> Cells:
-    return frozenset((c, r) for r in range(height) for c in range(width) if board >> (r * width + c) & 1)
-
-
-def to_int(cells: Cells, width: int) -> int:
-    return sum(1 << (r * width + c) for c, r in cells)
-
-
-def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, int]]:
-    """Legal moves of piece index ``piece`` on ``board``: ``[(placement, next_board, rows_cleared)]``.
-
-    The piece starts above the board and falls one row at a time until the
-    next row down is blocked; a move is legal when every cell then lies inside
-    the board.  With ``rules.no_holes`` every empty cell under a filled one
-    is then filled.  Full rows are removed and the rows above fall by one.
-    Under the combo objective a placement that clears no row is not a move.
-    With ``rules.top_out`` every placement is a move, but one that lies
-    outside the board or leaves a cell in the top row leads to the lost board
-    (:func:`lost_board`) clearing no row, and the lost board has no move.
-    With ``rules.mirror`` the board after is the lesser of it and its mirror image.
-    """
-    out = []
-    number = 0
-    filled = to_cells(board, rules.width, rules.height)
-    for rotation, shape in enumerate(orientations(rules.pieces[piece].cells)):
-        if 1 + max(y for _, y in shape) > rules.height:
-            continue
-        for column in range(rules.width - max(x for x, _ in shape)):
-            landed = land(rules, board, piece, rotation, column, filled)
-            if landed is not None:
-                out.append((Placement(rules.pieces[piece].name, rotation, column, number), landed[0], landed[1]))
-            number += 1
-    return out
-
-
-def lost_board(rules: Rules) -> int:
-    """With ``rules.top_out``, where a placement that tops out leads: the top row full."""
-    return to_int(frozenset((c, rules.height - 1) for c in range(rules.width)), rules.width)
-
-
-def land(rules: Rules, board: int, piece: int, rotation: int, column: int,
-         filled: Cells | None = None) -> tuple[int, int, int] | None:
-    """Drop piece index ``piece`` in ``rotation`` with its left edge at
-    ``column`` onto ``board`` (``filled``: its cells, if known):
-    ``(next_board, rows_cleared, cells_filled)`` (the cells ``rules.no_holes``
-    fills), or None if that is not a move."""
-    width, height = rules.width, rules.height
-    if filled is None:
-        filled = to_cells(board, width, height)
-    if rules.top_out and any(r == height - 1 for _, r in filled):
-        return None  # the game is lost
-    shape = _orientations(rules.pieces[piece].cells)[rotation]
-    row = height  # bottom of the piece, starting fully above the board
-    while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
-        row -= 1
-    cells = {(column + x, row + y) for x, y in shape}
-    if any(r >= height for _, r in cells):
-        return (lost_board(rules), 0, 0) if rules.top_out else None
-    after = set(filled) | cells
-    n_filled = 0
-    if rules.no_holes:
-        top = [-1] * width
-        for c, r in after:
-            top[c] = max(top[c], r)
-        for c in range(width):
-            for r in range(top[c]):
-                if (c, r) not in after:
-                    after.add((c, r))
-                    n_filled += 1
-    full = [r for r in range(height) if all((c, r) in after for c in range(width))]
-    kept = sorted(r for r in range(height) if r not in full)
-    shifted = {(c, kept.index(r)) for c, r in after if r not in full}
-    if not full and rules.objective == "combo":
-        return None
-    if rules.top_out and any(r == height - 1 for _, r in shifted):
-        return lost_board(rules), 0, 0
-    return canonical(rules, to_int(frozenset(shifted), width)), len(full), n_filled
-
-
-def filled_cells(rules: Rules, board: int, placement: Any) -> int:
-    """The cells ``rules.no_holes`` fills when ``placement`` (a Placement, or
-    ``"hold"``, which fills none) is made on ``board``."""
-    if not isinstance(placement, Placement):
-        return 0
-    piece = [p.name for p in rules.pieces].index(placement.piece)
-    return land(rules, board, piece, placement.rotation, placement.column)[2]
-
-
-def canonical(rules: Rules, board: int) -> int:
-    """With ``rules.mirror``, the lesser of the board and its mirror image; else the board."""
-    if not rules.mirror:
-        return board
-    width, height = rules.width, rules.height
-    image = to_int(frozenset((width - 1 - c, r) for c, r in to_cells(board, width, height)), width)
-    return min(board, image)
-
-
-def reachable_boards(rules: Rules, start: int | None = None) -> list[int]:
-    """Every board reachable from ``start`` (default: ``rules.start``), in
-    breadth-first discovery order (pieces in rule order, moves in placement order)."""
-    if start is None:
-        start = canonical(rules, rules.start)
-    seen = {start}
-    order = [start]
-    queue = deque([start])
-    while queue:
-        board = queue.popleft()
-        for piece in range(len(rules.pieces)):
-            for _, after, _ in moves(rules, board, piece):
-                if after not in seen:
-                    seen.add(after)
-                    order.append(after)
-                    queue.append(after)
-    return order
-
-
-def nodes(rules: Rules) -> list:
-    """The rows of the game: the reachable boards, or with previews every
-    ``(board, queue)``, the queue a tuple of ``preview`` piece indices (the
-    next to place first), the start board's first."""
-    boards = reachable_boards(rules)
-    if not rules.preview and not rules.hold:
-        return boards
-    queues = list(product(range(len(rules.pieces)), repeat=rules.preview))
-    if not rules.hold:
-        return [(b, q) for b in boards for q in queues]
-    # the hold slot: empty, a piece held, a piece just held (locked)
-    n = len(rules.pieces)
-    slots = [(None, False)] + [(p, False) for p in range(n)] + [(p, True) for p in range(n)]
-    return [(b, q, held, locked) for b in boards for q in queues for held, locked in slots]
-
-
-def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
-    """Moves once piece ``drawn`` comes to ``node``: ``[(placement, next node,
-    rows cleared)]``.  Without previews the drawn piece is placed; with them
-    the queue's first is, and the drawn piece joins the queue's end.  With
-    hold (nodes ``(board, queue, held, locked)``), also the held piece's
-    placements (a swap), or with the slot empty the move ``"hold"``."""
-    if not rules.preview and not rules.hold:
-        return moves(rules, node, drawn)
-    board, queue = node[0], node[1]
-    known = queue + (drawn,)
-    rest = known[1:]
-    if not rules.hold:
-        return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
-    held, locked = node[2], node[3]
-    out = [(m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
-    if locked:
-        return out
-    if held is None:  # put this one on hold and place the next: a step placing nothing
-        out.append(("hold", (board, rest, known[0], True), 0))
-    elif held != known[0]:  # swap: place the held piece, hold this one (the same piece: no swap)
-        out += [(m, (after, rest, known[0], False), rows) for m, after, rows in moves(rules, board, held)]
-    return out
-
-
-def board_of(node) -> int:
-    """The board of a row (a board, or a (board, queue) node)."""
-    return node[0] if isinstance(node, tuple) else node
-
-
-def queue_chance(rules: Rules, node) -> float:
-    """The chance of a node's queue (1 without previews)."""
-    chance = 1.0
-    for p in (node[1] if isinstance(node, tuple) else ()):
-        chance *= rules.probabilities[p]
-    return chance
-
 
 @dataclass
 class ReferenceSolution:
@@ -253,50 +128,6 @@ class ReferenceSolution:
         return self.policy[self.boards.index(int(board))][piece]
 
 
-def holes(board: int, width: int, height: int) -> int:
-    """Empty cells under a filled cell of their column."""
-    filled = to_cells(board, width, height)
-    return sum(
-        1
-        for c in range(width)
-        for r in range(height)
-        if (c, r) not in filled and any((c, above) in filled for above in range(r + 1, height))
-    )
-
-
-def max_height(board: int, width: int, height: int) -> int:
-    """Highest filled row, counting from 1 (0 for the empty board)."""
-    return max((r + 1 for _, r in to_cells(board, width, height)), default=0)
-
-
-def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any,
-                filled: int = 0) -> float:
-    """A move's reward: its points; with ``reward`` (a :class:`~babytris.Reward`)
-    ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)
-    - new_holes * filled`` (``filled``: the cells ``rules.no_holes`` filled);
-    with ``opponent="gaps"`` the holes after it less the holes before.  A
-    move that tops out (to the lost board) scores ``score * line_scores[0] -
-    loss`` (0 for ``"gaps"``)."""
-    w, h = rules.width, rules.height
-    lost = rules.top_out and after == lost_board(rules)
-    if opponent == "gaps":
-        return 0.0 if lost else float(holes(after, w, h) - holes(board, w, h))
-    if lost:
-        return rules.line_scores[0] if reward is None else reward.score * rules.line_scores[0] - reward.loss
-    points = rules.line_scores[rows]
-    if reward is None:
-        return points
-    return (reward.lines * rows + reward.score * points
-            - reward.height * max_height(after, w, h) - reward.gaps * holes(after, w, h)
-            - reward.new_holes * filled)
-
-
-def dead_value(rules: Rules, reward: Any) -> float:
-    """The value of a state whose piece has no move: ``-loss``, but 0 with
-    ``rules.top_out`` (the move that lost paid it) or without a reward."""
-    return 0.0 if reward is None or rules.top_out else -reward.loss
-
-
 def solve(
     rules: Rules | None = None,
     /,
@@ -321,10 +152,9 @@ def solve(
     ``"random"`` (the mean) or a dict (board, piece index) -> placement
     number (that move).  Stops when no value changes by more than ``tol``.
     """
-    rules = make_rules(rules, rule_fields)
-    check_solver_args(discount, tol, max_iter, "vi", 0, undiscounted=rules.objective == "combo")
-    roles = resolve(None, opponent, player, reward)
-    check_reward(roles.reward, rules)
+    rules = _rules(rules, rule_fields)
+    _check_solver(discount, tol, max_iter, undiscounted=rules.objective == "combo")
+    roles = _roles(rules, opponent, player, reward)
     if roles.opponent == "given" and not isinstance(opponent, dict):
         raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")
     if roles.player == "given" and not isinstance(player, dict):
@@ -461,7 +291,7 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     Returns ``(state_groups, board_groups)``: dicts ``(board, piece) -> int``
     and ``board -> int``, groups numbered by first appearance.
     """
-    roles = resolve(None, opponent, player, reward)
+    roles = _roles(rules, opponent, player, reward)
     if roles.opponent == "given" or roles.player == "given":
         raise ValueError("minimize: opponent and player must be named models, not given policies")
     boards = nodes(rules)
@@ -558,7 +388,7 @@ def long_run_rate(
        rank.  The opponent's piece: on S the least valuable, off S the one
        whose best move is least so compared.
     """
-    rules = make_rules(rules, rule_fields)
+    rules = _rules(rules, rule_fields)
     if rules.preview or rules.hold:
         raise ValueError("long_run_rate: games with previews or hold are not supported yet")
     start = canonical(rules, rules.start)

@@ -1,0 +1,256 @@
+"""The game for the pure-Python twin (:mod:`babytris.reference`): boards as
+sets of filled ``(col, row)`` cells, rotations, the hard drop, line clears,
+the lost board, the search for reachable boards (and preview/hold nodes),
+and the rewards of a move.  It reads only the rules' data; it shares no code
+with the compiled engine it is the oracle of.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from .pieces import Placement
+from .rules import Rules
+
+__all__ = ["orientations", "moves", "reachable_boards", "holes", "max_height", "move_reward", "nodes", "node_moves", "board_of", "canonical", "land", "lost_board", "filled_cells", "dead_value", "to_cells", "to_int", "queue_chance", "Cells"]
+
+Cells = frozenset  # of (col, row)
+
+
+def orientations(cells) -> list[tuple[tuple[int, int], ...]]:
+    """Distinct quarter-turn orientations, rotation 0 first, each normalised and sorted."""
+    def normal(cs):
+        min_x = min(x for x, _ in cs)
+        min_y = min(y for _, y in cs)
+        return tuple(sorted(((x - min_x, y - min_y) for x, y in cs), key=lambda c: (c[1], c[0])))
+
+    found = []
+    shape = normal(cells)
+    for _ in range(4):
+        if shape not in found:
+            found.append(shape)
+        shape = normal([(y, -x) for x, y in shape])  # clockwise quarter turn
+    return found
+
+
+@lru_cache(maxsize=256)
+def _orientations(cells) -> tuple:
+    return tuple(orientations(cells))
+
+
+def to_cells(board: int, width: int, height: int) -> Cells:
+    return frozenset((c, r) for r in range(height) for c in range(width) if board >> (r * width + c) & 1)
+
+
+def to_int(cells: Cells, width: int) -> int:
+    return sum(1 << (r * width + c) for c, r in cells)
+
+
+def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, int]]:
+    """Legal moves of piece index ``piece`` on ``board``: ``[(placement, next_board, rows_cleared)]``.
+
+    The piece starts above the board and falls one row at a time until the
+    next row down is blocked; a move is legal when every cell then lies inside
+    the board.  With ``rules.no_holes`` every empty cell under a filled one
+    is then filled.  Full rows are removed and the rows above fall by one.
+    Under the combo objective a placement that clears no row is not a move.
+    With ``rules.top_out`` every placement is a move, but one that lies
+    outside the board or leaves a cell in the top row leads to the lost board
+    (:func:`lost_board`) clearing no row, and the lost board has no move.
+    With ``rules.mirror`` the board after is the lesser of it and its mirror image.
+    """
+    out = []
+    number = 0
+    filled = to_cells(board, rules.width, rules.height)
+    for rotation, shape in enumerate(orientations(rules.pieces[piece].cells)):
+        if 1 + max(y for _, y in shape) > rules.height:
+            continue
+        for column in range(rules.width - max(x for x, _ in shape)):
+            landed = land(rules, board, piece, rotation, column, filled)
+            if landed is not None:
+                out.append((Placement(rules.pieces[piece].name, rotation, column, number), landed[0], landed[1]))
+            number += 1
+    return out
+
+
+def lost_board(rules: Rules) -> int:
+    """With ``rules.top_out``, where a placement that tops out leads: the top row full."""
+    return to_int(frozenset((c, rules.height - 1) for c in range(rules.width)), rules.width)
+
+
+def land(rules: Rules, board: int, piece: int, rotation: int, column: int,
+         filled: Cells | None = None) -> tuple[int, int, int] | None:
+    """Drop piece index ``piece`` in ``rotation`` with its left edge at
+    ``column`` onto ``board`` (``filled``: its cells, if known):
+    ``(next_board, rows_cleared, cells_filled)`` (the cells ``rules.no_holes``
+    fills), or None if that is not a move."""
+    width, height = rules.width, rules.height
+    if filled is None:
+        filled = to_cells(board, width, height)
+    if rules.top_out and any(r == height - 1 for _, r in filled):
+        return None  # the game is lost
+    shape = _orientations(rules.pieces[piece].cells)[rotation]
+    if column < 0 or column + max(x for x, _ in shape) >= width:
+        return None  # a cell off the side of the board
+    row = height  # bottom of the piece, starting fully above the board
+    while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
+        row -= 1
+    cells = {(column + x, row + y) for x, y in shape}
+    if any(r >= height for _, r in cells):
+        return (lost_board(rules), 0, 0) if rules.top_out else None
+    after = set(filled) | cells
+    n_filled = 0
+    if rules.no_holes:
+        top = [-1] * width
+        for c, r in after:
+            top[c] = max(top[c], r)
+        for c in range(width):
+            for r in range(top[c]):
+                if (c, r) not in after:
+                    after.add((c, r))
+                    n_filled += 1
+    full = [r for r in range(height) if all((c, r) in after for c in range(width))]
+    kept = sorted(r for r in range(height) if r not in full)
+    shifted = {(c, kept.index(r)) for c, r in after if r not in full}
+    if not full and rules.objective == "combo":
+        return None
+    if rules.top_out and any(r == height - 1 for _, r in shifted):
+        return lost_board(rules), 0, 0
+    return canonical(rules, to_int(frozenset(shifted), width)), len(full), n_filled
+
+
+def filled_cells(rules: Rules, board: int, placement: Any) -> int:
+    """The cells ``rules.no_holes`` fills when ``placement`` (a Placement, or
+    ``"hold"``, which fills none) is made on ``board``."""
+    if not isinstance(placement, Placement):
+        return 0
+    piece = [p.name for p in rules.pieces].index(placement.piece)
+    return land(rules, board, piece, placement.rotation, placement.column)[2]
+
+
+def canonical(rules: Rules, board: int) -> int:
+    """With ``rules.mirror``, the lesser of the board and its mirror image; else the board."""
+    if not rules.mirror:
+        return board
+    width, height = rules.width, rules.height
+    image = to_int(frozenset((width - 1 - c, r) for c, r in to_cells(board, width, height)), width)
+    return min(board, image)
+
+
+def reachable_boards(rules: Rules, start: int | None = None) -> list[int]:
+    """Every board reachable from ``start`` (default: ``rules.start``), in
+    breadth-first discovery order (pieces in rule order, moves in placement order)."""
+    if start is None:
+        start = canonical(rules, rules.start)
+    seen = {start}
+    order = [start]
+    queue = deque([start])
+    while queue:
+        board = queue.popleft()
+        for piece in range(len(rules.pieces)):
+            for _, after, _ in moves(rules, board, piece):
+                if after not in seen:
+                    seen.add(after)
+                    order.append(after)
+                    queue.append(after)
+    return order
+
+
+def nodes(rules: Rules) -> list:
+    """The rows of the game: the reachable boards, or with previews every
+    ``(board, queue)``, the queue a tuple of ``preview`` piece indices (the
+    next to place first), the start board's first."""
+    boards = reachable_boards(rules)
+    if not rules.preview and not rules.hold:
+        return boards
+    queues = list(product(range(len(rules.pieces)), repeat=rules.preview))
+    if not rules.hold:
+        return [(b, q) for b in boards for q in queues]
+    # the hold slot: empty, a piece held, a piece just held (locked)
+    n = len(rules.pieces)
+    slots = [(None, False)] + [(p, False) for p in range(n)] + [(p, True) for p in range(n)]
+    return [(b, q, held, locked) for b in boards for q in queues for held, locked in slots]
+
+
+def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
+    """Moves once piece ``drawn`` comes to ``node``: ``[(placement, next node,
+    rows cleared)]``.  Without previews the drawn piece is placed; with them
+    the queue's first is, and the drawn piece joins the queue's end.  With
+    hold (nodes ``(board, queue, held, locked)``), also the held piece's
+    placements (a swap), or with the slot empty the move ``"hold"``."""
+    if not rules.preview and not rules.hold:
+        return moves(rules, node, drawn)
+    board, queue = node[0], node[1]
+    known = queue + (drawn,)
+    rest = known[1:]
+    if not rules.hold:
+        return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
+    held, locked = node[2], node[3]
+    out = [(m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
+    if locked:
+        return out
+    if held is None:  # put this one on hold and place the next: a step placing nothing
+        out.append(("hold", (board, rest, known[0], True), 0))
+    elif held != known[0]:  # swap: place the held piece, hold this one (the same piece: no swap)
+        out += [(m, (after, rest, known[0], False), rows) for m, after, rows in moves(rules, board, held)]
+    return out
+
+
+def board_of(node) -> int:
+    """The board of a row (a board, or a (board, queue) node)."""
+    return node[0] if isinstance(node, tuple) else node
+
+
+def queue_chance(rules: Rules, node) -> float:
+    """The chance of a node's queue (1 without previews)."""
+    chance = 1.0
+    for p in (node[1] if isinstance(node, tuple) else ()):
+        chance *= rules.probabilities[p]
+    return chance
+
+
+def holes(board: int, width: int, height: int) -> int:
+    """Empty cells under a filled cell of their column."""
+    filled = to_cells(board, width, height)
+    return sum(
+        1
+        for c in range(width)
+        for r in range(height)
+        if (c, r) not in filled and any((c, above) in filled for above in range(r + 1, height))
+    )
+
+
+def max_height(board: int, width: int, height: int) -> int:
+    """Highest filled row, counting from 1 (0 for the empty board)."""
+    return max((r + 1 for _, r in to_cells(board, width, height)), default=0)
+
+
+def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any,
+                filled: int = 0) -> float:
+    """A move's reward: its points; with ``reward`` (a :class:`~babytris.Reward`)
+    ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)
+    - new_holes * filled`` (``filled``: the cells ``rules.no_holes`` filled);
+    with ``opponent="gaps"`` the holes after it less the holes before.  A
+    move that tops out (to the lost board) scores ``score * line_scores[0] -
+    loss`` (0 for ``"gaps"``)."""
+    w, h = rules.width, rules.height
+    lost = rules.top_out and after == lost_board(rules)
+    if opponent == "gaps":
+        return 0.0 if lost else float(holes(after, w, h) - holes(board, w, h))
+    if lost:
+        return rules.line_scores[0] if reward is None else reward.score * rules.line_scores[0] - reward.loss
+    points = rules.line_scores[rows]
+    if reward is None:
+        return points
+    return (reward.lines * rows + reward.score * points
+            - reward.height * max_height(after, w, h) - reward.gaps * holes(after, w, h)
+            - reward.new_holes * filled)
+
+
+def dead_value(rules: Rules, reward: Any) -> float:
+    """The value of a state whose piece has no move: ``-loss``, but 0 with
+    ``rules.top_out`` (the move that lost paid it) or without a reward."""
+    return 0.0 if reward is None or rules.top_out else -reward.loss
