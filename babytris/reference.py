@@ -99,7 +99,7 @@ class ReferenceSolution:
 
     rules: Rules
     discount: float
-    boards: list[int]
+    boards: list[Any]  # boards (ints), or with previews/hold nodes (tuples)
     values: list[list[float]]
     policy: list[list[Placement | None]]
     iterations: int
@@ -423,7 +423,7 @@ def long_run_rate(
 
     # 2. Relative value iteration on the kernel.
     iterations, lower, upper, survival = 0, 0.0, 0.0, float(survives)
-    greedy: dict[tuple[int, int], Placement] = {}
+    greedy: dict[tuple[int, int], Any] = {}   # (board, piece) -> (placement, next board)
     least_piece: dict[int, int] = {}
     chance = None
     if kernel:
@@ -449,9 +449,9 @@ def long_run_rate(
             delta = {}
             for b in kernel:
                 total, least = 0.0, float("inf")
-                for p, row in enumerate(inside[b]):
+                for p, kept in enumerate(inside[b]):
                     best, arg = -float("inf"), None
-                    for m, after, points in row:
+                    for m, after, points in kept:
                         if points + U[after] > best:
                             best, arg = points + U[after], (m, after)
                     greedy[b, p] = arg
@@ -500,9 +500,9 @@ def long_run_rate(
         row_out, keys = [], []
         for row in table[b]:
             key = lambda move: (chance[move[1]] if chance else 0.0, rank.get(move[1], float("inf")))
-            best = max(row, key=key, default=None)  # max keeps the first of equals
-            row_out.append(None if best is None else best[0])
-            keys.append((-1.0, -1) if best is None else key(best))
+            chosen = max(row, key=key, default=None)  # max keeps the first of equals
+            row_out.append(None if chosen is None else chosen[0])
+            keys.append((-1.0, -1) if chosen is None else key(chosen))
         policy.append(row_out)
         pieces.append(min(range(n_pieces), key=keys.__getitem__))
     gain = (lower + upper) / 2

@@ -128,7 +128,8 @@ def filled_cells(rules: Rules, board: int, placement: Any) -> int:
     if not isinstance(placement, Placement):
         return 0
     piece = [p.name for p in rules.pieces].index(placement.piece)
-    return land(rules, board, piece, placement.rotation, placement.column)[2]
+    landed = land(rules, board, piece, placement.rotation, placement.column)
+    return 0 if landed is None else landed[2]
 
 
 def canonical(rules: Rules, board: int) -> int:
@@ -189,7 +190,8 @@ def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
     if not rules.hold:
         return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
     held, locked = node[2], node[3]
-    out = [(m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
+    out: list[tuple[Any, Any, int]] = [
+        (m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
     if locked:
         return out
     if held is None:  # put this one on hold and place the next: a step placing nothing
