@@ -126,6 +126,18 @@ def test_markdown_examples(name, tmp_path, monkeypatch):
     assert ran or not blocks, f"{name}: every code block is skipped"
 
 
+def test_readme_is_short_and_starts_with_the_ci_command():
+    """The README fits two screens, and its first code block holds the command `.ci/run` runs."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "README.md over 200 lines: move detail to docs/"
+    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.startswith("python3 -m venv")]
+    assert ci, ".ci/run lost its test command"
+    first_block = code_blocks(readme)[0][1]
+    assert all(command in first_block.splitlines() for command in ci), (
+        f"README's first code block must hold .ci/run's command exactly: {ci}")
+
+
 def test_markdown_block_parsing():
     text = ("intro\n<!-- skip-test: installs -->\n```bash\npip install .\n```\n"
             "```python\nx = 1\n```\n```bash\nbabytris solve --width 4  # a comment\n# only a comment\n```\n")
