@@ -13,7 +13,10 @@ import doctest
 import importlib
 import inspect
 import pkgutil
+import os
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -21,7 +24,10 @@ import pytest
 
 import babytris
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide.md"
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "guide.md"
+# Markdown files whose fenced examples run (test_markdown_examples); the guide runs as a doctest.
+MARKDOWN = ["README.md", "docs/design.md", "docs/results.md", "bench/README.md"]
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # Modules whose docstrings are not run, each with the reason.  Nothing else is left out.
@@ -61,6 +67,84 @@ def test_guide():
                               encoding="utf-8")
     assert result.attempted > 100, f"the guide lost its examples: {result.attempted} run"
     assert result.failed == 0, f"{result.failed} of the guide's {result.attempted} examples failed (see stdout)"
+
+
+# A fence opens a code block; an HTML comment on the line right before it may say why it cannot run.
+FENCE = re.compile(r"^(?:<!-- skip-test: (?P<skip>[^>]*?) -->\n)?```(?P<lang>[\w-]*)\n(?P<code>.*?)^```\s*$",
+                   re.MULTILINE | re.DOTALL)
+SHELL = ("bash", "sh", "console", "shell")
+CLI_TIMEOUT = 120
+
+
+def code_blocks(text: str) -> list[tuple[str, str, str | None, int]]:
+    """``(language, code, skip reason or None, line)`` for each fenced block of a Markdown text."""
+    return [(m["lang"], m["code"], m["skip"], text.count("\n", 0, m.start("code")) + 1) for m in FENCE.finditer(text)]
+
+
+def shell_commands(code: str) -> list[str]:
+    """The commands of a shell block: its lines without comments and blank lines."""
+    lines = (line.split(" #")[0].strip() for line in code.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def babytris_command() -> list[str]:
+    """The installed ``babytris`` command (the console script beside this interpreter, else ``-m``)."""
+    script = Path(sys.executable).with_name("babytris")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "babytris"]
+
+
+@pytest.mark.parametrize("name", MARKDOWN)
+def test_markdown_examples(name, tmp_path, monkeypatch):
+    """Every ```python block of the file runs, in order, in one namespace, in a temporary
+    directory; every shell block runs its ``babytris ...`` lines with the installed command
+    there.  Only a block marked ``<!-- skip-test: reason -->`` is left out."""
+    path = ROOT / name
+    if not path.exists():
+        pytest.skip(f"{name} does not exist")
+    blocks = code_blocks(path.read_text(encoding="utf-8"))
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__docs__"}
+    env = dict(os.environ, MPLBACKEND="Agg")
+    ran = 0
+    for lang, code, skip, line in blocks:
+        where = f"{name} line {line}"
+        if skip is not None:
+            assert skip.strip(), f"{where}: a skip-test marker needs a reason"
+            continue
+        if lang == "python":
+            exec(compile(code, where, "exec"), namespace)
+            ran += 1
+        elif lang in SHELL:
+            commands = shell_commands(code)
+            others = [c for c in commands if not c.startswith("babytris ")]
+            assert not others, f"{where}: only `babytris ...` commands run; mark the block skip-test: {others}"
+            for command in commands:
+                done = subprocess.run(babytris_command() + command.split()[1:], cwd=tmp_path, env=env,
+                                      capture_output=True, text=True, timeout=CLI_TIMEOUT)
+                assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}\n{done.stderr}"
+            ran += 1
+    assert ran or not blocks, f"{name}: every code block is skipped"
+
+
+def test_readme_is_short_and_starts_with_the_ci_command():
+    """The README fits two screens, and its first code block holds the command `.ci/run` runs."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "README.md over 200 lines: move detail to docs/"
+    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.startswith("python3 -m venv")]
+    assert ci, ".ci/run lost its test command"
+    first_block = code_blocks(readme)[0][1]
+    assert all(command in first_block.splitlines() for command in ci), (
+        f"README's first code block must hold .ci/run's command exactly: {ci}")
+
+
+def test_markdown_block_parsing():
+    text = ("intro\n<!-- skip-test: installs -->\n```bash\npip install .\n```\n"
+            "```python\nx = 1\n```\n```bash\nbabytris solve --width 4  # a comment\n# only a comment\n```\n")
+    blocks = code_blocks(text)
+    assert [(lang, skip) for lang, _, skip, _ in blocks] == [("bash", "installs"), ("python", None), ("bash", None)]
+    assert blocks[1][1] == "x = 1\n" and blocks[1][3] == 7
+    assert shell_commands(blocks[2][1]) == ["babytris solve --width 4"]
 
 
 @pytest.mark.parametrize("name", MODULES)
