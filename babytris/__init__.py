@@ -7,7 +7,7 @@
 """
 
 try:
-    from . import _core
+    from . import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
 except ImportError as err:  # no silent fallback: the compiled core is the library
     raise ImportError(
         f"babytris's compiled core is missing from {__path__[0]}: this is an unbuilt source tree. "
@@ -15,21 +15,21 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
         "with `python setup.py build_ext --inplace`."
     ) from err
 from .board import Board
+from .enumeration import enumerate_boards
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
 from .interop import to_mdptoolbox
 from .minimize import Partition, minimize
 from .models import Model, block_drop, no_holes_tetris
 from .persist import load
 from .pieces import CATALOGUE, Piece, Placement
-from .reward import Reward
 from .rate import Rate, long_run_rate
+from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+from .reward import Reward
 from .rules import Rules, RulesError
 from .solution import Solution
 from .solve import solve, solve_transitions
-from .enumeration import enumerate_boards
-from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
-from .transitions import Transitions
 from .tournament import Tournament, standard_tournament, tournament
+from .transitions import Transitions
 
 #: The package version (PEP 440).
 __version__ = "0.1.0"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Sequence
 
+from .enumeration import enumerate_boards
 from .evaluate import play
 from .rules import Rules
 from .solve import solve_transitions
-from .enumeration import enumerate_boards
 
 __all__ = ["BenchmarkRow", "Benchmark", "quick_benchmark", "DEFAULT_SIZES"]
 
@@ -73,20 +73,30 @@ class Benchmark:
         return {"repeat": self.repeat, "rows": [asdict(row) for row in self.rows], "reference": reference}
 
     def __str__(self) -> str:
-        lines = [f"medians of {self.repeat} runs; seconds unless stated",
-                 "size        boards   enumerate      solve    minimax   sweeps   playouts (placements/s)"]
+        lines = [
+            f"medians of {self.repeat} runs; seconds unless stated",
+            "size        boards   enumerate      solve    minimax   sweeps   playouts (placements/s)",
+        ]
         for r in self.rows:
-            lines.append(f"{r.size:5} {r.boards:>12,} {r.enumerate:>11.4f} {r.solve:>10.4f} {r.minimax:>10.4f} "
-                         f"{r.sweeps:>8} {r.playouts:>10.3g}")
+            lines.append(
+                f"{r.size:5} {r.boards:>12,} {r.enumerate:>11.4f} {r.solve:>10.4f} {r.minimax:>10.4f} "
+                f"{r.sweeps:>8} {r.playouts:>10.3g}"
+            )
         if self.reference is not None:
             size, slow, fast = self.reference
-            lines.append(f"{size} full solve: babytris.reference {slow:.3f} s, core {fast:.4f} s: "
-                         f"{slow / fast:,.0f}x faster")
+            lines.append(
+                f"{size} full solve: babytris.reference {slow:.3f} s, core {fast:.4f} s: {slow / fast:,.0f}x faster"
+            )
         return "\n".join(lines)
 
 
-def quick_benchmark(sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, *, repeat: int = 3, reference: bool = True,
-                    n_jobs: int | None = None) -> Benchmark:
+def quick_benchmark(
+    sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES,
+    *,
+    repeat: int = 3,
+    reference: bool = True,
+    n_jobs: int | None = None,
+) -> Benchmark:
     """Time enumeration, solves (random pieces and minimax) and playouts on
     each ``(width, height)`` of Baby Tetris (I and L, discount 0.9), and the
     pure-Python reference against the core on 4x3.
@@ -113,8 +123,10 @@ def quick_benchmark(sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, *, repeat:
     for width, height in pairs:
         Rules(width=width, height=height)  # validates
         if width * height > 30:
-            raise ValueError(f"sizes: {width}x{height} has {width * height} cells; the quick benchmark takes "
-                             f"at most 30 (use bench/ for bigger boards)")
+            raise ValueError(
+                f"sizes: {width}x{height} has {width * height} cells; the quick benchmark takes "
+                f"at most 30 (use bench/ for bigger boards)"
+            )
     rows = tuple(_row(Rules(width=w, height=h), repeat, n_jobs) for w, h in pairs)
     slow_fast = None
     if reference:

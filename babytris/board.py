@@ -7,7 +7,7 @@ bottom); ``Board`` is the friendly wrapper and converts with ``int(board)``.
 from __future__ import annotations
 
 import numbers
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 __all__ = ["Board"]
 
@@ -53,7 +53,7 @@ class Board:
         raise AttributeError("Board is immutable")
 
     @classmethod
-    def from_rows(cls, rows: Sequence[str], *, height: int | None = None) -> "Board":
+    def from_rows(cls, rows: Sequence[str], *, height: int | None = None) -> Board:
         """A board parsed from rows drawn top row first, ``#`` filled and ``.`` empty.
 
         ``height`` pads with empty rows on top (default: ``len(rows)``).
@@ -81,7 +81,7 @@ class Board:
         return cls(bits, width, height)
 
     @classmethod
-    def from_cells(cls, cells: Iterable[tuple[int, int]], width: int = 4, height: int = 4) -> "Board":
+    def from_cells(cls, cells: Iterable[tuple[int, int]], width: int = 4, height: int = 4) -> Board:
         """A board with the given ``(col, row)`` cells filled."""
         bits = 0
         for c, r in cells:
@@ -103,7 +103,7 @@ class Board:
             for r in reversed(range(self.height))
         ]
 
-    def mirror(self) -> "Board":
+    def mirror(self) -> Board:
         """The board reflected left-right."""
         return Board.from_rows([row[::-1] for row in self.rows()])
 

@@ -13,13 +13,14 @@ import math
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .roles import OPPONENT_MODELS
 from .resources import DEFAULT_MAX_MEMORY
+from .roles import OPPONENT_MODELS
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
 
@@ -37,7 +38,8 @@ as it was."""
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="babytris", description="Solve small Tetris-like games exactly, and play, compare and time them.",
+        prog="babytris",
+        description="Solve small Tetris-like games exactly, and play, compare and time them.",
         epilog=EPILOG,
     )
     from . import __version__
@@ -50,10 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     solve = commands.add_parser(
-        "solve", parents=[output], epilog=EPILOG,
+        "solve",
+        parents=[output],
+        epilog=EPILOG,
         help="optimal values and policy (against random pieces or an opponent)",
         description="Enumerate every reachable board and solve the game exactly; print boards, iterations, "
-                    "residual, start value, time and memory, and optionally save the solution.",
+        "residual, start value, time and memory, and optionally save the solution.",
     )
     _board_arguments(solve, height=5)
     _rule_arguments(solve)
@@ -61,55 +65,87 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
 
     play = commands.add_parser(
-        "play", parents=[output], epilog=EPILOG,
+        "play",
+        parents=[output],
+        epilog=EPILOG,
         help="watch a policy play a game, placement by placement",
         description="Play one game with a saved solution (--solution) or one solved now from the board "
-                    "options, drawing the board before each placement with '@' where the piece lands. "
-                    "Pieces are drawn at random, or given by the solution's opponent (minimax, ...).",
+        "options, drawing the board before each placement with '@' where the piece lands. "
+        "Pieces are drawn at random, or given by the solution's opponent (minimax, ...).",
     )
-    play.add_argument("--solution", metavar="FILE", help="a solution saved by `babytris solve --out`, with its "
-                                                         "rules and opponent (default: solve the game the other "
-                                                         "options give; with --solution they are ignored)")
+    play.add_argument(
+        "--solution",
+        metavar="FILE",
+        help="a solution saved by `babytris solve --out`, with its "
+        "rules and opponent (default: solve the game the other "
+        "options give; with --solution they are ignored)",
+    )
     _board_arguments(play, height=4)
     _solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
     play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
-    play.add_argument("--delay", type=float, default=None, metavar="SECONDS",
-                      help="pause between placements (default 0.3 s on a terminal, else 0)")
+    play.add_argument(
+        "--delay",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="pause between placements (default 0.3 s on a terminal, else 0)",
+    )
 
     table = commands.add_parser(
-        "tournament", parents=[output], epilog=EPILOG,
+        "tournament",
+        parents=[output],
+        epilog=EPILOG,
         help="players against opponents, in exact expected points",
         description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
-                    "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
-                    "opponent discount), then print each player's exact expected points over --actions "
-                    "placements against each opponent, checked against the mean of --games played games.",
+        "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
+        "opponent discount), then print each player's exact expected points over --actions "
+        "placements against each opponent, checked against the mean of --games played games.",
     )
     _board_arguments(table, height=4)
     table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
-    table.add_argument("--opponent-discounts", type=float, nargs="+", default=[0.1, 0.9], metavar="D",
-                       help="discounts the opponents are solved with (default 0.1 0.9)")
+    table.add_argument(
+        "--opponent-discounts",
+        type=float,
+        nargs="+",
+        default=[0.1, 0.9],
+        metavar="D",
+        help="discounts the opponents are solved with (default 0.1 0.9)",
+    )
     table.add_argument("--actions", type=int, default=10_000, help="placements counted (default 10000)")
     table.add_argument("--games", type=int, default=100, help="games played per pair as a check (default 100)")
     table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
-    table.add_argument("--format", choices=("text", "markdown", "csv"), default="text",
-                       help="text (default), a Markdown table, or CSV records (--json: a list of records)")
+    table.add_argument(
+        "--format",
+        choices=("text", "markdown", "csv"),
+        default="text",
+        help="text (default), a Markdown table, or CSV records (--json: a list of records)",
+    )
 
     bench = commands.add_parser(
-        "bench", parents=[output], epilog=EPILOG,
+        "bench",
+        parents=[output],
+        epilog=EPILOG,
         help="a quick benchmark of the solvers on this machine",
         description="Median times of enumeration, the solve against random pieces (MPI), the minimax solve "
-                    "(VI) and playouts, per board size; and the pure-Python reference against the core on 4x3. "
-                    "For the README's figures use the pytest-benchmark suites in bench/.",
+        "(VI) and playouts, per board size; and the pure-Python reference against the core on 4x3. "
+        "For the README's figures use the pytest-benchmark suites in bench/.",
     )
-    bench.add_argument("--sizes", nargs="+", default=["4x4", "4x5"], metavar="WxH",
-                       help="board sizes, width x height, at most 30 cells (default 4x4 4x5)")
+    bench.add_argument(
+        "--sizes",
+        nargs="+",
+        default=["4x4", "4x5"],
+        metavar="WxH",
+        help="board sizes, width x height, at most 30 cells (default 4x4 4x5)",
+    )
     bench.add_argument("--repeat", type=int, default=3, help="runs per median, 1-100 (default 3)")
     bench.add_argument("--no-reference", action="store_true", help="skip the pure-Python reference (about 1 s a run)")
     bench.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
 
     rate = commands.add_parser(
-        "rate", parents=[output], epilog=EPILOG,
+        "rate",
+        parents=[output],
+        epilog=EPILOG,
         help="optimal average points per placement in an endless game",
         description="The long-run rate against random pieces and against the minimax opponent, with bounds.",
     )
@@ -117,10 +153,12 @@ def _parser() -> argparse.ArgumentParser:
     rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
 
     shrink = commands.add_parser(
-        "minimize", parents=[output], epilog=EPILOG,
+        "minimize",
+        parents=[output],
+        epilog=EPILOG,
         help="merge states that must share a value; solve the smaller game",
         description="Partition the states into groups of equal value (for each opponent model), and time the "
-                    "full solve against the quotient's.",
+        "full solve against the quotient's.",
     )
     _board_arguments(shrink, height=5)
     shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
@@ -131,31 +169,46 @@ def _parser() -> argparse.ArgumentParser:
 
 def _board_arguments(parser: argparse.ArgumentParser, *, height: int) -> None:
     parser.add_argument("--width", type=int, default=4, help="board columns (default 4)")
-    parser.add_argument("--height", type=int, default=height,
-                        help=f"board rows (default {height}); width * height <= 64")
+    parser.add_argument(
+        "--height", type=int, default=height, help=f"board rows (default {height}); width * height <= 64"
+    )
 
 
 def _rule_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
-    parser.add_argument("--pieces", nargs="+", default=["trominoes"],
-                        help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes "
-                             "(default trominoes)")
+    parser.add_argument(
+        "--pieces",
+        nargs="+",
+        default=["trominoes"],
+        help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)",
+    )
 
 
 def _solver_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     parser.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
     parser.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    parser.add_argument("--opponent", choices=OPPONENT_MODELS, default="random",
-                        help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
-                             "optimal player; minavg: the worst for a random player; gaps: the most holes")
-    parser.add_argument("--method", choices=("mpi", "vi"), default=None,
-                        help="modified policy iteration (default where one side is random) or value "
-                             "iteration; both accelerated")
-    parser.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2**30, metavar="GIB",
-                        help=f"refuse work needing more memory than this, in GiB "
-                             f"(default {DEFAULT_MAX_MEMORY / 2**30:g})")
+    parser.add_argument(
+        "--opponent",
+        choices=OPPONENT_MODELS,
+        default="random",
+        help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
+        "optimal player; minavg: the worst for a random player; gaps: the most holes",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("mpi", "vi"),
+        default=None,
+        help="modified policy iteration (default where one side is random) or value iteration; both accelerated",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=float,
+        default=DEFAULT_MAX_MEMORY / 2**30,
+        metavar="GIB",
+        help=f"refuse work needing more memory than this, in GiB (default {DEFAULT_MAX_MEMORY / 2**30:g})",
+    )
     parser.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
 
 
@@ -216,9 +269,17 @@ def _solution_from(args: argparse.Namespace, out: _Output, **rule_fields: Any):
 
 
 def _rules_record(rules) -> dict:
-    return {"width": rules.width, "height": rules.height, "pieces": list(rules.piece_names),
-            "line_scores": list(rules.line_scores), "probabilities": list(rules.probabilities),
-            "preview": rules.preview, "hold": rules.hold, "objective": rules.objective, "mirror": rules.mirror}
+    return {
+        "width": rules.width,
+        "height": rules.height,
+        "pieces": list(rules.piece_names),
+        "line_scores": list(rules.line_scores),
+        "probabilities": list(rules.probabilities),
+        "preview": rules.preview,
+        "hold": rules.hold,
+        "objective": rules.objective,
+        "mirror": rules.mirror,
+    }
 
 
 def _check_writable(option: str, path: str) -> None:
@@ -266,19 +327,29 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     }
     out.result(summary)
     extras = "".join([f", preview {rules.preview}" if rules.preview else "", ", hold" if rules.hold else ""])
-    out.line(f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
-             f"line scores {rules.line_scores}{extras}")
+    out.line(
+        f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
+        f"line scores {rules.line_scores}{extras}"
+    )
     rows = "boards" if not (rules.preview or rules.hold) else "(board, queue, slot) rows"
-    out.line(f"boards       {solution.n_boards:,} reachable {rows} ({solution.n_states:,} states, "
-             f"{solution.transitions.n_moves:,} moves)")
-    out.line(f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
-             f"{'converged' if solution.converged else 'NOT converged'}")
+    out.line(
+        f"boards       {solution.n_boards:,} reachable {rows} ({solution.n_states:,} states, "
+        f"{solution.transitions.n_moves:,} moves)"
+    )
+    out.line(
+        f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
+        f"{'converged' if solution.converged else 'NOT converged'}"
+    )
     bound = "no error bound (undiscounted)" if solution.error_bound is None else f"error <= {solution.error_bound:.1e}"
-    out.line(f"start value  {solution.start_value:.6f}  ({bound}; discount {solution.discount}, "
-             f"opponent {solution.opponent})")
+    out.line(
+        f"start value  {solution.start_value:.6f}  ({bound}; discount {solution.discount}, "
+        f"opponent {solution.opponent})"
+    )
     out.line(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
-    out.line(f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
-             f"solve {solution.seconds['solve']:.3f} s)")
+    out.line(
+        f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
+        f"solve {solution.seconds['solve']:.3f} s)"
+    )
     out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
     if args.out:
         out.line(f"saved        {args.out}")
@@ -287,6 +358,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
 
 def _play(args: argparse.Namespace, out: _Output) -> int:
     import babytris
+
     from .game import Game
     from .pictures import board_text
 
@@ -295,8 +367,10 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if not args.solution and args.opponent in ("minavg", "gaps"):
-        raise ValueError(f"--opponent {args.opponent} is solved against a random player; play shows an optimal "
-                         f"policy: use random or minimax")
+        raise ValueError(
+            f"--opponent {args.opponent} is solved against a random player; play shows an optimal "
+            f"policy: use random or minimax"
+        )
     if args.delay is not None and not (math.isfinite(args.delay) and 0 <= args.delay <= 60):
         raise ValueError(f"--delay must be in [0, 60] seconds, got {args.delay}")
     if args.solution:
@@ -314,8 +388,10 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
     delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
     game = Game(rules, seed=args.seed, choose_piece=chooser)
     who = "random pieces" if chooser is None else f"the {solution.opponent} opponent"
-    out.line(f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
-             f"seed {args.seed}")
+    out.line(
+        f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
+        f"seed {args.seed}"
+    )
     steps = []
     while not game.over and game.placements < args.placements:
         placement = solution.best_action(game.board, game.piece)
@@ -324,11 +400,22 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
         value = solution.value(game.board, game.piece)
         before, lines = game.board, game.lines
         points = game.place(placement)
-        steps.append({"piece": placement.piece, "rotation": placement.rotation, "column": placement.column,
-                      "board": before, "value": value, "points": points, "lines": game.lines - lines})
+        steps.append(
+            {
+                "piece": placement.piece,
+                "rotation": placement.rotation,
+                "column": placement.column,
+                "board": before,
+                "value": value,
+                "points": points,
+                "lines": game.lines - lines,
+            }
+        )
         gained = f"  +{points:g}" if points else ""
-        out.line(f"\n{game.placements:>3}. {placement.piece} at rotation {placement.rotation}, column "
-                 f"{placement.column}  (value {value:.3f}){gained}  score {game.score:g}")
+        out.line(
+            f"\n{game.placements:>3}. {placement.piece} at rotation {placement.rotation}, column "
+            f"{placement.column}  (value {value:.3f}){gained}  score {game.score:g}"
+        )
         out.line(board_text(babytris.Board(before, rules.width, rules.height), placement, rules=rules))
         if delay and out.chatty:
             sys.stdout.flush()
@@ -336,9 +423,18 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
     ending = "game over: the piece fits nowhere" if game.over else f"stopped after {game.placements} placements"
     out.line(f"\n{ending}; score {game.score:g}, {game.lines} lines, final board:")
     out.line(game.drawing())
-    out.result({"rules": _rules_record(rules), "seed": args.seed, "opponent": solution.opponent,
-                "placements": steps, "score": game.score, "lines": game.lines, "game_over": game.over,
-                "final_board": game.board})
+    out.result(
+        {
+            "rules": _rules_record(rules),
+            "seed": args.seed,
+            "opponent": solution.opponent,
+            "placements": steps,
+            "score": game.score,
+            "lines": game.lines,
+            "game_over": game.over,
+            "final_board": game.board,
+        }
+    )
     return EXIT_OK
 
 
@@ -354,17 +450,30 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
         n_games=args.games,
         seed=args.seed,
     )
-    out.result({"players": list(table.players), "opponents": list(table.opponents), "n_actions": table.n_actions,
-                "n_games": table.n_games, "largest_gap": table.largest_gap, "seconds": table.seconds,
-                "records": table.to_records()})
+    out.result(
+        {
+            "players": list(table.players),
+            "opponents": list(table.opponents),
+            "n_actions": table.n_actions,
+            "n_games": table.n_games,
+            "largest_gap": table.largest_gap,
+            "seconds": table.seconds,
+            "records": table.to_records(),
+        }
+    )
     if args.format == "csv":
         out.line(table.to_csv(), end="")
     elif args.format == "markdown":
         out.line(table.to_markdown())
-        check = (f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors"
-                 if table.n_games >= 2 else "no playout check (--games < 2)")
-        out.line(f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); "
-                 f"{check}; {table.seconds:.1f} s including every solve.")
+        check = (
+            f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors"
+            if table.n_games >= 2
+            else "no playout check (--games < 2)"
+        )
+        out.line(
+            f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); "
+            f"{check}; {table.seconds:.1f} s including every solve."
+        )
     else:
         out.line(str(table))
     return EXIT_OK
@@ -396,11 +505,22 @@ def _rate(args: argparse.Namespace, out: _Output) -> int:
     for opponent in ("random", "minimax"):
         r = babytris.long_run_rate(t, opponent=opponent, tol=args.tol)
         converged &= r.converged
-        records.append({"opponent": opponent, "gain": r.gain, "lower": r.lower, "upper": r.upper,
-                        "iterations": r.iterations, "converged": r.converged, "seconds": r.seconds,
-                        "kernel_boards": int(r.kernel.sum())})
-        out.line(f"  {opponent:8} {r.gain:.9f}  in [{r.lower:.9f}, {r.upper:.9f}]  {r.iterations} iterations, "
-                 f"{r.seconds:.3f} s, survival kernel {int(r.kernel.sum()):,} boards")
+        records.append(
+            {
+                "opponent": opponent,
+                "gain": r.gain,
+                "lower": r.lower,
+                "upper": r.upper,
+                "iterations": r.iterations,
+                "converged": r.converged,
+                "seconds": r.seconds,
+                "kernel_boards": int(r.kernel.sum()),
+            }
+        )
+        out.line(
+            f"  {opponent:8} {r.gain:.9f}  in [{r.lower:.9f}, {r.upper:.9f}]  {r.iterations} iterations, "
+            f"{r.seconds:.3f} s, survival kernel {int(r.kernel.sum()):,} boards"
+        )
     out.result({"width": args.width, "height": args.height, "boards": t.n_boards, "rates": records})
     return EXIT_OK if converged else EXIT_NOT_CONVERGED
 
@@ -411,8 +531,11 @@ def _minimize(args: argparse.Namespace, out: _Output) -> int:
     t = babytris.enumerate_boards(
         babytris.Rules(width=args.width, height=args.height, preview=args.preview, hold=args.hold)
     )
-    rows = "boards" if args.preview == 0 and not args.hold else \
-        f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
+    rows = (
+        "boards"
+        if args.preview == 0 and not args.hold
+        else f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
+    )
     out.line(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
     out.line("opponent   state groups  board groups   minimize   full solve   quotient solve (with minimize)")
     records = []
@@ -424,10 +547,20 @@ def _minimize(args: argparse.Namespace, out: _Output) -> int:
         started = time.perf_counter()
         babytris.solve_transitions(t, discount=args.discount, opponent=opponent, minimize=True)
         quotient = time.perf_counter() - started
-        records.append({"opponent": opponent, "state_groups": p.n_classes, "board_groups": p.n_board_classes,
-                        "minimize_seconds": p.seconds, "full_solve_seconds": full, "quotient_solve_seconds": quotient})
-        out.line(f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {p.seconds:>9.3f}s {full:>11.3f}s "
-                 f"{quotient:>15.3f}s")
+        records.append(
+            {
+                "opponent": opponent,
+                "state_groups": p.n_classes,
+                "board_groups": p.n_board_classes,
+                "minimize_seconds": p.seconds,
+                "full_solve_seconds": full,
+                "quotient_solve_seconds": quotient,
+            }
+        )
+        out.line(
+            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {p.seconds:>9.3f}s {full:>11.3f}s "
+            f"{quotient:>15.3f}s"
+        )
     out.result({"states": t.n_states, "boards": t.n_boards, "discount": args.discount, "groups": records})
     return EXIT_OK
 
@@ -438,8 +571,14 @@ def _gib_to_bytes(gib: float) -> int:
     return int(gib * 2**30)
 
 
-COMMANDS = {"solve": _solve, "play": _play, "tournament": _tournament, "bench": _bench, "rate": _rate,
-            "minimize": _minimize}
+COMMANDS = {
+    "solve": _solve,
+    "play": _play,
+    "tournament": _tournament,
+    "bench": _bench,
+    "rate": _rate,
+    "minimize": _minimize,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from .placements import canonical_boards, engine, placement_table
 from .progress import polling
 from .resources import (
-    DEFAULT_MAX_MEMORY, LAYER_BYTES, MIN_BOARDS_PER_THREAD, MemoryLimitError, check_max_memory,
-    estimate_bytes_per_board, format_bytes, resolve_n_jobs,
+    DEFAULT_MAX_MEMORY,
+    LAYER_BYTES,
+    MIN_BOARDS_PER_THREAD,
+    MemoryLimitError,
+    check_max_memory,
+    estimate_bytes_per_board,
+    format_bytes,
+    resolve_n_jobs,
 )
 from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions, layers
@@ -24,8 +30,12 @@ __all__ = ["enumerate_boards", "with_previews"]
 
 
 def enumerate_boards(
-    rules: Rules, *, max_memory: int = DEFAULT_MAX_MEMORY, n_jobs: int | None = None, solver_bytes_per_board: int = 0,
-    progress: "Callable[[int, int], None] | None" = None,
+    rules: Rules,
+    *,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    n_jobs: int | None = None,
+    solver_bytes_per_board: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Transitions:
     """Every board reachable from the empty board, and the move table.
 
@@ -68,8 +78,13 @@ def enumerate_boards(
         raise ValueError(f"progress must be a callable(found, expanded) or None, got {progress!r}")
     with polling(progress) as counts:
         status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
-            start, max_memory, solver_bytes_per_board + LAYER_BYTES, resolve_n_jobs(n_jobs), MIN_BOARDS_PER_THREAD,
-            layer_of_residue=layers(rules), progress=counts,
+            start,
+            max_memory,
+            solver_bytes_per_board + LAYER_BYTES,
+            resolve_n_jobs(n_jobs),
+            MIN_BOARDS_PER_THREAD,
+            layer_of_residue=layers(rules),
+            progress=counts,
         )
     if status != 0:
         code, n_seen, footprint = status
@@ -87,8 +102,9 @@ def enumerate_boards(
         rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
     )
     if rules.preview or rules.hold:
-        transitions = with_previews(transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board,
-                                    started=started)
+        transitions = with_previews(
+            transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board, started=started
+        )
     return transitions
 
 
@@ -118,8 +134,9 @@ def forecast_boards(rules: Rules) -> int | None:
     return int(counts[0] * growth ** (rules.height - low))
 
 
-def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0,
-                  started: float | None = None) -> Transitions:
+def with_previews(
+    base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0, started: float | None = None
+) -> Transitions:
     """The move table of ``base.rules`` (with ``preview = k`` and/or ``hold``)
     built from the table of the same boards without them: every board times
     every queue of k pieces (any queue can come with any reachable board) and,
@@ -147,20 +164,23 @@ def with_previews(base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, by
     need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
     what = f"preview={k}, hold={rules.hold}"
     if rules.hold and len(placement_table(rules).masks) >= HOLD_MOVE:
-        raise ValueError(f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {len(placement_table(rules).masks)}")
+        raise ValueError(
+            f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {len(placement_table(rules).masks)}"
+        )
     if nodes >= 2**31 - 1:
         raise MemoryLimitError(f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots is over 2**31 nodes")
     if need > max_memory:
         raise MemoryLimitError(
             f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots x {n_pieces} pieces = {n_states:,} "
-            f"states and up to {n_moves:,} moves need about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}"
+            f"states and up to {n_moves:,} moves need about {format_bytes(need)}, "
+            f"more than max_memory={format_bytes(max_memory)}"
         )
     state = np.arange(n_states, dtype=np.int64)
     node, drawn = np.divmod(state, n_pieces)
     node, slot = np.divmod(node, slots)
     board, queue = np.divmod(node, queues)
     shift = queues // n_pieces if k else 1
-    placed = queue // shift if k else drawn                 # the first of queue + drawn
+    placed = queue // shift if k else drawn  # the first of queue + drawn
     rest = (queue % shift) * n_pieces + drawn if k else np.zeros_like(drawn)  # the queue after it
     counts = np.diff(base.offsets)
     own = counts[board * n_pieces + placed]

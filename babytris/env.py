@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,20 +43,24 @@ try:
     import gymnasium
     from gymnasium import spaces
 except ImportError as err:  # an optional extra: say how to get it
-    raise ImportError(
-        "babytris.env needs gymnasium, an optional dependency: pip install 'babytris[gym]'"
-    ) from err
+    raise ImportError("babytris.env needs gymnasium, an optional dependency: pip install 'babytris[gym]'") from err
 
-from .validation import make_rules
 from .board import Board
 from .game import Game
+from .placements import placement_table
 from .rules import Rules
 from .solution import Solution
-from .placements import placement_table
+from .validation import make_rules
 
 __all__ = [
-    "BabyTetrisEnv", "ENV_ID", "ILLEGAL_ACTIONS", "action_values", "decode_observation", "encode_observation",
-    "optimal_value", "regret",
+    "BabyTetrisEnv",
+    "ENV_ID",
+    "ILLEGAL_ACTIONS",
+    "action_values",
+    "decode_observation",
+    "encode_observation",
+    "optimal_value",
+    "regret",
 ]
 
 #: The id registered with Gymnasium when this module is imported.
@@ -63,7 +68,7 @@ ENV_ID = "babytris/BabyTetris-v0"
 #: What an action that is not a legal placement does: end the episode, or raise ValueError.
 ILLEGAL_ACTIONS = ("terminate", "raise")
 #: Who gives the pieces: "random", a Solution with a piece-giving opponent, or f(board bits) -> piece index.
-OpponentSpec = Union[str, Solution, Callable[[int], int]]
+OpponentSpec = str | Solution | Callable[[int], int]
 
 # rgb_array colours: empty cell, filled cell, grid line.
 EMPTY_RGB = (24, 24, 32)
@@ -180,8 +185,9 @@ class BabyTetrisEnv(gymnasium.Env):
             rules = opponent.rules
         rules = make_rules(rules, rule_fields)
         if rules.hold:
-            raise ValueError("rules: hold is not supported by BabyTetrisEnv (a hold step places nothing); "
-                             "use hold=False")
+            raise ValueError(
+                "rules: hold is not supported by BabyTetrisEnv (a hold step places nothing); use hold=False"
+            )
         self.rules = rules
         self._solution = self._check_opponent(opponent, rules)
         self.opponent = opponent
@@ -189,22 +195,29 @@ class BabyTetrisEnv(gymnasium.Env):
             raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
         self.max_steps = int(max_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, self.metadata['render_modes']))}"
-                             f", got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be None or one of {', '.join(map(repr, self.metadata['render_modes']))}"
+                f", got {render_mode!r}"
+            )
         self.render_mode = render_mode
         if illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(f"illegal_action must be one of {', '.join(map(repr, ILLEGAL_ACTIONS))}, "
-                             f"got {illegal_action!r}")
+            raise ValueError(
+                f"illegal_action must be one of {', '.join(map(repr, ILLEGAL_ACTIONS))}, got {illegal_action!r}"
+            )
         self.illegal_action = illegal_action
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, numbers.Real) or not math.isfinite(
-            illegal_reward
+        if (
+            isinstance(illegal_reward, bool)
+            or not isinstance(illegal_reward, numbers.Real)
+            or not math.isfinite(illegal_reward)
         ):
             raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
         if illegal_reward > 0:  # a reward for breaking the rules would beat legal moves (and make regrets < 0)
             raise ValueError(f"illegal_reward must be <= 0, got {illegal_reward!r}")
         self.illegal_reward = float(illegal_reward)
-        if isinstance(cell_pixels, bool) or not isinstance(cell_pixels, numbers.Integral) or not (
-            2 <= cell_pixels <= MAX_CELL_PIXELS
+        if (
+            isinstance(cell_pixels, bool)
+            or not isinstance(cell_pixels, numbers.Integral)
+            or not (2 <= cell_pixels <= MAX_CELL_PIXELS)
         ):
             raise ValueError(f"cell_pixels must be an integer in [2, {MAX_CELL_PIXELS}], got {cell_pixels!r}")
         self.cell_pixels = int(cell_pixels)
@@ -221,17 +234,24 @@ class BabyTetrisEnv(gymnasium.Env):
             if opponent.rules != rules:
                 raise ValueError(f"opponent: the Solution was solved for {opponent.rules!r}, the env plays {rules!r}")
             if opponent.opponent_policy is None:
-                raise ValueError("opponent: this Solution draws its pieces at random (solved with opponent='random'); "
-                                 "pass opponent='random', or a Solution solved with e.g. opponent='minimax'")
+                raise ValueError(
+                    "opponent: this Solution draws its pieces at random (solved with opponent='random'); "
+                    "pass opponent='random', or a Solution solved with e.g. opponent='minimax'"
+                )
             return opponent
         if isinstance(opponent, str) and opponent == "random":
             return None
         if callable(opponent) and not isinstance(opponent, str):
             return None
-        hint = (f"; for a {opponent!r} opponent pass babytris.solve(rules, opponent={opponent!r})"
-                if isinstance(opponent, str) else "")
-        raise ValueError(f"opponent must be 'random', a babytris.Solution solved with a piece-giving opponent, "
-                         f"or a callable(board bits) -> piece index; got {opponent!r}{hint}")
+        hint = (
+            f"; for a {opponent!r} opponent pass babytris.solve(rules, opponent={opponent!r})"
+            if isinstance(opponent, str)
+            else ""
+        )
+        raise ValueError(
+            f"opponent must be 'random', a babytris.Solution solved with a piece-giving opponent, "
+            f"or a callable(board bits) -> piece index; got {opponent!r}{hint}"
+        )
 
     # -- the game -----------------------------------------------------------------------------
 
@@ -280,7 +300,8 @@ class BabyTetrisEnv(gymnasium.Env):
 
         Returns:
             ``(obs, reward, terminated, truncated, info)``: obs int8
-            ``(observation_space.n,)``; reward the points scored (float); ``terminated`` once the next piece fits nowhere
+            ``(observation_space.n,)``; reward the points scored (float); ``terminated`` once the next
+            piece fits nowhere
             (or after an illegal action, see ``illegal_action``);
             ``truncated`` after ``max_steps`` placements unless terminated.
 
@@ -299,8 +320,10 @@ class BabyTetrisEnv(gymnasium.Env):
             return self._observation(), 0.0, True, False, self._info(illegal=False)
         if not mask[number]:
             if self.illegal_action == "raise":
-                raise ValueError(f"action {number} is not a legal placement of {game.piece_name} here; "
-                                 f"legal actions: {np.flatnonzero(mask).tolist()}")
+                raise ValueError(
+                    f"action {number} is not a legal placement of {game.piece_name} here; "
+                    f"legal actions: {np.flatnonzero(mask).tolist()}"
+                )
             self._ended = True
             return self._observation(), self.illegal_reward, True, False, self._info(illegal=True)
         reward = float(game.place(number))
@@ -313,8 +336,9 @@ class BabyTetrisEnv(gymnasium.Env):
         if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
             action = action.reshape(()).item()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.n_actions:
-            raise ValueError(f"action must be an integer in [0, {self.n_actions - 1}] (a placement number), "
-                             f"got {action!r}")
+            raise ValueError(
+                f"action must be an integer in [0, {self.n_actions - 1}] (a placement number), got {action!r}"
+            )
         return int(action)
 
     def action_masks(self) -> np.ndarray:
@@ -331,9 +355,15 @@ class BabyTetrisEnv(gymnasium.Env):
 
     def _info(self, *, illegal: bool | None = None) -> dict:
         game = self.game
-        info = {"action_mask": self.action_masks(), "board": int(game.board), "piece": int(game.piece),
-                "preview": tuple(game.queue), "score": float(game.score), "lines": int(game.lines),
-                "placements": int(game.placements)}
+        info = {
+            "action_mask": self.action_masks(),
+            "board": int(game.board),
+            "piece": int(game.piece),
+            "preview": tuple(game.queue),
+            "score": float(game.score),
+            "lines": int(game.lines),
+            "placements": int(game.placements),
+        }
         if illegal is not None:
             info["illegal_action"] = illegal
         return info
@@ -355,8 +385,10 @@ class BabyTetrisEnv(gymnasium.Env):
         names = self.rules.piece_names
         preview = f"  next {','.join(names[p] for p in game.queue)}" if game.queue else ""
         status = "  game over" if game.over else ""
-        return (f"{game.drawing()}\npiece {game.piece_name}{preview}  score {game.score:g}  lines {game.lines}  "
-                f"placements {game.placements}{status}\n")
+        return (
+            f"{game.drawing()}\npiece {game.piece_name}{preview}  score {game.score:g}  lines {game.lines}  "
+            f"placements {game.placements}{status}\n"
+        )
 
     def _image(self) -> np.ndarray:
         game, s = self.game, self.cell_pixels
@@ -376,8 +408,10 @@ class BabyTetrisEnv(gymnasium.Env):
         if solution.rules != self.rules:
             raise ValueError(f"solution was solved for {solution.rules!r}, the env plays {self.rules!r}")
         if solution.player != "optimal":
-            raise ValueError(f"solution: its values are those of a {solution.player!r} player, not optimal ones; "
-                             "solve with player='optimal'")
+            raise ValueError(
+                f"solution: its values are those of a {solution.player!r} player, not optimal ones; "
+                "solve with player='optimal'"
+            )
         return solution
 
     def optimal_value(self, solution: Solution) -> float:
@@ -423,8 +457,10 @@ class BabyTetrisEnv(gymnasium.Env):
         best = float(np.nanmax(values))
         if np.isnan(values[number]):
             if self.illegal_action == "raise":
-                raise ValueError(f"action {number} is not a legal placement here; legal actions: "
-                                 f"{np.flatnonzero(~np.isnan(values)).tolist()}")
+                raise ValueError(
+                    f"action {number} is not a legal placement here; legal actions: "
+                    f"{np.flatnonzero(~np.isnan(values)).tolist()}"
+                )
             return best - self.illegal_reward
         return best - float(values[number])
 

@@ -33,14 +33,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _play
+from .resources import resolve_n_jobs
 from .reward import Reward
+from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows, resolve_roles, transitions_of
 from .rules import Rules
 from .solution import Solution
-from .validation import check_int
-from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows, resolve_roles, transitions_of
 from .solve import solve_transitions
-from .resources import resolve_n_jobs
 from .transitions import Transitions
+from .validation import check_int
 
 __all__ = [
     "evaluate",
@@ -212,9 +212,19 @@ def play(
     points = np.empty(n_games, dtype=np.float64)
     placements = np.empty(n_games, dtype=np.int64)
     _play.play_games(
-        t.offsets, t.next_board, t.lines,
-        np.asarray(rules.line_scores, dtype=np.float64), np.asarray(rules.probabilities, dtype=np.float64),
-        t.start_index, n_actions, _play.game_seeds(seed, n_games), pieces, rows, points, placements, n_jobs,
+        t.offsets,
+        t.next_board,
+        t.lines,
+        np.asarray(rules.line_scores, dtype=np.float64),
+        np.asarray(rules.probabilities, dtype=np.float64),
+        t.start_index,
+        n_actions,
+        _play.game_seeds(seed, n_games),
+        pieces,
+        rows,
+        points,
+        placements,
+        n_jobs,
     )
     return PlayResult(points, placements, n_actions, seed)
 
@@ -272,23 +282,24 @@ def evaluate(
     """
     if n_actions is not None and discount is None:
         if reward is not None:
-            raise ValueError("reward: with n_actions the value is the expected points; give discount to value "
-                             "a Reward")
+            raise ValueError("reward: with n_actions the value is the expected points; give discount to value a Reward")
         return expected_points(game, player, opponent, n_actions=n_actions)
     if discount is None or n_actions is not None:
         raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
     t = transitions_of(game)
     bound_player, bound_opponent = bind_to_game(game, player, opponent)
     if isinstance(bound_opponent, str) and bound_opponent not in ("random", "minimax"):
-        raise ValueError(f"opponent must be 'random', 'minimax', 'solution', a Solution or an int array, "
-                         f"got {bound_opponent!r}")
+        raise ValueError(
+            f"opponent must be 'random', 'minimax', 'solution', a Solution or an int array, got {bound_opponent!r}"
+        )
     if isinstance(bound_opponent, Solution):
         pieces = opponent_pieces(t, bound_opponent)
         bound_opponent = "random" if pieces is None else pieces
     if _named(bound_player, "random") and _named(bound_opponent, "minimax"):
         bound_opponent = "minavg"
-    return solve_transitions(t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent,
-                             reward=reward).start_value
+    return solve_transitions(
+        t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent, reward=reward
+    ).start_value
 
 
 def horizon_values(
@@ -362,8 +373,16 @@ def horizon_values(
     out = np.empty(n)
     lag = 0 if exact else _lag(t.rules)
     steps, status, change = _play.horizon_values(
-        _row_starts(board, n), col, weight, np.bincount(board, gain, minlength=n).astype(np.float64, copy=False),
-        n_actions, out, lag, EXTRAPOLATION_TOL, PATIENCE, n_jobs,
+        _row_starts(board, n),
+        col,
+        weight,
+        np.bincount(board, gain, minlength=n).astype(np.float64, copy=False),
+        n_actions,
+        out,
+        lag,
+        EXTRAPOLATION_TOL,
+        PATIENCE,
+        n_jobs,
     )
     bound = 0.0
     if _STOPPED[status] == "extrapolated":

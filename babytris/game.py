@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from .board import Board
 from .pieces import Placement
-from .rules import Rules
 from .placements import engine, placement_table
+from .rules import Rules
 from .validation import ArgumentTypeError
 
 __all__ = ["Game", "Move"]
@@ -74,8 +74,9 @@ class Game:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if choose_piece is not None and not callable(choose_piece):
-            raise ValueError(f"choose_piece must be a callable(board, known) -> piece index or None, "
-                             f"got {choose_piece!r}")
+            raise ValueError(
+                f"choose_piece must be a callable(board, known) -> piece index or None, got {choose_piece!r}"
+            )
         self.rules = rules
         self._rng = np.random.default_rng(seed)
         self._choose = choose_piece
@@ -115,15 +116,17 @@ class Game:
         order; empty when the game is over."""
         points = self.rules.line_scores
         mine = self._placements[self.piece]
-        return [Move(mine[k], int(after), int(lines), float(points[lines]))
-                for k, after, lines in self._engine.successors(self.board, self.piece)]
+        return [
+            Move(mine[k], int(after), int(lines), float(points[lines]))
+            for k, after, lines in self._engine.successors(self.board, self.piece)
+        ]
 
     @property
     def over(self) -> bool:
         """Whether the piece to place fits nowhere (the game has ended)."""
         return not self._engine.successors(self.board, self.piece)
 
-    def place(self, placement: "Placement | int") -> float:
+    def place(self, placement: Placement | int) -> float:
         """Drop the piece at ``placement`` (a :class:`Placement` of this piece,
         or its number), clear rows, bring in the next piece; returns the points.
 
@@ -138,13 +141,16 @@ class Game:
         for move in self.moves():
             if move.placement.index == number:
                 if isinstance(placement, Placement) and placement != move.placement:
-                    raise ValueError(f"placement {placement!r} does not match placement number {number} of "
-                                     f"{self.piece_name}: {move.placement!r}")
+                    raise ValueError(
+                        f"placement {placement!r} does not match placement number {number} of "
+                        f"{self.piece_name}: {move.placement!r}"
+                    )
                 break
         else:
             legal = [m.placement.index for m in self.moves()]
-            raise ValueError(f"placement {placement!r} is not a legal move of {self.piece_name} here; "
-                             f"legal numbers: {legal}")
+            raise ValueError(
+                f"placement {placement!r} is not a legal move of {self.piece_name} here; legal numbers: {legal}"
+            )
         self.board = move.board
         self.score += move.points
         self.lines += move.lines
@@ -159,8 +165,9 @@ class Game:
     def _chosen(self, choose: PieceChooser, board: int, known: tuple[int, ...]) -> int:
         piece = choose(board, known)
         if isinstance(piece, bool) or not isinstance(piece, (int, np.integer)) or not 0 <= piece < self.rules.n_pieces:
-            raise ValueError(f"choose_piece returned {piece!r}; it must be a piece index in "
-                             f"[0, {self.rules.n_pieces - 1}]")
+            raise ValueError(
+                f"choose_piece returned {piece!r}; it must be a piece index in [0, {self.rules.n_pieces - 1}]"
+            )
         return int(piece)
 
     def drawing(self) -> str:
@@ -170,6 +177,7 @@ class Game:
     def __repr__(self) -> str:
         queue = f" preview={','.join(self.rules.pieces[p].name for p in self.queue)}" if self.queue else ""
         state = "over" if self.over else f"piece={self.piece_name}{queue}"
-        return (f"<Game {self.rules.width}x{self.rules.height} {state} score={self.score:g} "
-                f"lines={self.lines} placements={self.placements}>")
-
+        return (
+            f"<Game {self.rules.width}x{self.rules.height} {state} score={self.score:g} "
+            f"lines={self.lines} placements={self.placements}>"
+        )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from .placements import placement_table
-
 from .transitions import Transitions
 from .validation import check_type
 
@@ -53,8 +52,9 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
     if rules.preview or rules.hold:
         raise ValueError("to_mdptoolbox: games with previews or hold are not supported")
     if min(rules.line_scores) < 0:
-        raise ValueError(f"to_mdptoolbox: line_scores must be >= 0 (illegal actions cost penalty), "
-                         f"got {rules.line_scores}")
+        raise ValueError(
+            f"to_mdptoolbox: line_scores must be >= 0 (illegal actions cost penalty), got {rules.line_scores}"
+        )
     if not (isinstance(penalty, (int, float)) and not isinstance(penalty, bool) and 0 < penalty < float("inf")):
         raise ValueError(f"penalty must be a finite number > 0, got {penalty!r}")
     t = transitions
@@ -100,6 +100,7 @@ def _matrix(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, size: int, den
     try:
         from scipy import sparse
     except ImportError:
-        raise ImportError("to_mdptoolbox needs scipy for sparse matrices (pip install scipy), "
-                          "or dense=True for small games") from None
+        raise ImportError(
+            "to_mdptoolbox needs scipy for sparse matrices (pip install scipy), or dense=True for small games"
+        ) from None
     return sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))

@@ -92,8 +92,9 @@ class Partition:
         )
 
 
-def minimize(transitions: Transitions, *, opponent: object = "random", player: object = None,
-             reward: object = None) -> Partition:
+def minimize(
+    transitions: Transitions, *, opponent: object = "random", player: object = None, reward: object = None
+) -> Partition:
     """The coarsest partition of ``transitions``' states into groups of equal
     value for the given roles (see :func:`babytris.solve`; given policies are
     not supported: name the models).

@@ -70,7 +70,7 @@ class Model:
     @property
     def paper_states(self) -> int:
         """The paper's state count: ``p m^n + 1`` (p pieces; the terminal state)."""
-        return self.rules.n_pieces * self.rules.height ** self.rules.width + 1
+        return self.rules.n_pieces * self.rules.height**self.rules.width + 1
 
     def solve(self, *, discount: float = 0.9, **options: Any) -> Solution:
         """The :class:`~babytris.Solution` of the rules with the model's reward,
@@ -104,8 +104,15 @@ def no_holes_tetris(*, width: int, height: int, pieces: Any = "tetrominoes", mir
     Points are lines (``line_scores`` 0, 1, 2, ...), so playouts and
     :func:`~babytris.expected_points` count lines cleared."""
     _check_size(width, height)
-    rules = Rules(width=width, height=height, pieces=pieces, line_scores=tuple(range(height + 1)), no_holes=True,
-                  top_out=True, mirror=mirror)
+    rules = Rules(
+        width=width,
+        height=height,
+        pieces=pieces,
+        line_scores=tuple(range(height + 1)),
+        no_holes=True,
+        top_out=True,
+        mirror=mirror,
+    )
     return Model("No-Holes Tetris", rules, Reward(new_holes=1, loss=height))
 
 

@@ -17,7 +17,8 @@ import json
 import os
 import tempfile
 import zipfile
-from typing import Any, Callable, IO
+from collections.abc import Callable
+from typing import IO, Any
 
 import numpy as np
 
@@ -43,27 +44,48 @@ _SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy")
 _TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots")
 # The dtype each array is written with.
 _DTYPES = {
-    "solution_values": np.float64, "solution_policy": np.int16, "solution_residuals": np.float64,
-    "solution_opponent_policy": np.int16, "table_boards": np.uint64, "table_layer_starts": np.int64,
-    "table_offsets": np.int64, "table_next_board": np.int32, "table_lines": np.uint8,
-    "table_placement": np.uint16, "table_queues": np.int64, "table_slots": np.int64,
+    "solution_values": np.float64,
+    "solution_policy": np.int16,
+    "solution_residuals": np.float64,
+    "solution_opponent_policy": np.int16,
+    "table_boards": np.uint64,
+    "table_layer_starts": np.int64,
+    "table_offsets": np.int64,
+    "table_next_board": np.int32,
+    "table_lines": np.uint8,
+    "table_placement": np.uint16,
+    "table_queues": np.int64,
+    "table_slots": np.int64,
 }
 # The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
-_SETTINGS = ("rules", "discount", "iterations", "residual", "converged", "method", "tol", "max_iter", "seconds",
-             "opponent", "player", "reward", "table_seconds")
+_SETTINGS = (
+    "rules",
+    "discount",
+    "iterations",
+    "residual",
+    "converged",
+    "method",
+    "tol",
+    "max_iter",
+    "seconds",
+    "opponent",
+    "player",
+    "reward",
+    "table_seconds",
+)
 
 
 class SolutionFileError(ValueError):
     """A file :func:`load` cannot read as a babytris solution; ``path`` is the
     file and ``field`` the array or setting at fault (None: the file as a whole)."""
 
-    def __init__(self, path: "str | os.PathLike", field: str | None, problem: str) -> None:
+    def __init__(self, path: str | os.PathLike, field: str | None, problem: str) -> None:
         self.path, self.field = os.fspath(path), field
         where = "" if field is None else f"{field}: "
         super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
 
 
-def save(solution: Solution, path: "str | os.PathLike") -> None:
+def save(solution: Solution, path: str | os.PathLike) -> None:
     """Write ``solution`` to ``path`` (numpy ``.npz``, compressed): its values,
     policy and piece choices, the move table, the rules and the settings.
     The quotient of ``solve(..., minimize=True)`` is not kept.
@@ -93,14 +115,20 @@ def save(solution: Solution, path: "str | os.PathLike") -> None:
         "reward": None if solution.reward is None else vars(solution.reward),
         "table_seconds": solution.transitions.seconds,
     }
-    arrays = {f"solution_{name}": getattr(solution, name) for name in _SOLUTION_ARRAYS
-              if getattr(solution, name) is not None}
-    arrays.update({f"table_{name}": getattr(solution.transitions, name) for name in _TABLE_ARRAYS
-                   if getattr(solution.transitions, name) is not None})
+    arrays = {
+        f"solution_{name}": getattr(solution, name) for name in _SOLUTION_ARRAYS if getattr(solution, name) is not None
+    }
+    arrays.update(
+        {
+            f"table_{name}": getattr(solution.transitions, name)
+            for name in _TABLE_ARRAYS
+            if getattr(solution.transitions, name) is not None
+        }
+    )
     _replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
 
 
-def _replace_atomically(path: "str | os.PathLike", write: Callable[[IO[bytes]], Any]) -> None:
+def _replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
     """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
     and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
     old file or the new one, never a part.  On any failure, interrupts
@@ -147,7 +175,7 @@ def _sync_directory(folder: str) -> None:
             os.close(handle)
 
 
-def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
+def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     """Read a solution written by :meth:`Solution.save`, checking every field.
 
     Returns:
@@ -185,7 +213,7 @@ def load(path: "str | os.PathLike", *, rules: Rules | None = None) -> Solution:
     return solution
 
 
-def _read(path: "str | os.PathLike") -> tuple[dict, dict[str, np.ndarray]]:
+def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     """The metadata and the arrays of a solution file, its format checked."""
     name = os.fspath(path)
     try:
@@ -197,8 +225,10 @@ def _read(path: "str | os.PathLike") -> tuple[dict, dict[str, np.ndarray]]:
     except Exception as err:  # numpy's and zipfile's many ways of saying "not this format"
         raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
     if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError(f"{name!r} is not a babytris solution file: it holds one numpy array (.npy), "
-                         f"not the .npz archive Solution.save writes")
+        raise ValueError(
+            f"{name!r} is not a babytris solution file: it holds one numpy array (.npy), "
+            f"not the .npz archive Solution.save writes"
+        )
     try:
         with data:
             contents = {key: data[key] for key in data.files}
@@ -222,7 +252,7 @@ def _read(path: "str | os.PathLike") -> tuple[dict, dict[str, np.ndarray]]:
     return meta, contents
 
 
-def _check_settings(path: "str | os.PathLike", meta: dict) -> dict[str, Any]:
+def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
     """The metadata's settings, each checked for its type and range, as the
     values a :class:`Solution` takes; raises :class:`SolutionFileError`."""
     missing = [name for name in _SETTINGS if name not in meta]
@@ -238,8 +268,7 @@ def _check_settings(path: "str | os.PathLike", meta: dict) -> dict[str, Any]:
     out: dict[str, Any] = {}
     out["rules"] = check("rules", _rules_from_json)
     undiscounted = out["rules"].objective == "combo"
-    out["discount"] = check("discount", lambda v: check_number(
-        "discount", v, 0.0, 1.0, open_high=not undiscounted))
+    out["discount"] = check("discount", lambda v: check_number("discount", v, 0.0, 1.0, open_high=not undiscounted))
     out["iterations"] = check("iterations", lambda v: check_int("iterations", v, 0))
     out["residual"] = check("residual", lambda v: check_number("residual", v, 0.0))
     out["converged"] = check("converged", lambda v: check_bool("converged", v))
@@ -252,8 +281,9 @@ def _check_settings(path: "str | os.PathLike", meta: dict) -> dict[str, Any]:
     out["reward"] = check("reward", lambda v: None if v is None else Reward(**v))
     out["table_seconds"] = check("table_seconds", lambda v: check_number("table_seconds", v, 0.0))
     if out["converged"] != (out["residual"] <= out["tol"]):
-        raise SolutionFileError(path, "converged", f"{out['converged']} with residual {out['residual']:g} and "
-                                                   f"tol {out['tol']:g}")
+        raise SolutionFileError(
+            path, "converged", f"{out['converged']} with residual {out['residual']:g} and tol {out['tol']:g}"
+        )
     return out
 
 
@@ -269,20 +299,31 @@ def _seconds(value: object) -> dict[str, float]:
     return {str(key): check_number(f"seconds[{key!r}]", time, 0.0) for key, time in value.items()}
 
 
-def _check_arrays(path: "str | os.PathLike", rules: Rules, settings: dict[str, Any],
-                  contents: dict[str, np.ndarray]) -> None:
+def _check_arrays(
+    path: str | os.PathLike, rules: Rules, settings: dict[str, Any], contents: dict[str, np.ndarray]
+) -> None:
     """Check the arrays' names, dtypes and shapes against the rules, the
     settings and one another (the ranges are checked by :class:`Transitions`
     and :func:`_check_solution`); raises :class:`SolutionFileError` naming
     the first array at fault."""
+
     def fail(name: str, problem: str) -> None:
         raise SolutionFileError(path, name, problem)
 
     unknown = sorted(set(contents) - set(_DTYPES))
     if unknown:
         fail(unknown[0], "not an array a babytris solution holds")
-    required = {"solution_values", "solution_policy", "solution_residuals", "table_boards", "table_layer_starts",
-                "table_offsets", "table_next_board", "table_lines", "table_placement"}
+    required = {
+        "solution_values",
+        "solution_policy",
+        "solution_residuals",
+        "table_boards",
+        "table_layer_starts",
+        "table_offsets",
+        "table_next_board",
+        "table_lines",
+        "table_placement",
+    }
     if rules.preview:
         required.add("table_queues")
     if rules.hold:
@@ -299,23 +340,36 @@ def _check_arrays(path: "str | os.PathLike", rules: Rules, settings: dict[str, A
 
     n, n_pieces = len(contents["table_boards"]), rules.n_pieces
     n_moves = len(contents["table_next_board"])
-    shapes = {"table_boards": (n,), "table_layer_starts": (len(layers(rules)) + 1,),
-              "table_offsets": (n * n_pieces + 1,), "table_next_board": (n_moves,), "table_lines": (n_moves,),
-              "table_placement": (n_moves,), "table_queues": (n,), "table_slots": (n,),
-              "solution_values": (n, n_pieces), "solution_policy": (n, n_pieces),
-              "solution_residuals": (settings["iterations"],), "solution_opponent_policy": (n,)}
+    shapes = {
+        "table_boards": (n,),
+        "table_layer_starts": (len(layers(rules)) + 1,),
+        "table_offsets": (n * n_pieces + 1,),
+        "table_next_board": (n_moves,),
+        "table_lines": (n_moves,),
+        "table_placement": (n_moves,),
+        "table_queues": (n,),
+        "table_slots": (n,),
+        "solution_values": (n, n_pieces),
+        "solution_policy": (n, n_pieces),
+        "solution_residuals": (settings["iterations"],),
+        "solution_opponent_policy": (n,),
+    }
     for name, array in contents.items():
         if array.shape != shapes[name]:
-            fail(name, f"shape {array.shape}, where the rules ({rules.width}x{rules.height}, {n_pieces} pieces) "
-                       f"and the other arrays make it {shapes[name]}")
+            fail(
+                name,
+                f"shape {array.shape}, where the rules ({rules.width}x{rules.height}, {n_pieces} pieces) "
+                f"and the other arrays make it {shapes[name]}",
+            )
 
 
-
-def _check_solution(path: "str | os.PathLike", rules: Rules, settings: dict[str, Any],
-                    contents: dict[str, np.ndarray], table: Transitions) -> None:
+def _check_solution(
+    path: str | os.PathLike, rules: Rules, settings: dict[str, Any], contents: dict[str, np.ndarray], table: Transitions
+) -> None:
     """Check the solution's arrays against its (checked) move table: finite
     values and residuals, each policy entry one of its state's moves, piece
     choices in range; raises :class:`SolutionFileError` naming the array at fault."""
+
     def fail(name: str, problem: str) -> None:
         raise SolutionFileError(path, name, problem)
 

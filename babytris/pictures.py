@@ -29,8 +29,8 @@ import numpy as np
 
 from .board import EMPTY, FILLED, Board
 from .pieces import Placement
-from .rules import Rules
 from .placements import placement_table
+from .rules import Rules
 
 __all__ = ["COLORS", "PIECE", "board_text", "draw_board", "draw_move", "landing_cells", "plot_convergence", "save"]
 
@@ -134,12 +134,21 @@ def draw_board(
     for r in range(h):
         for c in range(w):
             kind = "piece" if (c, r) in piece else "filled" if board.filled(c, r) else "empty"
-            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=palette[kind], edgecolor="#b0b0b0", linewidth=0.8,
-                                   label="_" + kind))
+            ax.add_patch(
+                Rectangle((c, r), 1, 1, facecolor=palette[kind], edgecolor="#b0b0b0", linewidth=0.8, label="_" + kind)
+            )
     for r in range(h):
         if piece and all((c, r) in piece or board.filled(c, r) for c in range(w)):
-            ax.add_patch(Rectangle((0, r + 0.5 - CLEARED_BAR / 2), w, CLEARED_BAR, facecolor=palette["cleared"],
-                                   linewidth=0, label="_cleared"))
+            ax.add_patch(
+                Rectangle(
+                    (0, r + 0.5 - CLEARED_BAR / 2),
+                    w,
+                    CLEARED_BAR,
+                    facecolor=palette["cleared"],
+                    linewidth=0,
+                    label="_cleared",
+                )
+            )
     ax.set_xlim(0, w)
     ax.set_ylim(0, h)
     ax.set_aspect("equal")
@@ -201,8 +210,9 @@ def draw_move(
         context = [f"next {', '.join(rules.pieces[rules.piece_index(q)].name for q in preview)}"] if preview else []
         context += [f"held {rules.pieces[rules.piece_index(held)].name}"] if held is not None else []
         title = f"{what}\n{', '.join(context + [f'value {value:.4g}'])}"
-    return draw_board(board, ax=ax, placement=move if isinstance(move, Placement) else None, rules=rules,
-                      title=title, colors=colors)
+    return draw_board(
+        board, ax=ax, placement=move if isinstance(move, Placement) else None, rules=rules, title=title, colors=colors
+    )
 
 
 def plot_convergence(
@@ -250,8 +260,9 @@ def plot_convergence(
             try:
                 residuals = np.asarray(run, dtype=np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"runs: run {i} must be a Solution or an array of residuals, got "
-                                 f"{type(run).__name__}") from None
+                raise ValueError(
+                    f"runs: run {i} must be a Solution or an array of residuals, got {type(run).__name__}"
+                ) from None
             default = f"run {i}"
         if residuals.ndim != 1 or residuals.size == 0:
             raise ValueError(f"runs: run {i} must hold a 1-D array of at least 1 residual, got shape {residuals.shape}")
@@ -269,7 +280,7 @@ def plot_convergence(
     _matplotlib()
     if ax is None:
         ax = _new_axes(5.0, 3.2)
-    for (residuals, default), label in zip(series, labels or [d for _, d in series]):
+    for (residuals, _), label in zip(series, labels or [d for _, d in series]):
         ax.plot(np.arange(1, residuals.size + 1), residuals, marker=".", markersize=3, linewidth=1.2, label=label)
     for t in sorted(set(tols)):
         ax.axhline(t, color="#808080", linestyle="--", linewidth=0.9, label=f"tol = {t:g}")
@@ -342,8 +353,10 @@ def _landing(board: Board, placement: Placement, rules: Rules | None) -> frozens
     p = rules.piece_index(placement.piece)
     mine = table.placements[p]
     if not (0 <= placement.index < len(mine) and mine[placement.index] == placement):
-        raise ValueError(f"placement {placement!r} is not a move of piece {placement.piece!r} on a "
-                         f"{rules.width}x{rules.height} board (its moves: indices 0-{len(mine) - 1})")
+        raise ValueError(
+            f"placement {placement!r} is not a move of piece {placement.piece!r} on a "
+            f"{rules.width}x{rules.height} board (its moves: indices 0-{len(mine) - 1})"
+        )
     k = int(table.first[p]) + placement.index
     mask, rows, w, h = int(table.masks[k]), int(table.rows[k]), rules.width, rules.height
     y = h  # the piece's bottom row, starting wholly above the board

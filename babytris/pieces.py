@@ -9,13 +9,13 @@ are first met starting from the shape as given: that order numbers the
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence, Tuple
 
 from .validation import is_int
 
-Cell = Tuple[int, int]
-Shape = Tuple[Cell, ...]
+Cell = tuple[int, int]
+Shape = tuple[Cell, ...]
 
 __all__ = ["Piece", "CATALOGUE", "GROUPS", "piece"]
 
@@ -64,7 +64,7 @@ class Piece:
     cells: Shape
 
     @classmethod
-    def from_cells(cls, cells: Iterable[Sequence[int]], name: str | None = None) -> "Piece":
+    def from_cells(cls, cells: Iterable[Sequence[int]], name: str | None = None) -> Piece:
         """A piece built from ``(x, y)`` cells; raises ``ValueError`` unless they form a polyomino."""
         try:
             cells = [tuple(c) for c in cells]
@@ -98,7 +98,7 @@ class Piece:
             shape = turn_clockwise(shape)
         return tuple(out)
 
-    def mirror(self) -> "Piece":
+    def mirror(self) -> Piece:
         """The reflected piece (its name gets a ``'`` unless it is its own mirror)."""
         shape = mirror_shape(self.cells)
         if self.same_shape(shape):
@@ -114,8 +114,7 @@ class Piece:
         height = 1 + max(y for _, y in self.cells)
         filled = set(self.cells)
         return "\n".join(
-            "".join("#" if (x, y) in filled else "." for x in range(width))
-            for y in reversed(range(height))
+            "".join("#" if (x, y) in filled else "." for x in range(width)) for y in reversed(range(height))
         )
 
 
@@ -154,7 +153,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-def piece(spec: "str | Piece | Iterable[Sequence[int]]") -> Piece:
+def piece(spec: str | Piece | Iterable[Sequence[int]]) -> Piece:
     """A :class:`Piece` from a catalogue name, a Piece, or ``(x, y)`` cells."""
     if isinstance(spec, Piece):
         return spec

@@ -13,7 +13,13 @@ from .pieces import Placement
 from .rules import Rules
 
 __all__ = [
-    "PlacementTable", "placement_table", "engine", "lost_board", "mirror_rows", "mirror_boards", "canonical_boards",
+    "PlacementTable",
+    "placement_table",
+    "engine",
+    "lost_board",
+    "mirror_rows",
+    "mirror_boards",
+    "canonical_boards",
 ]
 
 
@@ -63,9 +69,17 @@ def placement_table(rules: Rules) -> PlacementTable:
 def engine(rules: Rules) -> _core.Engine:
     """The compiled placement engine for ``rules`` (cached)."""
     t = placement_table(rules)
-    return _core.Engine(rules.width, rules.height, t.masks, t.rows, t.first, clears_only=rules.objective == "combo",
-                        mirror_rows=mirror_rows(rules.width) if rules.mirror else None, no_holes=rules.no_holes,
-                        top_out=rules.top_out)
+    return _core.Engine(
+        rules.width,
+        rules.height,
+        t.masks,
+        t.rows,
+        t.first,
+        clears_only=rules.objective == "combo",
+        mirror_rows=mirror_rows(rules.width) if rules.mirror else None,
+        no_holes=rules.no_holes,
+        top_out=rules.top_out,
+    )
 
 
 def lost_board(rules: Rules) -> int:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
 
 import numpy as np
 
@@ -63,8 +64,15 @@ class ProgressBars:
     :meth:`swept` as ``solve_transitions(..., progress=)``; :meth:`close` ends both.
     """
 
-    def __init__(self, *, enabled: bool | None = None, delay: float = 1.0, file: TextIO | None = None,
-                 leave: bool = False, mininterval: float = 0.1) -> None:
+    def __init__(
+        self,
+        *,
+        enabled: bool | None = None,
+        delay: float = 1.0,
+        file: TextIO | None = None,
+        leave: bool = False,
+        mininterval: float = 0.1,
+    ) -> None:
         self.file = sys.stderr if file is None else file
         self.enabled = _is_terminal(self.file) if enabled is None else bool(enabled)
         self.delay = delay
@@ -76,8 +84,14 @@ class ProgressBars:
         if name not in self._bars:
             from tqdm.auto import tqdm
 
-            self._bars[name] = tqdm(file=self.file, delay=self.delay, disable=not self.enabled, dynamic_ncols=True,
-                                    **self._options, **options)
+            self._bars[name] = tqdm(
+                file=self.file,
+                delay=self.delay,
+                disable=not self.enabled,
+                dynamic_ncols=True,
+                **self._options,
+                **options,
+            )
         return self._bars[name]
 
     def enumerated(self, found: int, expanded: int) -> None:
@@ -92,8 +106,13 @@ class ProgressBars:
         if self._first_residual is None:
             self._first_residual = residual
         decades = _decades(self._first_residual, tol)
-        bar = self._bar("solve", desc="solve", total=decades, unit=" decades",
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
+        bar = self._bar(
+            "solve",
+            desc="solve",
+            total=decades,
+            unit=" decades",
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]",
+        )
         bar.set_postfix_str(f"sweep {iteration}, residual {residual:.1e} (tol {tol:.0e})", refresh=False)
         bar.update(min(decades, _decades(self._first_residual, max(residual, tol))) - bar.n)
 
@@ -104,7 +123,7 @@ class ProgressBars:
             if bar is not None:
                 bar.close()
 
-    def __enter__(self) -> "ProgressBars":
+    def __enter__(self) -> ProgressBars:
         return self
 
     def __exit__(self, *exc) -> None:

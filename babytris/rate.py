@@ -102,12 +102,12 @@ from typing import Any
 import numpy as np
 
 from . import _rate
-from .validation import ArgumentTypeError, check_int, check_number, make_rules
-from .rules import Rules
 from .enumeration import enumerate_boards
 from .placements import placement_table
 from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
+from .rules import Rules
 from .transitions import Transitions
+from .validation import ArgumentTypeError, check_int, check_number, make_rules
 
 __all__ = ["long_run_rate", "ceiling", "rate_bytes_per_board", "Rate", "OPPONENTS", "TAU", "MIN_BOARDS_PER_THREAD"]
 
@@ -292,7 +292,9 @@ def long_run_rate(
     threads = resolve_n_jobs(n_jobs)
     if isinstance(game, Transitions):
         if rule_fields:
-            raise ArgumentTypeError(f"pass either a Transitions or rule fields, not both (got {', '.join(rule_fields)})")
+            raise ArgumentTypeError(
+                f"pass either a Transitions or rule fields, not both (got {', '.join(rule_fields)})"
+            )
         _check_scores(game.rules)
         t = game
     else:
@@ -343,9 +345,23 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
         c_rows = np.empty(m * P, dtype=np.int16)
         c_pieces = np.empty(m, dtype=np.int16)
         iterations, lower, upper = _rate.relative_value_iteration(
-            c_offsets, c_next, c_lines, scores, probabilities, opponent == "minimax", TAU,
-            tol if survives else tol / 2, max_iter, seeds, -1 if opponent == "random" else int(seeds[0]),
-            int(seeds[0]), U, delta, c_rows, c_pieces, _threads(m, n_jobs),
+            c_offsets,
+            c_next,
+            c_lines,
+            scores,
+            probabilities,
+            opponent == "minimax",
+            TAU,
+            tol if survives else tol / 2,
+            max_iter,
+            seeds,
+            -1 if opponent == "random" else int(seeds[0]),
+            int(seeds[0]),
+            U,
+            delta,
+            c_rows,
+            c_pieces,
+            _threads(m, n_jobs),
         )
         bias[boards] = U
         states = (boards.astype(np.int64)[:, None] * P + np.arange(P)).ravel()
@@ -355,8 +371,17 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
             outside = np.flatnonzero(~kernel).astype(np.int32)
             x_lo = kernel.astype(np.float64)
             x_hi = np.ones(n)
-            _rate.reach(t.offsets, t.next_board, probabilities, outside, x_lo, x_hi,
-                        tol / (2 * max(1.0, upper)), max_iter, _threads(len(outside), n_jobs))
+            _rate.reach(
+                t.offsets,
+                t.next_board,
+                probabilities,
+                outside,
+                x_lo,
+                x_hi,
+                tol / (2 * max(1.0, upper)),
+                max_iter,
+                _threads(len(outside), n_jobs),
+            )
             chance = x_lo
             if not survives:
                 lower = float(x_lo[start]) * max(0.0, lower)
@@ -408,8 +433,9 @@ def _check_opponent(opponent: object) -> None:
 
 def _check_scores(rules: Rules) -> None:
     if rules.preview or rules.hold:
-        raise ValueError("long_run_rate: games with previews or hold (rules.preview > 0, rules.hold) "
-                         "are not supported yet")
+        raise ValueError(
+            "long_run_rate: games with previews or hold (rules.preview > 0, rules.hold) are not supported yet"
+        )
     if min(rules.line_scores) < 0:
         raise ValueError(
             f"line_scores must all be >= 0 for the long-run rate (losing, which scores 0, "

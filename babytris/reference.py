@@ -9,15 +9,28 @@ and the baseline of the benchmarks.  Same call shapes as the fast API:
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
-import math
 from typing import Any
 
 from .pieces import Placement
 from .reference_game import (
-    board_of, canonical, dead_value, filled_cells, holes, land, lost_board, max_height, move_reward, moves,
-    node_moves, nodes, orientations, queue_chance, reachable_boards,
+    board_of,
+    canonical,
+    dead_value,
+    filled_cells,
+    holes,
+    land,
+    lost_board,
+    max_height,
+    move_reward,
+    moves,
+    node_moves,
+    nodes,
+    orientations,
+    queue_chance,
+    reachable_boards,
 )
 from .rules import Rules
 
@@ -32,9 +45,9 @@ PLAYERS = ("optimal", "random")
 
 @dataclass(frozen=True)
 class _Roles:
-    opponent: str       # a model name, or "given" (a dict board -> piece index)
-    player: str         # "optimal", "random", or "given" (a dict (board, piece) -> placement number)
-    reward: Any         # a Reward's weights (lines, score, height, gaps, new_holes, loss), or None: points
+    opponent: str  # a model name, or "given" (a dict board -> piece index)
+    player: str  # "optimal", "random", or "given" (a dict (board, piece) -> placement number)
+    reward: Any  # a Reward's weights (lines, score, height, gaps, new_holes, loss), or None: points
 
 
 def _rules(rules: Rules | None, fields: dict[str, Any]) -> Rules:
@@ -89,9 +102,32 @@ def _roles(rules: Rules, opponent: Any, player: Any, reward: Any) -> _Roles:
         raise ValueError(f"player must be one of {PLAYERS} or a dict, got {player!r}")
     return _Roles(opponent_label, player if isinstance(player, str) else "given", reward)
 
-__all__ = ["orientations", "moves", "reachable_boards", "solve", "board_value", "state_value", "ReferenceSolution",
-           "holes", "max_height", "move_reward", "minimize", "expected_points", "long_run_rate", "ReferenceRate",
-           "nodes", "node_moves", "board_of", "canonical", "land", "lost_board", "filled_cells", "dead_value"]
+
+__all__ = [
+    "orientations",
+    "moves",
+    "reachable_boards",
+    "solve",
+    "board_value",
+    "state_value",
+    "ReferenceSolution",
+    "holes",
+    "max_height",
+    "move_reward",
+    "minimize",
+    "expected_points",
+    "long_run_rate",
+    "ReferenceRate",
+    "nodes",
+    "node_moves",
+    "board_of",
+    "canonical",
+    "land",
+    "lost_board",
+    "filled_cells",
+    "dead_value",
+]
+
 
 @dataclass
 class ReferenceSolution:
@@ -106,7 +142,7 @@ class ReferenceSolution:
     residual: float
     converged: bool
     opponent: Any = "random"
-    piece_choices: dict[int, int] | None = None   # board -> piece the opponent gives (None: drawn)
+    piece_choices: dict[int, int] | None = None  # board -> piece the opponent gives (None: drawn)
 
     @property
     def n_boards(self) -> int:
@@ -115,11 +151,17 @@ class ReferenceSolution:
     @property
     def start_value(self) -> float:
         """The start board's value, averaged over its queues, the hold slot empty."""
-        starts = [i for i, node in enumerate(self.boards)
-                  if board_of(node) == canonical(self.rules, self.rules.start)
-                  and (not self.rules.hold or node[2:] == (None, False))]
-        return sum(queue_chance(self.rules, self.boards[i])
-                   * board_value(self.rules, self.values[i], self.opponent, self.boards[i]) for i in starts)
+        starts = [
+            i
+            for i, node in enumerate(self.boards)
+            if board_of(node) == canonical(self.rules, self.rules.start)
+            and (not self.rules.hold or node[2:] == (None, False))
+        ]
+        return sum(
+            queue_chance(self.rules, self.boards[i])
+            * board_value(self.rules, self.values[i], self.opponent, self.boards[i])
+            for i in starts
+        )
 
     def value(self, board: int, piece: int) -> float:
         return self.values[self.boards.index(int(board))][piece]
@@ -143,7 +185,8 @@ def solve(
     """Value iteration (Jacobi: each sweep reads the previous sweep's values).
 
     ``V(b, p) = max over moves [reward(move) + discount * U(b')]``, 0 where no
-    move fits (``-reward.loss`` with a loss, unless ``rules.top_out``), with ``U(b) = sum_q prob(q) V(b, q)`` for random pieces,
+    move fits (``-reward.loss`` with a loss, unless ``rules.top_out``), with
+    ``U(b) = sum_q prob(q) V(b, q)`` for random pieces,
     ``min_q V(b, q)`` when an opponent gives them (``opponent="minimax"``), or
     ``V(b, opponent[b])`` for a given opponent (a dict board -> piece index).
     With ``opponent="minavg"`` the max over moves is a mean (a player placing
@@ -163,30 +206,53 @@ def solve(
     index = {b: i for i, b in enumerate(boards)}
     n_pieces = len(rules.pieces)
     table = [
-        [[(index[after], move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward,
-                                     filled_cells(rules, board_of(b), m)),
-           m) for m, after, rows in node_moves(rules, b, p)] for p in range(n_pieces)]
+        [
+            [
+                (
+                    index[after],
+                    move_reward(
+                        rules,
+                        board_of(b),
+                        board_of(after),
+                        rows,
+                        roles.opponent,
+                        roles.reward,
+                        filled_cells(rules, board_of(b), m),
+                    ),
+                    m,
+                )
+                for m, after, rows in node_moves(rules, b, p)
+            ]
+            for p in range(n_pieces)
+        ]
         for b in boards
     ]
     dead = dead_value(rules, roles.reward)
     if roles.player == "given":  # keep only the given move
         if rules.hold:
             raise ValueError("player: the reference takes no given player with hold")
-        table = [[[m for m in row if m[2].index == player[(b, p)]] for p, row in enumerate(rows)]
-                 for b, rows in zip(boards, table)]
+        table = [
+            [[m for m in row if m[2].index == player[(b, p)]] for p, row in enumerate(rows)]
+            for b, rows in zip(boards, table)
+        ]
     label = opponent if roles.opponent == "given" else roles.opponent
     values = [[0.0] * n_pieces for _ in boards]
     iterations, residual = 0, float("inf")
     while iterations < max_iter and residual > tol:
         expected = [board_value(rules, row, label, b) for row, b in zip(values, boards)]
-        new = [[state_value([r + discount * expected[j] for j, r, _ in table[i][p]], roles.player, dead)
-                for p in range(n_pieces)] for i in range(len(boards))]
+        new = [
+            [
+                state_value([r + discount * expected[j] for j, r, _ in table[i][p]], roles.player, dead)
+                for p in range(n_pieces)
+            ]
+            for i in range(len(boards))
+        ]
         residual = max(abs(a - b) for row_new, row in zip(new, values) for a, b in zip(row_new, row))
         values = new
         iterations += 1
     expected = [board_value(rules, row, label, b) for row, b in zip(values, boards)]
     policy = []
-    for i, b in enumerate(boards):
+    for i in range(len(boards)):
         row = []
         for p in range(n_pieces):
             options = [] if roles.player == "random" else table[i][p]
@@ -199,8 +265,9 @@ def solve(
     elif roles.opponent != "random":
         pick = max if roles.opponent == "gaps" else min
         choices = {b: pick(range(n_pieces), key=lambda p: row[p]) for b, row in zip(boards, values)}
-    return ReferenceSolution(rules, discount, boards, values, policy, iterations, residual, residual <= tol,
-                             label, choices)
+    return ReferenceSolution(
+        rules, discount, boards, values, policy, iterations, residual, residual <= tol, label, choices
+    )
 
 
 def board_value(rules: Rules, piece_values: list[float], opponent: Any, board: int | None = None) -> float:
@@ -297,10 +364,23 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     boards = nodes(rules)
     n_pieces = len(rules.pieces)
     table = {
-        (b, p): [(move_reward(rules, board_of(b), board_of(after), rows, roles.opponent, roles.reward,
-                              filled_cells(rules, board_of(b), m)), after)
-                 for m, after, rows in node_moves(rules, b, p)]
-        for b in boards for p in range(n_pieces)
+        (b, p): [
+            (
+                move_reward(
+                    rules,
+                    board_of(b),
+                    board_of(after),
+                    rows,
+                    roles.opponent,
+                    roles.reward,
+                    filled_cells(rules, board_of(b), m),
+                ),
+                after,
+            )
+            for m, after, rows in node_moves(rules, b, p)
+        ]
+        for b in boards
+        for p in range(n_pieces)
     }
     weight = list(rules.probabilities) if roles.opponent == "random" else [0.0] * n_pieces
     state_group = {s: 0 for s in table}
@@ -308,11 +388,13 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     while True:
         state_sig = {s: (state_group[s], tuple(sorted((r, board_group[a]) for r, a in table[s]))) for s in table}
         new_states = _number(state_sig, list(table))
-        board_sig = {b: (board_group[b], tuple(sorted((weight[p], new_states[(b, p)]) for p in range(n_pieces))))
-                     for b in boards}
+        board_sig = {
+            b: (board_group[b], tuple(sorted((weight[p], new_states[(b, p)]) for p in range(n_pieces)))) for b in boards
+        }
         new_boards = _number(board_sig, boards)
-        if len(set(new_states.values())) == len(set(state_group.values())) and \
-                len(set(new_boards.values())) == len(set(board_group.values())):
+        if len(set(new_states.values())) == len(set(state_group.values())) and len(set(new_boards.values())) == len(
+            set(board_group.values())
+        ):
             return new_states, new_boards
         state_group, board_group = new_states, new_boards
 
@@ -423,7 +505,7 @@ def long_run_rate(
 
     # 2. Relative value iteration on the kernel.
     iterations, lower, upper, survival = 0, 0.0, 0.0, float(survives)
-    greedy: dict[tuple[int, int], Any] = {}   # (board, piece) -> (placement, next board)
+    greedy: dict[tuple[int, int], Any] = {}  # (board, piece) -> (placement, next board)
     least_piece: dict[int, int] = {}
     chance = None
     if kernel:
@@ -440,8 +522,10 @@ def long_run_rate(
                             if after not in kernel:
                                 queue.append(after)
             seeds = sorted(seen & kernel)
-        inside = {b: [[(m, after, scores[rows]) for m, after, rows in row if after in kernel] for row in table[b]]
-                  for b in kernel}
+        inside = {
+            b: [[(m, after, scores[rows]) for m, after, rows in row if after in kernel] for row in table[b]]
+            for b in kernel
+        }
         U = {b: 0.0 for b in kernel}
         target = tol if survives else tol / 2
         while True:
@@ -462,8 +546,13 @@ def long_run_rate(
             lower = min(delta[b] for b in _closure(seeds, lambda b: [greedy[b, p][1] for p in range(n_pieces)]))
             upper = max(delta.values())
             if worst and upper - lower > target and (iterations % 8 == 0 or iterations >= max_iter):
-                upper = min(upper, max(delta[b] for b in _closure(
-                    seeds[:1], lambda b: [after for _, after, _ in inside[b][least_piece[b]]])))
+                upper = min(
+                    upper,
+                    max(
+                        delta[b]
+                        for b in _closure(seeds[:1], lambda b: [after for _, after, _ in inside[b][least_piece[b]]])
+                    ),
+                )
             if upper - lower <= target or iterations >= max_iter:
                 break
             shift = tau * delta[seeds[0]]
@@ -475,9 +564,16 @@ def long_run_rate(
             x_hi = {b: 1.0 for b in boards}
             outside = [b for b in boards if b not in kernel]
             for _ in range(max_iter):
+
                 def step(x):
-                    return {b: sum(q * max((x[after] for _, after, _ in row), default=0.0)
-                                   for q, row in zip(rules.probabilities, table[b])) for b in outside}
+                    return {
+                        b: sum(
+                            q * max((x[after] for _, after, _ in row), default=0.0)
+                            for q, row in zip(rules.probabilities, table[b])
+                        )
+                        for b in outside
+                    }
+
                 new_lo, new_hi = step(x_lo), step(x_hi)
                 x_lo.update(new_lo)
                 x_hi.update(new_hi)
@@ -498,8 +594,11 @@ def long_run_rate(
             pieces.append(least_piece[b])
             continue
         row_out, keys = [], []
+
+        def key(move):  # the board of greatest chance, then of greatest rank
+            return chance[move[1]] if chance else 0.0, rank.get(move[1], float("inf"))
+
         for row in table[b]:
-            key = lambda move: (chance[move[1]] if chance else 0.0, rank.get(move[1], float("inf")))
             chosen = max(row, key=key, default=None)  # max keeps the first of equals
             row_out.append(None if chosen is None else chosen[0])
             keys.append((-1.0, -1) if chosen is None else key(chosen))
@@ -507,8 +606,21 @@ def long_run_rate(
         pieces.append(min(range(n_pieces), key=keys.__getitem__))
     gain = (lower + upper) / 2
     return ReferenceRate(
-        rules, opponent, gain, lower, upper, iterations, upper - lower <= tol, survives, survival,
-        None if survives else rank[start], boards, kernel, rank, policy, pieces if worst else None,
+        rules,
+        opponent,
+        gain,
+        lower,
+        upper,
+        iterations,
+        upper - lower <= tol,
+        survives,
+        survival,
+        None if survives else rank[start],
+        boards,
+        kernel,
+        rank,
+        policy,
+        pieces if worst else None,
     )
 
 

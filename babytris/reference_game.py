@@ -15,13 +15,33 @@ from typing import Any
 from .pieces import Placement
 from .rules import Rules
 
-__all__ = ["orientations", "moves", "reachable_boards", "holes", "max_height", "move_reward", "nodes", "node_moves", "board_of", "canonical", "land", "lost_board", "filled_cells", "dead_value", "to_cells", "to_int", "queue_chance", "Cells"]
+__all__ = [
+    "orientations",
+    "moves",
+    "reachable_boards",
+    "holes",
+    "max_height",
+    "move_reward",
+    "nodes",
+    "node_moves",
+    "board_of",
+    "canonical",
+    "land",
+    "lost_board",
+    "filled_cells",
+    "dead_value",
+    "to_cells",
+    "to_int",
+    "queue_chance",
+    "Cells",
+]
 
 Cells = frozenset  # of (col, row)
 
 
 def orientations(cells) -> list[tuple[tuple[int, int], ...]]:
     """Distinct quarter-turn orientations, rotation 0 first, each normalised and sorted."""
+
     def normal(cs):
         min_x = min(x for x, _ in cs)
         min_y = min(y for _, y in cs)
@@ -81,8 +101,9 @@ def lost_board(rules: Rules) -> int:
     return to_int(frozenset((c, rules.height - 1) for c in range(rules.width)), rules.width)
 
 
-def land(rules: Rules, board: int, piece: int, rotation: int, column: int,
-         filled: Cells | None = None) -> tuple[int, int, int] | None:
+def land(
+    rules: Rules, board: int, piece: int, rotation: int, column: int, filled: Cells | None = None
+) -> tuple[int, int, int] | None:
     """Drop piece index ``piece`` in ``rotation`` with its left edge at
     ``column`` onto ``board`` (``filled``: its cells, if known):
     ``(next_board, rows_cleared, cells_filled)`` (the cells ``rules.no_holes``
@@ -191,7 +212,8 @@ def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
         return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
     held, locked = node[2], node[3]
     out: list[tuple[Any, Any, int]] = [
-        (m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])]
+        (m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])
+    ]
     if locked:
         return out
     if held is None:  # put this one on hold and place the next: a step placing nothing
@@ -209,7 +231,7 @@ def board_of(node) -> int:
 def queue_chance(rules: Rules, node) -> float:
     """The chance of a node's queue (1 without previews)."""
     chance = 1.0
-    for p in (node[1] if isinstance(node, tuple) else ()):
+    for p in node[1] if isinstance(node, tuple) else ():
         chance *= rules.probabilities[p]
     return chance
 
@@ -230,8 +252,7 @@ def max_height(board: int, width: int, height: int) -> int:
     return max((r + 1 for _, r in to_cells(board, width, height)), default=0)
 
 
-def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any,
-                filled: int = 0) -> float:
+def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any, filled: int = 0) -> float:
     """A move's reward: its points; with ``reward`` (a :class:`~babytris.Reward`)
     ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)
     - new_holes * filled`` (``filled``: the cells ``rules.no_holes`` filled);
@@ -247,9 +268,13 @@ def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, 
     points = rules.line_scores[rows]
     if reward is None:
         return points
-    return (reward.lines * rows + reward.score * points
-            - reward.height * max_height(after, w, h) - reward.gaps * holes(after, w, h)
-            - reward.new_holes * filled)
+    return (
+        reward.lines * rows
+        + reward.score * points
+        - reward.height * max_height(after, w, h)
+        - reward.gaps * holes(after, w, h)
+        - reward.new_holes * filled
+    )
 
 
 def dead_value(rules: Rules, reward: Any) -> float:

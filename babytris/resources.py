@@ -10,8 +10,13 @@ from .rules import Rules
 from .validation import is_int
 
 __all__ = [
-    "DEFAULT_MAX_MEMORY", "MIN_BOARDS_PER_THREAD", "MemoryLimitError", "estimate_bytes_per_board", "resolve_n_jobs",
-    "check_max_memory", "format_bytes",
+    "DEFAULT_MAX_MEMORY",
+    "MIN_BOARDS_PER_THREAD",
+    "MemoryLimitError",
+    "estimate_bytes_per_board",
+    "resolve_n_jobs",
+    "check_max_memory",
+    "format_bytes",
 ]
 
 #: Default memory budget of a solve: 8 GiB, a third of the 24 GiB machine.

@@ -9,13 +9,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, _sweep
-from .rules import Rules
-from .validation import check_number
 from .placements import lost_board, placement_table
+from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions
+from .validation import check_number
 
-__all__ = ["Reward", "heights", "holes", "move_sources", "move_rewards", "holes_created", "holes_filled",
-           "check_reward"]
+__all__ = [
+    "Reward",
+    "heights",
+    "holes",
+    "move_sources",
+    "move_rewards",
+    "holes_created",
+    "holes_filled",
+    "check_reward",
+]
 
 
 @dataclass(frozen=True)
@@ -85,11 +93,13 @@ class Reward:
         return 0.0 if rules.top_out else -self.loss
 
 
-def check_reward(reward: "Reward | None", rules: Rules) -> None:
+def check_reward(reward: Reward | None, rules: Rules) -> None:
     """Raise ``ValueError`` if ``reward`` weighs a feature ``rules`` lack."""
     if reward is not None and reward.new_holes and not rules.no_holes:
-        raise ValueError(f"reward: Reward.new_holes weighs the cells Rules(no_holes=True) fills, and these rules "
-                         f"keep holes (no_holes=False); got new_holes={reward.new_holes!r} (use gaps)")
+        raise ValueError(
+            f"reward: Reward.new_holes weighs the cells Rules(no_holes=True) fills, and these rules "
+            f"keep holes (no_holes=False); got new_holes={reward.new_holes!r} (use gaps)"
+        )
 
 
 def heights(boards: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -140,9 +150,9 @@ def _chunks(transitions: Transitions, moves: np.ndarray | None):
         return
     for lo in range(0, t.n_moves, CHUNK):
         hi = min(lo + CHUNK, t.n_moves)
-        first = int(np.searchsorted(t.offsets, lo, side="right")) - 1   # the state holding move lo
-        end = int(np.searchsorted(t.offsets, hi, side="left"))          # the first state from move hi on
-        bounds = np.clip(t.offsets[first:end + 1], lo, hi)
+        first = int(np.searchsorted(t.offsets, lo, side="right")) - 1  # the state holding move lo
+        end = int(np.searchsorted(t.offsets, hi, side="left"))  # the first state from move hi on
+        bounds = np.clip(t.offsets[first : end + 1], lo, hi)
         yield np.arange(lo, hi, dtype=np.int64), np.repeat(np.arange(first, end, dtype=np.int64), np.diff(bounds))
 
 
@@ -174,9 +184,16 @@ def holes_filled(transitions: Transitions, moves: np.ndarray | None = None) -> n
         return np.zeros(t.n_moves if moves is None else len(moves), dtype=np.int64)
     if moves is None and not rules.hold:
         cells = _core.popcounts(t.boards).astype(np.float64)
-        out = _sweep.move_values(t.offsets, t.next_board, t.lines, -_placed_cells(t, cells), cells,
-                                rules.width * np.arange(len(rules.line_scores), dtype=np.float64),
-                                _lost_rows(t), 0.0)
+        out = _sweep.move_values(
+            t.offsets,
+            t.next_board,
+            t.lines,
+            -_placed_cells(t, cells),
+            cells,
+            rules.width * np.arange(len(rules.line_scores), dtype=np.float64),
+            _lost_rows(t),
+            0.0,
+        )
         return out.astype(np.int64)
     return _per_move(t, moves, _filler(t))
 
@@ -204,7 +221,7 @@ def _filler(t: Transitions):
     """``compute(moves, states)`` of :func:`holes_filled` in numpy (with its per-board counts made once)."""
     rules = t.rules
     cells = _core.popcounts(t.boards).astype(np.int64)
-    sizes = np.array([p.size for p in rules.pieces] + [0], dtype=np.int64)   # [-1]: a hold places nothing
+    sizes = np.array([p.size for p in rules.pieces] + [0], dtype=np.int64)  # [-1]: a hold places nothing
     first = placement_table(rules).first
 
     def compute(moves: np.ndarray, states: np.ndarray) -> np.ndarray:
@@ -229,24 +246,33 @@ def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | N
     per move numbered in ``moves``)."""
     t, rules = transitions, transitions.rules
     per_lines = reward.lines * np.arange(len(rules.line_scores)) + reward.score * np.asarray(rules.line_scores)
-    after = None   # per board, then per move: far fewer boards than moves
+    after = None  # per board, then per move: far fewer boards than moves
     if (reward.height or reward.gaps) and (moves is None or len(moves) > t.n_boards):
         after = reward.height * heights(t.boards, rules.width, rules.height) + reward.gaps * holes(
-            t.boards, rules.width, rules.height)
+            t.boards, rules.width, rules.height
+        )
     filling = bool(reward.new_holes and rules.no_holes)
-    final = reward.score * rules.line_scores[0] - reward.loss   # a move that tops out
+    final = reward.score * rules.line_scores[0] - reward.loss  # a move that tops out
     if moves is None and not rules.hold:
         # In one compiled pass: a term per state, per board after, per rows cleared.
         per_state, per_row = np.zeros(t.n_states), np.zeros(t.n_boards)
         if after is not None:
             per_row -= after
-        if filling:   # - new_holes * (cells after + width * lines - cells before - piece)
+        if filling:  # - new_holes * (cells after + width * lines - cells before - piece)
             cells = _core.popcounts(t.boards).astype(np.float64)
             per_state += reward.new_holes * _placed_cells(t, cells)
             per_row -= reward.new_holes * cells
             per_lines = per_lines - reward.new_holes * rules.width * np.arange(len(per_lines))
-        return _sweep.move_values(t.offsets, t.next_board, t.lines, per_state, per_row,
-                                 np.ascontiguousarray(per_lines, dtype=np.float64), _lost_rows(t), final)
+        return _sweep.move_values(
+            t.offsets,
+            t.next_board,
+            t.lines,
+            per_state,
+            per_row,
+            np.ascontiguousarray(per_lines, dtype=np.float64),
+            _lost_rows(t),
+            final,
+        )
     filled = _filler(t) if filling else None
 
     def compute(moves_: np.ndarray, states: np.ndarray) -> np.ndarray:
@@ -256,8 +282,9 @@ def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | N
                 out -= after[t.next_board[moves_]]
             else:
                 boards = t.boards[t.next_board[moves_]]
-                out -= (reward.height * heights(boards, rules.width, rules.height)
-                        + reward.gaps * holes(boards, rules.width, rules.height))
+                out -= reward.height * heights(boards, rules.width, rules.height) + reward.gaps * holes(
+                    boards, rules.width, rules.height
+                )
         if filled is not None:
             out -= reward.new_holes * filled(moves_, states)
         if rules.top_out:

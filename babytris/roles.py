@@ -30,7 +30,7 @@ given side is a best response; with both given, policy evaluation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar, Union
+from typing import TypeVar
 
 import numpy as np
 
@@ -42,14 +42,25 @@ from .transitions import Transitions
 from .validation import ArgumentTypeError, check_type
 
 __all__ = [
-    "OPPONENT_MODELS", "PLAYER_MODELS", "Opponent", "Player", "Roles", "bind_to_game", "opponent_pieces",
-    "player_rows", "policy_rows", "resolve", "resolve_roles", "transitions_of", "two_sided",
+    "OPPONENT_MODELS",
+    "PLAYER_MODELS",
+    "Opponent",
+    "Player",
+    "Roles",
+    "bind_to_game",
+    "opponent_pieces",
+    "player_rows",
+    "policy_rows",
+    "resolve",
+    "resolve_roles",
+    "transitions_of",
+    "two_sided",
 ]
 
 #: A player: "optimal", "random", a Solution, or placement numbers ``(n_boards, n_pieces)``.
-Player = Union[str, Solution, np.ndarray]
+Player = str | Solution | np.ndarray
 #: An opponent: a name of OPPONENT_MODELS, "solution", a Solution, or piece indices ``(n_boards,)``.
-Opponent = Union[str, Solution, np.ndarray]
+Opponent = str | Solution | np.ndarray
 
 #: Named opponent models a game can be solved for.
 OPPONENT_MODELS = ("random", "minimax", "minavg", "gaps")
@@ -61,7 +72,13 @@ PLAYER_MODELS = ("optimal", "random")
 # valuable piece, a given piece.  How a state's value combines its moves': the
 # best, the mean (a player placing at random), a given move.
 from ._sweep import (  # noqa: E402
-    MOVES_BEST, MOVES_FIXED, MOVES_MEAN, PIECES_BEST, PIECES_FIXED, PIECES_RANDOM, PIECES_WORST,
+    MOVES_BEST,
+    MOVES_FIXED,
+    MOVES_MEAN,
+    PIECES_BEST,
+    PIECES_FIXED,
+    PIECES_RANDOM,
+    PIECES_WORST,
 )
 
 _P = TypeVar("_P")
@@ -73,13 +90,13 @@ _PIECES = {"random": PIECES_RANDOM, "minimax": PIECES_WORST, "minavg": PIECES_WO
 class Roles:
     """A resolved game: labels, the core's modes and the arrays they read."""
 
-    opponent: str               # one of OPPONENT_MODELS or "given"
-    player: str                 # one of PLAYER_MODELS or "given"
-    pieces: int                 # PIECES_*
-    moves: int                  # MOVES_*
-    piece_choice: np.ndarray | None = None   # int16 per board, with "given" opponents
-    fixed_move: np.ndarray | None = None     # int16 per state (offset in its row), with "given" players
-    reward: Reward | None = None             # None: points
+    opponent: str  # one of OPPONENT_MODELS or "given"
+    player: str  # one of PLAYER_MODELS or "given"
+    pieces: int  # PIECES_*
+    moves: int  # MOVES_*
+    piece_choice: np.ndarray | None = None  # int16 per board, with "given" opponents
+    fixed_move: np.ndarray | None = None  # int16 per state (offset in its row), with "given" players
+    reward: Reward | None = None  # None: points
 
     @property
     def single_agent(self) -> bool:
@@ -127,8 +144,10 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         choice = None if transitions is None else opponent_pieces(transitions, opponent)
     if opponent_label in ("minavg", "gaps"):
         if player not in (None, "random"):
-            raise ValueError(f"player: opponent={opponent_label!r} plays against a player placing at random; "
-                             f"leave player unset or 'random', got {player!r}")
+            raise ValueError(
+                f"player: opponent={opponent_label!r} plays against a player placing at random; "
+                f"leave player unset or 'random', got {player!r}"
+            )
         player = "random"
     if opponent_label == "gaps" and reward is not None:
         raise ValueError("reward: opponent='gaps' counts holes created; it takes no reward")
@@ -176,7 +195,7 @@ def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "po
     if s >= 0:
         b, p = divmod(s, t.rules.n_pieces)
         where = f"piece {t.rules.piece_names[p]!r} on board index {b} (board {int(t.boards[b])})"
-        legal = t.placement[t.offsets[s]:t.offsets[s + 1]].tolist()
+        legal = t.placement[t.offsets[s] : t.offsets[s + 1]].tolist()
         if not legal:
             raise ValueError(f"{name}: gives placement {flat[s]} for {where}, where it fits nowhere (must be -1)")
         if flat[s] == -1:
@@ -215,14 +234,18 @@ def bind_to_game(game: object, player: _P, opponent: _O) -> tuple[_P | Solution,
     return bound_player, bound_opponent
 
 
-def resolve_roles(game: object, player: object, opponent: object) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:
+def resolve_roles(
+    game: object, player: object, opponent: object
+) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:
     """The move table, the player's move rows (None: random) and the
     opponent's pieces (None: drawn at random), checked, for playing ``game``
     over n placements."""
     t = transitions_of(game)
     if t.rules.preview or t.rules.hold:
-        raise ValueError("games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
-                         "minimized, not yet played or evaluated over n placements")
+        raise ValueError(
+            "games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
+            "minimized, not yet played or evaluated over n placements"
+        )
     player, opponent = bind_to_game(game, player, opponent)
     return t, player_rows(t, player), opponent_pieces(t, opponent)
 
@@ -237,8 +260,10 @@ def player_rows(t: Transitions, player: object) -> np.ndarray | None:
     if isinstance(player, Solution):
         check_same_game("player", player, t)
         if player.player == "random":
-            raise ValueError(f"player: the Solution (opponent={player.opponent!r}) has no player policy: "
-                             "its player places at random; use player='random'")
+            raise ValueError(
+                f"player: the Solution (opponent={player.opponent!r}) has no player policy: "
+                "its player places at random; use player='random'"
+            )
         return policy_rows(t, player.policy, name="player")
     if player is None or isinstance(player, (bool, int, float)):
         raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
@@ -255,8 +280,10 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
     if isinstance(opponent, Solution):
         check_same_game("opponent", opponent, t)
         if opponent.opponent == "random":
-            raise ValueError("opponent: the Solution was solved against random pieces and picks none; "
-                             "use opponent='random', or solve with opponent='minimax'")
+            raise ValueError(
+                "opponent: the Solution was solved against random pieces and picks none; "
+                "use opponent='random', or solve with opponent='minimax'"
+            )
         # checked like an array: a Solution's arrays may come from an edited file
         name, opponent = "opponent (the Solution's piece_choices)", opponent.piece_choices
     elif opponent is None or isinstance(opponent, (bool, int, float)):

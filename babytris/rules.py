@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence, Union
+from typing import TYPE_CHECKING
 
 from .board import Board
 from .pieces import CATALOGUE, GROUPS, Piece, piece
 from .validation import check_bool, check_int, is_int
 
-__all__ = ["Rules", "RulesError", "PieceSpec", "OBJECTIVES", "check_line_scores", "check_probabilities", "piece_repr",
-           "resolve_pieces"]
+__all__ = [
+    "Rules",
+    "RulesError",
+    "PieceSpec",
+    "OBJECTIVES",
+    "check_line_scores",
+    "check_probabilities",
+    "piece_repr",
+    "resolve_pieces",
+]
 
 #: A piece given by catalogue name, as a Piece, or as (x, y) cells.
-PieceSpec = Union[str, Piece, Sequence[Sequence[int]]]
+PieceSpec = str | Piece | Sequence[Sequence[int]]
 
 MAX_CELLS = 64  # a board is one uint64
 
@@ -125,8 +134,10 @@ class Rules:
         width = _positive_int("width", self.width)
         height = _positive_int("height", self.height)
         preview = check_int("preview", self.preview, 0, MAX_PREVIEW, error=RulesError)
-        flags = {name: check_bool(name, getattr(self, name), error=RulesError)
-                 for name in ("hold", "mirror", "no_holes", "top_out")}
+        flags = {
+            name: check_bool(name, getattr(self, name), error=RulesError)
+            for name in ("hold", "mirror", "no_holes", "top_out")
+        }
         for name, flag in flags.items():
             object.__setattr__(self, name, flag)
         if width * height > MAX_CELLS:
@@ -141,26 +152,30 @@ class Rules:
         # Rows one placement can clear: the tallest orientation that fits.
         tallest = max(1 + max(y for _, y in s) for p in pieces for s in p.orientations() if _fits(s, width, height))
         if self.no_holes:
-            tallest = height   # filling under a piece can complete rows below it too
+            tallest = height  # filling under a piece can complete rows below it too
         if self.objective not in OBJECTIVES:
             raise RulesError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}, got {self.objective!r}")
         if self.objective == "combo":
             if self.line_scores is not None:
-                raise RulesError("line_scores: the combo objective scores 1 per placement that clears a row; "
-                                 "leave line_scores unset")
+                raise RulesError(
+                    "line_scores: the combo objective scores 1 per placement that clears a row; leave line_scores unset"
+                )
             line_scores = (0.0,) + (1.0,) * tallest
         else:
             line_scores = check_line_scores(self.line_scores, tallest, self.no_holes)
         probabilities = check_probabilities(self.probabilities, len(pieces))
         start = _start(self.start, width, height)
         if self.top_out and self.objective == "combo":
-            raise RulesError("top_out: the combo objective ends at a placement that clears nothing; "
-                             "use objective='points' with top_out")
+            raise RulesError(
+                "top_out: the combo objective ends at a placement that clears nothing; "
+                "use objective='points' with top_out"
+            )
         if self.no_holes and _holes(start, width, height):
             raise RulesError("start must have no hole with no_holes (an empty cell under a filled one)")
         if self.top_out and start >> ((height - 1) * width):
-            raise RulesError(f"start must have its top row (row {height - 1}) empty with top_out: "
-                             "a board reaching it is lost")
+            raise RulesError(
+                f"start must have its top row (row {height - 1}) empty with top_out: a board reaching it is lost"
+            )
         object.__setattr__(self, "width", width)
         object.__setattr__(self, "height", height)
         object.__setattr__(self, "pieces", pieces)
@@ -179,7 +194,7 @@ class Rules:
     @property
     def queues(self) -> int:
         """How many queues of known pieces a board can carry: ``n_pieces ** preview``."""
-        return self.n_pieces ** self.preview
+        return self.n_pieces**self.preview
 
     @property
     def hold_slots(self) -> int:
@@ -197,7 +212,7 @@ class Rules:
         """The pieces' names, in order (a tuple of str)."""
         return tuple(p.name for p in self.pieces)
 
-    def piece_index(self, which: "int | str | Piece") -> int:
+    def piece_index(self, which: int | str | Piece) -> int:
         """Index of a piece given by index, name or Piece; raises ``ValueError`` if absent."""
         if isinstance(which, bool):
             raise ValueError(f"piece must be an index or a name, got {which!r}")
@@ -238,10 +253,16 @@ class Rules:
         pieces = ", ".join(piece_repr(p) for p in self.pieces)
         scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "
         extra = "".join(
-            f", {name}={value!r}" for name, value, default in
-            (("start", self.start, 0), ("objective", self.objective, "points"), ("preview", self.preview, 0),
-             ("hold", self.hold, False), ("mirror", self.mirror, False), ("no_holes", self.no_holes, False),
-             ("top_out", self.top_out, False))
+            f", {name}={value!r}"
+            for name, value, default in (
+                ("start", self.start, 0),
+                ("objective", self.objective, "points"),
+                ("preview", self.preview, 0),
+                ("hold", self.hold, False),
+                ("mirror", self.mirror, False),
+                ("no_holes", self.no_holes, False),
+                ("top_out", self.top_out, False),
+            )
             if value != default
         )
         return (
@@ -270,7 +291,8 @@ def _fits(shape, width: int, height: int) -> bool:
 
 
 def resolve_pieces(spec: object) -> tuple[Piece, ...]:
-    """The pieces a ``pieces=`` spec names (names, groups, Pieces or cell lists), checked: at least one, distinct shapes."""
+    """The pieces a ``pieces=`` spec names (names, groups, Pieces or cell lists),
+    checked: at least one, distinct shapes."""
     if isinstance(spec, str):
         spec = (spec,)
     if not isinstance(spec, Iterable):
@@ -317,8 +339,11 @@ def check_line_scores(values: object, tallest: int, no_holes: bool = False) -> t
         return tuple(_triangular(n) for n in range(tallest + 1))
     out = _finite_floats("line_scores", values)
     if len(out) < tallest + 1:
-        why = ("with no_holes a placement can clear every row" if no_holes
-               else "the tallest piece can clear {tallest} rows at once")
+        why = (
+            "with no_holes a placement can clear every row"
+            if no_holes
+            else "the tallest piece can clear {tallest} rows at once"
+        )
         raise RulesError(
             f"line_scores needs at least {tallest + 1} entries (0..{tallest} lines: {why.format(tallest=tallest)}), "
             f"got {len(out)}"

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from .board import Board
 from .pieces import Piece, Placement
-from .rules import Rules
-from .reward import Reward, move_rewards
 from .placements import canonical_boards, mirror_boards, placement_table
+from .reward import Reward, move_rewards
+from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions
 
 __all__ = ["Solution"]
@@ -134,7 +135,7 @@ class Solution:
         each board (the first of equals), or None when pieces are drawn at random."""
         return self.opponent_policy
 
-    def piece_policy(self, board: "int | Board") -> str:
+    def piece_policy(self, board: int | Board) -> str:
         """The name of the piece the opponent gives on ``board`` (the first of equals)."""
         if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
@@ -155,8 +156,13 @@ class Solution:
         """The bytes held by the values, policy, residuals and move table."""
         return self.values.nbytes + self.policy.nbytes + self.residuals.nbytes + self.transitions.nbytes
 
-    def index(self, board: "int | Board", queue: "Sequence[int | str] | None" = None,
-              held: "int | str | None" = None, locked: bool = False) -> int:
+    def index(
+        self,
+        board: int | Board,
+        queue: Sequence[int | str] | None = None,
+        held: int | str | None = None,
+        locked: bool = False,
+    ) -> int:
         """Row of ``board`` (with previews: of ``board`` carrying ``queue``, the
         pieces known before the next draw; with hold: and ``held``, the held
         piece or None); ``KeyError`` if it is not reachable.  With
@@ -198,8 +204,14 @@ class Solution:
         bits = self._bits(board)
         return int(canonical_boards(np.array([bits], dtype=np.uint64), self.rules)[0]) != bits
 
-    def value(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
-              held: "int | str | None" = None, locked: bool = False) -> float:
+    def value(
+        self,
+        board: int | Board,
+        piece: int | str | Piece,
+        preview: Sequence = (),
+        held: int | str | None = None,
+        locked: bool = False,
+    ) -> float:
         """The optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere,
         ``-reward.loss`` with a loss; see :class:`~babytris.Reward`),
         with ``preview`` (the next ``rules.preview`` pieces) in sight and, with
@@ -207,8 +219,14 @@ class Solution:
         row, column, _ = self._state(board, piece, preview, held, locked)
         return float(self.values[row, column])
 
-    def best_action(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
-                    held: "int | str | None" = None, locked: bool = False) -> "Placement | str | None":
+    def best_action(
+        self,
+        board: int | Board,
+        piece: int | str | Piece,
+        preview: Sequence = (),
+        held: int | str | None = None,
+        locked: bool = False,
+    ) -> Placement | str | None:
         """An optimal :class:`Placement` (with hold, of the held piece for a
         swap, or ``"hold"`` to put the piece on hold), or None at game over."""
         if self.player == "random":
@@ -216,7 +234,7 @@ class Solution:
         row, column, placed = self._state(board, piece, preview, held, locked)
         return self._placement(int(self.policy[row, column]), placed, self._flipped(board))
 
-    def _placement(self, number: int, placed: int, flipped: bool = False) -> "Placement | str | None":
+    def _placement(self, number: int, placed: int, flipped: bool = False) -> Placement | str | None:
         """A move's placement number as a Placement (``"hold"``; None for -1);
         ``flipped``: made on the mirror image of the board, so reflected back."""
         if number < 0:
@@ -232,8 +250,14 @@ class Solution:
             piece, k = _mirrored_placement(self.rules, piece, k)
         return table.placements[piece][k]
 
-    def action_values(self, board: "int | Board", piece: "int | str | Piece", preview: Sequence = (),
-                      held: "int | str | None" = None, locked: bool = False) -> dict:
+    def action_values(
+        self,
+        board: int | Board,
+        piece: int | str | Piece,
+        preview: Sequence = (),
+        held: int | str | None = None,
+        locked: bool = False,
+    ) -> dict:
         """Every legal move (a :class:`Placement`, or ``"hold"``) with its value
         ``points + discount * value after`` (``reward`` in place of points
         when one was given)."""
@@ -249,10 +273,12 @@ class Solution:
         else:
             gain = move_rewards(t, self.reward, np.arange(t.offsets[s], t.offsets[s + 1])).tolist()
         flipped = self._flipped(board)
-        return {self._placement(int(t.placement[e]), placed, flipped): g + self.discount * float(after[t.next_board[e]])
-                for e, g in zip(rows, gain)}
+        return {
+            self._placement(int(t.placement[e]), placed, flipped): g + self.discount * float(after[t.next_board[e]])
+            for e, g in zip(rows, gain)
+        }
 
-    def _bits(self, board: "int | Board") -> int:
+    def _bits(self, board: int | Board) -> int:
         if isinstance(board, Board):
             if (board.width, board.height) != (self.rules.width, self.rules.height):
                 raise ValueError(
@@ -268,8 +294,9 @@ class Solution:
         status = "converged" if self.converged else "NOT converged"
         total = sum(self.seconds.values())
         roles = "".join(
-            f" {name}={value}" for name, value, default in
-            (("opponent", self.opponent, "random"), ("player", self.player, "optimal")) if value != default
+            f" {name}={value}"
+            for name, value, default in (("opponent", self.opponent, "random"), ("player", self.player, "optimal"))
+            if value != default
         )
         if self.reward is not None:
             roles += f" {self.reward!r}"
@@ -293,8 +320,9 @@ def _mirrored_placement(rules: Rules, piece: int, k: int) -> tuple[int, int]:
     """The placement (piece, number) that is placement k of ``piece`` reflected left-right."""
     table = placement_table(rules)
     image = _mirror_images(rules)[piece]
-    mask = int(mirror_boards(np.array([table.masks[table.first[piece] + k]], dtype=np.uint64),
-                             rules.width, rules.height)[0])
+    mask = int(
+        mirror_boards(np.array([table.masks[table.first[piece] + k]], dtype=np.uint64), rules.width, rules.height)[0]
+    )
     lo, hi = table.first[image], table.first[image + 1]
     (j,) = np.flatnonzero(table.masks[lo:hi] == np.uint64(mask))
     return image, int(j)

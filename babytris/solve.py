@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from . import _sweep
-from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
+from .enumeration import enumerate_boards
+from .minimize import Partition
+from .minimize import minimize as minimize_states
+from .placements import placement_table
+from .progress import ProgressBars
+from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from .reward import Reward, check_reward
 from .roles import OPPONENT_MODELS as OPPONENTS
 from .roles import PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .rules import Rules
 from .solution import Solution
-from .progress import ProgressBars
-from .enumeration import enumerate_boards
-from .placements import placement_table
-from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
-from .transitions import independent_layers, sweep_order, Transitions
-from .minimize import Partition
-from .minimize import minimize as minimize_states
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
+from .transitions import Transitions, independent_layers, sweep_order
+from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
@@ -51,7 +52,7 @@ def solve(
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
-    progress: "Progress | bool | None" = None,
+    progress: Progress | bool | None = None,
     minimize: bool = False,
     **rule_fields: Any,
 ) -> Solution:
@@ -127,15 +128,19 @@ def solve(
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)
     method = solver_method(roles, method)
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate,
-                      undiscounted=rules.objective == "combo")
+    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=rules.objective == "combo")
     per_board = SOLVER_BYTES_PER_STATE * rules.n_pieces + SOLVER_BYTES_PER_BOARD
     if roles.reward is not None or roles.opponent == "gaps":
         # A reward per move (at most every placement legal) and per state.
         per_board += 8 * (len(placement_table(rules).masks) + rules.n_pieces)
     with _progress_bars(progress) as bars:
-        transitions = enumerate_boards(rules, max_memory=max_memory, n_jobs=n_jobs, solver_bytes_per_board=per_board,
-                                       progress=None if bars is None else bars.enumerated)
+        transitions = enumerate_boards(
+            rules,
+            max_memory=max_memory,
+            n_jobs=n_jobs,
+            solver_bytes_per_board=per_board,
+            progress=None if bars is None else bars.enumerated,
+        )
         return solve_transitions(
             transitions,
             discount=discount,
@@ -166,7 +171,7 @@ def solve_transitions(
     accelerate: bool = True,
     eval_sweeps: int = 6,
     n_jobs: int | None = None,
-    progress: "Progress | ProgressBars | bool | None" = None,
+    progress: Progress | ProgressBars | bool | None = None,
     minimize: bool = False,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search);
@@ -178,15 +183,28 @@ def solve_transitions(
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method)
     discount, tol, max_iter, eval_sweeps, accelerate = check_solver_args(
-        discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo")
+        discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo"
+    )
     minimize = check_bool("minimize", minimize)
     _check_progress(progress)
     with _progress_bars(progress) as bars:
         told: Progress | None = progress if callable(progress) and not isinstance(progress, ProgressBars) else None
         if bars is not None:
             told = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
-        return _solve(transitions, roles, method, float(discount), tol, max_iter, eval_sweeps, accelerate, n_jobs,
-                      told, minimize, (opponent, player, reward))
+        return _solve(
+            transitions,
+            roles,
+            method,
+            float(discount),
+            tol,
+            max_iter,
+            eval_sweeps,
+            accelerate,
+            n_jobs,
+            told,
+            minimize,
+            (opponent, player, reward),
+        )
 
 
 def _check_progress(progress: object) -> None:
@@ -207,9 +225,20 @@ def _progress_bars(progress: object) -> Iterator[ProgressBars | None]:
         yield None
 
 
-def _solve(transitions: Transitions, roles: Roles, method: str, discount: float, tol: float, max_iter: int,
-           eval_sweeps: int, accelerate: bool, n_jobs: int | None, progress: Progress | None, minimize: bool,
-           given: tuple) -> Solution:
+def _solve(
+    transitions: Transitions,
+    roles: Roles,
+    method: str,
+    discount: float,
+    tol: float,
+    max_iter: int,
+    eval_sweeps: int,
+    accelerate: bool,
+    n_jobs: int | None,
+    progress: Progress | None,
+    minimize: bool,
+    given: tuple,
+) -> Solution:
     """solve_transitions() once its arguments are checked (``given``: the
     opponent, player and reward as passed, for the minimization)."""
     opponent, player, reward = given
@@ -219,8 +248,13 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     probs = np.asarray(rules.probabilities, dtype=np.float64)
     dead = roles.dead_value(rules)
-    modes: dict[str, Any] = dict(pieces=roles.pieces, moves=roles.moves, piece_choice=roles.piece_choice, fixed_move=roles.fixed_move,
-                 dead_value=dead)
+    modes: dict[str, Any] = dict(
+        pieces=roles.pieces,
+        moves=roles.moves,
+        piece_choice=roles.piece_choice,
+        fixed_move=roles.fixed_move,
+        dead_value=dead,
+    )
     values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
@@ -228,8 +262,18 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
         move_reward = roles.move_rewards(transitions)
     check_value_range(scores, move_reward, dead, discount)
     sweeper = _sweep.Sweeper(
-        transitions.offsets, transitions.next_board, transitions.lines, scores, probs, float(discount),
-        values, board_values, policy, order, layer_starts, **modes,
+        transitions.offsets,
+        transitions.next_board,
+        transitions.lines,
+        scores,
+        probs,
+        float(discount),
+        values,
+        board_values,
+        policy,
+        order,
+        layer_starts,
+        **modes,
         move_reward=move_reward,
         independent_layers=independent_layers(transitions),
     )
@@ -245,8 +289,16 @@ def _solve(transitions: Transitions, roles: Roles, method: str, discount: float,
         board_values[:] = quotient.board_values[partition.board_labels]
     done = len(residuals)
     told = None if progress is None else (lambda iteration, residual: progress(done + iteration, residual))
-    residuals += _iterate(_Arrays(sweeper, values, board_values), method, tol, max(1, max_iter - done),
-                          eval_sweeps, accelerate, told, n_jobs)
+    residuals += _iterate(
+        _Arrays(sweeper, values, board_values),
+        method,
+        tol,
+        max(1, max_iter - done),
+        eval_sweeps,
+        accelerate,
+        told,
+        n_jobs,
+    )
     iterations = len(residuals)
     values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
@@ -286,7 +338,9 @@ def check_value_range(scores: np.ndarray, move_reward: np.ndarray | None, dead: 
     at most ``r / (1 - discount)`` in size (``r`` times the longest game when
     undiscounted, where the objective is a combo of unit scores)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        largest = float(np.max(np.abs(scores))) + (0.0 if move_reward is None else float(np.max(np.abs(move_reward), initial=0.0)))
+        largest = float(np.max(np.abs(scores))) + (
+            0.0 if move_reward is None else float(np.max(np.abs(move_reward), initial=0.0))
+        )
         bound = max(largest, abs(dead)) / (1.0 - discount) if discount < 1.0 else max(largest, abs(dead))
     if not (np.isfinite(bound) and bound <= MAX_VALUE):
         raise ValueError(
@@ -305,8 +359,16 @@ class _Arrays:
     board_values: np.ndarray
 
 
-def _iterate(arrays: _Arrays, method: str, tol: float, max_iter: int, eval_sweeps: int, accelerate: bool,
-             progress: Progress | None, n_jobs: int | None) -> list[float]:
+def _iterate(
+    arrays: _Arrays,
+    method: str,
+    tol: float,
+    max_iter: int,
+    eval_sweeps: int,
+    accelerate: bool,
+    progress: Progress | None,
+    n_jobs: int | None,
+) -> list[float]:
     """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy residuals."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":
@@ -331,8 +393,9 @@ def _initial_values(offsets: np.ndarray, n_pieces: int, dead: float) -> tuple[np
     return values, board_values
 
 
-def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarray, discount: float,
-                      modes: dict) -> _Arrays:
+def _quotient_sweeper(
+    partition: Partition, scores: np.ndarray, probs: np.ndarray, discount: float, modes: dict
+) -> _Arrays:
     """A sweeper over the quotient game: board groups, one row per (group, piece).
     One layer, swept from the last group to the first (a group's members need
     not share a cell count, and groups are numbered in board order, so moves
@@ -341,9 +404,19 @@ def _quotient_sweeper(partition: Partition, scores: np.ndarray, probs: np.ndarra
     values, board_values = _initial_values(partition.offsets, n_pieces, modes["dead_value"])
     live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
     sweeper = _sweep.Sweeper(
-        partition.offsets, partition.next_board, partition.lines, scores, probs, discount, values,
-        board_values, np.full(n * n_pieces, -1, dtype=np.int16), live, np.array([0, live.size], dtype=np.int64),
-        **modes, move_reward=partition.move_reward,
+        partition.offsets,
+        partition.next_board,
+        partition.lines,
+        scores,
+        probs,
+        discount,
+        values,
+        board_values,
+        np.full(n * n_pieces, -1, dtype=np.int16),
+        live,
+        np.array([0, live.size], dtype=np.int64),
+        **modes,
+        move_reward=partition.move_reward,
     )
     return _Arrays(sweeper, values, board_values)
 

@@ -8,17 +8,45 @@ move table), :mod:`babytris.placements` (the engine's tables) and
 
 from .enumeration import enumerate_boards, with_previews
 from .placements import (
-    PlacementTable, canonical_boards, engine, lost_board, mirror_boards, mirror_rows, placement_table,
+    PlacementTable,
+    canonical_boards,
+    engine,
+    lost_board,
+    mirror_boards,
+    mirror_rows,
+    placement_table,
 )
 from .resources import (
-    DEFAULT_MAX_MEMORY, LAYER_BYTES, MIN_BOARDS_PER_THREAD, MOVE_BYTES, MemoryLimitError, estimate_bytes_per_board,
+    DEFAULT_MAX_MEMORY,
+    LAYER_BYTES,
+    MIN_BOARDS_PER_THREAD,
+    MOVE_BYTES,
+    MemoryLimitError,
+    estimate_bytes_per_board,
     resolve_n_jobs,
 )
 from .transitions import HOLD_MOVE, Transitions, independent_layers, layers, sweep_order
 
 __all__ = [
-    "DEFAULT_MAX_MEMORY", "HOLD_MOVE", "LAYER_BYTES", "MIN_BOARDS_PER_THREAD", "MOVE_BYTES", "MemoryLimitError",
-    "PlacementTable", "Transitions", "canonical_boards", "engine", "enumerate_boards", "estimate_bytes_per_board",
-    "independent_layers", "layers", "lost_board", "mirror_boards", "mirror_rows", "placement_table",
-    "resolve_n_jobs", "sweep_order", "with_previews",
+    "DEFAULT_MAX_MEMORY",
+    "HOLD_MOVE",
+    "LAYER_BYTES",
+    "MIN_BOARDS_PER_THREAD",
+    "MOVE_BYTES",
+    "MemoryLimitError",
+    "PlacementTable",
+    "Transitions",
+    "canonical_boards",
+    "engine",
+    "enumerate_boards",
+    "estimate_bytes_per_board",
+    "independent_layers",
+    "layers",
+    "lost_board",
+    "mirror_boards",
+    "mirror_rows",
+    "placement_table",
+    "resolve_n_jobs",
+    "sweep_order",
+    "with_previews",
 ]

@@ -4,7 +4,8 @@ policy iteration, Aitken extrapolation, and the choice of threads."""
 from __future__ import annotations
 
 import time
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class ThreadTuner:
         self.n_threads = n_threads
         # Per kind of sweep: the best seconds seen with 1 and with n threads.
         self._best: dict[str, dict[int, float]] = {"greedy": {}, "evaluation": {}}
-        self._untimed = 1   # the first sweep pays for first touches of fresh memory
+        self._untimed = 1  # the first sweep pays for first touches of fresh memory
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
@@ -74,13 +75,19 @@ class ThreadTuner:
         if seconds < best.get(threads, np.inf):
             best[threads] = seconds
         elif seconds > 2 * best[threads] and len(best) == 2:
-            best.pop(1 if threads != 1 else self.n_threads)   # slowed down: try the other again
+            best.pop(1 if threads != 1 else self.n_threads)  # slowed down: try the other again
         return residual
 
 
 def modified_policy_iteration(
-    sweeper: Sweeps, board_values: np.ndarray, tol: float, max_iter: int,
-    eval_sweeps: int, *, accelerate: bool, progress: Progress | None = None
+    sweeper: Sweeps,
+    board_values: np.ndarray,
+    tol: float,
+    max_iter: int,
+    eval_sweeps: int,
+    *,
+    accelerate: bool,
+    progress: Progress | None = None,
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
     sweeps evaluating its policy; returns the greedy sweeps' residuals.
@@ -131,8 +138,14 @@ MAX_MISSED_JUMPS = 3
 
 
 def value_iteration(
-    sweeper: Sweeps, values: np.ndarray, board_values: np.ndarray, tol: float, max_iter: int,
-    *, accelerate: bool, progress: Progress | None = None
+    sweeper: Sweeps,
+    values: np.ndarray,
+    board_values: np.ndarray,
+    tol: float,
+    max_iter: int,
+    *,
+    accelerate: bool,
+    progress: Progress | None = None,
 ) -> list[float]:
     """Greedy sweeps until one changes no value by more than ``tol``.
 
@@ -154,8 +167,10 @@ def value_iteration(
     while len(residuals) < max_iter:
         # Keep the values before this sweep only if a jump may follow it:
         # copying them costs a fifth of a sweep.
-        record = accelerate and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP and (
-            _steady_ratio(residuals) is not None
+        record = (
+            accelerate
+            and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP
+            and (_steady_ratio(residuals) is not None)
         )
         if record:
             residuals.append(sweeper.greedy_sweep(values_before, board_values_before))
@@ -169,8 +184,13 @@ def value_iteration(
             missed += 1  # the jump overshot: the error is not one steady mode (yet)
             accelerate = missed < MAX_MISSED_JUMPS
         ratio = _steady_ratio(residuals)
-        if record and ratio is not None and len(residuals) < max_iter and values_before is not None \
-                and board_values_before is not None:
+        if (
+            record
+            and ratio is not None
+            and len(residuals) < max_iter
+            and values_before is not None
+            and board_values_before is not None
+        ):
             _jump(ratio, (values, values_before), (board_values, board_values_before))
             last_jump = len(residuals)
     return residuals

@@ -22,19 +22,19 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from .validation import make_rules
+from .enumeration import enumerate_boards
 from .evaluate import MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
-from .validation import check_int, check_type
 from .reward import Reward
 from .rules import Rules
 from .solve import solve_transitions
-from .enumeration import enumerate_boards
 from .transitions import Transitions
+from .validation import check_int, check_type, make_rules
 
 __all__ = ["Tournament", "tournament", "standard_tournament", "STANDARD_REWARDS"]
 
@@ -123,10 +123,14 @@ class Tournament:
 
     def __str__(self) -> str:
         head = ["player", *self.opponents, "min"]
-        rows = [[p, *(f"{v:,.1f}" for v in self.expected[i]), f"{self.worst[i]:,.1f}"]
-                for i, p in enumerate(self.players)]
+        rows = [
+            [p, *(f"{v:,.1f}" for v in self.expected[i]), f"{self.worst[i]:,.1f}"] for i, p in enumerate(self.players)
+        ]
         widths = [max(len(r[k]) for r in [head, *rows]) for k in range(len(head))]
-        fmt = lambda r: "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths)))
+
+        def fmt(r: list[str]) -> str:
+            return "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths)))
+
         text = [fmt(head), *map(fmt, rows)]
         text.append(
             f"expected points of {self.n_actions:,} placements (exact); playouts of {self.n_games:,} games "
@@ -135,8 +139,10 @@ class Tournament:
         return "\n".join(text)
 
     def __repr__(self) -> str:
-        return (f"<Tournament {len(self.players)} players x {len(self.opponents)} opponents, "
-                f"n_actions={self.n_actions:,}, n_games={self.n_games:,}>")
+        return (
+            f"<Tournament {len(self.players)} players x {len(self.opponents)} opponents, "
+            f"n_actions={self.n_actions:,}, n_games={self.n_games:,}>"
+        )
 
 
 def tournament(
@@ -175,11 +181,19 @@ def tournament(
         for j, opponent in enumerate(opponents.values()):
             expected[i, j] = expected_points(game, player, opponent, n_actions=n_actions)
             if n_games:
-                games = play(game, player, opponent, n_actions=n_actions, n_games=n_games,
-                             seed=seed + i * shape[1] + j, n_jobs=n_jobs)
+                games = play(
+                    game,
+                    player,
+                    opponent,
+                    n_actions=n_actions,
+                    n_games=n_games,
+                    seed=seed + i * shape[1] + j,
+                    n_jobs=n_jobs,
+                )
                 mean[i, j], stderr[i, j] = games.mean, games.stderr
-    return Tournament(tuple(players), tuple(opponents), expected, mean, stderr, n_actions, n_games,
-                      time.perf_counter() - started)
+    return Tournament(
+        tuple(players), tuple(opponents), expected, mean, stderr, n_actions, n_games, time.perf_counter() - started
+    )
 
 
 def standard_tournament(
@@ -222,8 +236,16 @@ def standard_tournament(
         for model in ("minimax", "minavg", "gaps"):
             opponents[f"{model} {d:g}"] = solve_transitions(t, discount=d, opponent=model, n_jobs=n_jobs)
     table = tournament(t, players, opponents, n_actions=n_actions, n_games=n_games, seed=seed, n_jobs=n_jobs)
-    return Tournament(table.players, table.opponents, table.expected, table.playout_mean, table.playout_stderr,
-                      n_actions, n_games, time.perf_counter() - started)
+    return Tournament(
+        table.players,
+        table.opponents,
+        table.expected,
+        table.playout_mean,
+        table.playout_stderr,
+        n_actions,
+        n_games,
+        time.perf_counter() - started,
+    )
 
 
 def _check_counts(n_actions: object, n_games: object) -> None:

@@ -30,8 +30,16 @@ class TableError(ValueError):
 
 
 #: The dtype of each array of a table (the compiled loops read them as these C types).
-DTYPES = {"boards": np.uint64, "layer_starts": np.int64, "offsets": np.int64, "next_board": np.int32,
-          "lines": np.uint8, "placement": np.uint16, "queues": np.int64, "slots": np.int64}
+DTYPES = {
+    "boards": np.uint64,
+    "layer_starts": np.int64,
+    "offsets": np.int64,
+    "next_board": np.int32,
+    "lines": np.uint8,
+    "placement": np.uint16,
+    "queues": np.int64,
+    "slots": np.int64,
+}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -91,8 +99,9 @@ class Transitions:
     def start_index(self) -> int:
         """Index of the board the game starts on (``rules.start``); without previews only."""
         if self.rules.preview:
-            raise ValueError("start_index: with previews a game starts on one of several (board, queue) nodes; "
-                             "see start_nodes()")
+            raise ValueError(
+                "start_index: with previews a game starts on one of several (board, queue) nodes; see start_nodes()"
+            )
         return self.board_index(self.rules.start)
 
     def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
@@ -122,12 +131,20 @@ class Transitions:
     @property
     def nbytes(self) -> int:
         """The bytes held by the table's arrays."""
-        arrays: tuple[np.ndarray, ...] = (self.boards, self.layer_starts, self.offsets, self.next_board, self.lines, self.placement)
+        arrays: tuple[np.ndarray, ...] = (
+            self.boards,
+            self.layer_starts,
+            self.offsets,
+            self.next_board,
+            self.lines,
+            self.placement,
+        )
         arrays += tuple(a for a in (self.queues, self.slots) if a is not None)
         return sum(a.nbytes for a in arrays)
 
-    def board_index(self, board: int, queue: "tuple[int, ...] | None" = None, held: int | None = None,
-                    locked: bool = False) -> int:
+    def board_index(
+        self, board: int, queue: tuple[int, ...] | None = None, held: int | None = None, locked: bool = False
+    ) -> int:
         """Index of a reachable board (with previews: of the board with ``queue``,
         its ``preview`` piece indices, next first; with hold: and ``held``, the
         held piece's index or None, ``locked`` if it was just put there); raises
@@ -147,12 +164,14 @@ class Transitions:
             slot = 1 + int(held) + (n if locked else 0)
         return i + self.queue_code(queue) * self.rules.hold_slots + slot
 
-    def queue_code(self, queue: "tuple[int, ...] | None") -> int:
+    def queue_code(self, queue: tuple[int, ...] | None) -> int:
         """A queue of piece indices as its row offset among the board's nodes."""
         k, n = self.rules.preview, self.rules.n_pieces
         queue = () if queue is None and k == 0 else queue
-        if queue is None or len(queue) != k or not all(
-            isinstance(p, (int, np.integer)) and not isinstance(p, bool) and 0 <= p < n for p in queue
+        if (
+            queue is None
+            or len(queue) != k
+            or not all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) and 0 <= p < n for p in queue)
         ):
             raise ValueError(f"queue must be {k} piece indices in [0, {n - 1}] (rules.preview = {k}), got {queue!r}")
         code = 0
@@ -212,8 +231,11 @@ def check_table(t: Transitions) -> None:
         if array is None:
             raise TableError(name, "missing")
         if not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != 1:
-            raise TableError(name, f"must be a 1-d {np.dtype(dtype)} array, got "
-                                   f"{getattr(array, 'dtype', type(array).__name__)} {getattr(array, 'shape', '')}")
+            raise TableError(
+                name,
+                f"must be a 1-d {np.dtype(dtype)} array, got "
+                f"{getattr(array, 'dtype', type(array).__name__)} {getattr(array, 'shape', '')}",
+            )
         if not array.flags.c_contiguous:
             raise TableError(name, "must be C-contiguous")
     boards, offsets, next_board = t.boards, t.offsets, t.next_board
@@ -222,16 +244,19 @@ def check_table(t: Transitions) -> None:
     if n == 0 or n % rows_per_board:
         raise TableError("boards", f"{n} rows, not a positive multiple of {rows_per_board} (queues x hold slots)")
     if rules.cells < 64 and int(boards.max()) >> rules.cells:
-        raise TableError("boards", f"a board has cells beyond the {rules.cells} of a {rules.width}x{rules.height} board")
+        raise TableError(
+            "boards", f"a board has cells beyond the {rules.cells} of a {rules.width}x{rules.height} board"
+        )
     starts = t.layer_starts
     if len(starts) != len(layers(rules)) + 1 or starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) < 0):
         raise TableError("layer_starts", f"must be {len(layers(rules)) + 1} starts rising from 0 to {n} rows")
     for lo, hi in zip(starts[:-1], starts[1:]):
-        if hi - lo > 1 and np.any(boards[lo + 1:hi] < boards[lo:hi - 1]):  # (np.diff of uint64 would wrap around)
+        if hi - lo > 1 and np.any(boards[lo + 1 : hi] < boards[lo : hi - 1]):  # (np.diff of uint64 would wrap around)
             raise TableError("boards", "not in ascending order within a layer")
     if len(offsets) != n * rules.n_pieces + 1:
-        raise TableError("offsets", f"{len(offsets):,} entries, not n_boards * n_pieces + 1 = "
-                                    f"{n * rules.n_pieces + 1:,}")
+        raise TableError(
+            "offsets", f"{len(offsets):,} entries, not n_boards * n_pieces + 1 = {n * rules.n_pieces + 1:,}"
+        )
     steps = np.diff(offsets)
     if offsets[0] != 0 or offsets[-1] != n_moves or (steps.size and steps.min() < 0):
         where = ""
@@ -261,7 +286,7 @@ def check_table(t: Transitions) -> None:
 @lru_cache(maxsize=64)
 def _layers(rules: Rules) -> tuple[int, ...]:
     if rules.no_holes:
-        return (0,)   # filling holes adds cells: the count no longer steps by the piece's size
+        return (0,)  # filling holes adds cells: the count no longer steps by the piece's size
     steps = {piece.size % rules.width for piece in rules.pieces}
     if len(steps) != 1 or 0 in steps:
         return (0,)

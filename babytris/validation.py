@@ -65,7 +65,12 @@ def is_number(value: object) -> TypeGuard[float]:
 
 
 def check_int(
-    name: str, value: object, low: int, high: int | None = None, *, high_text: str | None = None,
+    name: str,
+    value: object,
+    low: int,
+    high: int | None = None,
+    *,
+    high_text: str | None = None,
     error: type[ValueError] = ValueError,
 ) -> int:
     """``value`` as an ``int`` if it is an integer in [low, high] (high None:
@@ -79,8 +84,14 @@ def check_int(
 
 
 def check_number(
-    name: str, value: object, low: float = -math.inf, high: float = math.inf, *, open_low: bool = False,
-    open_high: bool = False, error: type[ValueError] = ValueError,
+    name: str,
+    value: object,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    open_low: bool = False,
+    open_high: bool = False,
+    error: type[ValueError] = ValueError,
 ) -> float:
     """``value`` as a finite ``float`` in the interval from ``low`` to ``high``
     (closed unless ``open_low`` / ``open_high``); else raise ``error`` naming
@@ -123,8 +134,14 @@ def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
 
 
 def check_solver_args(
-    discount: object, tol: object, max_iter: object, method: object, eval_sweeps: object, accelerate: object = True,
-    *, undiscounted: bool = False,
+    discount: object,
+    tol: object,
+    max_iter: object,
+    method: object,
+    eval_sweeps: object,
+    accelerate: object = True,
+    *,
+    undiscounted: bool = False,
 ) -> tuple[float, float, int, int, bool]:
     """The solver's arguments as ``(discount, tol, max_iter, eval_sweeps,
     accelerate)`` in plain Python types; raises ``ValueError`` naming the first

@@ -28,14 +28,30 @@ import time
 
 #: (label, model function, pieces, sizes m x n in order of growing work)
 SERIES = [
-    ("Block Drop", "block_drop", None,
-     [(4, 4), (5, 4), (6, 4), (7, 5), (8, 6), (10, 6), (9, 7), (8, 8), (7, 9), (6, 10)]),
-    ("No-Holes Tetris, 7 tetrominoes", "no_holes_tetris", "tetrominoes",
-     [(4, 4), (5, 4), (6, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7), (8, 7), (9, 7), (8, 8)]),
-    ("No-Holes Tetris, 3 pieces (I4, O, T)", "no_holes_tetris", ["I4", "O", "T"],
-     [(4, 4), (5, 4), (6, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7), (8, 7), (9, 7), (8, 8)]),
-    ("No-Holes Tetris, 1 piece (T)", "no_holes_tetris", ["T"],
-     [(4, 4), (5, 4), (6, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7), (8, 7), (9, 7), (8, 8), (7, 9), (6, 10)]),
+    (
+        "Block Drop",
+        "block_drop",
+        None,
+        [(4, 4), (5, 4), (6, 4), (7, 5), (8, 6), (10, 6), (9, 7), (8, 8), (7, 9), (6, 10)],
+    ),
+    (
+        "No-Holes Tetris, 7 tetrominoes",
+        "no_holes_tetris",
+        "tetrominoes",
+        [(4, 4), (5, 4), (6, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7), (8, 7), (9, 7), (8, 8)],
+    ),
+    (
+        "No-Holes Tetris, 3 pieces (I4, O, T)",
+        "no_holes_tetris",
+        ["I4", "O", "T"],
+        [(4, 4), (5, 4), (6, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7), (8, 7), (9, 7), (8, 8)],
+    ),
+    (
+        "No-Holes Tetris, 1 piece (T)",
+        "no_holes_tetris",
+        ["T"],
+        [(4, 4), (5, 4), (6, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7), (8, 7), (9, 7), (8, 8), (7, 9), (6, 10)],
+    ),
 ]
 QUICK = {(4, 4), (5, 4), (6, 4), (7, 5)}
 
@@ -67,8 +83,14 @@ print(json.dumps(dict(boards=s.n_boards, states=s.n_states, moves=s.transitions.
 
 
 def measure(function: str, m: int, n: int, pieces, max_seconds: float, max_gib: float) -> dict:
-    code = CHILD.format(function=function, m=m, n=n, pieces="" if pieces is None else f", pieces={pieces!r}",
-                        max_bytes=int(max_gib * 2**30), max_seconds=max_seconds)
+    code = CHILD.format(
+        function=function,
+        m=m,
+        n=n,
+        pieces="" if pieces is None else f", pieces={pieces!r}",
+        max_bytes=int(max_gib * 2**30),
+        max_seconds=max_seconds,
+    )
     with tempfile.TemporaryDirectory() as cwd:
         done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
     if done.returncode != 0:
@@ -83,8 +105,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-gib", type=float, default=8.0, help="memory budget of a solve in GiB (8)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    print("| Model | m x n (rows x columns) | Boards | States | Paper's states | Sweeps | Solve (median of 3) "
-          "| Min–max | Enumerate + solve | Peak memory |")
+    print(
+        "| Model | m x n (rows x columns) | Boards | States | Paper's states | Sweeps | Solve (median of 3) "
+        "| Min–max | Enumerate + solve | Peak memory |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, function, pieces, sizes in SERIES:
         n_pieces = 1 if pieces is None else (7 if pieces == "tetrominoes" else len(pieces))
@@ -97,14 +121,19 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {label} | {m}x{n} | | | {paper} | | not solved: {r['error'][:120]} | | | |", flush=True)
                 break
             median = statistics.median(r["times"])
-            print(f"| {label} | {m}x{n} | {r['boards']:,} | {r['states']:,} | {paper} | {r['sweeps']} "
-                  f"| {median:.3g} s | {min(r['times']):.3g}–{max(r['times']):.3g} s "
-                  f"| {r['enumerate']:.3g} + {r['solve']:.3g} s | {r['peak_mib'] / 1024:.2f} GiB |", flush=True)
+            print(
+                f"| {label} | {m}x{n} | {r['boards']:,} | {r['states']:,} | {paper} | {r['sweeps']} "
+                f"| {median:.3g} s | {min(r['times']):.3g}–{max(r['times']):.3g} s "
+                f"| {r['enumerate']:.3g} + {r['solve']:.3g} s | {r['peak_mib'] / 1024:.2f} GiB |",
+                flush=True,
+            )
             if median > args.max_seconds or r["peak_mib"] > args.max_gib * 1024:
                 break
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"\n{os.cpu_count()} cores; discount 0.9, tol 1e-8; load average {load:.2f} at the end; "
-          f"the run took {time.perf_counter() - started:.0f} s.")
+    print(
+        f"\n{os.cpu_count()} cores; discount 0.9, tol 1e-8; load average {load:.2f} at the end; "
+        f"the run took {time.perf_counter() - started:.0f} s."
+    )
 
 
 if __name__ == "__main__":

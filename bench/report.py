@@ -32,8 +32,17 @@ TARGETS = {(4, 5): 0.10, (4, 6): 2.0, (5, 5): 7.0}
 
 def run(quick: bool, json_path: Path) -> float:
     """Run the suite in one pytest process, writing ``json_path``; return its wall time."""
-    command = [sys.executable, "-m", "pytest", str(BENCH), "--benchmark-only", "-q", "-p", "no:cacheprovider",
-               f"--benchmark-json={json_path}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(BENCH),
+        "--benchmark-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--benchmark-json={json_path}",
+    ]
     if quick:
         command += ["-m", "not slow"]
     print("$", " ".join(command), file=sys.stderr, flush=True)
@@ -94,8 +103,8 @@ def report(data: dict, wall: float | None) -> str:
     reference = None
     # The suites with tables of their own, by file; the rest is the solve table.
     sections: dict[str, list[dict]] = {
-        name: [] for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror", "big", "models",
-                              "fitted")
+        name: []
+        for name in ("play", "opponents", "tournament", "rate", "minimize", "mirror", "big", "models", "fitted")
     }
     for b in data["benchmarks"]:
         test = b["name"].split("[")[0]
@@ -142,19 +151,26 @@ def report(data: dict, wall: float | None) -> str:
     out = ["## Benchmarks", ""]
     commit = data.get("commit_info") or {}
     if commit.get("id"):
-        out.append(f"Repository at git {commit['id'][:10]}{' (working tree modified)' if commit.get('dirty') else ''}, "
-                   f"installed babytris benchmarked, run {data.get('datetime', '')[:19].replace('T', ' ')} UTC.")
-    threads = [b["extra_info"].get("threads") for b in data["benchmarks"]
-               if "test_bench_play.py" not in b["fullname"] and "test_bench_big.py" not in b["fullname"]]
+        out.append(
+            f"Repository at git {commit['id'][:10]}{' (working tree modified)' if commit.get('dirty') else ''}, "
+            f"installed babytris benchmarked, run {data.get('datetime', '')[:19].replace('T', ' ')} UTC."
+        )
+    threads = [
+        b["extra_info"].get("threads")
+        for b in data["benchmarks"]
+        if "test_bench_play.py" not in b["fullname"] and "test_bench_big.py" not in b["fullname"]
+    ]
     out += [f"- {line}" for line in machine(max(filter(None, threads), default=None))]
     out += ["", *lines, ""]
     if reference:
         info = reference["extra_info"]
         core, ref = info["core_median_s"], info.get("reference_median_s")
         if ref is not None:
-            out.append(f"core vs reference on 4x4: median {core:.4f} s vs {ref:.2f} s, ratio {ref / core:,.0f}× "
-                       f"({info['core_iterations']} vs {info['iterations']} sweeps; reference peak RSS "
-                       f"{info.get('peak_rss_mib')} MiB)")
+            out.append(
+                f"core vs reference on 4x4: median {core:.4f} s vs {ref:.2f} s, ratio {ref / core:,.0f}× "
+                f"({info['core_iterations']} vs {info['iterations']} sweeps; reference peak RSS "
+                f"{info.get('peak_rss_mib')} MiB)"
+            )
     else:
         out.append("core vs reference on 4x4: not run (slow tests deselected)")
     out += [
@@ -191,23 +207,31 @@ def opponents_report(entries: list[dict], rows: dict[tuple[int, int], dict[str, 
     by_size: dict[tuple[int, int], list[dict]] = {}
     for b in entries:
         by_size.setdefault((b["extra_info"]["width"], b["extra_info"]["height"]), []).append(b)
-    lines = ["", "| Size | Solve | `solve_transitions(t, discount=0.9, tol=1e-8, ...)` | Method | Median | Min–max "
-                 "| Iterations |",
-             "|---|---|---|---|---:|---:|---:|"]
+    lines = [
+        "",
+        "| Size | Solve | `solve_transitions(t, discount=0.9, tol=1e-8, ...)` | Method | Median | Min–max "
+        "| Iterations |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
     for (w, h), solves in sorted(by_size.items(), key=lambda item: (item[0][0] * item[0][1], item[0])):
         random = rows.get((w, h), {}).get("test_value_iteration")
         if random is None:
-            lines.append(f"| {w}x{h} | random pieces | `opponent=\"random\"` (`test_value_iteration`) | — | not run "
-                         "| — | — |")
+            lines.append(
+                f'| {w}x{h} | random pieces | `opponent="random"` (`test_value_iteration`) | — | not run | — | — |'
+            )
         else:
             info = random["extra_info"]
-            lines.append(f"| {w}x{h} | random pieces | `opponent=\"random\"` (`test_value_iteration`) "
-                         f"| {info.get('method', '—')} | {seconds(random['stats']['median'])} | {spread(random)} "
-                         f"| {info.get('iterations', '—')} |")
+            lines.append(
+                f'| {w}x{h} | random pieces | `opponent="random"` (`test_value_iteration`) '
+                f"| {info.get('method', '—')} | {seconds(random['stats']['median'])} | {spread(random)} "
+                f"| {info.get('iterations', '—')} |"
+            )
         for b in solves:
             info = b["extra_info"]
-            lines.append(f"| {w}x{h} | {info['what']} | `{info['arguments']}` | {info['method']} "
-                         f"| {seconds(b['stats']['median'])} | {spread(b)} | {info['iterations']} |")
+            lines.append(
+                f"| {w}x{h} | {info['what']} | `{info['arguments']}` | {info['method']} "
+                f"| {seconds(b['stats']['median'])} | {spread(b)} | {info['iterations']} |"
+            )
     rounds = sorted({(b["extra_info"]["size"], b["stats"]["rounds"]) for b in entries})
     return lines + [
         "",
@@ -217,7 +241,8 @@ def opponents_report(entries: list[dict], rows: dict[tuple[int, int], dict[str, 
         "optimal player's value against random pieces.  Methods: `mpi` (modified policy iteration: a greedy "
         "sweep, then up to 6 evaluation sweeps) where one side is fixed or random, `vi` (value iteration) where "
         "both optimise or the player places at random.  Rounds: "
-        + ", ".join(f"{size}: {n}" for size, n in rounds) + ".",
+        + ", ".join(f"{size}: {n}" for size, n in rounds)
+        + ".",
     ]
 
 
@@ -235,16 +260,22 @@ def tournament_report(entries: list[dict]) -> list[str]:
             f"| {info['solves']} solves; {info['players']} players x {info['opponents']} opponents: {pairs} exact "
             f"expected points and {pairs * info['n_games']:,} games of <= {info['n_actions']:,} placements |"
         )
-    return lines + ["", "End to end: enumeration, the solves (discount 0.9; opponents 0.1 and 0.9), "
-                        "`expected_points` and `play` for every pair, on every core."]
+    return lines + [
+        "",
+        "End to end: enumeration, the solves (discount 0.9; opponents 0.1 and 0.9), "
+        "`expected_points` and `play` for every pair, on every core.",
+    ]
 
 
 def rate_report(entries: list[dict]) -> list[str]:
     """The table of test_bench_rate.py: the long-run rate, table built beforehand."""
     if not entries:
         return []
-    lines = ["", "| Long-run rate | Gain (points per placement) | Bounds | Iterations | Median | Min–max |",
-             "|---|---:|---|---:|---:|---:|"]
+    lines = [
+        "",
+        "| Long-run rate | Gain (points per placement) | Bounds | Iterations | Median | Min–max |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
     for b in entries:
         info = b["extra_info"]
         lines.append(
@@ -252,22 +283,30 @@ def rate_report(entries: list[dict]) -> list[str]:
             f"| [{info['lower']:.9f}, {info['upper']:.9f}] | {info['iterations']} "
             f"| {seconds(b['stats']['median'])} | {spread(b)} |"
         )
-    return lines + ["", "`babytris.long_run_rate(transitions, opponent=..., tol=1e-9)` on a table enumerated "
-                        "beforehand (survival kernel, then relative value iteration with certified bounds)."]
+    return lines + [
+        "",
+        "`babytris.long_run_rate(transitions, opponent=..., tol=1e-9)` on a table enumerated "
+        "beforehand (survival kernel, then relative value iteration with certified bounds).",
+    ]
 
 
 def mirror_report(entries: list[dict], rows: dict) -> list[str]:
     """The table of test_bench_mirror.py beside the plain full solve of the same size."""
     if not entries:
         return []
-    lines = ["", "| Mirror merging | Boards | Full solve | Min–max | Plain full solve | Ratio |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "",
+        "| Mirror merging | Boards | Full solve | Min–max | Plain full solve | Ratio |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for b in entries:
         info = b["extra_info"]
         plain = rows.get(tuple(int(x) for x in info["size"].split("x")), {}).get("test_solve")
         ratio = f"{b['stats']['median'] / plain['stats']['median']:.2f}" if plain else "—"
-        lines.append(f"| {info['size']} | {info['n_boards']:,} | {seconds(b['stats']['median'])} | {spread(b)} "
-                     f"| {seconds(plain['stats']['median']) if plain else '—'} | {ratio} |")
+        lines.append(
+            f"| {info['size']} | {info['n_boards']:,} | {seconds(b['stats']['median'])} | {spread(b)} "
+            f"| {seconds(plain['stats']['median']) if plain else '—'} | {ratio} |"
+        )
     return lines + ["", "`babytris.solve(width=W, height=H, mirror=True, discount=0.9, tol=1e-8)`."]
 
 
@@ -278,10 +317,15 @@ def minimize_report(entries: list[dict]) -> list[str]:
     lines = ["", "| Minimization | States | Median | Min–max | Work |", "|---|---:|---:|---:|---|"]
     for b in entries:
         info = b["extra_info"]
-        work = (f"{info['n_classes']:,} groups in {info['rounds']} rounds" if info["what"] == "minimize"
-                else f"{info['iterations']} greedy sweeps")
-        lines.append(f"| {info['size']} preview {info['preview']}: {info['what']} | {info['n_states']:,} "
-                     f"| {seconds(b['stats']['median'])} | {spread(b)} | {work} |")
+        work = (
+            f"{info['n_classes']:,} groups in {info['rounds']} rounds"
+            if info["what"] == "minimize"
+            else f"{info['iterations']} greedy sweeps"
+        )
+        lines.append(
+            f"| {info['size']} preview {info['preview']}: {info['what']} | {info['n_states']:,} "
+            f"| {seconds(b['stats']['median'])} | {spread(b)} | {work} |"
+        )
     return lines
 
 
@@ -289,26 +333,39 @@ def play_report(entries: list[dict]) -> list[str]:
     """The table of test_bench_play.py: playouts and expected points on 4x5."""
     if not entries:
         return []
-    lines = ["", "| Playouts and expected points, 4x5 | Median | Min–max | Rounds | Throughput or work |",
-             "|---|---:|---:|---:|---|"]
+    lines = [
+        "",
+        "| Playouts and expected points, 4x5 | Median | Min–max | Rounds | Throughput or work |",
+        "|---|---:|---:|---:|---|",
+    ]
     for b in entries:
         info = b["extra_info"]
         if "placements_per_second" in info:
-            work = (f"{info['placements_per_second'] / 1e6:.0f} M placements/s ({info['placements']:,} "
-                    f"placements, {info['threads']} thread{'s' if info['threads'] > 1 else ''})")
+            work = (
+                f"{info['placements_per_second'] / 1e6:.0f} M placements/s ({info['placements']:,} "
+                f"placements, {info['threads']} thread{'s' if info['threads'] > 1 else ''})"
+            )
         else:
             work = f"{info['boards_computed']:,} boards, {info['steps']:,} backups ({info['stopped']})"
-        lines.append(f"| `{b['name']}` | {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} "
-                     f"| {work} |")
-    return lines + ["", "Playouts: `play(solution, player, n_actions=10_000, ...)`, Python overhead included; "
-                        "expected points: `horizon_values(solution, n_actions=10_000, ...)` on one thread."]
+        lines.append(
+            f"| `{b['name']}` | {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} | {work} |"
+        )
+    return lines + [
+        "",
+        "Playouts: `play(solution, player, n_actions=10_000, ...)`, Python overhead included; "
+        "expected points: `horizon_values(solution, n_actions=10_000, ...)` on one thread.",
+    ]
 
 
 def big_report(entries: list[dict]) -> list[str]:
     """The table of test_bench_big.py: big-board playouts and batches on 10x20."""
     if not entries:
         return []
-    lines = ["", "| Big board 10x20, tetrominoes | Median | Min–max | Rounds | Throughput |", "|---|---:|---:|---:|---|"]
+    lines = [
+        "",
+        "| Big board 10x20, tetrominoes | Median | Min–max | Rounds | Throughput |",
+        "|---|---:|---:|---:|---|",
+    ]
     for b in entries:
         info = b["extra_info"]
         threads = info.get("threads", 1)
@@ -318,20 +375,24 @@ def big_report(entries: list[dict]) -> list[str]:
         elif "afterstates_per_second" in info:
             work = f"{info['afterstates_per_second'] / 1e6:.1f} M afterstates/s ({info['boards']:,} boards, {on})"
         elif "boards_per_second" in info:
-            work = (f"{info['boards_per_second'] / 1e6:.2f} M boards/s ({info['afterstates']:,} afterstates scored, "
-                    f"{on})")
+            work = (
+                f"{info['boards_per_second'] / 1e6:.2f} M boards/s ({info['afterstates']:,} afterstates scored, {on})"
+            )
         else:
             work = f"{info.get('afterstates', 0)} afterstates"
         stats = b["stats"]
-        if stats["median"] < 1e-3:      # one board: microseconds
+        if stats["median"] < 1e-3:  # one board: microseconds
             median, span = f"{stats['median'] * 1e6:.1f} µs", f"{stats['min'] * 1e6:.1f}–{stats['max'] * 1e6:.1f} µs"
         else:
             median, span = seconds(stats["median"]), spread(b)
         lines.append(f"| `{b['name']}` | {median} | {span} | {stats['rounds']} | {work} |")
-    return lines + ["", "Greedy playouts: `play_greedy(Tetris(), weights, features, n_games=4, max_placements=250_000)` "
-                        "with Dellacherie's features and weights; random: `play_greedy(Tetris(), None, "
-                        "n_games=50_000)`; batches: `afterstates_batch` and `greedy_placements` of 100,000 boards "
-                        "met in play; Python overhead included."]
+    return lines + [
+        "",
+        "Greedy playouts: `play_greedy(Tetris(), weights, features, n_games=4, max_placements=250_000)` "
+        "with Dellacherie's features and weights; random: `play_greedy(Tetris(), None, "
+        "n_games=50_000)`; batches: `afterstates_batch` and `greedy_placements` of 100,000 boards "
+        "met in play; Python overhead included.",
+    ]
 
 
 def plain_report(title: str, entries: list[dict]) -> list[str]:
@@ -342,8 +403,9 @@ def plain_report(title: str, entries: list[dict]) -> list[str]:
     for b in entries:
         info = {k: v for k, v in b["extra_info"].items() if k not in ("cores", "load_average")}
         recorded = ", ".join(f"{k} {v:,.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in info.items())
-        lines.append(f"| `{b['name']}` | {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} "
-                     f"| {recorded} |")
+        lines.append(
+            f"| `{b['name']}` | {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} | {recorded} |"
+        )
     return lines
 
 

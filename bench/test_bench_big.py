@@ -1,6 +1,6 @@
 """Benchmarks of the big-board engine on 10x20 with the seven tetrominoes.
 
-``test_greedy_playout``: ``babytris.big.tetris.play_greedy`` throughput, in
+``test_greedy_playout``: ``babytris.big.playouts.play_greedy`` throughput, in
 placements per second (``extra_info["placements_per_second"]``, from the
 median round), on one thread and on every core, for a one-step greedy player
 with Dellacherie's six features (landing height, eroded cells, row and
@@ -21,7 +21,8 @@ import os
 import numpy as np
 import pytest
 
-from babytris.big.tetris import Tetris, greedy_placements, play_greedy, sample_boards
+from babytris.big.playouts import greedy_placements, play_greedy, sample_boards
+from babytris.big.tetris import Tetris
 
 NAMES = ["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"]
 WEIGHTS = [0.0, -1.0, 1.0, -1.0, -1.0, -4.0, -1.0]
@@ -36,8 +37,7 @@ def tetris():
 @pytest.fixture(scope="module")
 def boards(tetris):
     """Boards met by the greedy player exploring 10% of the time (not timed)."""
-    return sample_boards(tetris, N_BOARDS, weights=WEIGHTS, features=NAMES, epsilon=0.1, max_placements=10_000,
-                         seed=1)
+    return sample_boards(tetris, N_BOARDS, weights=WEIGHTS, features=NAMES, epsilon=0.1, max_placements=10_000, seed=1)
 
 
 def _info(benchmark, **extra):
@@ -63,8 +63,16 @@ def test_greedy_playout(benchmark, tetris, n_jobs):
         warmup_rounds=1,
     )
     threads = n_jobs or os.cpu_count()
-    _info(benchmark, player="greedy", features=NAMES, weights=WEIGHTS, n_games=4, placements=result.total_placements,
-          lines=int(result.lines.sum()), threads=threads)
+    _info(
+        benchmark,
+        player="greedy",
+        features=NAMES,
+        weights=WEIGHTS,
+        n_games=4,
+        placements=result.total_placements,
+        lines=int(result.lines.sum()),
+        threads=threads,
+    )
     if benchmark.stats is not None:  # None under --benchmark-disable
         benchmark.extra_info["placements_per_second"] = result.total_placements / benchmark.stats.stats.median
 
@@ -74,11 +82,16 @@ def test_random_playout(benchmark, tetris, n_jobs):
     """``play_greedy(tetris, None, n_games=50_000, ...)``: uniformly random placements."""
     benchmark.group = "big-board playouts 10x20 (random)"
     result = benchmark.pedantic(
-        play_greedy, args=(tetris, None), kwargs=dict(n_games=50_000, seed=1, n_jobs=n_jobs),
-        rounds=5, iterations=1, warmup_rounds=1,
+        play_greedy,
+        args=(tetris, None),
+        kwargs=dict(n_games=50_000, seed=1, n_jobs=n_jobs),
+        rounds=5,
+        iterations=1,
+        warmup_rounds=1,
     )
-    _info(benchmark, player="random", n_games=50_000, placements=result.total_placements,
-          threads=n_jobs or os.cpu_count())
+    _info(
+        benchmark, player="random", n_games=50_000, placements=result.total_placements, threads=n_jobs or os.cpu_count()
+    )
     if benchmark.stats is not None:
         benchmark.extra_info["placements_per_second"] = result.total_placements / benchmark.stats.stats.median
 
@@ -86,8 +99,9 @@ def test_random_playout(benchmark, tetris, n_jobs):
 def test_afterstates_batch(benchmark, tetris, boards):
     """``tetris.afterstates_batch(rows, pieces)`` of 100,000 boards, one thread."""
     benchmark.group = "big-board batches 10x20"
-    after = benchmark.pedantic(tetris.afterstates_batch, args=(boards.rows, boards.pieces), rounds=5, iterations=1,
-                               warmup_rounds=1)
+    after = benchmark.pedantic(
+        tetris.afterstates_batch, args=(boards.rows, boards.pieces), rounds=5, iterations=1, warmup_rounds=1
+    )
     _info(benchmark, boards=N_BOARDS, afterstates=len(after), threads=1)
     if benchmark.stats is not None:
         benchmark.extra_info["afterstates_per_second"] = len(after) / benchmark.stats.stats.median
@@ -97,8 +111,14 @@ def test_greedy_batch(benchmark, tetris, boards):
     """``greedy_placements(tetris, rows, pieces, WEIGHTS, NAMES, line_rewards="scores", discount=0.9)``
     of 100,000 boards, one thread."""
     benchmark.group = "big-board batches 10x20"
-    benchmark.pedantic(greedy_placements, args=(tetris, boards.rows, boards.pieces, WEIGHTS, NAMES),
-                       kwargs=dict(line_rewards="scores", discount=0.9), rounds=5, iterations=1, warmup_rounds=1)
+    benchmark.pedantic(
+        greedy_placements,
+        args=(tetris, boards.rows, boards.pieces, WEIGHTS, NAMES),
+        kwargs=dict(line_rewards="scores", discount=0.9),
+        rounds=5,
+        iterations=1,
+        warmup_rounds=1,
+    )
     afterstates = len(tetris.afterstates_batch(boards.rows, boards.pieces))
     _info(benchmark, boards=N_BOARDS, afterstates=afterstates, threads=1)
     if benchmark.stats is not None:

@@ -50,8 +50,9 @@ def test_fitted_baby_4x5(benchmark):
 @pytest.mark.parametrize("games", [200])
 def test_td_games_10x20(benchmark, games):
     tetris = Tetris(width=10, height=20)
-    result = benchmark.pedantic(td.td_lambda, args=(tetris,), kwargs=dict(n_games=games, report_every=games),
-                                rounds=3, iterations=1)
+    result = benchmark.pedantic(
+        td.td_lambda, args=(tetris,), kwargs=dict(n_games=games, report_every=games), rounds=3, iterations=1
+    )
     benchmark.extra_info["games_per_second"] = games / benchmark.stats.stats.median
     benchmark.extra_info["placements_per_game"] = float(result.placements_per_game[-1])
     assert np.isfinite(result.network.w2).all()

@@ -20,9 +20,15 @@ def transitions():
 
 
 def _info(benchmark, t, **more):
-    benchmark.extra_info.update(size=f"{WIDTH}x{HEIGHT}", preview=PREVIEW, n_states=t.n_states,
-                                n_moves=t.n_moves, cores=os.cpu_count(),
-                                load_average=os.getloadavg()[0] if hasattr(os, "getloadavg") else None, **more)
+    benchmark.extra_info.update(
+        size=f"{WIDTH}x{HEIGHT}",
+        preview=PREVIEW,
+        n_states=t.n_states,
+        n_moves=t.n_moves,
+        cores=os.cpu_count(),
+        load_average=os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        **more,
+    )
 
 
 def test_minimize(benchmark, transitions):
@@ -34,8 +40,12 @@ def test_minimize(benchmark, transitions):
 @pytest.mark.parametrize("minimize", [False, True], ids=["full", "quotient"])
 def test_solve(benchmark, transitions, minimize):
     benchmark.group = f"minimization {WIDTH}x{HEIGHT} preview {PREVIEW}"
-    s = benchmark.pedantic(babytris.solve_transitions, args=(transitions,),
-                           kwargs=dict(discount=0.9, tol=1e-8, minimize=minimize),
-                           rounds=5, iterations=1, warmup_rounds=1)
-    _info(benchmark, transitions, what="solve with minimize" if minimize else "solve",
-          iterations=s.iterations)
+    s = benchmark.pedantic(
+        babytris.solve_transitions,
+        args=(transitions,),
+        kwargs=dict(discount=0.9, tol=1e-8, minimize=minimize),
+        rounds=5,
+        iterations=1,
+        warmup_rounds=1,
+    )
+    _info(benchmark, transitions, what="solve with minimize" if minimize else "solve", iterations=s.iterations)

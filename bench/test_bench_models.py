@@ -53,12 +53,22 @@ def model_of(name: str, m: int, n: int, pieces) -> babytris.Model:
 def test_solve_model(benchmark, name, m, n, pieces, rounds):
     model = model_of(name, m, n, pieces)
     benchmark.group = f"seed models: {model.name}"
-    s = benchmark.pedantic(model.solve, kwargs=dict(discount=0.9, tol=1e-8), rounds=rounds, iterations=1,
-                           warmup_rounds=1)
+    s = benchmark.pedantic(
+        model.solve, kwargs=dict(discount=0.9, tol=1e-8), rounds=rounds, iterations=1, warmup_rounds=1
+    )
     assert s.converged
     benchmark.extra_info.update(
-        model=model.name, size=model.size, width=n, height=m, pieces=list(model.rules.piece_names),
-        n_boards=s.n_boards, n_states=s.n_states, n_moves=s.transitions.n_moves, iterations=s.iterations,
-        paper_states=model.paper_states, start_value=s.start_value, cores=os.cpu_count(),
+        model=model.name,
+        size=model.size,
+        width=n,
+        height=m,
+        pieces=list(model.rules.piece_names),
+        n_boards=s.n_boards,
+        n_states=s.n_states,
+        n_moves=s.transitions.n_moves,
+        iterations=s.iterations,
+        paper_states=model.paper_states,
+        start_value=s.start_value,
+        cores=os.cpu_count(),
         load_average=os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
     )

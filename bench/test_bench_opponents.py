@@ -12,8 +12,9 @@ size, not timed.  ``extra_info`` records the method and ``iterations``
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -35,8 +36,8 @@ class Game:
     rounds: int
     warmup: int
     transitions: babytris.Transitions
-    optimal: babytris.Solution   # the optimal player against random pieces
-    minimax: babytris.Solution   # the max-min player against the minimax opponent
+    optimal: babytris.Solution  # the optimal player against random pieces
+    minimax: babytris.Solution  # the max-min player against the minimax opponent
 
 
 # What is timed: id -> (the arguments as the report shows them, the keywords from a Game).
@@ -45,11 +46,15 @@ SOLVES: dict[str, tuple[str, Callable[[Game], dict[str, Any]]]] = {
     "minavg": ('opponent="minavg"', lambda g: dict(opponent="minavg")),
     "gaps": ('opponent="gaps"', lambda g: dict(opponent="gaps")),
     "best-response-player": ("opponent=<minimax solution>", lambda g: dict(opponent=g.minimax)),
-    "best-response-opponent": ('player=<optimal solution>, opponent="minimax"',
-                               lambda g: dict(player=g.optimal, opponent="minimax")),
+    "best-response-opponent": (
+        'player=<optimal solution>, opponent="minimax"',
+        lambda g: dict(player=g.optimal, opponent="minimax"),
+    ),
     "policy-evaluation": ("player=<optimal solution>", lambda g: dict(player=g.optimal)),
-    "weighted-reward": ('opponent="minimax", reward=Reward(lines=0, height=1, score=4, gaps=1.5)',
-                        lambda g: dict(opponent="minimax", reward=WEIGHTED)),
+    "weighted-reward": (
+        'opponent="minimax", reward=Reward(lines=0, height=1, score=4, gaps=1.5)',
+        lambda g: dict(opponent="minimax", reward=WEIGHTED),
+    ),
 }
 
 

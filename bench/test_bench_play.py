@@ -53,8 +53,15 @@ def test_play(benchmark, solution, player, n_games, n_jobs):
         warmup_rounds=1,
     )
     placements = int(result.placements.sum())
-    _info(benchmark, solution, player=player, n_games=n_games, placements=placements,
-          threads=n_jobs or os.cpu_count(), mean_points=result.mean)
+    _info(
+        benchmark,
+        solution,
+        player=player,
+        n_games=n_games,
+        placements=placements,
+        threads=n_jobs or os.cpu_count(),
+        mean_points=result.mean,
+    )
     if benchmark.stats is not None:  # None under --benchmark-disable
         benchmark.extra_info["placements_per_second"] = placements / benchmark.stats.stats.median
 
@@ -79,5 +86,12 @@ def test_expected_points(benchmark, solution, all_boards, exact, rounds):
         iterations=1,
         warmup_rounds=0 if exact and all_boards else 1,
     )
-    _info(benchmark, solution, boards_computed=result.n_computed, steps=result.steps, stopped=result.stopped,
-          start_value=result.start_value, threads=1)
+    _info(
+        benchmark,
+        solution,
+        boards_computed=result.n_computed,
+        steps=result.steps,
+        stopped=result.stopped,
+        start_value=result.start_value,
+        threads=1,
+    )

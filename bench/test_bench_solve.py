@@ -34,8 +34,7 @@ SIZES = [
 ]
 
 
-def _info(benchmark, width, height, transitions, *, iterations=None, method=None, peak_rss_mib=None,
-          peak_rss_of=None):
+def _info(benchmark, width, height, transitions, *, iterations=None, method=None, peak_rss_mib=None, peak_rss_of=None):
     benchmark.extra_info.update(
         size=f"{width}x{height}",
         width=width,
@@ -66,8 +65,16 @@ def test_solve(benchmark, peak_rss, width, height, rounds, warmup):
         warmup_rounds=warmup,
     )
     assert solution.converged
-    _info(benchmark, width, height, solution.transitions, iterations=solution.iterations, method=solution.method,
-          peak_rss_mib=peak_rss.mib("solve", width, height), peak_rss_of="solve")
+    _info(
+        benchmark,
+        width,
+        height,
+        solution.transitions,
+        iterations=solution.iterations,
+        method=solution.method,
+        peak_rss_mib=peak_rss.mib("solve", width, height),
+        peak_rss_of="solve",
+    )
 
 
 @pytest.mark.parametrize("width, height, rounds, warmup", SIZES)
@@ -78,8 +85,14 @@ def test_enumerate(benchmark, peak_rss, width, height, rounds, warmup):
     transitions = benchmark.pedantic(
         babytris.enumerate_boards, args=(rules,), rounds=rounds, iterations=1, warmup_rounds=warmup
     )
-    _info(benchmark, width, height, transitions,
-          peak_rss_mib=peak_rss.mib("enumerate_boards", width, height), peak_rss_of="enumerate_boards")
+    _info(
+        benchmark,
+        width,
+        height,
+        transitions,
+        peak_rss_mib=peak_rss.mib("enumerate_boards", width, height),
+        peak_rss_of="enumerate_boards",
+    )
 
 
 @pytest.mark.parametrize("width, height, rounds, warmup", SIZES)
@@ -97,8 +110,16 @@ def test_value_iteration(benchmark, peak_rss, width, height, rounds, warmup):
     )
     assert solution.converged
     # The sweeps run with the whole table resident: their peak is the solve's.
-    _info(benchmark, width, height, transitions, iterations=solution.iterations, method=solution.method,
-          peak_rss_mib=peak_rss.mib("solve", width, height), peak_rss_of="solve")
+    _info(
+        benchmark,
+        width,
+        height,
+        transitions,
+        iterations=solution.iterations,
+        method=solution.method,
+        peak_rss_mib=peak_rss.mib("solve", width, height),
+        peak_rss_of="solve",
+    )
 
 
 @slow
@@ -121,11 +142,17 @@ def test_reference_4x4(benchmark, peak_rss):
     assert reference.converged and reference.n_boards == core.n_boards
     # Both stop within TOL of a sweep; the fixed point is then within TOL * g / (1 - g).
     assert abs(reference.start_value - core.start_value) < 1e-6
-    _info(benchmark, 4, 4, core.transitions, iterations=reference.iterations,
-          peak_rss_mib=peak_rss.mib("reference.solve", 4, 4), peak_rss_of="reference.solve")
+    _info(
+        benchmark,
+        4,
+        4,
+        core.transitions,
+        iterations=reference.iterations,
+        peak_rss_mib=peak_rss.mib("reference.solve", 4, 4),
+        peak_rss_of="reference.solve",
+    )
     core_median = statistics.median(core_times)
-    benchmark.extra_info.update(core_median_s=core_median, core_rounds=len(core_times),
-                                core_iterations=core.iterations)
+    benchmark.extra_info.update(core_median_s=core_median, core_rounds=len(core_times), core_iterations=core.iterations)
     if benchmark.stats is not None:  # None under --benchmark-disable
         reference_median = benchmark.stats.stats.median
         benchmark.extra_info.update(reference_median_s=reference_median, ratio=reference_median / core_median)

@@ -35,24 +35,61 @@ PUBLISHED = {
 #: Richer feature sets: name -> (features, boards per round, rounds, exploration of the later rounds).
 RICHER = {
     "+ bumpiness, wells": (("max_height", "holes", "covers", "bumpiness", "wells"), 1000, 1, 0.0),
-    "+ row and column transitions": (("max_height", "holes", "covers", "bumpiness", "wells", "row_transitions",
-                                      "column_transitions"), 1000, 1, 0.0),
-    "column heights, differences, holes, wells, transitions": (("heights", "differences", "holes", "wells",
-                                                                "row_transitions", "column_transitions"), 1000, 1, 0.0),
+    "+ row and column transitions": (
+        ("max_height", "holes", "covers", "bumpiness", "wells", "row_transitions", "column_transitions"),
+        1000,
+        1,
+        0.0,
+    ),
+    "column heights, differences, holes, wells, transitions": (
+        ("heights", "differences", "holes", "wells", "row_transitions", "column_transitions"),
+        1000,
+        1,
+        0.0,
+    ),
     "NH, wells, transitions; 10 rounds of 10,000 greedy-play boards (epsilon 0.05)": (
-        ("holes", "wells", "row_transitions", "column_transitions"), 10_000, 10, 0.05),
+        ("holes", "wells", "row_transitions", "column_transitions"),
+        10_000,
+        10,
+        0.05,
+    ),
 }
 SHORT = {"max_height": "MH", "holes": "NH", "covers": "NC"}
 
 
-def run(tetris: Tetris, features, runs: int, games: int, max_placements: int, n_samples: int = 1000,
-        rounds: int = 1, epsilon: float = 0.0) -> dict:
+def run(
+    tetris: Tetris,
+    features,
+    runs: int,
+    games: int,
+    max_placements: int,
+    n_samples: int = 1000,
+    rounds: int = 1,
+    epsilon: float = 0.0,
+) -> dict:
     lifespans, lines, weights, seconds, iterations, converged = [], [], [], [], [], []
     for seed in range(runs):
-        fit = fitted_value_iteration(tetris, features, n_samples=n_samples, rounds=rounds, epsilon=epsilon,
-                                     discount=0.9, loss=tetris.height, tol=0.01, seed=seed)
-        games_played = play_greedy(tetris, fit.value.weights, features, line_rewards="scores", discount=0.9,
-                                   n_games=games, max_placements=max_placements, seed=1000 + seed)
+        fit = fitted_value_iteration(
+            tetris,
+            features,
+            n_samples=n_samples,
+            rounds=rounds,
+            epsilon=epsilon,
+            discount=0.9,
+            loss=tetris.height,
+            tol=0.01,
+            seed=seed,
+        )
+        games_played = play_greedy(
+            tetris,
+            fit.value.weights,
+            features,
+            line_rewards="scores",
+            discount=0.9,
+            n_games=games,
+            max_placements=max_placements,
+            seed=1000 + seed,
+        )
         lifespans.append(games_played.mean_placements)
         lines.append(games_played.mean_lines)
         if fit.converged:  # a diverged fit's policy still plays (its lifespan counts); its weights do not
@@ -60,9 +97,16 @@ def run(tetris: Tetris, features, runs: int, games: int, max_placements: int, n_
         converged.append(fit.converged)
         seconds.append(fit.seconds)
         iterations.append(list(fit.iterations))
-    return dict(features=list(features), lifespan=float(np.mean(lifespans)), lifespans=lifespans,
-                lines=float(np.mean(lines)), weights=np.mean(weights, axis=0).tolist() if weights else None,
-                converged=converged, fit_seconds=float(np.median(seconds)), iterations=iterations)
+    return dict(
+        features=list(features),
+        lifespan=float(np.mean(lifespans)),
+        lifespans=lifespans,
+        lines=float(np.mean(lines)),
+        weights=np.mean(weights, axis=0).tolist() if weights else None,
+        converged=converged,
+        fit_seconds=float(np.median(seconds)),
+        iterations=iterations,
+    )
 
 
 def _diverged(result: dict) -> str:
@@ -80,15 +124,20 @@ def main() -> None:
     tetris = Tetris(width=10, height=20, line_scores=(0, 1, 2, 3, 4))  # 1 per line, as the paper rewards
     started = time.perf_counter()
     results = []
-    print("| feature set | lifespan (paper) | lifespan (babytris) | lines per game | weights (paper) "
-          "| weights (babytris) |")
+    print(
+        "| feature set | lifespan (paper) | lifespan (babytris) | lines per game | weights (paper) "
+        "| weights (babytris) |"
+    )
     print("|---|---:|---:|---:|---|---|")
     for features, (lifespan, weights) in PUBLISHED.items():
         r = run(tetris, features, args.runs, args.games, args.max_placements)
         results.append(dict(r, published_lifespan=lifespan, published_weights=list(weights)))
         name = ", ".join(SHORT[f] for f in features) or "constant"
-        print(f"| {name} | {lifespan} | {r['lifespan']:.1f}{_diverged(r)} | {r['lines']:.1f} | {weights} | "
-              f"({', '.join(f'{w:.2f}' for w in r['weights'])}) |", flush=True)
+        print(
+            f"| {name} | {lifespan} | {r['lifespan']:.1f}{_diverged(r)} | {r['lines']:.1f} | {weights} | "
+            f"({', '.join(f'{w:.2f}' for w in r['weights'])}) |",
+            flush=True,
+        )
     for name, (features, n_samples, rounds, epsilon) in RICHER.items():
         r = run(tetris, features, args.runs, args.games, args.max_placements, n_samples, rounds, epsilon)
         results.append(dict(r, name=name))

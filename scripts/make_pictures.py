@@ -50,8 +50,12 @@ def convergence_picture() -> Figure:
             runs.append(run)
             labels.append(f"{name}{', accelerated' if accelerate else ''} ({run.iterations})")
     fig = Figure(figsize=(6.0, 3.4), layout="constrained")
-    plot_convergence(*runs, labels=labels, ax=fig.add_subplot(),
-                     title=f"Solving {RULES.width}x{RULES.height} Baby Tetris (discount {runs[0].discount})")
+    plot_convergence(
+        *runs,
+        labels=labels,
+        ax=fig.add_subplot(),
+        title=f"Solving {RULES.width}x{RULES.height} Baby Tetris (discount {runs[0].discount})",
+    )
     return fig
 
 

@@ -45,11 +45,18 @@ def main() -> None:
         print(f"{games:>8,} games  {lines:.3f} lines/game  {time.perf_counter() - started:7.0f} s", flush=True)
 
     result = td.td_lambda(tetris, n_games=args.games, report_every=args.every, seed=args.seed, progress=report)
-    curve = dict(games=result.games.tolist(), lines_per_game=result.lines_per_game.tolist(),
-                 placements_per_game=result.placements_per_game.tolist(), explored=result.explored.tolist(),
-                 seconds=result.seconds, published=PUBLISHED)
-    print(f"\n{args.games:,} games in {result.seconds:.0f} s ({result.seconds / args.games * 1e3:.1f} ms a game); "
-          f"last block: {result.lines_per_game[-1]:.3f} lines/game, N_E {result.explored[-1]:.2f}")
+    curve = dict(
+        games=result.games.tolist(),
+        lines_per_game=result.lines_per_game.tolist(),
+        placements_per_game=result.placements_per_game.tolist(),
+        explored=result.explored.tolist(),
+        seconds=result.seconds,
+        published=PUBLISHED,
+    )
+    print(
+        f"\n{args.games:,} games in {result.seconds:.0f} s ({result.seconds / args.games * 1e3:.1f} ms a game); "
+        f"last block: {result.lines_per_game[-1]:.3f} lines/game, N_E {result.explored[-1]:.2f}"
+    )
     if args.json:
         with open(args.json, "w") as out:
             json.dump(curve, out, indent=1)
@@ -69,8 +76,9 @@ def draw(curve: dict, path: str) -> None:
     ax.plot(games, curve["lines_per_game"], ".-", ms=3, lw=1, label="babytris TD(λ): lines per game (N_L)")
     ax.plot(games, curve["explored"], "-", lw=1, color="0.6", label="share of exploring moves (N_E)")
     published = sorted(curve["published"].items(), key=lambda kv: int(kv[0]))
-    ax.plot([int(k) for k, _ in published], [v[0] for _, v in published], "s", color="C3",
-            label="Pirnay & Arabagi: N_L")
+    ax.plot(
+        [int(k) for k, _ in published], [v[0] for _, v in published], "s", color="C3", label="Pirnay & Arabagi: N_L"
+    )
     ax.set_xlabel("games played (thousands)")
     ax.set_ylabel("per game / share")
     ax.set_title("TD(λ) on 10 x 20 Tetris, the paper's network and rewards")

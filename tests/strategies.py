@@ -22,8 +22,9 @@ def fits(cells, width: int, height: int) -> bool:
 
 
 @st.composite
-def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_scores=True, equal_chance=False,
-                variants=False):
+def small_rules(
+    draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_scores=True, equal_chance=False, variants=False
+):
     """Rules on a board ``sizes[0]``..``sizes[1]`` wide and high, with up to
     ``max_pieces`` pieces of ``pool`` (cell lists) that fit; random
     probabilities (with ``equal_chance``, uniform half the time); random line
@@ -35,8 +36,9 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
     width = draw(st.integers(*sizes))
     height = draw(st.integers(*sizes))
     fitting = [cells for cells in pool if fits(cells, width, height)]
-    chosen = draw(st.lists(st.sampled_from(range(len(fitting))), min_size=1,
-                           max_size=min(max_pieces, len(fitting)), unique=True))
+    chosen = draw(
+        st.lists(st.sampled_from(range(len(fitting))), min_size=1, max_size=min(max_pieces, len(fitting)), unique=True)
+    )
     pieces = [fitting[i] for i in chosen]
     n = len(pieces)
     if equal_chance and draw(st.booleans()):
@@ -56,10 +58,15 @@ def small_rules(draw, *, sizes=(2, 4), pool=SMALL_POOL, max_pieces=3, line_score
         fields["top_out"] = True
         fields["start"] = fields.get("start", 0) & ((1 << (width * (height - 1))) - 1)  # the top row empty
     if line_scores:
-        tallest = len(Rules(width=width, height=height, pieces=pieces,
-                            no_holes=fields.get("no_holes", False)).line_scores) - 1
-        fields["line_scores"] = draw(st.lists(st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False),
-                                              min_size=tallest + 1, max_size=tallest + 3))
+        tallest = (
+            len(Rules(width=width, height=height, pieces=pieces, no_holes=fields.get("no_holes", False)).line_scores)
+            - 1
+        )
+        fields["line_scores"] = draw(
+            st.lists(
+                st.floats(0.0, 20.0, allow_nan=False, allow_infinity=False), min_size=tallest + 1, max_size=tallest + 3
+            )
+        )
     rules = Rules(**fields)
     if variants and draw(st.integers(0, 3)) == 0:
         try:  # mirror where the pieces allow it

@@ -13,21 +13,17 @@ import babytris
 from babytris import Rules
 from babytris.big import _engine, _playout
 from babytris.big import features as F
-from babytris.big.tetris import (
-    FEATURES,
-    MOVE_FEATURES,
-    Tetris,
-    greedy_placements,
-    play_greedy,
-    sample_boards,
-)
-from babytris.states import engine, placement_table
+from babytris.big.playouts import greedy_placements, play_greedy, sample_boards
+from babytris.big.tetris import FEATURES, MOVE_FEATURES, Tetris
+from babytris.placements import engine, placement_table
 
 BOARD_FEATURES = [name for name in FEATURES if name not in MOVE_FEATURES]
-DELLACHERIE = (["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"],
-               [0.0, -1.0, 1.0, -1.0, -1.0, -4.0, -1.0])
-U_PENTOMINO = [(0, 0), (1, 0), (2, 0), (0, 1), (2, 1)]   # a piece with a gap under its middle column
-HOOK = [(0, 0), (0, 1), (0, 2), (1, 2)]                    # an overhang of its own
+DELLACHERIE = (
+    ["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"],
+    [0.0, -1.0, 1.0, -1.0, -1.0, -4.0, -1.0],
+)
+U_PENTOMINO = [(0, 0), (1, 0), (2, 0), (0, 1), (2, 1)]  # a piece with a gap under its middle column
+HOOK = [(0, 0), (0, 1), (0, 2), (1, 2)]  # an overhang of its own
 
 
 def packed(rows: np.ndarray, width: int) -> np.ndarray:
@@ -63,8 +59,11 @@ EXACT_RULES = [
     pytest.param(dict(width=4, height=4, pieces="tetrominoes"), 1, id="4x4-tetrominoes"),
     pytest.param(dict(width=4, height=5, pieces="tetrominoes"), 5, id="4x5-tetrominoes"),
     pytest.param(dict(width=3, height=6, pieces="tetrominoes"), 1, id="3x6-tetrominoes"),
-    pytest.param(dict(width=5, height=4, pieces=["I", "O", U_PENTOMINO, HOOK], probabilities=(0.4, 0.3, 0.2, 0.1)),
-                 3, id="5x4-custom"),
+    pytest.param(
+        dict(width=5, height=4, pieces=["I", "O", U_PENTOMINO, HOOK], probabilities=(0.4, 0.3, 0.2, 0.1)),
+        3,
+        id="5x4-custom",
+    ),
     pytest.param(dict(width=2, height=8, pieces=["I", [(0, 0)], [(0, 0), (1, 1), (0, 1)]]), 1, id="2x8-custom"),
     pytest.param(dict(width=5, height=5), None, id="5x5-trominoes-sampled"),
     pytest.param(dict(width=5, height=5, pieces="tetrominoes"), None, id="5x5-tetrominoes-sampled"),
@@ -79,7 +78,7 @@ def test_moves_equal_the_exact_engine(fields, every):
     rules = Rules(**fields)
     tetris = Tetris.from_rules(rules)
     exact = engine(rules)
-    if every is None:   # too many boards to enumerate: boards met in random play instead
+    if every is None:  # too many boards to enumerate: boards met in random play instead
         boards = packed(sample_boards(tetris, 3000, seed=1).rows, rules.width)
     else:
         boards = babytris.enumerate_boards(rules).boards[::every]
@@ -97,7 +96,7 @@ def test_moves_equal_the_exact_engine(fields, every):
             over += lo == hi
     assert checked > 1000
     if rules.height <= 5:
-        assert over > 0     # some board is game over for some piece
+        assert over > 0  # some board is game over for some piece
 
 
 def test_single_board_afterstates_equal_the_batch():
@@ -113,12 +112,16 @@ def test_single_board_afterstates_equal_the_batch():
             assert one.offsets.tolist() == [0, len(one)]
             moves = tetris.successors(rows[i], piece)
             assert [(k, r.tolist(), n) for k, r, n in moves] == [
-                (int(k), r.tolist(), int(n)) for k, r, n in zip(one.placement, one.rows, one.lines)]
+                (int(k), r.tolist(), int(n)) for k, r, n in zip(one.placement, one.rows, one.lines)
+            ]
 
 
 def test_placements_are_numbered_as_in_the_exact_engine():
-    for rules in (Rules(width=4, height=5), Rules(width=4, height=3, pieces="tetrominoes"),
-                  Rules(width=5, height=4, pieces=["L", U_PENTOMINO])):
+    for rules in (
+        Rules(width=4, height=5),
+        Rules(width=4, height=3, pieces="tetrominoes"),
+        Rules(width=5, height=4, pieces=["L", U_PENTOMINO]),
+    ):
         assert Tetris.from_rules(rules).placements == placement_table(rules).placements
     tetris = Tetris()
     assert [len(p) for p in tetris.placements] == [17, 9, 34, 17, 17, 34, 34]
@@ -130,7 +133,12 @@ def test_afterstates_on_a_known_board():
     i4 = tetris.afterstates(board, "I4")
     # Flat on top of column 0 (completing row 2); upright in columns 1, 2 (filling row 0's gap) and 3;
     # not upright in column 0 (it would stick out).
-    assert [(p.rotation, p.column) for p in np.array(tetris.placements[0])[i4.placement]] == [(0, 0), (1, 1), (1, 2), (1, 3)]
+    assert [(p.rotation, p.column) for p in np.array(tetris.placements[0])[i4.placement]] == [
+        (0, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+    ]
     assert i4.lines.tolist() == [1, 0, 1, 0] and i4.landing_row.tolist() == [2, 1, 0, 1]
     assert np.array_equal(i4.rows[0], board) and i4.eroded.tolist() == [4, 0, 1, 0]
     assert tetris.text(i4.rows[1]) == "\n".join([".#..", ".#..", ".#..", "##..", "##.#"])
@@ -144,6 +152,7 @@ def test_afterstates_on_a_known_board():
 
 
 # --- features --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("width, height", [(10, 20), (4, 5), (1, 6), (16, 8), (3, 40), (7, 1)])
 def test_features_equal_babytris_features(width, height):
@@ -171,10 +180,17 @@ def _values(tetris, after, weights, names, line_rewards, discount):
     return np.asarray(line_rewards)[after.lines] + discount * (tetris.feature_matrix(after, names) @ weights)
 
 
-@pytest.mark.parametrize("names", [
-    DELLACHERIE[0], ["wells"], ["holes", "covers"], ["bumpiness", "max_height", "filled"],
-    ["heights", "differences", "landing_height"], BOARD_FEATURES + list(MOVE_FEATURES),
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        DELLACHERIE[0],
+        ["wells"],
+        ["holes", "covers"],
+        ["bumpiness", "max_height", "filled"],
+        ["heights", "differences", "landing_height"],
+        BOARD_FEATURES + list(MOVE_FEATURES),
+    ],
+)
 @pytest.mark.parametrize("width, height", [(10, 20), (5, 6), (1, 6), (16, 8)])
 def test_greedy_placements_maximise_the_value(names, width, height):
     """The engine scores a placement from the board's totals (or, when it
@@ -218,19 +234,21 @@ def test_greedy_takes_the_first_among_equals():
 
 # --- games -----------------------------------------------------------------------------------
 
+
 def test_play_is_reproducible_and_independent_of_threads():
     tetris = Tetris(width=8, height=12)
     names, weights = DELLACHERIE
-    runs = [play_greedy(tetris, weights, names, n_games=12, max_placements=3000, seed=5, n_jobs=n)
-            for n in (1, 2, 3)]
+    runs = [play_greedy(tetris, weights, names, n_games=12, max_placements=3000, seed=5, n_jobs=n) for n in (1, 2, 3)]
     for run in runs[1:]:
         assert np.array_equal(run.placements, runs[0].placements)
         assert np.array_equal(run.lines, runs[0].lines)
         assert np.array_equal(run.points, runs[0].points)
     other = play_greedy(tetris, weights, names, n_games=12, max_placements=3000, seed=6)
     assert not np.array_equal(other.lines, runs[0].lines)
-    explored = [play_greedy(tetris, weights, names, epsilon=0.05, n_games=6, max_placements=500, seed=5, n_jobs=n)
-                for n in (1, 2)]
+    explored = [
+        play_greedy(tetris, weights, names, epsilon=0.05, n_games=6, max_placements=500, seed=5, n_jobs=n)
+        for n in (1, 2)
+    ]
     assert np.array_equal(explored[0].lines, explored[1].lines)
     rand = [play_greedy(tetris, None, n_games=50, seed=3, n_jobs=n) for n in (1, 2)]
     assert np.array_equal(rand[0].placements, rand[1].placements)
@@ -251,8 +269,10 @@ def test_lifespans_of_simple_policies():
     assert rand.games_over == 200 and rand.mean_placements < 1000
     # O pieces on a 4-wide board: minimise holes and height, never lose.
     squares = Tetris(width=4, height=4, pieces=["O"])
-    assert (play_greedy(squares, [0, -1, -1], ["holes", "max_height"], n_games=4, max_placements=5000,
-                        seed=2).placements == 5000).all()
+    assert (
+        play_greedy(squares, [0, -1, -1], ["holes", "max_height"], n_games=4, max_placements=5000, seed=2).placements
+        == 5000
+    ).all()
     # Dellacherie's player on 10x20 outlives a random one by far.
     big = Tetris()
     good = play_greedy(big, DELLACHERIE[1], DELLACHERIE[0], n_games=4, max_placements=20_000, seed=3)
@@ -297,20 +317,30 @@ def test_random_sample_starts_empty_and_explores():
     tetris = Tetris(width=10, height=20)
     sample = sample_boards(tetris, 20_000, seed=9)
     assert (sample.rows[sample.step == 0] == 0).all()
-    assert sample.game.max() > 100                      # random games are short
+    assert sample.game.max() > 100  # random games are short
     assert np.array_equal(sample.rows, sample_boards(tetris, 20_000, seed=9, n_jobs=1).rows)
     explored = sample_boards(tetris, 500, weights=DELLACHERIE[1], features=DELLACHERIE[0], epsilon=1.0, seed=9)
-    assert np.array_equal(explored.rows, sample.rows[:500])   # always exploring: the random player
+    assert np.array_equal(explored.rows, sample.rows[:500])  # always exploring: the random player
 
 
 # --- arguments -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fields, words", [
-    (dict(width=17), "width"), (dict(width=0), "width"), (dict(height=0), "height"), (dict(height=2000), "height"),
-    (dict(width=True), "width"), (dict(pieces="X"), "pieces"), (dict(pieces=[]), "pieces"),
-    (dict(width=3, height=3, pieces=["I4"]), "pieces"), (dict(probabilities=(0.5, 0.5)), "probabilities"),
-    (dict(line_scores=(0, 1)), "line_scores"),
-])
+
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        (dict(width=17), "width"),
+        (dict(width=0), "width"),
+        (dict(height=0), "height"),
+        (dict(height=2000), "height"),
+        (dict(width=True), "width"),
+        (dict(pieces="X"), "pieces"),
+        (dict(pieces=[]), "pieces"),
+        (dict(width=3, height=3, pieces=["I4"]), "pieces"),
+        (dict(probabilities=(0.5, 0.5)), "probabilities"),
+        (dict(line_scores=(0, 1)), "line_scores"),
+    ],
+)
 def test_bad_games(fields, words):
     with pytest.raises(ValueError, match=words):
         Tetris(**fields)
@@ -318,8 +348,14 @@ def test_bad_games(fields, words):
 
 def test_from_rules_refuses_what_the_engine_lacks():
     assert Tetris.from_rules(Rules(width=4, height=5)) == Tetris(4, 5, "trominoes")
-    for fields, words in ((dict(preview=1), "preview"), (dict(hold=True), "hold"), (dict(objective="combo"), "objective"),
-                          (dict(mirror=True), "mirror"), (dict(start=1), "start"), (dict(width=17, height=3), "width")):
+    for fields, words in (
+        (dict(preview=1), "preview"),
+        (dict(hold=True), "hold"),
+        (dict(objective="combo"), "objective"),
+        (dict(mirror=True), "mirror"),
+        (dict(start=1), "start"),
+        (dict(width=17, height=3), "width"),
+    ):
         with pytest.raises(ValueError, match=words):
             Tetris.from_rules(Rules(**fields))
 
@@ -329,12 +365,20 @@ def test_bad_arguments_name_the_field():
     names, weights = DELLACHERIE
     good = dict(n_games=2, max_placements=10)
     cases = [
-        (dict(weights=weights[:-1]), "weights"), (dict(weights=[float("nan")] * 7), "weights"),
-        (dict(features=names[:-1] + ["wellz"]), "features"), (dict(features="holes"), "features"),
-        (dict(line_rewards=[0, 1]), "line_rewards"), (dict(line_rewards="points"), "line_rewards"),
-        (dict(discount=1.5), "discount"), (dict(epsilon=-0.1), "epsilon"), (dict(n_games=0), "n_games"),
-        (dict(max_placements=-1), "max_placements"), (dict(seed=-1), "seed"), (dict(n_jobs=0), "n_jobs"),
-        (dict(start=np.zeros(7, dtype=np.uint16)), "start"), (dict(start=np.full(8, 63, dtype=np.uint16)), "start"),
+        (dict(weights=weights[:-1]), "weights"),
+        (dict(weights=[float("nan")] * 7), "weights"),
+        (dict(features=names[:-1] + ["wellz"]), "features"),
+        (dict(features="holes"), "features"),
+        (dict(line_rewards=[0, 1]), "line_rewards"),
+        (dict(line_rewards="points"), "line_rewards"),
+        (dict(discount=1.5), "discount"),
+        (dict(epsilon=-0.1), "epsilon"),
+        (dict(n_games=0), "n_games"),
+        (dict(max_placements=-1), "max_placements"),
+        (dict(seed=-1), "seed"),
+        (dict(n_jobs=0), "n_jobs"),
+        (dict(start=np.zeros(7, dtype=np.uint16)), "start"),
+        (dict(start=np.full(8, 63, dtype=np.uint16)), "start"),
     ]
     for change, words in cases:
         kwargs = dict(weights=weights, features=names, **good)
@@ -345,8 +389,13 @@ def test_bad_arguments_name_the_field():
     with pytest.raises(ValueError, match="n"):
         sample_boards(tetris, 0)
     board = tetris.empty()
-    for rows, words in ((np.full(8, 64), "bitmask"), (np.full(8, 63), "full"), (np.zeros(7, dtype=np.uint16), "rows"),
-                        (np.zeros(8, dtype=float), "integer"), (np.zeros((2, 8), dtype=np.uint16), "one board")):
+    for rows, words in (
+        (np.full(8, 64), "bitmask"),
+        (np.full(8, 63), "full"),
+        (np.zeros(7, dtype=np.uint16), "rows"),
+        (np.zeros(8, dtype=float), "integer"),
+        (np.zeros((2, 8), dtype=np.uint16), "one board"),
+    ):
         with pytest.raises(ValueError, match=words):
             tetris.afterstates(rows, 0)
     for piece, words in ((7, "piece"), ("I", "piece"), (True, "piece")):

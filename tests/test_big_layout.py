@@ -81,8 +81,16 @@ def _big_files(*suffixes: str) -> list[Path]:
 
 def test_the_wing_has_its_modules():
     names = {p.name for p in BIG.iterdir()}
-    for expected in ("__init__.py", "tetris.py", "features.py", "fitted.py", "td.py", "lookahead.py",
-                     "_engine.pyx", "_playout.pyx"):
+    for expected in (
+        "__init__.py",
+        "tetris.py",
+        "features.py",
+        "fitted.py",
+        "td.py",
+        "lookahead.py",
+        "_engine.pyx",
+        "_playout.pyx",
+    ):
         assert expected in names
 
 
@@ -106,8 +114,11 @@ def test_the_rest_does_not_import_big():
         module = f"babytris.{path.stem}" if path.stem != "__init__" else "babytris"
         if module in ALIASES:
             continue
-        found = [m for m, n in _imports(path, "babytris")
-                 if m == "babytris.big" or m.startswith("babytris.big.") or (m == "babytris" and n == "big")]
+        found = [
+            m
+            for m, n in _imports(path, "babytris")
+            if m == "babytris.big" or m.startswith("babytris.big.") or (m == "babytris" and n == "big")
+        ]
         if found:
             offenders[path.name] = found
     for path in sorted(PACKAGE.glob("*.pyx")) + sorted(PACKAGE.glob("*.pxd")):
@@ -126,7 +137,9 @@ def test_aliases_are_the_same_objects(old):
         obj = getattr(alias, name)
         home = new if hasattr(new, name) else babytris.big
         assert obj is getattr(home, name), f"{old}.{name}"
-    public = {n for n in dir(new) if not n.startswith("_") and getattr(getattr(new, n), "__module__", None) == new.__name__}
+    public = {
+        n for n in dir(new) if not n.startswith("_") and getattr(getattr(new, n), "__module__", None) == new.__name__
+    }
     assert public <= set(alias.__all__), f"{old} misses {sorted(public - set(alias.__all__))}"
 
 

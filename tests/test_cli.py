@@ -100,8 +100,19 @@ def test_solve_against_an_opponent(capsys):
 
 
 def test_tournament(capsys):
-    argv = ["tournament", "--width", "3", "--height", "4", "--actions", "50", "--games", "10",
-            "--opponent-discounts", "0.5"]
+    argv = [
+        "tournament",
+        "--width",
+        "3",
+        "--height",
+        "4",
+        "--actions",
+        "50",
+        "--games",
+        "10",
+        "--opponent-discounts",
+        "0.5",
+    ]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["player", "random", "minimax", "0.5", "minavg", "0.5", "gaps", "0.5", "min"]
@@ -197,7 +208,7 @@ def test_play_a_saved_minimax_solution(capsys, tmp_path):
     robust = babytris.load(path)
     assert game["opponent"] == "minimax"
     steps = game["placements"]
-    for before, after in zip(steps, steps[1:]):  # each piece is the opponent's choice on the board it meets
+    for after in steps[1:]:  # each piece is the opponent's choice on the board it meets
         assert after["piece"] == robust.piece_policy(after["board"])
     assert steps[0]["piece"] == robust.piece_policy(0)
 
@@ -238,8 +249,22 @@ def test_bench(capsys):
 
 
 def test_tournament_rate_and_minimize_json(capsys):
-    table = run_json(["tournament", "--width", "3", "--height", "4", "--actions", "50", "--games", "10",
-                      "--opponent-discounts", "0.5"], capsys)
+    table = run_json(
+        [
+            "tournament",
+            "--width",
+            "3",
+            "--height",
+            "4",
+            "--actions",
+            "50",
+            "--games",
+            "10",
+            "--opponent-discounts",
+            "0.5",
+        ],
+        capsys,
+    )
     assert len(table["records"]) == len(table["players"]) * len(table["opponents"]) == 9 * 4
     rates = run_json(["rate", "--width", "4", "--height", "4"], capsys)
     assert [round(r["gain"], 9) for r in rates["rates"]] == [1.130308492, 1.0]
@@ -248,11 +273,43 @@ def test_tournament_rate_and_minimize_json(capsys):
 
 
 def test_json_writes_missing_numbers_as_null(capsys):
-    table = run_json(["tournament", "--width", "3", "--height", "3", "--actions", "20", "--games", "1",
-                      "--opponent-discounts", "0.5"], capsys)
+    table = run_json(
+        [
+            "tournament",
+            "--width",
+            "3",
+            "--height",
+            "3",
+            "--actions",
+            "20",
+            "--games",
+            "1",
+            "--opponent-discounts",
+            "0.5",
+        ],
+        capsys,
+    )
     assert all(r["playout_stderr"] is None for r in table["records"])  # one game: no spread
-    assert cli.main(["tournament", "--width", "3", "--height", "3", "--actions", "20", "--games", "1",
-                     "--opponent-discounts", "0.5", "--format", "markdown"]) == 0
+    assert (
+        cli.main(
+            [
+                "tournament",
+                "--width",
+                "3",
+                "--height",
+                "3",
+                "--actions",
+                "20",
+                "--games",
+                "1",
+                "--opponent-discounts",
+                "0.5",
+                "--format",
+                "markdown",
+            ]
+        )
+        == 0
+    )
     assert "no playout check" in capsys.readouterr().out
 
 
@@ -261,11 +318,14 @@ def test_solve_json_counts_rows_and_boards_apart(capsys):
     assert (summary["rows"], summary["boards"], summary["states"]) == (25_956, 12_978, 51_912)
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["play", "--seed", "-1"], "--seed"),
-    (["play", "--opponent", "minavg"], "optimal policy"),
-    (["solve", "--width", "3", "--height", "3", "--out", "/no/such/dir/x.npz"], "--out"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["play", "--seed", "-1"], "--seed"),
+        (["play", "--opponent", "minavg"], "optimal policy"),
+        (["solve", "--width", "3", "--height", "3", "--out", "/no/such/dir/x.npz"], "--out"),
+    ],
+)
 def test_refused_before_any_work(argv, words, capsys):
     assert cli.main(argv) == 2
     assert words in capsys.readouterr().err
@@ -283,8 +343,11 @@ def test_play_with_mirror_rules_shows_the_real_boards(capsys, tmp_path):
     replay = Game(babytris.Rules(width=4, height=5), seed=3)
     for step in game["placements"]:  # each board is the one the previous placement left
         assert (step["board"], step["piece"]) == (replay.board, replay.piece_name)
-        move = next(m for m in replay.moves()
-                    if (m.placement.rotation, m.placement.column) == (step["rotation"], step["column"]))
+        move = next(
+            m
+            for m in replay.moves()
+            if (m.placement.rotation, m.placement.column) == (step["rotation"], step["column"])
+        )
         assert replay.place(move.placement) == step["points"]
     assert replay.board == game["final_board"]
 
@@ -371,7 +434,10 @@ def test_ctrl_c_during_a_solve_keeps_the_previous_file(tmp_path):
     before = path.read_bytes()
     solver = subprocess.Popen(
         [sys.executable, "-c", RUNNER, "solve", "--width", "4", "--height", "6", "--out", str(path)],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert solver.stdout.readline() == "ready\n"

@@ -42,10 +42,12 @@ def test_combo_moves_are_the_clearing_placements():
 
 @pytest.mark.parametrize(
     "fields",
-    [dict(width=4, height=3, start=int(Board.from_rows(["#...", "##.#"], height=3))),
-     dict(width=4, height=4, objective="combo", start=int(Board.from_rows(["##.#"], height=4))),
-     dict(width=3, height=4, objective="combo", start=0b011),
-     dict(width=4, height=4, pieces="tetrominoes", objective="combo", start=0b0111)],
+    [
+        dict(width=4, height=3, start=int(Board.from_rows(["#...", "##.#"], height=3))),
+        dict(width=4, height=4, objective="combo", start=int(Board.from_rows(["##.#"], height=4))),
+        dict(width=3, height=4, objective="combo", start=0b011),
+        dict(width=4, height=4, pieces="tetrominoes", objective="combo", start=0b0111),
+    ],
     ids=["points from a start", "combo 4x4", "combo 3x4", "combo tetrominoes"],
 )
 def test_start_and_combo_equal_reference(fields):
@@ -77,9 +79,14 @@ def test_undiscounted_combo_is_the_expected_length():
 
 @pytest.mark.parametrize(
     "fields, match",
-    [(dict(start=-1), "start"), (dict(start=2**16), "start"), (dict(start=True), "start"),
-     (dict(start=0b1111), "full row"), (dict(objective="lines"), "objective"),
-     (dict(objective="combo", line_scores=(0, 1, 2, 3)), "line_scores")],
+    [
+        (dict(start=-1), "start"),
+        (dict(start=2**16), "start"),
+        (dict(start=True), "start"),
+        (dict(start=0b1111), "full row"),
+        (dict(objective="lines"), "objective"),
+        (dict(objective="combo", line_scores=(0, 1, 2, 3)), "line_scores"),
+    ],
 )
 def test_bad_start_and_objective(fields, match):
     with pytest.raises(RulesError, match=match):
@@ -110,8 +117,9 @@ def test_four_wide_combo_has_the_published_280_states(rows):
     (residue, piece) states before previews: 40 residues x 7 pieces, whichever
     residue it starts from and however tall the well."""
     for height in (4, 6):
-        rules = Rules(width=4, height=height, pieces="tetrominoes", objective="combo",
-                      start=Board.from_rows(rows, height=height))
+        rules = Rules(
+            width=4, height=height, pieces="tetrominoes", objective="combo", start=Board.from_rows(rows, height=height)
+        )
         t = babytris.enumerate_boards(rules)
         assert (t.n_boards, t.n_states) == (40, 280)
         assert all(bin(int(b)).count("1") == 3 for b in t.boards)  # a clearing tetromino keeps 3 cells

@@ -38,8 +38,15 @@ def test_every_compiled_module_is_an_extension_with_a_stub(name):
 def test_the_roles_pass_the_sweeps_own_codes():
     from babytris import roles
 
-    for name in ("PIECES_RANDOM", "PIECES_WORST", "PIECES_BEST", "PIECES_FIXED", "MOVES_BEST", "MOVES_MEAN",
-                 "MOVES_FIXED"):
+    for name in (
+        "PIECES_RANDOM",
+        "PIECES_WORST",
+        "PIECES_BEST",
+        "PIECES_FIXED",
+        "MOVES_BEST",
+        "MOVES_MEAN",
+        "MOVES_FIXED",
+    ):
         assert getattr(roles, name) == getattr(_sweep, name)
     assert len({roles.PIECES_RANDOM, roles.PIECES_WORST, roles.PIECES_BEST, roles.PIECES_FIXED}) == 4
 

@@ -12,8 +12,8 @@ import ast
 import doctest
 import importlib
 import inspect
-import pkgutil
 import os
+import pkgutil
 import re
 import subprocess
 import sys
@@ -37,8 +37,16 @@ MODULES = ["babytris"] + sorted(
 )
 # Modules that have examples: losing them all would go unnoticed otherwise.
 WITH_EXAMPLES = {
-    "babytris", "babytris.board", "babytris.env", "babytris.evaluate", "babytris.game", "babytris.interop",
-    "babytris.persist", "babytris.pictures", "babytris.rate", "babytris.tournament",
+    "babytris",
+    "babytris.board",
+    "babytris.env",
+    "babytris.evaluate",
+    "babytris.game",
+    "babytris.interop",
+    "babytris.persist",
+    "babytris.pictures",
+    "babytris.rate",
+    "babytris.tournament",
 }
 # Modules whose public functions and classes are documented beside babytris.__all__.
 EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.progress")
@@ -63,15 +71,17 @@ def test_excluded_modules_exist():
 def test_guide():
     text = GUIDE.read_text(encoding="utf-8")
     assert "doctest: +SKIP" not in text
-    result = doctest.testfile(str(GUIDE), module_relative=False, optionflags=OPTIONS, raise_on_error=False,
-                              encoding="utf-8")
+    result = doctest.testfile(
+        str(GUIDE), module_relative=False, optionflags=OPTIONS, raise_on_error=False, encoding="utf-8"
+    )
     assert result.attempted > 100, f"the guide lost its examples: {result.attempted} run"
     assert result.failed == 0, f"{result.failed} of the guide's {result.attempted} examples failed (see stdout)"
 
 
 # A fence opens a code block; an HTML comment on the line right before it may say why it cannot run.
-FENCE = re.compile(r"^(?:<!-- skip-test: (?P<skip>[^>]*?) -->\n)?```(?P<lang>[\w-]*)\n(?P<code>.*?)^```\s*$",
-                   re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r"^(?:<!-- skip-test: (?P<skip>[^>]*?) -->\n)?```(?P<lang>[\w-]*)\n(?P<code>.*?)^```\s*$", re.MULTILINE | re.DOTALL
+)
 SHELL = ("bash", "sh", "console", "shell")
 CLI_TIMEOUT = 120
 
@@ -119,8 +129,14 @@ def test_markdown_examples(name, tmp_path, monkeypatch):
             others = [c for c in commands if not c.startswith("babytris ")]
             assert not others, f"{where}: only `babytris ...` commands run; mark the block skip-test: {others}"
             for command in commands:
-                done = subprocess.run(babytris_command() + command.split()[1:], cwd=tmp_path, env=env,
-                                      capture_output=True, text=True, timeout=CLI_TIMEOUT)
+                done = subprocess.run(
+                    babytris_command() + command.split()[1:],
+                    cwd=tmp_path,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=CLI_TIMEOUT,
+                )
                 assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}\n{done.stderr}"
             ran += 1
     assert ran or not blocks, f"{name}: every code block is skipped"
@@ -130,17 +146,23 @@ def test_readme_is_short_and_starts_with_the_ci_command():
     """The README fits two screens, and its first code block holds the command `.ci/run` runs."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 200, "README.md over 200 lines: move detail to docs/"
-    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-          if line.startswith("python3 -m venv")]
+    ci = [
+        line
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.startswith("python3 -m venv")
+    ]
     assert ci, ".ci/run lost its test command"
     first_block = code_blocks(readme)[0][1]
     assert all(command in first_block.splitlines() for command in ci), (
-        f"README's first code block must hold .ci/run's command exactly: {ci}")
+        f"README's first code block must hold .ci/run's command exactly: {ci}"
+    )
 
 
 def test_markdown_block_parsing():
-    text = ("intro\n<!-- skip-test: installs -->\n```bash\npip install .\n```\n"
-            "```python\nx = 1\n```\n```bash\nbabytris solve --width 4  # a comment\n# only a comment\n```\n")
+    text = (
+        "intro\n<!-- skip-test: installs -->\n```bash\npip install .\n```\n"
+        "```python\nx = 1\n```\n```bash\nbabytris solve --width 4  # a comment\n# only a comment\n```\n"
+    )
     blocks = code_blocks(text)
     assert [(lang, skip) for lang, _, skip, _ in blocks] == [("bash", "installs"), ("python", None), ("bash", None)]
     assert blocks[1][1] == "x = 1\n" and blocks[1][3] == 7
@@ -150,9 +172,12 @@ def test_markdown_block_parsing():
 @pytest.mark.parametrize("name", MODULES)
 def test_module_docstrings(name):
     module = importlib.import_module(name)
-    skipped = [f"{test.name} line {example.lineno}"
-               for test in doctest.DocTestFinder().find(module)
-               for example in test.examples if example.options.get(doctest.SKIP)]
+    skipped = [
+        f"{test.name} line {example.lineno}"
+        for test in doctest.DocTestFinder().find(module)
+        for example in test.examples
+        if example.options.get(doctest.SKIP)
+    ]
     assert not skipped, f"examples skipped with +SKIP (make them run): {skipped}"
     result = doctest.testmod(module, optionflags=OPTIONS, report=False)
     assert result.failed == 0, f"{result.failed} of {name}'s {result.attempted} examples failed (see stdout)"
@@ -185,8 +210,10 @@ def public_objects() -> dict[str, object]:
     for module_name in EXTRA_PUBLIC:
         module = importlib.import_module(module_name)
         for name, obj in vars(module).items():
-            if not name.startswith("_") and (inspect.isclass(obj) or inspect.isfunction(obj)) and (
-                obj.__module__ == module_name
+            if (
+                not name.startswith("_")
+                and (inspect.isclass(obj) or inspect.isfunction(obj))
+                and (obj.__module__ == module_name)
             ):
                 out[f"{module_name}.{name}"] = obj
     return out
@@ -214,8 +241,10 @@ def returns_value(func) -> bool:
     for node in _own_nodes(tree):
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return True
-        if isinstance(node, ast.Return) and node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None
+        if (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
         ):
             return True
     return False
@@ -242,8 +271,10 @@ def docstring_problems(qualname: str, func, is_property: bool = False) -> list[s
     problems = []
     summary = doc.split("\n\n")[0]
     if not (RETURNS.search(doc) or NOUN_PHRASE.match(summary) or TYPE_LEAD.match(summary) or LABEL_LEAD.match(summary)):
-        problems.append(f"{qualname}: does not say what it returns (a Returns: section, or a summary "
-                        f"describing the result); summary: {summary[:60]!r}")
+        problems.append(
+            f"{qualname}: does not say what it returns (a Returns: section, or a summary "
+            f"describing the result); summary: {summary[:60]!r}"
+        )
     if "ndarray" in str(inspect.signature(func).return_annotation) and not (DTYPE.search(doc) and SHAPE.search(doc)):
         problems.append(f"{qualname}: returns an array; give its dtype and shape, e.g. int64 array ``(n_boards,)``")
     return problems
@@ -303,7 +334,7 @@ def test_the_docstring_check_can_fail():
         """Play some games."""
         print(x)
 
-    def array_without_shape(x) -> "np.ndarray":  # noqa: F821
+    def array_without_shape(x) -> np.ndarray:  # noqa: F821
         """The points of each game."""
         return x
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import CATALOGUE, Board, Piece, Rules, _core, reference
+from babytris import CATALOGUE, Board, Piece, Rules, reference
 from babytris.placements import engine, placement_table
 
 CUSTOM = {
@@ -24,8 +24,7 @@ CUSTOM = {
 
 def fits(cells, width: int, height: int) -> bool:
     return any(
-        max(x for x, _ in s) < width and max(y for _, y in s) < height
-        for s in Piece.from_cells(cells).orientations()
+        max(x for x, _ in s) < width and max(y for _, y in s) < height for s in Piece.from_cells(cells).orientations()
     )
 
 
@@ -244,22 +243,26 @@ def test_successors_rejects_bad_piece(rules_4x4):
 # Corrupted move tables: a clear error, never a crash (issue 18)
 # --------------------------------------------------------------------------
 
+
 def _corrupt(t, field, index, value):
     array = getattr(t, field).copy()
     array[index] = value
     return dataclasses.replace(t, **{field: array})
 
 
-@pytest.mark.parametrize("field, index, value, words", [
-    ("offsets", 1000, 10**9, "offsets: must rise from 0"),
-    ("offsets", 1000, 0, r"offsets\[1000\] = 0 is below"),
-    ("offsets", 0, 1, "offsets: must rise from 0"),
-    ("next_board", 7, 12978, "next_board: move 7 leads to row 12978"),
-    ("next_board", 7, -1, "next_board: move 7 leads to row -1"),
-    ("lines", 3, 4, "lines: a move clears more than the 3 rows"),
-    ("placement", 3, 60, "placement: a placement number outside"),
-    ("boards", 5, 2**20, "boards: a board has cells beyond the 16"),
-])
+@pytest.mark.parametrize(
+    "field, index, value, words",
+    [
+        ("offsets", 1000, 10**9, "offsets: must rise from 0"),
+        ("offsets", 1000, 0, r"offsets\[1000\] = 0 is below"),
+        ("offsets", 0, 1, "offsets: must rise from 0"),
+        ("next_board", 7, 12978, "next_board: move 7 leads to row 12978"),
+        ("next_board", 7, -1, "next_board: move 7 leads to row -1"),
+        ("lines", 3, 4, "lines: a move clears more than the 3 rows"),
+        ("placement", 3, 60, "placement: a placement number outside"),
+        ("boards", 5, 2**20, "boards: a board has cells beyond the 16"),
+    ],
+)
 def test_a_corrupted_table_is_refused_before_any_compiled_loop(transitions_4x4, field, index, value, words):
     """The issue's repro: `o[1000] = 10**9` on the offsets crashed solve_transitions (exit 139)."""
     with pytest.raises(ValueError, match=words):
@@ -275,11 +278,14 @@ def test_a_table_cannot_be_edited_in_place(transitions_4x4):
         transitions_4x4.next_board[0] = -5
 
 
-@pytest.mark.parametrize("field, value, words", [
-    ("offsets", np.zeros(5, dtype=np.int64), "offsets: 5 entries"),
-    ("next_board", np.zeros(3, dtype=np.int64), "next_board: must be a 1-d int32 array"),
-    ("lines", [0, 1], "lines: must be a 1-d uint8 array, got list"),
-])
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("offsets", np.zeros(5, dtype=np.int64), "offsets: 5 entries"),
+        ("next_board", np.zeros(3, dtype=np.int64), "next_board: must be a 1-d int32 array"),
+        ("lines", [0, 1], "lines: must be a 1-d uint8 array, got list"),
+    ],
+)
 def test_wrong_shapes_and_dtypes_are_refused(transitions_4x4, field, value, words):
     with pytest.raises(ValueError, match=words):
         dataclasses.replace(transitions_4x4, **{field: value})
@@ -294,9 +300,19 @@ def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
     starts = np.array([0, n], dtype=np.int64)
 
     def sweeper(offsets, next_board):
-        return _sweep.Sweeper(offsets, next_board, np.ascontiguousarray(t.lines),
-                              np.asarray(t.rules.line_scores), np.asarray(t.rules.probabilities), 0.9,
-                              np.zeros(n * P), np.zeros(n), np.full(n * P, -1, dtype=np.int16), order, starts)
+        return _sweep.Sweeper(
+            offsets,
+            next_board,
+            np.ascontiguousarray(t.lines),
+            np.asarray(t.rules.line_scores),
+            np.asarray(t.rules.probabilities),
+            0.9,
+            np.zeros(n * P),
+            np.zeros(n),
+            np.full(n * P, -1, dtype=np.int16),
+            order,
+            starts,
+        )
 
     offsets = t.offsets.copy()
     offsets[1000] = 0

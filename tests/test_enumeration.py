@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import babytris
 from babytris import CATALOGUE, Piece, Rules, reference
-from babytris.states import engine
+from babytris.placements import engine
 
 COUNTS = json.loads((Path(__file__).parent / "data" / "counts.json").read_text())
 
@@ -21,8 +21,7 @@ SMALL = 1500  # largest board count the pure-Python reference enumerates in a te
 
 def fits(cells, width: int, height: int) -> bool:
     return any(
-        max(x for x, _ in s) < width and max(y for _, y in s) < height
-        for s in Piece.from_cells(cells).orientations()
+        max(x for x, _ in s) < width and max(y for _, y in s) < height for s in Piece.from_cells(cells).orientations()
     )
 
 
@@ -33,8 +32,13 @@ def small_rules(draw):
     pool = [CATALOGUE[n].cells for n in CATALOGUE] + [((0, 0),), ((0, 0), (1, 0))]
     pool = [cells for cells in pool if fits(cells, width, height)]
     chosen = draw(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=4, unique=True))
-    return Rules(width=width, height=height, pieces=[pool[i] for i in chosen],
-                 no_holes=draw(st.integers(0, 3)) == 0, top_out=draw(st.integers(0, 3)) == 0)
+    return Rules(
+        width=width,
+        height=height,
+        pieces=[pool[i] for i in chosen],
+        no_holes=draw(st.integers(0, 3)) == 0,
+        top_out=draw(st.integers(0, 3)) == 0,
+    )
 
 
 def check_table(t: babytris.Transitions) -> None:
@@ -48,7 +52,7 @@ def check_table(t: babytris.Transitions) -> None:
     starts = t.layer_starts
     assert starts[0] == 0 and starts[-1] == n and len(starts) == layer_of_residue.max() + 2
     for k in range(len(starts) - 1):
-        mine = t.boards[starts[k]:starts[k + 1]]
+        mine = t.boards[starts[k] : starts[k + 1]]
         assert np.all(mine[1:] > mine[:-1])
         cells = np.array([bin(int(b)).count("1") for b in mine], dtype=np.int64)
         assert np.all(layer_of_residue[cells % len(layer_of_residue)] == k)
@@ -59,7 +63,7 @@ def check_table(t: babytris.Transitions) -> None:
         lost = t.boards[t.next_board] == np.uint64(babytris.states.lost_board(rules))
         assert not rules.no_holes
         assert not np.any((board_layer[move_board] == board_layer[t.next_board]) & (~lost | ~rules.top_out))
-    assert int(t.boards[-1]) < 2 ** rules.cells or rules.cells == 64
+    assert int(t.boards[-1]) < 2**rules.cells or rules.cells == 64
     assert t.offsets.shape == (n * n_pieces + 1,)
     assert t.offsets[0] == 0 and t.offsets[-1] == t.n_moves
     assert np.all(np.diff(t.offsets) >= 0)
@@ -216,7 +220,7 @@ def test_hash_map_and_bitmap_indexes_agree(rules):
     """Boards of up to BITMAP_MAX_CELLS cells are indexed by a bitmap, larger ones
     by the hash map: force the map on a small board and compare every array."""
     from babytris import _core
-    from babytris.states import engine
+    from babytris.placements import engine
 
     assert rules.cells <= _core.BITMAP_MAX_CELLS
     for layer_of_residue in (None, babytris.states.layers(rules)):
@@ -236,7 +240,6 @@ def test_thin_board_with_many_cells_uses_the_map_under_a_small_budget():
 
 
 def test_engine_rejects_bad_arguments():
-    from babytris import _core
 
     e = engine(Rules(width=4, height=4))
     with pytest.raises(ValueError, match="n_threads"):

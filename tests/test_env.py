@@ -36,8 +36,12 @@ def first_legal(info: dict) -> int:
 
 # -- API conformance ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs", [dict(), dict(preview=1), dict(width=3, height=4, render_mode="ansi")],
-                         ids=["default", "preview 1", "3x4 ansi"])
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(), dict(preview=1), dict(width=3, height=4, render_mode="ansi")],
+    ids=["default", "preview 1", "3x4 ansi"],
+)
 def test_gymnasium_checker_passes_without_warnings(kwargs):
     env = gymnasium.make(ENV_ID, **kwargs)
     with warnings.catch_warnings():
@@ -64,13 +68,16 @@ def test_spaces_and_convenience_rule_fields():
 
 
 def test_make_by_module_path_registers_without_an_import():
-    code = ("import sys, gymnasium\n"
-            "assert 'babytris.env' not in sys.modules\n"
-            "env = gymnasium.make('babytris.env:babytris/BabyTetris-v0', width=3, height=3)\n"
-            "obs, info = env.reset(seed=0)\n"
-            "print(type(env.unwrapped).__name__, obs.shape)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.path.dirname(__file__),
-                         timeout=60)
+    code = (
+        "import sys, gymnasium\n"
+        "assert 'babytris.env' not in sys.modules\n"
+        "env = gymnasium.make('babytris.env:babytris/BabyTetris-v0', width=3, height=3)\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(type(env.unwrapped).__name__, obs.shape)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=os.path.dirname(__file__), timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["BabyTetrisEnv", "(11,)"]  # 9 cells + 2 pieces
 
@@ -122,6 +129,7 @@ def test_observation_encodes_board_piece_and_preview():
 
 
 # -- legal moves, rewards, episode ends ----------------------------------------------------------
+
 
 def test_action_mask_is_exactly_the_legal_placements():
     rules = Rules(width=4, height=4)
@@ -229,6 +237,7 @@ def test_reset_options():
 
 # -- rendering -----------------------------------------------------------------------------------
 
+
 def test_render_ansi_shows_the_board_and_the_piece():
     start = Board.from_rows(["....", ".#..", "##.#", "#.##"])
     env = BabyTetrisEnv(Rules(width=4, height=4, start=start, preview=1), render_mode="ansi")
@@ -254,6 +263,7 @@ def test_render_rgb_array_colours_filled_cells():
 
 
 # -- opponents -----------------------------------------------------------------------------------
+
 
 def test_minimax_solution_opponent_gives_its_pieces(minimax_4x4):
     s = minimax_4x4
@@ -309,6 +319,7 @@ def test_random_pieces_follow_the_probabilities():
 
 
 # -- exact values and regret ---------------------------------------------------------------------
+
 
 def test_best_actions_have_zero_regret_and_values_match_the_solution(solution_4x4):
     s = solution_4x4
@@ -393,19 +404,22 @@ def test_regret_refuses_other_rules_and_non_optimal_players(solution_4x4):
 
 # -- bad arguments -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "kwargs, message",
-    [(dict(max_steps=0), r"max_steps must be an integer >= 1, got 0"),
-     (dict(max_steps=-3), "max_steps"),
-     (dict(max_steps=2.5), "max_steps"),
-     (dict(max_steps=True), "max_steps"),
-     (dict(render_mode="human"), r"render_mode must be None or one of 'ansi', 'rgb_array', got 'human'"),
-     (dict(illegal_action="ignore"), "illegal_action must be one of 'terminate', 'raise'"),
-     (dict(illegal_reward=float("nan")), "illegal_reward must be a finite number"),
-     (dict(cell_pixels=1), r"cell_pixels must be an integer in \[2, 256\]"),
-     (dict(opponent="minimax"), r"opponent must be .*pass babytris.solve\(rules, opponent='minimax'\)"),
-     (dict(opponent=3), "opponent must be 'random', a babytris.Solution"),
-     (dict(hold=True), "rules: hold is not supported")],
+    [
+        (dict(max_steps=0), r"max_steps must be an integer >= 1, got 0"),
+        (dict(max_steps=-3), "max_steps"),
+        (dict(max_steps=2.5), "max_steps"),
+        (dict(max_steps=True), "max_steps"),
+        (dict(render_mode="human"), r"render_mode must be None or one of 'ansi', 'rgb_array', got 'human'"),
+        (dict(illegal_action="ignore"), "illegal_action must be one of 'terminate', 'raise'"),
+        (dict(illegal_reward=float("nan")), "illegal_reward must be a finite number"),
+        (dict(cell_pixels=1), r"cell_pixels must be an integer in \[2, 256\]"),
+        (dict(opponent="minimax"), r"opponent must be .*pass babytris.solve\(rules, opponent='minimax'\)"),
+        (dict(opponent=3), "opponent must be 'random', a babytris.Solution"),
+        (dict(hold=True), "rules: hold is not supported"),
+    ],
 )
 def test_bad_arguments_name_the_field(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -9,15 +9,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from strategies import small_rules
 
 import babytris
 from babytris import Rules, reference
-from strategies import small_rules
 
 evaluate = sys.modules["babytris.evaluate"]  # the module (babytris.evaluate is the function)
 
 # Games with more reachable boards than this are skipped: the reference stays quick.
 SMALL = 500
+
 
 @pytest.fixture(scope="module")
 def minimax_4x4(transitions_4x4):
@@ -158,9 +159,13 @@ def test_expected_points_equal_reference(game):
     core = babytris.expected_points(t, player, opponent, n_actions=n_actions)
 
     boards = t.boards.tolist()
-    ref_player = player if player_kind == "random" else {
-        (b, p): int(policy[i, p]) for i, b in enumerate(boards) for p in range(rules.n_pieces) if policy[i, p] >= 0
-    }
+    ref_player = (
+        player
+        if player_kind == "random"
+        else {
+            (b, p): int(policy[i, p]) for i, b in enumerate(boards) for p in range(rules.n_pieces) if policy[i, p] >= 0
+        }
+    )
     ref_opponent = opponent if opponent_kind == "random" else {b: int(pieces[i]) for i, b in enumerate(boards)}
     ref = reference.expected_points(rules, ref_player, ref_opponent, n_actions)
     assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
@@ -217,7 +222,11 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
 
     bad = solution_4x4.policy.astype(np.int64)
     bad[0, 0] = 99
-    raises(r"player: placement 99 is not legal for piece 'I' on board index 0 .*legal placements: \[0, 1, 2, 3, 4, 5\]", t, bad)
+    raises(
+        r"player: placement 99 is not legal for piece 'I' on board index 0 .*legal placements: \[0, 1, 2, 3, 4, 5\]",
+        t,
+        bad,
+    )
     bad = solution_4x4.policy.copy()
     bad[0, 1] = -1
     raises(r"player: gives no move \(-1\) for piece 'L' on board index 0", t, bad)
@@ -230,12 +239,21 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
     raises("opponent must be", solution_4x4, "optimal", 1)
     raises("opponent='solution' needs a Solution", t, "random", "solution")
     raises("opponent: the Solution was solved against random pieces", solution_4x4, "optimal", "solution")
-    raises("opponent: the Solution was solved on other rules", t, "random", babytris.solve(width=4, height=3, opponent="minimax"))
+    raises(
+        "opponent: the Solution was solved on other rules",
+        t,
+        "random",
+        babytris.solve(width=4, height=3, opponent="minimax"),
+    )
     raises(r"opponent must have shape \(n_boards,\)", t, "random", np.zeros(n - 1, dtype=int))
     raises(r"opponent must have shape", t, "random", np.zeros((n, P), dtype=int))
     raises("opponent must be an int array", t, "random", np.zeros(n))
-    raises(r"opponent: piece indices must be in \[0, 1\], got 2 at board index 7",
-           t, "random", np.where(np.arange(n) == 7, 2, 0))
+    raises(
+        r"opponent: piece indices must be in \[0, 1\], got 2 at board index 7",
+        t,
+        "random",
+        np.where(np.arange(n) == 7, 2, 0),
+    )
     raises(r"opponent: piece indices must be in \[0, 1\], got -1", t, "random", np.full(n, -1))
 
     with pytest.raises(TypeError, match="game must be a babytris.Solution or Transitions"):

@@ -13,8 +13,12 @@ def plain(rows, width):
     filled = [[bool(rows[r] >> c & 1) for c in range(width)] for r in range(height)]
     heights = [max([r + 1 for r in range(height) if filled[r][c]], default=0) for c in range(width)]
     holes = sum(1 for c in range(width) for r in range(heights[c]) if not filled[r][c])
-    covers = sum(1 for c in range(width) for r in range(height)
-                 if filled[r][c] and any(not filled[below][c] for below in range(r)))
+    covers = sum(
+        1
+        for c in range(width)
+        for r in range(height)
+        if filled[r][c] and any(not filled[below][c] for below in range(r))
+    )
 
     def solid(r, c):
         return c < 0 or c >= width or filled[r][c]
@@ -26,8 +30,9 @@ def plain(rows, width):
             depth = depth + 1 if not filled[r][c] and solid(r, c - 1) and solid(r, c + 1) else 0
             wells += depth
     row_transitions = sum(solid(r, c) != solid(r, c + 1) for r in range(height) for c in range(-1, width))
-    column_transitions = sum((filled[r - 1][c] if r else True) != filled[r][c]
-                             for c in range(width) for r in range(height))
+    column_transitions = sum(
+        (filled[r - 1][c] if r else True) != filled[r][c] for c in range(width) for r in range(height)
+    )
     return {
         "heights": heights,
         "max_height": max(heights),
@@ -94,11 +99,14 @@ def test_feature_matrix():
         F.feature_matrix(rows, 6, ["height"])
 
 
-@pytest.mark.parametrize("rows, width, words", [
-    (np.array([[16]]), 4, "bitmask"),
-    (np.zeros((2, 3), dtype=float), 4, "integer array"),
-    (np.zeros((2, 3), dtype=np.uint32), 0, "width"),
-])
+@pytest.mark.parametrize(
+    "rows, width, words",
+    [
+        (np.array([[16]]), 4, "bitmask"),
+        (np.zeros((2, 3), dtype=float), 4, "integer array"),
+        (np.zeros((2, 3), dtype=np.uint32), 0, "width"),
+    ],
+)
 def test_bad_input(rows, width, words):
     with pytest.raises(ValueError, match=words):
         F.max_height(rows, width)

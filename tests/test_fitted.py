@@ -4,23 +4,25 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import small_rules
 
 import babytris
 from babytris import reference
 from babytris.big import fitted, lookahead
 from babytris.big.features import feature_matrix, rows_from_bits
 from babytris.big.games import BigGame, ExactGame
-from babytris.states import engine
-from strategies import small_rules
+from babytris.placements import engine
 
 FEATURES = ("max_height", "holes", "covers")
 
 
 def plain_targets(rules, boards, weights, features, discount, loss):
     """y(b) = sum_q p(q) max_a [points + discount * V(b')], one board and piece at a time."""
+
     def value(bits):
-        return float(feature_matrix(rows_from_bits([bits], rules.width, rules.height), rules.width, features)[0]
-                     @ weights)
+        return float(
+            feature_matrix(rows_from_bits([bits], rules.width, rules.height), rules.width, features)[0] @ weights
+        )
 
     out = []
     for bits in boards:
@@ -56,8 +58,10 @@ def test_targets_and_greedy_policy_equal_plain_loops(rules, data):
             if not moves:
                 assert policy[i, piece] == -1
                 continue
-            q = [rules.line_scores[lines] + discount * float(value(rows_from_bits([nxt], rules.width, rules.height))[0])
-                 for _, nxt, lines in moves]
+            q = [
+                rules.line_scores[lines] + discount * float(value(rows_from_bits([nxt], rules.width, rules.height))[0])
+                for _, nxt, lines in moves
+            ]
             assert policy[i, piece] == moves[int(np.argmax(q))][0]
 
 
@@ -77,8 +81,10 @@ def test_fit_reaches_its_fixed_point():
     model = ExactGame(t)
     states = fitted._sample(model, 500, None, 0.3, 0.9, np.random.default_rng(2))
     weights = result.value.weights
-    y = sum(prob * fitted._segment_max(rewards + 0.9 * result.value(model.rows(nxt)), offsets, 0.0)
-            for prob, (offsets, nxt, rewards) in zip(rules_probabilities(t), (model.moves(states, p) for p in (0, 1))))
+    y = sum(
+        prob * fitted._segment_max(rewards + 0.9 * result.value(model.rows(nxt)), offsets, 0.0)
+        for prob, (offsets, nxt, rewards) in zip(rules_probabilities(t), (model.moves(states, p) for p in (0, 1)))
+    )
     again, *_ = np.linalg.lstsq(feature_matrix(model.rows(states), 4, FEATURES), y, rcond=None)
     np.testing.assert_allclose(again, weights, atol=1e-7)
 
@@ -132,15 +138,18 @@ def test_later_rounds_sample_the_greedy_play():
     assert "rounds=3" in repr(result)
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    (dict(discount=1.0), "discount"),
-    (dict(n_samples=0), "n_samples"),
-    (dict(rounds=0), "rounds"),
-    (dict(epsilon=1.5), "epsilon"),
-    (dict(tol=0), "tol"),
-    (dict(loss=-1), "loss"),
-    (dict(features=("height",)), "unknown feature"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(discount=1.0), "discount"),
+        (dict(n_samples=0), "n_samples"),
+        (dict(rounds=0), "rounds"),
+        (dict(epsilon=1.5), "epsilon"),
+        (dict(tol=0), "tol"),
+        (dict(loss=-1), "loss"),
+        (dict(features=("height",)), "unknown feature"),
+    ],
+)
 def test_bad_arguments(kwargs, words):
     t = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
     with pytest.raises(ValueError, match=words):
@@ -155,11 +164,11 @@ def brute_lookahead(tetris, rows, pieces, value, discount, loss):
 
     def best(board, rest, depth):
         if not rest:
-            return discount ** depth * float(value(board[None, :])[0])
+            return discount**depth * float(value(board[None, :])[0])
         moves = tetris.successors(board, rest[0])
         if not moves:
-            return -discount ** depth * loss
-        return max(discount ** depth * scores[lines] + best(nxt, rest[1:], depth + 1) for _, nxt, lines in moves)
+            return -(discount**depth) * loss
+        return max(discount**depth * scores[lines] + best(nxt, rest[1:], depth + 1) for _, nxt, lines in moves)
 
     moves = tetris.successors(rows, pieces[0])
     totals = [scores[lines] + best(nxt, pieces[1:], 1) for _, nxt, lines in moves]
@@ -167,7 +176,8 @@ def brute_lookahead(tetris, rows, pieces, value, discount, loss):
 
 
 def test_lookahead_equals_a_brute_force_search():
-    from babytris.big.tetris import Tetris, sample_boards
+    from babytris.big.playouts import sample_boards
+    from babytris.big.tetris import Tetris
 
     tetris = Tetris(width=4, height=6, pieces="trominoes")
     value = fitted.LinearValue(("max_height", "holes", "wells"), np.array([1.0, -0.7, -1.3, -0.4]), 4)
@@ -176,12 +186,14 @@ def test_lookahead_equals_a_brute_force_search():
     for rows in sample.rows:
         pieces = [int(p) for p in rng.integers(0, 2, size=3)]
         for k in (1, 2, 3):
-            assert lookahead.lookahead_placement(tetris, rows, pieces[:k], value, discount=0.8, loss=3.0) == \
-                brute_lookahead(tetris, rows, pieces[:k], value, 0.8, 3.0)
+            assert lookahead.lookahead_placement(
+                tetris, rows, pieces[:k], value, discount=0.8, loss=3.0
+            ) == brute_lookahead(tetris, rows, pieces[:k], value, 0.8, 3.0)
 
 
 def test_fitted_value_iteration_on_a_big_board():
-    from babytris.big.tetris import Tetris, greedy_placements
+    from babytris.big.playouts import greedy_placements
+    from babytris.big.tetris import Tetris
 
     tetris = Tetris(width=6, height=8)
     result = fitted.fitted_value_iteration(tetris, FEATURES, n_samples=300, rounds=2, loss=8, seed=1)
@@ -191,10 +203,12 @@ def test_fitted_value_iteration_on_a_big_board():
     rows = model.sample(50, None, 0.0, 0.9, np.random.default_rng(0))
     for piece in range(tetris.n_pieces):
         offsets, nxt, rewards = model.moves(rows, piece)
-        mine = fitted._segment_max(rewards + 0.9 * (tetris.feature_matrix(nxt, FEATURES) @ result.value.weights),
-                                   offsets, -np.inf)
-        choices = greedy_placements(tetris, rows, piece, result.value.weights, FEATURES, line_rewards="scores",
-                                    discount=0.9)
+        mine = fitted._segment_max(
+            rewards + 0.9 * (tetris.feature_matrix(nxt, FEATURES) @ result.value.weights), offsets, -np.inf
+        )
+        choices = greedy_placements(
+            tetris, rows, piece, result.value.weights, FEATURES, line_rewards="scores", discount=0.9
+        )
         live = np.isfinite(mine)
         np.testing.assert_allclose(choices.value[live], mine[live], atol=1e-9)
     games = lookahead.play_lookahead(tetris, result.value, preview=1, n_games=3, max_placements=50, loss=8, seed=2)
@@ -203,7 +217,10 @@ def test_fitted_value_iteration_on_a_big_board():
 
 
 def test_seed_model_tables_are_refused():
-    for model in (babytris.block_drop(width=3, height=4), babytris.no_holes_tetris(width=3, height=4, pieces="trominoes")):
+    for model in (
+        babytris.block_drop(width=3, height=4),
+        babytris.no_holes_tetris(width=3, height=4, pieces="trominoes"),
+    ):
         t = babytris.enumerate_boards(model.rules)
         with pytest.raises(ValueError, match="top_out and no_holes"):
             fitted.fitted_value_iteration(t)
@@ -223,8 +240,11 @@ def test_lookahead_arguments_are_checked():
         lookahead.lookahead_placement(babytris.Rules(), rows, [0], value, loss=1.0)
     with pytest.raises(ValueError, match="fitted for width 4"):
         lookahead.lookahead_placement(Tetris(width=6, height=6), np.zeros(6, np.uint16), [0], value, loss=1.0)
-    for kwargs, words in ((dict(discount=float("nan")), "discount"), (dict(discount=5), "discount"),
-                          (dict(loss=-1), "loss")):
+    for kwargs, words in (
+        (dict(discount=float("nan")), "discount"),
+        (dict(discount=5), "discount"),
+        (dict(loss=-1), "loss"),
+    ):
         with pytest.raises(ValueError, match=words):
             lookahead.play_lookahead(tetris, value, **{"loss": 1.0, **kwargs})
     with pytest.raises(ValueError, match="seed"):

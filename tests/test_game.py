@@ -14,8 +14,10 @@ def test_moves_are_the_tables_moves():
         if game.over:
             break
         s = t.board_index(game.board) * rules.n_pieces + game.piece
-        table = sorted((int(t.placement[e]), int(t.boards[t.next_board[e]]), int(t.lines[e]))
-                       for e in range(t.offsets[s], t.offsets[s + 1]))
+        table = sorted(
+            (int(t.placement[e]), int(t.boards[t.next_board[e]]), int(t.lines[e]))
+            for e in range(t.offsets[s], t.offsets[s + 1])
+        )
         moves = game.moves()
         assert [(m.placement.index, m.board, m.lines) for m in moves] == table
         assert all(m.placement.piece == game.piece_name for m in moves)
@@ -89,8 +91,11 @@ def test_mirror_rules_keep_the_real_board():
     plain = Game(babytris.Rules(width=4, height=5), seed=2)
     merged = Game(babytris.Rules(width=4, height=5, mirror=True), seed=2)
     while not plain.over and plain.placements < 60:
-        assert (plain.board, plain.piece, [m.board for m in plain.moves()]) == \
-            (merged.board, merged.piece, [m.board for m in merged.moves()])
+        assert (plain.board, plain.piece, [m.board for m in plain.moves()]) == (
+            merged.board,
+            merged.piece,
+            [m.board for m in merged.moves()],
+        )
         last = plain.moves()[-1].placement  # the rightmost placements: a mirror image would show at once
         plain.place(last)
         merged.place(last)

@@ -39,12 +39,15 @@ def test_every_public_name_is_there(name):
     assert getattr(babytris, name) is not None
 
 
-@pytest.mark.parametrize("old, new", [
-    ("babytris.states", "babytris.enumeration"),
-    ("babytris.states", "babytris.transitions"),
-    ("babytris.states", "babytris.placements"),
-    ("babytris.states", "babytris.resources"),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("babytris.states", "babytris.enumeration"),
+        ("babytris.states", "babytris.transitions"),
+        ("babytris.states", "babytris.placements"),
+        ("babytris.states", "babytris.resources"),
+    ],
+)
 def test_moved_names_keep_their_old_home(old, new):
     """Names that moved out of a module stay importable from it."""
     old_module, new_module = importlib.import_module(old), importlib.import_module(new)

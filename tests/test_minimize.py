@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from strategies import small_rules
 
 import babytris
 from babytris import CATALOGUE, Reward, Rules, reference
-from strategies import small_rules
 
 PARTITIONS = json.loads((Path(__file__).parent / "data" / "partitions.json").read_text())
 
@@ -55,8 +55,14 @@ def test_unequal_probabilities_keep_pieces_apart():
 
 @pytest.mark.parametrize(
     "options",
-    [dict(), dict(opponent="minimax"), dict(opponent="minavg"), dict(opponent="gaps"),
-     dict(reward=Reward(lines=0, height=1, score=4, gaps=1.5)), dict(player="random")],
+    [
+        dict(),
+        dict(opponent="minimax"),
+        dict(opponent="minavg"),
+        dict(opponent="gaps"),
+        dict(reward=Reward(lines=0, height=1, score=4, gaps=1.5)),
+        dict(player="random"),
+    ],
     ids=["random", "minimax", "minavg", "gaps", "weighted", "random player"],
 )
 def test_quotient_values_equal_the_full_solve(transitions_4x4, options):
@@ -98,9 +104,13 @@ def games(draw):
     opponent = draw(st.sampled_from(["random", "minimax", "minavg", "gaps"]))
     reward = None
     if opponent != "gaps" and draw(st.booleans()):
-        reward = Reward(lines=draw(st.sampled_from([0, 1])), height=draw(st.sampled_from([0, 1, 2])),
-                        score=draw(st.sampled_from([0, 1, 3])), gaps=draw(st.sampled_from([0, 1.5])),
-                        loss=draw(st.sampled_from([0, 2])))
+        reward = Reward(
+            lines=draw(st.sampled_from([0, 1])),
+            height=draw(st.sampled_from([0, 1, 2])),
+            score=draw(st.sampled_from([0, 1, 3])),
+            gaps=draw(st.sampled_from([0, 1.5])),
+            loss=draw(st.sampled_from([0, 2])),
+        )
     discount = draw(st.floats(0.0, 0.95))
     return rules, opponent, reward, discount
 
@@ -122,6 +132,7 @@ def test_core_partition_equals_reference_and_quotient_values_equal_full(game):
     pairs = {(int(p.board_labels[t.board_index(b)]), group) for b, group in ref_boards.items()}
     assert len(pairs) == p.n_board_classes == len(set(ref_boards.values()))
     full = babytris.solve_transitions(t, discount=discount, opponent=opponent, reward=reward, tol=1e-12)
-    quotient = babytris.solve_transitions(t, discount=discount, opponent=opponent, reward=reward, tol=1e-12,
-                                          minimize=True)
+    quotient = babytris.solve_transitions(
+        t, discount=discount, opponent=opponent, reward=reward, tol=1e-12, minimize=True
+    )
     assert np.max(np.abs(quotient.values - full.values)) <= 1e-9 * max(1.0, np.abs(full.values).max())

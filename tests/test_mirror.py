@@ -15,9 +15,16 @@ def symmetric_count(t) -> int:
     return int(np.count_nonzero(mirror_boards(t.boards, w, h) == t.boards))
 
 
-@pytest.mark.parametrize("fields", [dict(width=4, height=4), dict(width=4, height=5),
-                                    dict(width=4, height=4, pieces="tetrominoes"), dict(width=5, height=3)],
-                         ids=["4x4", "4x5", "4x4 tetrominoes", "5x3"])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(width=4, height=4),
+        dict(width=4, height=5),
+        dict(width=4, height=4, pieces="tetrominoes"),
+        dict(width=5, height=3),
+    ],
+    ids=["4x4", "4x5", "4x4 tetrominoes", "5x3"],
+)
 def test_half_the_boards_and_the_same_values(fields):
     full = babytris.solve(Rules(**fields), tol=1e-11)
     half = babytris.solve(Rules(mirror=True, **fields), tol=1e-11)
@@ -42,8 +49,9 @@ def test_with_previews_hold_and_an_opponent():
     assert half.n_boards * 2 > full.n_boards > half.n_boards
     assert half.start_value == pytest.approx(full.start_value, abs=1e-9)
     for b in full.boards[::4001]:
-        assert half.value(int(b), "L", ("I",), held="I") == pytest.approx(full.value(int(b), "L", ("I",), held="I"),
-                                                                          abs=1e-9)
+        assert half.value(int(b), "L", ("I",), held="I") == pytest.approx(
+            full.value(int(b), "L", ("I",), held="I"), abs=1e-9
+        )
 
 
 def test_equals_reference():
@@ -57,11 +65,13 @@ def test_equals_reference():
 
 @pytest.mark.parametrize(
     "fields, match",
-    [(dict(pieces=["I", "S"]), "closed under mirroring"),
-     (dict(pieces=["S", "Z"], probabilities=(0.3, 0.7)), "equally likely"),
-     (dict(width=17, height=3, pieces=["I"]), "16 wide"),
-     (dict(pieces="tetrominoes", preview=1), "no preview and no hold"),
-     (dict(mirror=1), "mirror must be True or False")],
+    [
+        (dict(pieces=["I", "S"]), "closed under mirroring"),
+        (dict(pieces=["S", "Z"], probabilities=(0.3, 0.7)), "equally likely"),
+        (dict(width=17, height=3, pieces=["I"]), "16 wide"),
+        (dict(pieces="tetrominoes", preview=1), "no preview and no hold"),
+        (dict(mirror=1), "mirror must be True or False"),
+    ],
 )
 def test_bad_mirror(fields, match):
     fields = {"mirror": True, **fields}

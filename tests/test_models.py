@@ -15,8 +15,8 @@ import pytest
 import babytris
 from babytris import Reward, Rules, RulesError, reference
 from babytris.models import BLOCK, block_drop, no_holes_tetris
-from babytris.reward import holes_filled
 from babytris.placements import engine, lost_board
+from babytris.reward import holes_filled
 
 # --------------------------------------------------------------------------
 # The paper's state: a height per column, 0..m-1
@@ -29,8 +29,7 @@ def bits_of(heights, width: int) -> int:
 
 
 def heights_of(board: int, width: int, height: int) -> tuple[int, ...]:
-    return tuple(max((r + 1 for r in range(height) if board >> (r * width + c) & 1), default=0)
-                 for c in range(width))
+    return tuple(max((r + 1 for r in range(height) if board >> (r * width + c) & 1), default=0) for c in range(width))
 
 
 def height_vectors(m: int, n: int) -> list[tuple[int, ...]]:
@@ -107,21 +106,24 @@ def test_block_drop_boards_are_the_height_vectors(m, n):
     t = babytris.enumerate_boards(block_drop(width=n, height=m).rules)
     want = {bits_of(h, n) for h in height_vectors(m, n)} | {lost_board(t.rules)}
     assert set(t.boards.tolist()) == want
-    assert t.n_boards == m**n - (m - 1) ** n + 1   # the paper's m^n + 1, less the (m-1)^n with a full row
+    assert t.n_boards == m**n - (m - 1) ** n + 1  # the paper's m^n + 1, less the (m-1)^n with a full row
 
 
 def test_block_drop_one_column_never_loses():
     t = babytris.enumerate_boards(block_drop(width=1, height=3).rules)
-    assert t.boards.tolist() == [0]   # every block clears its row
+    assert t.boards.tolist() == [0]  # every block clears its row
 
 
-@pytest.mark.parametrize("m, n, pieces, unreachable", [
-    (4, 4, "tetrominoes", [(0, 3, 0, 3), (3, 0, 0, 3), (3, 0, 3, 0)]),
-    (5, 4, "tetrominoes", []),
-    (4, 5, "tetrominoes", 15),
-    (6, 4, ["O", "I4"], 612),
-    (5, 4, ["T"], 288),
-])
+@pytest.mark.parametrize(
+    "m, n, pieces, unreachable",
+    [
+        (4, 4, "tetrominoes", [(0, 3, 0, 3), (3, 0, 0, 3), (3, 0, 3, 0)]),
+        (5, 4, "tetrominoes", []),
+        (4, 5, "tetrominoes", 15),
+        (6, 4, ["O", "I4"], 612),
+        (5, 4, ["T"], 288),
+    ],
+)
 def test_no_holes_boards_equal_the_column_height_game(m, n, pieces, unreachable):
     rules = no_holes_tetris(width=n, height=m, pieces=pieces).rules
     t = babytris.enumerate_boards(rules)
@@ -132,8 +134,16 @@ def test_no_holes_boards_equal_the_column_height_game(m, n, pieces, unreachable)
     assert missing == unreachable if isinstance(unreachable, list) else len(missing) == unreachable
 
 
-@pytest.mark.parametrize("m, n, pieces", [(4, 4, "tetrominoes"), (5, 5, "tetrominoes"), (6, 4, ["T", "S", "Z"]),
-                                          (3, 5, ["L", "I", "O"]), (6, 6, ["J", "L4", "I4"])])
+@pytest.mark.parametrize(
+    "m, n, pieces",
+    [
+        (4, 4, "tetrominoes"),
+        (5, 5, "tetrominoes"),
+        (6, 4, ["T", "S", "Z"]),
+        (3, 5, ["L", "I", "O"]),
+        (6, 6, ["J", "L4", "I4"]),
+    ],
+)
 def test_no_holes_drop_equals_column_heights(m, n, pieces):
     """The compiled drop, on random boards, is the column-height transition."""
     rules = no_holes_tetris(width=n, height=m, pieces=pieces).rules
@@ -157,7 +167,7 @@ def test_cells_filled_equal_column_heights():
         for p in range(rules.n_pieces):
             s = i * rules.n_pieces + p
             want = [f for _, _, _, f in heights_moves(rules, heights_of(b, 4, 5), p)]
-            assert filled[t.offsets[s]:t.offsets[s + 1]].tolist() == want
+            assert filled[t.offsets[s] : t.offsets[s + 1]].tolist() == want
     assert filled.max() > 0
 
 
@@ -183,7 +193,7 @@ def test_block_drop_fills_the_lowest_columns(m, n):
         best = max(q.values())
         optimal = sorted(p.column for p, v in q.items() if v >= best - 1e-9)
         assert optimal == [c for c in range(n) if h[c] == min(h)], h
-        assert all(v < best - 1e-3 for v in q.values() if v < best - 1e-9)   # a clear margin otherwise
+        assert all(v < best - 1e-3 for v in q.values() if v < best - 1e-9)  # a clear margin otherwise
         assert s.value(b, "block") == pytest.approx(by_sorted.setdefault(tuple(sorted(h)), best), abs=1e-9)
 
 
@@ -199,16 +209,19 @@ def test_block_drop_4x4_policy_fills_rows_left_to_right():
         board, columns, lines = 0, [], []
         for _ in range(12):
             q = s.action_values(board, "block")
-            move = (min((p for p, v in q.items() if v >= max(q.values()) - 1e-9), key=lambda p: p.column)
-                    if leftmost else s.best_action(board, "block"))
-            (board, cleared), = [(nb, n) for k, nb, n in e.successors(board, 0) if k == move.index]
+            move = (
+                min((p for p, v in q.items() if v >= max(q.values()) - 1e-9), key=lambda p: p.column)
+                if leftmost
+                else s.best_action(board, "block")
+            )
+            ((board, cleared),) = [(nb, n) for k, nb, n in e.successors(board, 0) if k == move.index]
             columns.append(move.column)
             lines.append(cleared)
         assert lines == [0, 0, 0, 1] * 3
         if leftmost:
             assert columns == [0, 1, 2, 3] * 3
         else:
-            assert all(sorted(columns[i:i + 4]) == [0, 1, 2, 3] for i in (0, 4, 8))
+            assert all(sorted(columns[i : i + 4]) == [0, 1, 2, 3] for i in (0, 4, 8))
     # a line every 4 drops from the empty board: 0.9^3 + 0.9^7 + ...
     assert s.start_value == pytest.approx(0.9**3 / (1 - 0.9**4), abs=1e-9)
 
@@ -248,10 +261,10 @@ def test_the_opponent_gives_a_killing_piece(opponent):
 def test_topping_out_costs_the_loss_on_the_move():
     model = block_drop(width=3, height=3)
     s = model.solve(tol=1e-12)
-    assert s.value(lost_board(model.rules), "block") == 0.0   # paid already
+    assert s.value(lost_board(model.rules), "block") == 0.0  # paid already
     board = bits_of((2, 0, 1), 3)
     q = {p.column: v for p, v in s.action_values(board, "block").items()}
-    assert q[0] == -3.0   # column 0 reaches the top row: the game is lost, at a cost of m = 3
+    assert q[0] == -3.0  # column 0 reaches the top row: the game is lost, at a cost of m = 3
     assert q[1] > q[2] > q[0]
     with pytest.raises(ValueError, match="loss"):
         Reward(loss=-1)
@@ -261,8 +274,11 @@ def test_topping_out_costs_the_loss_on_the_move():
 
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
 def test_models_equal_the_reference(opponent):
-    for model in (block_drop(width=3, height=4), no_holes_tetris(width=4, height=4),
-                  no_holes_tetris(width=3, height=4, pieces=["T", "O", "L"])):
+    for model in (
+        block_drop(width=3, height=4),
+        no_holes_tetris(width=4, height=4),
+        no_holes_tetris(width=3, height=4, pieces=["T", "O", "L"]),
+    ):
         s = model.solve(discount=0.8, tol=1e-12, opponent=opponent)
         ref = reference.solve(model.rules, discount=0.8, tol=1e-12, opponent=opponent, reward=model.reward)
         order = s.transitions.indices(np.array(ref.boards, dtype=np.uint64))
@@ -276,7 +292,7 @@ def test_evaluate_with_the_models_reward():
     model = no_holes_tetris(width=4, height=4)
     s = model.solve(tol=1e-12)
     assert babytris.evaluate(s, discount=0.9, reward=model.reward, tol=1e-12) == pytest.approx(s.start_value, abs=1e-8)
-    assert babytris.evaluate(s, discount=0.9, tol=1e-12) > s.start_value   # lines alone, no holes or loss counted
+    assert babytris.evaluate(s, discount=0.9, tol=1e-12) > s.start_value  # lines alone, no holes or loss counted
     with pytest.raises(ValueError, match="reward"):
         babytris.evaluate(s, n_actions=10, reward=model.reward)
 
@@ -314,7 +330,7 @@ def test_bad_input_names_the_field():
     with pytest.raises(RulesError, match="no_holes"):
         Rules(no_holes=1)
     with pytest.raises(RulesError, match="start"):
-        Rules(width=3, height=3, no_holes=True, start=1 << 4)   # row 1 over an empty cell
+        Rules(width=3, height=3, no_holes=True, start=1 << 4)  # row 1 over an empty cell
     with pytest.raises(RulesError, match="start"):
         Rules(width=3, height=3, top_out=True, start=1 << 7)
     with pytest.raises(RulesError, match="line_scores"):
@@ -348,8 +364,9 @@ def test_move_rewards_compiled_and_numpy_agree(fields):
     """Every move's reward in one compiled pass equals the same asked move by move."""
     from babytris.reward import move_rewards
 
-    rules = Rules(width=4, height=4, pieces=["T", "O", "I"], no_holes=True, top_out=True,
-                  line_scores=(0, 1, 3, 6, 10), **fields)
+    rules = Rules(
+        width=4, height=4, pieces=["T", "O", "I"], no_holes=True, top_out=True, line_scores=(0, 1, 3, 6, 10), **fields
+    )
     t = babytris.enumerate_boards(rules)
     for reward in (Reward(new_holes=1.5, loss=4, lines=1, score=0.5, height=0.25, gaps=2), Reward(loss=3)):
         every = move_rewards(t, reward)
@@ -364,8 +381,10 @@ def test_long_run_rate_of_the_models():
     No-Holes Tetris (its points are lines)."""
     drop = babytris.long_run_rate(block_drop(width=4, height=4).rules)
     assert drop.gain == pytest.approx(0.25, abs=1e-8) and drop.survives
-    for model in (no_holes_tetris(width=4, height=4, pieces=["T", "O", "I4"]),
-                  no_holes_tetris(width=3, height=5, pieces=["L", "O"])):
+    for model in (
+        no_holes_tetris(width=4, height=4, pieces=["T", "O", "I4"]),
+        no_holes_tetris(width=3, height=5, pieces=["L", "O"]),
+    ):
         rate = babytris.long_run_rate(model.rules)
         ref = reference.long_run_rate(model.rules, tol=1e-7)
         assert rate.gain == pytest.approx(ref.gain, abs=1e-6)

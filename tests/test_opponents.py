@@ -34,7 +34,6 @@ def test_piece_policy_gives_the_worst_piece(minimax_4x4, rules_4x4):
         assert minimax_4x4.value(board, piece) == minimax_4x4.values[i].min()
 
 
-
 def test_opponent_ends_the_game_when_it_can(minimax_4x4, transitions_4x4):
     """On a board where some piece fits nowhere, the opponent can end the game:
     the board is worth 0 and the piece it gives is worth 0 there."""

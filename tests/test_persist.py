@@ -18,11 +18,15 @@ from babytris import Reward, Rules
 
 @pytest.mark.parametrize(
     "fields, options",
-    [(dict(width=4, height=4), dict()),
-     (dict(width=4, height=4), dict(opponent="minimax", reward=Reward(height=1, score=4, gaps=1.5))),
-     (dict(width=3, height=4, preview=1, hold=True, mirror=True), dict(opponent="gaps")),
-     (dict(width=4, height=4, pieces=["S", "Z", [(0, 0), (1, 0)]], objective="combo", start=0b0011),
-      dict(discount=1.0))],
+    [
+        (dict(width=4, height=4), dict()),
+        (dict(width=4, height=4), dict(opponent="minimax", reward=Reward(height=1, score=4, gaps=1.5))),
+        (dict(width=3, height=4, preview=1, hold=True, mirror=True), dict(opponent="gaps")),
+        (
+            dict(width=4, height=4, pieces=["S", "Z", [(0, 0), (1, 0)]], objective="combo", start=0b0011),
+            dict(discount=1.0),
+        ),
+    ],
     ids=["plain", "robust reward", "preview hold mirror gaps", "custom piece combo"],
 )
 def test_round_trip(tmp_path, fields, options):
@@ -121,29 +125,32 @@ def values_with(contents, name, index, value):
     return array
 
 
-@pytest.mark.parametrize("meta, field", [
-    (dict(discount=5.0), "discount"),           # issue 18: action_values then returned 50.49 for 9.09
-    (dict(discount="abc"), "discount"),         # issue 18: `babytris play` exited 0
-    (dict(discount=1.0), "discount"),           # 1 only with the combo objective
-    (dict(discount=-0.1), "discount"),
-    (dict(tol=0), "tol"),
-    (dict(tol="small"), "tol"),
-    (dict(iterations=-1), "iterations"),
-    (dict(iterations=2.5), "iterations"),
-    (dict(residual=float("nan")), "residual"),
-    (dict(converged="yes"), "converged"),
-    (dict(converged=False), "converged"),       # the residual is below tol: it did converge
-    (dict(method="newton"), "method"),
-    (dict(max_iter=0), "max_iter"),
-    (dict(seconds=[1, 2]), "seconds"),
-    (dict(seconds={"solve": -1}), "seconds"),
-    (dict(opponent="nobody"), "opponent"),
-    (dict(player=3), "player"),
-    (dict(reward={"no_such_weight": 1}), "reward"),
-    (dict(table_seconds=None), "table_seconds"),
-    (dict(rules={"width": 4, "height": 100, "pieces": []}), "rules"),
-    (dict(rules=[4, 4]), "rules"),
-])
+@pytest.mark.parametrize(
+    "meta, field",
+    [
+        (dict(discount=5.0), "discount"),  # issue 18: action_values then returned 50.49 for 9.09
+        (dict(discount="abc"), "discount"),  # issue 18: `babytris play` exited 0
+        (dict(discount=1.0), "discount"),  # 1 only with the combo objective
+        (dict(discount=-0.1), "discount"),
+        (dict(tol=0), "tol"),
+        (dict(tol="small"), "tol"),
+        (dict(iterations=-1), "iterations"),
+        (dict(iterations=2.5), "iterations"),
+        (dict(residual=float("nan")), "residual"),
+        (dict(converged="yes"), "converged"),
+        (dict(converged=False), "converged"),  # the residual is below tol: it did converge
+        (dict(method="newton"), "method"),
+        (dict(max_iter=0), "max_iter"),
+        (dict(seconds=[1, 2]), "seconds"),
+        (dict(seconds={"solve": -1}), "seconds"),
+        (dict(opponent="nobody"), "opponent"),
+        (dict(player=3), "player"),
+        (dict(reward={"no_such_weight": 1}), "reward"),
+        (dict(table_seconds=None), "table_seconds"),
+        (dict(rules={"width": 4, "height": 100, "pieces": []}), "rules"),
+        (dict(rules=[4, 4]), "rules"),
+    ],
+)
 def test_bad_metadata_is_refused(saved, meta, field):
     folder, contents = saved
     path = edited(folder, contents, meta=meta)
@@ -191,10 +198,14 @@ def test_arrays_are_checked(saved):
         (dict(solution_policy=values_with(contents, "solution_policy", (3, 0), -2)), "solution_policy"),
         (dict(solution_policy=values_with(contents, "solution_policy", (n - 1, 1), 0)), "solution_policy"),
         (dict(solution_residuals=contents["solution_residuals"][:-1]), "solution_residuals: shape"),
-        (dict(solution_opponent_policy=values_with(contents, "solution_opponent_policy", 7, 2)),
-         "solution_opponent_policy"),                                                    # issue 18: a segfault
-        (dict(solution_opponent_policy=values_with(contents, "solution_opponent_policy", 7, -1)),
-         "solution_opponent_policy"),
+        (
+            dict(solution_opponent_policy=values_with(contents, "solution_opponent_policy", 7, 2)),
+            "solution_opponent_policy",
+        ),  # issue 18: a segfault
+        (
+            dict(solution_opponent_policy=values_with(contents, "solution_opponent_policy", 7, -1)),
+            "solution_opponent_policy",
+        ),
         (dict(solution_opponent_policy=None), "solution_opponent_policy: missing"),
         (dict(table_offsets=values_with(contents, "table_offsets", 1000, 10**9)), "table_offsets"),  # issue 18
         (dict(table_offsets=swapped), "table_offsets"),
@@ -230,7 +241,7 @@ def test_a_plain_npy_file_is_refused(tmp_path):
 def test_a_damaged_archive_is_refused(saved, tmp_path):
     folder, contents = saved
     data = bytearray((folder / "good.npz").read_bytes())
-    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)  # zeros in the middle of a compressed array
+    data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)  # zeros in the middle of a compressed array
     (tmp_path / "damaged.npz").write_bytes(bytes(data))
     with pytest.raises(ValueError, match="babytris solution file"):
         babytris.load(tmp_path / "damaged.npz")
@@ -253,8 +264,10 @@ def test_a_failing_save_keeps_the_old_file(tmp_path, monkeypatch):
     good.save(path)
     before = path.read_bytes()
     for failure in (OSError(28, "No space left on device"), KeyboardInterrupt()):
+
         def broken(*args, failure=failure, **kwargs):
             raise failure
+
         monkeypatch.setattr(np, "savez_compressed", broken)
         with pytest.raises(type(failure)):
             good.save(path)
@@ -284,8 +297,9 @@ def test_a_killed_save_leaves_the_previous_file(tmp_path):
     target = tmp_path / "x.npz"
     target.write_bytes(good.read_bytes())
     for delay in (0.0, 0.05, 0.13, 0.21, 0.34, 0.55, 0.89):
-        saver = subprocess.Popen([sys.executable, "-c", SAVER, str(good), str(target)], cwd=tmp_path,
-                                 stdout=subprocess.PIPE, text=True)
+        saver = subprocess.Popen(
+            [sys.executable, "-c", SAVER, str(good), str(target)], cwd=tmp_path, stdout=subprocess.PIPE, text=True
+        )
         try:
             assert saver.stdout.readline().strip() == "ready"
             time.sleep(delay)

@@ -150,7 +150,8 @@ def test_draw_move_highlights_the_best_action(solution_4x4):
         assert f"rotation {move.rotation}, column {move.column}" in title
         assert f"value {solution_4x4.value(BOARD, piece):.4g}" in title
         assert max(solution_4x4.action_values(BOARD, piece).values()) == pytest.approx(
-            solution_4x4.value(BOARD, piece), abs=1e-8)
+            solution_4x4.value(BOARD, piece), abs=1e-8
+        )
 
 
 def test_draw_move_at_game_over(solution_4x4):
@@ -176,8 +177,10 @@ def test_draw_move_with_a_preview():
 
 
 def test_plot_convergence_one_line_per_run(transitions_4x4):
-    runs = [babytris.solve_transitions(transitions_4x4, method=m, accelerate=a)
-            for m, a in (("vi", True), ("vi", False), ("mpi", True))]
+    runs = [
+        babytris.solve_transitions(transitions_4x4, method=m, accelerate=a)
+        for m, a in (("vi", True), ("vi", False), ("mpi", True))
+    ]
     extra = np.array([1.0, 0.1, 0.0])
     ax = plot_convergence(*runs, extra, labels=["vi", "vi plain", "mpi", "given"])
     assert ax.get_yscale() == "log"
@@ -231,27 +234,30 @@ def test_without_matplotlib(monkeypatch):
             draw()
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: draw_board(Board(0, 4, 5), rules=RULES), "board is 4x5, the rules are 4x4"),
-    (lambda: draw_board(3), "rules for its size"),
-    (lambda: draw_board("####"), "board must be"),
-    (lambda: draw_board(BOARD, rules="4x4"), "rules must be"),
-    (lambda: draw_board(BOARD, placement=(0, 1)), "placement must be"),
-    (lambda: draw_board(BOARD, placement=Placement("O", 0, 0, 0), rules=RULES), "not in these rules"),
-    (lambda: draw_board(BOARD, placement=Placement("I", 0, 1, 0), rules=RULES), "is not a move"),
-    (lambda: draw_board(BOARD, placement=Placement("I", 0, 0, 7), rules=RULES), "is not a move"),
-    (lambda: draw_board(BOARD, colors={"piece": "red", "wall": "blue"}), "colors: unknown keys"),
-    (lambda: plot_convergence(), "at least 1"),
-    (lambda: plot_convergence(np.array([])), "run 1 must hold a 1-D array"),
-    (lambda: plot_convergence([1.0], [[1.0, 0.5]]), "run 2 must hold a 1-D array"),
-    (lambda: plot_convergence([1.0, -0.5]), "finite and >= 0"),
-    (lambda: plot_convergence([1.0, np.nan]), "finite and >= 0"),
-    (lambda: plot_convergence(["a"]), "run 1 must be"),
-    (lambda: plot_convergence([1.0], labels=["a", "b"]), "labels must be 1 strings"),
-    (lambda: plot_convergence([1.0], tol=0), "tol must be"),
-    (lambda: save(Figure(), "board.pdf"), "must end in .png or .svg"),
-    (lambda: save(Figure(), "board.png", dpi=0), "dpi must be"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: draw_board(Board(0, 4, 5), rules=RULES), "board is 4x5, the rules are 4x4"),
+        (lambda: draw_board(3), "rules for its size"),
+        (lambda: draw_board("####"), "board must be"),
+        (lambda: draw_board(BOARD, rules="4x4"), "rules must be"),
+        (lambda: draw_board(BOARD, placement=(0, 1)), "placement must be"),
+        (lambda: draw_board(BOARD, placement=Placement("O", 0, 0, 0), rules=RULES), "not in these rules"),
+        (lambda: draw_board(BOARD, placement=Placement("I", 0, 1, 0), rules=RULES), "is not a move"),
+        (lambda: draw_board(BOARD, placement=Placement("I", 0, 0, 7), rules=RULES), "is not a move"),
+        (lambda: draw_board(BOARD, colors={"piece": "red", "wall": "blue"}), "colors: unknown keys"),
+        (lambda: plot_convergence(), "at least 1"),
+        (lambda: plot_convergence(np.array([])), "run 1 must hold a 1-D array"),
+        (lambda: plot_convergence([1.0], [[1.0, 0.5]]), "run 2 must hold a 1-D array"),
+        (lambda: plot_convergence([1.0, -0.5]), "finite and >= 0"),
+        (lambda: plot_convergence([1.0, np.nan]), "finite and >= 0"),
+        (lambda: plot_convergence(["a"]), "run 1 must be"),
+        (lambda: plot_convergence([1.0], labels=["a", "b"]), "labels must be 1 strings"),
+        (lambda: plot_convergence([1.0], tol=0), "tol must be"),
+        (lambda: save(Figure(), "board.pdf"), "must end in .png or .svg"),
+        (lambda: save(Figure(), "board.png", dpi=0), "dpi must be"),
+    ],
+)
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
@@ -262,4 +268,3 @@ def test_draw_move_checks_the_board(solution_4x4):
         draw_move(solution_4x4, Board(0, 4, 5), "I")
     with pytest.raises(ValueError, match="piece"):
         draw_move(solution_4x4, BOARD, "O")
-

@@ -244,7 +244,7 @@ def test_mean_against_weighted_pieces():
 
 
 def test_player_forms_agree(solution_4x4, transitions_4x4):
-    """"optimal", the Solution itself, and its policy array play the same games."""
+    """ "optimal", the Solution itself, and its policy array play the same games."""
     kw = dict(n_actions=300, n_games=10, seed=4)
     a = babytris.play(solution_4x4, "optimal", **kw)
     b = babytris.play(transitions_4x4, solution_4x4, **kw)

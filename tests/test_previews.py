@@ -3,15 +3,14 @@ a state is the board, the piece to place, the queue and the hold slot."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from strategies import small_rules
 
 import babytris
 from babytris import Rules, RulesError, reference
-from strategies import small_rules
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +51,7 @@ def test_lookups_take_the_preview(solutions):
     with pytest.raises(ValueError, match="preview must name 2 pieces"):
         s.value(board, "L")
     with pytest.raises(ValueError, match="start_nodes"):
-        s.transitions.start_index
+        _ = s.transitions.start_index
 
 
 @pytest.mark.parametrize("opponent", ["random", "minimax", "minavg", "gaps"])
@@ -92,13 +91,27 @@ def test_preview_memory_guard():
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-@given(small_rules(sizes=(2, 3), variants=True), st.integers(0, 2), st.booleans(),
-       st.sampled_from(["random", "minimax", "gaps"]), st.floats(0.0, 0.9))
+@given(
+    small_rules(sizes=(2, 3), variants=True),
+    st.integers(0, 2),
+    st.booleans(),
+    st.sampled_from(["random", "minimax", "gaps"]),
+    st.floats(0.0, 0.9),
+)
 def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
-    rules = Rules(width=rules.width, height=rules.height, pieces=rules.pieces, probabilities=rules.probabilities,
-                  start=rules.start, objective=rules.objective, preview=preview, hold=hold,
-                  line_scores=None if rules.objective == "combo" else rules.line_scores,
-                  no_holes=rules.no_holes, top_out=rules.top_out)
+    rules = Rules(
+        width=rules.width,
+        height=rules.height,
+        pieces=rules.pieces,
+        probabilities=rules.probabilities,
+        start=rules.start,
+        objective=rules.objective,
+        preview=preview,
+        hold=hold,
+        line_scores=None if rules.objective == "combo" else rules.line_scores,
+        no_holes=rules.no_holes,
+        top_out=rules.top_out,
+    )
     try:
         t = babytris.enumerate_boards(rules, max_memory=2**24)
     except babytris.MemoryLimitError:
@@ -174,7 +187,10 @@ def test_bad_hold():
     s = babytris.solve(width=3, height=3, hold=True, tol=1e-6)
     with pytest.raises(ValueError, match="held"):
         s.value(0, "I", held=True)
-    for call in (lambda: babytris.play(s), lambda: babytris.expected_points(s),
-                 lambda: babytris.long_run_rate(s.transitions)):
+    for call in (
+        lambda: babytris.play(s),
+        lambda: babytris.expected_points(s),
+        lambda: babytris.long_run_rate(s.transitions),
+    ):
         with pytest.raises(ValueError, match="hold"):
             call()

@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
+from strategies import small_rules
 
 import babytris
 from babytris import Rules, rate, reference
-from strategies import small_rules
 from babytris.roles import policy_rows
 
 TOL = 1e-9
@@ -246,6 +246,7 @@ def test_kernel_reached_by_luck():
 # Games with more reachable boards than this are skipped: the reference stays quick.
 SMALL = 200
 
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(small_rules())
 def test_equals_reference(rules):
@@ -259,7 +260,10 @@ def test_equals_reference(rules):
     for opponent in ("random", "minimax"):
         core = rates[opponent] = babytris.long_run_rate(t, opponent=opponent)
         ref = reference.long_run_rate(rules, opponent=opponent)
-        event(f"{opponent}: " + ("survives" if core.survives else "kernel off the start" if core.n_kernel else "no kernel"))
+        event(
+            f"{opponent}: "
+            + ("survives" if core.survives else "kernel off the start" if core.n_kernel else "no kernel")
+        )
         assert abs(core.gain - ref.gain) <= 1e-7 * max(1.0, abs(ref.gain))
         assert abs(core.lower - ref.lower) <= 1e-7 * max(1.0, abs(ref.lower))
         assert abs(core.upper - ref.upper) <= 1e-7 * max(1.0, abs(ref.upper))
@@ -317,8 +321,12 @@ def test_results_do_not_depend_on_threads(transitions_4x4, monkeypatch):
     for opponent in ("random", "minimax"):
         runs = [babytris.long_run_rate(transitions_4x4, opponent=opponent, n_jobs=j) for j in (1, 2, 3)]
         for r in runs[1:]:
-            assert (r.gain, r.lower, r.upper, r.iterations) == (runs[0].gain, runs[0].lower, runs[0].upper,
-                                                                 runs[0].iterations)
+            assert (r.gain, r.lower, r.upper, r.iterations) == (
+                runs[0].gain,
+                runs[0].lower,
+                runs[0].upper,
+                runs[0].iterations,
+            )
             assert np.array_equal(r.policy, runs[0].policy) and np.array_equal(r.kernel, runs[0].kernel)
             assert np.array_equal(r.bias, runs[0].bias, equal_nan=True)
 

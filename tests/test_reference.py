@@ -13,14 +13,13 @@ compared state by state, matched by board value.
 
 from __future__ import annotations
 
-
 import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from strategies import small_rules
 
 import babytris
 from babytris import CATALOGUE, reference
-from strategies import small_rules
 
 SMALL = 1500
 TOL = 1e-12
@@ -28,8 +27,9 @@ TOL = 1e-12
 
 @st.composite
 def games(draw):
-    rules = draw(small_rules(sizes=(2, 5), pool=tuple(p.cells for p in CATALOGUE.values()), max_pieces=7,
-                             variants=True))
+    rules = draw(
+        small_rules(sizes=(2, 5), pool=tuple(p.cells for p in CATALOGUE.values()), max_pieces=7, variants=True)
+    )
     discount = draw(st.floats(0.0, 0.95))
     opponent = draw(st.sampled_from(["random", "minimax", "minavg", "gaps", "given"]))
     player = "random" if opponent in ("minavg", "gaps") else draw(st.sampled_from(["optimal", "random", "given"]))
@@ -40,8 +40,14 @@ def games(draw):
         reward = babytris.Reward(loss=draw(loss))
     elif kind == "weights":
         weight = st.floats(-3.0, 10.0, allow_nan=False, allow_infinity=False)
-        reward = babytris.Reward(lines=draw(weight), height=draw(weight), score=draw(weight), gaps=draw(weight),
-                                 new_holes=draw(weight) if rules.no_holes else 0.0, loss=draw(loss))
+        reward = babytris.Reward(
+            lines=draw(weight),
+            height=draw(weight),
+            score=draw(weight),
+            gaps=draw(weight),
+            new_holes=draw(weight) if rules.no_holes else 0.0,
+            loss=draw(loss),
+        )
     single_agent = opponent in ("random", "given") and player in ("optimal", "given")
     method = draw(st.sampled_from(["mpi", "vi"])) if single_agent else "vi"
     seed = draw(st.integers(0, 2**32 - 1))
@@ -82,8 +88,14 @@ def test_core_equals_reference(game):
     core_opponent, ref_opponent, core_player, ref_player = given_roles(transitions, opponent, player, seed)
 
     core = babytris.solve_transitions(
-        transitions, discount=discount, tol=TOL, max_iter=100_000, method=method, opponent=core_opponent,
-        player=core_player, reward=reward,
+        transitions,
+        discount=discount,
+        tol=TOL,
+        max_iter=100_000,
+        method=method,
+        opponent=core_opponent,
+        player=core_player,
+        reward=reward,
     )
     ref = reference.solve(
         rules, discount=discount, tol=TOL, max_iter=100_000, opponent=ref_opponent, player=ref_player, reward=reward
@@ -120,6 +132,10 @@ def test_core_equals_reference(game):
                 continue
             assert action is not None
             (after, lines) = [(nb, n) for m, nb, n in moves if m == action][0]
-            q = (reference.move_reward(rules, b, after, lines, opponent, reward,
-                                       reference.filled_cells(rules, b, action)) + discount * ref_after[after])
+            q = (
+                reference.move_reward(
+                    rules, b, after, lines, opponent, reward, reference.filled_cells(rules, b, action)
+                )
+                + discount * ref_after[after]
+            )
             assert abs(q - ref.values[j][p]) <= 1e-9 * max(1.0, abs(ref.values[j][p])), (b, p, action)

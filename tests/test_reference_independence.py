@@ -46,35 +46,41 @@ def test_the_reference_imports_only_the_rules_data(name):
 
 def test_the_check_catches_an_import_of_the_fast_path():
     assert babytris_imports("from .roles import resolve\nfrom . import _core\nimport numpy", "x") == {
-        "babytris.roles", "babytris._core", "numpy"}
+        "babytris.roles",
+        "babytris._core",
+        "numpy",
+    }
 
 
 # --- the reference's game, against boards worked out by hand ---------------------------------------------
 
-RULES = Rules(width=4, height=4)      # pieces: I (index 0), L (index 1)
-I = 0
+RULES = Rules(width=4, height=4)  # pieces: I (index 0), L (index 1)
+I_PIECE = 0
 
 
 def test_a_vertical_i_completes_the_bottom_row_and_the_rest_falls():
     # before: row 0 = "###."  (bits 0, 1, 2 = 7); the I stands upright in column 3, rows 0-2
     # row 0 is full and cleared; the I's cells in rows 1, 2 fall to rows 0, 1 of column 3: bits 3 and 7
-    after, rows, filled = land(RULES, 0b0111, I, 1, 3)
+    after, rows, filled = land(RULES, 0b0111, I_PIECE, 1, 3)
     assert (after, rows, filled) == (0b1000_1000, 1, 0)
 
 
 def test_the_moves_of_an_i_on_the_empty_board():
     # flat in row 0 from column 0 or 1 (from 2 it would stick out): bits 0-2, 1-3;
     # upright in column c: bits c, c + 4, c + 8
-    got = {(m.rotation, m.column): (after, rows) for m, after, rows in moves(RULES, 0, I)}
-    assert got == {(0, 0): (0b0111, 0), (0, 1): (0b1110, 0),
-                   **{(1, c): ((1 | 1 << 4 | 1 << 8) << c, 0) for c in range(4)}}
-    assert land(RULES, 0, I, 0, 2) is None  # flat from column 2: a cell off the board (it used to wrap)
+    got = {(m.rotation, m.column): (after, rows) for m, after, rows in moves(RULES, 0, I_PIECE)}
+    assert got == {
+        (0, 0): (0b0111, 0),
+        (0, 1): (0b1110, 0),
+        **{(1, c): ((1 | 1 << 4 | 1 << 8) << c, 0) for c in range(4)},
+    }
+    assert land(RULES, 0, I_PIECE, 0, 2) is None  # flat from column 2: a cell off the board (it used to wrap)
 
 
 def test_holes_and_heights_of_a_hand_drawn_board():
     # drawn top row first: row 1 = "#...", row 0 = "...." (bit 4 filled)
     board = 1 << 4
-    assert holes(board, 4, 4) == 1        # the empty cell under it in column 0
+    assert holes(board, 4, 4) == 1  # the empty cell under it in column 0
     assert max_height(board, 4, 4) == 2
 
 

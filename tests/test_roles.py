@@ -88,8 +88,10 @@ def test_gap_opponent_maximises_holes_of_a_random_player(gaps, transitions_4x4, 
     assert np.array_equal(gaps.piece_choices, np.argmax(gaps.values, axis=1))
     for state in range(0, gaps.n_states, 41):
         b = state // 2
-        q = [count[t.next_board[e]] - count[b] + 0.9 * after[t.next_board[e]]
-             for e in range(t.offsets[state], t.offsets[state + 1])]
+        q = [
+            count[t.next_board[e]] - count[b] + 0.9 * after[t.next_board[e]]
+            for e in range(t.offsets[state], t.offsets[state + 1])
+        ]
         assert abs((sum(q) / len(q) if q else 0.0) - gaps.values.flat[state]) <= 1e-9
     assert gaps.start_value > 0  # a random player leaves holes
     with pytest.raises(ValueError, match="random"):

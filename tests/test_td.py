@@ -8,7 +8,7 @@ import pytest
 import babytris
 from babytris.big import fitted, td
 from babytris.big.features import rows_from_bits
-from babytris.states import engine
+from babytris.placements import engine
 
 
 def test_gradient_equals_finite_differences():
@@ -55,8 +55,18 @@ def test_one_update_by_hand():
 
 def test_learns_a_tiny_game_to_zero_regret():
     t = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
-    result = td.td_lambda(t, n_games=400, max_placements=40, points=True, game_over=0.0, explore=False,
-                          trace=0.0, learning_rate=0.05, report_every=100, seed=0)
+    result = td.td_lambda(
+        t,
+        n_games=400,
+        max_placements=40,
+        points=True,
+        game_over=0.0,
+        explore=False,
+        trace=0.0,
+        learning_rate=0.05,
+        report_every=100,
+        seed=0,
+    )
     report = fitted.regret(t, fitted.greedy_policy(t, result.network))
     assert report.regret == pytest.approx(0.0, abs=1e-8)
     assert result.games.tolist() == [100, 200, 300, 400] and (result.explored == 0).all()
@@ -71,12 +81,15 @@ def test_same_seed_same_curve():
     assert 0 < a.explored[-1] < 1 and "60 games" in repr(a)
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    (dict(n_games=0), "n_games"),
-    (dict(n_games=5, trace=2.0), "trace"),
-    (dict(n_games=5, hidden=0), "hidden"),
-    (dict(n_games=5, report_every=0), "report_every"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(n_games=0), "n_games"),
+        (dict(n_games=5, trace=2.0), "trace"),
+        (dict(n_games=5, hidden=0), "hidden"),
+        (dict(n_games=5, report_every=0), "report_every"),
+    ],
+)
 def test_bad_arguments(kwargs, words):
     t = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
     with pytest.raises(ValueError, match=words):

@@ -57,8 +57,14 @@ def test_exports(small_table):
 
 
 def test_standard_tournament_rows_and_columns():
-    t = babytris.standard_tournament(width=3, height=4, n_actions=30, n_games=10, opponent_discounts=(0.5,),
-                                     rewards=(babytris.Reward(height=1, score=1),))
+    t = babytris.standard_tournament(
+        width=3,
+        height=4,
+        n_actions=30,
+        n_games=10,
+        opponent_discounts=(0.5,),
+        rewards=(babytris.Reward(height=1, score=1),),
+    )
     assert t.players == ("optimal", "random", "max-min", "max-min 0/1/1/0")
     assert t.opponents == ("random", "minimax 0.5", "minavg 0.5", "gaps 0.5")
     assert t.expected.shape == (4, 4) and np.all(np.isfinite(t.expected))

@@ -13,8 +13,15 @@ from babytris.validation import check_bool, check_int, check_number
 def test_numpy_integers_solve_like_python_integers():
     # np.float32(0.9) is 0.899999976...: the same game as that float
     plain = babytris.solve(width=4, height=4, discount=float(np.float32(0.9)))
-    numpy = babytris.solve(width=np.int64(4), height=np.int32(4), max_iter=np.int64(1000), n_jobs=np.int64(1),
-                           discount=np.float32(0.9), tol=np.float64(1e-8), accelerate=np.bool_(True))
+    numpy = babytris.solve(
+        width=np.int64(4),
+        height=np.int32(4),
+        max_iter=np.int64(1000),
+        n_jobs=np.int64(1),
+        discount=np.float32(0.9),
+        tol=np.float64(1e-8),
+        accelerate=np.bool_(True),
+    )
     assert numpy.rules == plain.rules
     assert type(numpy.rules.width) is int
     assert numpy.n_boards == 12978
@@ -54,17 +61,30 @@ def test_checks_return_plain_python_values():
 
 # --- wrong types and shapes at the entry points (issue 18) ----------------------------------------------
 
-@pytest.mark.parametrize("call", [
-    lambda: babytris.solve_transitions(42),
-    lambda: babytris.minimize(42),
-    lambda: babytris.enumerate_boards(42),
-    lambda: babytris.to_mdptoolbox(42),
-    lambda: babytris.long_run_rate(42),
-    lambda: babytris.expected_points(42, n_actions=3),
-    lambda: babytris.play(42),
-    lambda: babytris.tournament(42, {"random": "random"}, {"random": "random"}),
-], ids=["solve_transitions", "minimize", "enumerate_boards", "to_mdptoolbox", "long_run_rate",
-        "expected_points", "play", "tournament"])
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: babytris.solve_transitions(42),
+        lambda: babytris.minimize(42),
+        lambda: babytris.enumerate_boards(42),
+        lambda: babytris.to_mdptoolbox(42),
+        lambda: babytris.long_run_rate(42),
+        lambda: babytris.expected_points(42, n_actions=3),
+        lambda: babytris.play(42),
+        lambda: babytris.tournament(42, {"random": "random"}, {"random": "random"}),
+    ],
+    ids=[
+        "solve_transitions",
+        "minimize",
+        "enumerate_boards",
+        "to_mdptoolbox",
+        "long_run_rate",
+        "expected_points",
+        "play",
+        "tournament",
+    ],
+)
 def test_a_wrong_first_argument_is_a_value_error_naming_it(call):
     with pytest.raises(ValueError, match=r"(transitions|rules|game) must be a babytris\.\w+.*got int") as err:
         call()
@@ -97,11 +117,15 @@ def test_out_of_range_piece_choices_in_a_solution_are_an_error_not_a_crash(trans
         babytris.expected_points(corrupted, "random", "solution", n_actions=5)
 
 
-@pytest.mark.parametrize("game", [
-    dict(line_scores=(0, 1e308, 1e308, 1e308)),
-    dict(reward=babytris.Reward(height=1e308)),
-    dict(line_scores=(0, 1e299, 1e299, 1e299), discount=0.99),  # finite scores, values past 1e300
-], ids=["line_scores", "reward", "discounted_sum"])
+@pytest.mark.parametrize(
+    "game",
+    [
+        dict(line_scores=(0, 1e308, 1e308, 1e308)),
+        dict(reward=babytris.Reward(height=1e308)),
+        dict(line_scores=(0, 1e299, 1e299, 1e299), discount=0.99),  # finite scores, values past 1e300
+    ],
+    ids=["line_scores", "reward", "discounted_sum"],
+)
 def test_rewards_that_would_overflow_are_refused_before_the_sweeps(game):
     with pytest.raises(ValueError, match="too large"):
         babytris.solve(width=4, height=4, **game)

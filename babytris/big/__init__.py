@@ -28,21 +28,9 @@ from .fitted import (
 )
 from .games import BigGame, ExactGame, game_model
 from .lookahead import LookaheadGames, lookahead_placement, play_lookahead
+from .playouts import BoardSample, GreedyChoices, Playouts, greedy_placements, play_greedy, sample_boards
 from .td import TDResult, ValueNetwork, td_lambda
-from .tetris import (
-    FEATURES,
-    MAX_HEIGHT,
-    MAX_WIDTH,
-    MOVE_FEATURES,
-    Afterstates,
-    BoardSample,
-    GreedyChoices,
-    Playouts,
-    Tetris,
-    greedy_placements,
-    play_greedy,
-    sample_boards,
-)
+from .tetris import FEATURES, MAX_HEIGHT, MAX_WIDTH, MOVE_FEATURES, Afterstates, Tetris
 
 __all__ = [
     # the engine and its playouts

@@ -13,7 +13,7 @@ set into the ``(n, k)`` design matrix of a linear value function.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

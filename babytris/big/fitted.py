@@ -21,8 +21,9 @@ where :func:`greedy_policy` turns the weights into a policy whose exact value
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -83,9 +84,11 @@ class FittedValueIteration:
 
     def __repr__(self) -> str:
         weights = ", ".join(f"{w:.3g}" for w in self.value.weights)
-        return (f"<FittedValueIteration features={list(self.value.features)} weights=({weights}) "
-                f"rounds={len(self.iterations)} iterations={sum(self.iterations)} "
-                f"{'converged' if self.converged else 'NOT converged'} {self.seconds:.2f}s>")
+        return (
+            f"<FittedValueIteration features={list(self.value.features)} weights=({weights}) "
+            f"rounds={len(self.iterations)} iterations={sum(self.iterations)} "
+            f"{'converged' if self.converged else 'NOT converged'} {self.seconds:.2f}s>"
+        )
 
 
 def fitted_value_iteration(
@@ -137,8 +140,17 @@ def fitted_value_iteration(
         history.extend(steps)
         iterations.append(n_iter)
     assert value is not None  # (rounds >= 1 is checked above)
-    return FittedValueIteration(value, tuple(iterations), converged, np.array(history), n_samples, float(discount),
-                                float(loss), float(tol), time.perf_counter() - started)
+    return FittedValueIteration(
+        value,
+        tuple(iterations),
+        converged,
+        np.array(history),
+        n_samples,
+        float(discount),
+        float(loss),
+        float(tol),
+        time.perf_counter() - started,
+    )
 
 
 def _fit(model, states, features, discount, loss, tol, max_iter):
@@ -196,8 +208,9 @@ def _segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return first
 
 
-def _sample(model, n: int, value: LinearValue | None, epsilon: float, discount: float,
-            rng: np.random.Generator) -> np.ndarray:
+def _sample(
+    model, n: int, value: LinearValue | None, epsilon: float, discount: float, rng: np.random.Generator
+) -> np.ndarray:
     """Boards visited by play from the start (restarting at game over): random
     placements, or greedy ones for ``value`` with random ones at chance ``epsilon``."""
     if hasattr(model, "sample"):
@@ -271,8 +284,13 @@ def regret(transitions: Transitions, policy: np.ndarray, *, discount: float = 0.
     check_points_table(transitions)
     optimal = solve_transitions(transitions, discount=discount, tol=tol)
     mine = solve_transitions(transitions, discount=discount, tol=tol, player=policy)
-    return Regret(optimal.start_value, mine.start_value, optimal.start_value - mine.start_value,
-                  float(np.mean(optimal.values - mine.values)), float(discount))
+    return Regret(
+        optimal.start_value,
+        mine.start_value,
+        optimal.start_value - mine.start_value,
+        float(np.mean(optimal.values - mine.values)),
+        float(discount),
+    )
 
 
 def _check(discount, n_samples, rounds, epsilon, loss, tol, max_iter) -> None:

@@ -11,13 +11,15 @@ cleared), ``rows(states)``, ``moves(states, piece)``,
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..transitions import Transitions
 from .features import rows_from_bits
-from .tetris import Tetris, sample_boards
+from .playouts import sample_boards
+from .tetris import Tetris
 
 __all__ = ["ExactGame", "BigGame", "game_model", "check_points_table"]
 
@@ -84,10 +86,18 @@ class BigGame:
     def start(self) -> np.ndarray:
         return self.tetris.empty()
 
-    def sample(self, n: int, value: "Any", epsilon: float, discount: float,
-               rng: np.random.Generator) -> np.ndarray:
-        greedy = {} if value is None else dict(weights=value.weights, features=value.features,
-                                               line_rewards="scores", discount=discount, epsilon=epsilon)
+    def sample(self, n: int, value: Any, epsilon: float, discount: float, rng: np.random.Generator) -> np.ndarray:
+        greedy = (
+            {}
+            if value is None
+            else dict(
+                weights=value.weights,
+                features=value.features,
+                line_rewards="scores",
+                discount=discount,
+                epsilon=epsilon,
+            )
+        )
         return sample_boards(self.tetris, n, seed=int(rng.integers(2**63)), **greedy).rows
 
 
@@ -98,11 +108,13 @@ def check_points_table(transitions: Transitions) -> None:
     if rules.preview or rules.hold:
         raise ValueError("transitions: the table has previews or hold; fitted values and regret need plain rules")
     if rules.top_out or rules.no_holes:
-        raise ValueError("transitions: top_out and no_holes rules (the seed models) score moves with a Reward "
-                         "(loss, new holes) that fitted values and regret do not count; use plain rules")
+        raise ValueError(
+            "transitions: top_out and no_holes rules (the seed models) score moves with a Reward "
+            "(loss, new holes) that fitted values and regret do not count; use plain rules"
+        )
 
 
-def game_model(game: Any) -> "ExactGame | BigGame":
+def game_model(game: Any) -> ExactGame | BigGame:
     """The model of ``game``: a :class:`~babytris.Transitions` or a :class:`babytris.big.tetris.Tetris`."""
     if isinstance(game, Transitions):
         return ExactGame(game)

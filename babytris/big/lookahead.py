@@ -6,8 +6,9 @@ board (:class:`babytris.big.tetris.Tetris`), in Python over the compiled engine.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,8 +36,9 @@ class LookaheadGames:
     seconds: float
 
 
-def lookahead_placement(tetris: Any, rows: np.ndarray, pieces: Sequence[int], value: LinearValue, *,
-                        discount: float = 0.9, loss: float) -> int:
+def lookahead_placement(
+    tetris: Any, rows: np.ndarray, pieces: Sequence[int], value: LinearValue, *, discount: float = 0.9, loss: float
+) -> int:
     """The placement of ``pieces[0]`` on ``rows`` that is best when the next
     pieces ``pieces[1:]`` (previewed) are placed best too:
     ``max r1 + discount r2 + ... + discount**(k-1) rk + discount**k V(after)``
@@ -58,9 +60,9 @@ def lookahead_placement(tetris: Any, rows: np.ndarray, pieces: Sequence[int], va
         after = tetris.afterstates_batch(boards, piece)
         counts = np.diff(after.offsets)
         dead = counts == 0
-        np.maximum.at(best, root[dead], gathered[dead] - discount ** depth * loss)
+        np.maximum.at(best, root[dead], gathered[dead] - discount**depth * loss)
         root, gathered = np.repeat(root, counts), np.repeat(gathered, counts)
-        gathered = gathered + discount ** depth * scores[after.lines.astype(np.int64)]
+        gathered = gathered + discount**depth * scores[after.lines.astype(np.int64)]
         boards = after.rows
     if len(boards):
         leaves = tetris.feature_matrix(boards, value.features) @ value.weights  # compiled features
@@ -68,8 +70,17 @@ def lookahead_placement(tetris: Any, rows: np.ndarray, pieces: Sequence[int], va
     return int(first.placement[int(np.argmax(best))])
 
 
-def play_lookahead(tetris: Any, value: LinearValue, *, loss: float, preview: int = 2, n_games: int = 10,
-                   max_placements: int = 10_000, discount: float = 0.9, seed: int = 0) -> LookaheadGames:
+def play_lookahead(
+    tetris: Any,
+    value: LinearValue,
+    *,
+    loss: float,
+    preview: int = 2,
+    n_games: int = 10,
+    max_placements: int = 10_000,
+    discount: float = 0.9,
+    seed: int = 0,
+) -> LookaheadGames:
     """Games of the greedy policy of ``value`` looking ahead over ``preview``
     previewed pieces (:func:`lookahead_placement`; ``preview=0`` is the
     one-step greedy policy), pieces drawn at random; in Python over the

@@ -21,8 +21,9 @@ exactly (:func:`babytris.big.fitted.regret`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -155,8 +156,20 @@ def td_lambda(
     curve: list[tuple[int, float, float, float]] = []
     lines_sum = placed_sum = explored_sum = 0
     for played in range(1, n_games + 1):
-        lines, placed, explored = _play_and_learn(model, net, rng, learning_rate, trace, discount, placement_reward,
-                                                  line_reward, game_over, scores, explore, max_placements)
+        lines, placed, explored = _play_and_learn(
+            model,
+            net,
+            rng,
+            learning_rate,
+            trace,
+            discount,
+            placement_reward,
+            line_reward,
+            game_over,
+            scores,
+            explore,
+            max_placements,
+        )
         lines_sum += lines
         placed_sum += placed
         explored_sum += explored
@@ -170,8 +183,20 @@ def td_lambda(
     return TDResult(net, games.astype(np.int64), per_game, placements, explored_share, time.perf_counter() - started)
 
 
-def _play_and_learn(model, net: ValueNetwork, rng, rate, trace, discount, placement_reward, line_reward, game_over,
-                    scores, explore, max_placements) -> tuple[int, int, int]:
+def _play_and_learn(
+    model,
+    net: ValueNetwork,
+    rng,
+    rate,
+    trace,
+    discount,
+    placement_reward,
+    line_reward,
+    game_over,
+    scores,
+    explore,
+    max_placements,
+) -> tuple[int, int, int]:
     """One game; returns (lines, placements, explored moves)."""
     state = model.start()
     x = net.inputs(model.rows(_one(state)))[0]

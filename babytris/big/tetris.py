@@ -35,41 +35,36 @@ greedy policy of a value function ``V = w . phi``, as in fitted value iteration.
 
 from __future__ import annotations
 
-import math
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evaluate import game_seeds
 from ..pieces import Piece, Placement
 from ..rules import (
-    Rules,
     PieceSpec,
+    Rules,
     RulesError,
     check_line_scores,
     check_probabilities,
     piece_repr,
     resolve_pieces,
 )
-from ..validation import check_int, check_number, is_int, is_number
+from ..validation import check_int, is_int
 from . import _engine
 
 __all__ = [
     "Afterstates",
-    "BoardSample",
     "FEATURES",
-    "GreedyChoices",
     "MAX_HEIGHT",
     "MAX_WIDTH",
     "MOVE_FEATURES",
-    "Playouts",
     "Tetris",
-    "greedy_placements",
-    "play_greedy",
-    "sample_boards",
+    "feature_codes",
+    "n_threads",
 ]
 
 #: The widest board: a row is a uint16.
@@ -85,15 +80,21 @@ MAX_HEIGHT: int = _engine.MAX_HEIGHT
 #: piece cells (rows cleared times the piece's cells in them).  Their order
 #: here is their code in the compiled engine.
 FEATURES: tuple[str, ...] = (
-    "max_height", "holes", "covers", "bumpiness", "wells", "row_transitions", "column_transitions", "filled",
-    "heights", "differences", "landing_height", "eroded_cells",
+    "max_height",
+    "holes",
+    "covers",
+    "bumpiness",
+    "wells",
+    "row_transitions",
+    "column_transitions",
+    "filled",
+    "heights",
+    "differences",
+    "landing_height",
+    "eroded_cells",
 )
 #: The features of a move rather than of a board.
 MOVE_FEATURES: tuple[str, ...] = ("landing_height", "eroded_cells")
-
-MAX_GAMES = 10**7
-MAX_BOARDS = 10**9
-NO_LIMIT = 2**62
 
 
 @dataclass(frozen=True, eq=True, repr=False)
@@ -123,9 +124,15 @@ class Tetris:
     line_scores: tuple[float, ...] = None  # type: ignore[assignment]
 
     if TYPE_CHECKING:
-        def __init__(self, width: int = 10, height: int = 20, pieces: str | Iterable[PieceSpec] = ("tetrominoes",),
-                     probabilities: Iterable[float] | None = None,
-                     line_scores: Iterable[float] | None = None) -> None: ...
+
+        def __init__(
+            self,
+            width: int = 10,
+            height: int = 20,
+            pieces: str | Iterable[PieceSpec] = ("tetrominoes",),
+            probabilities: Iterable[float] | None = None,
+            line_scores: Iterable[float] | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         width = _bounded_int("width", self.width, 1, MAX_WIDTH)
@@ -144,15 +151,19 @@ class Tetris:
         object.__setattr__(self, "line_scores", check_line_scores(self.line_scores, tallest))
 
     @classmethod
-    def from_rules(cls, rules: Rules) -> "Tetris":
+    def from_rules(cls, rules: Rules) -> Tetris:
         """The game of a :class:`babytris.Rules` (width at most 16; the
         points objective, no preview, no hold, no mirror merging, the empty
         start board: the big-board engine has none of these)."""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
-        for name, value, default in (("objective", rules.objective, "points"), ("preview", rules.preview, 0),
-                                     ("hold", rules.hold, False), ("mirror", rules.mirror, False),
-                                     ("start", rules.start, 0)):
+        for name, value, default in (
+            ("objective", rules.objective, "points"),
+            ("preview", rules.preview, 0),
+            ("hold", rules.hold, False),
+            ("mirror", rules.mirror, False),
+            ("start", rules.start, 0),
+        ):
             if value != default:
                 raise RulesError(f"{name}: the big-board engine supports only {name}={default!r}, got {value!r}")
         return cls(rules.width, rules.height, rules.pieces, rules.probabilities, rules.line_scores)
@@ -172,7 +183,7 @@ class Tetris:
         """The most rows one placement can clear: the rows of the tallest orientation that fits."""
         return int(self.engine.shape.shape[1])
 
-    def piece_index(self, which: "int | str | Piece") -> int:
+    def piece_index(self, which: int | str | Piece) -> int:
         """Index of a piece given by index, name or Piece; raises ``ValueError`` if absent."""
         if isinstance(which, bool):
             raise ValueError(f"piece must be an index or a name, got {which!r}")
@@ -252,8 +263,10 @@ class Tetris:
     def text(self, rows: np.ndarray) -> str:
         """A board drawn top row first, ``'#'`` filled, ``'.'`` empty."""
         rows = self.check_rows(rows, full_ok=True)
-        return "\n".join("".join("#" if int(rows[r]) >> c & 1 else "." for c in range(self.width))
-                         for r in reversed(range(self.height)))
+        return "\n".join(
+            "".join("#" if int(rows[r]) >> c & 1 else "." for c in range(self.width))
+            for r in reversed(range(self.height))
+        )
 
     def check_rows(self, rows: object, *, name: str = "rows", full_ok: bool = False) -> np.ndarray:
         """``rows`` as uint16 row bitmasks, C-contiguous: ``(height,)`` for one
@@ -261,8 +274,10 @@ class Tetris:
         every row is a bitmask of ``width`` bits (and none is full)."""
         array = np.asarray(rows)
         if array.dtype.kind not in "ui" or array.ndim not in (1, 2) or array.shape[-1] != self.height:
-            raise ValueError(f"{name} must be an integer array ({self.height},) or (n, {self.height}) of row "
-                             f"bitmasks, got {array.dtype} {array.shape}")
+            raise ValueError(
+                f"{name} must be an integer array ({self.height},) or (n, {self.height}) of row "
+                f"bitmasks, got {array.dtype} {array.shape}"
+            )
         if array.size and (array.min() < 0 or array.max() >= 1 << self.width):
             raise ValueError(f"{name}: every row must be a bitmask in [0, 2**{self.width})")
         out = np.ascontiguousarray(array, dtype=np.uint16)
@@ -276,7 +291,7 @@ class Tetris:
 
     # --- moves -----------------------------------------------------------------------------
 
-    def afterstates(self, rows: np.ndarray, piece: "int | str | Piece") -> "Afterstates":
+    def afterstates(self, rows: np.ndarray, piece: int | str | Piece) -> Afterstates:
         """Every legal placement of ``piece`` on one board (``(height,)`` rows),
         in placement order: :class:`Afterstates` with ``len() == 0`` when it
         fits nowhere (game over)."""
@@ -284,12 +299,12 @@ class Tetris:
             rows = self.check_rows(rows)
         if rows.shape != (self.height,):
             raise ValueError(f"rows must be one board ({self.height},); use afterstates_batch for many")
-        p = self._piece_indices.get(piece) if type(piece) is not bool else None   # names and in-range ints
+        p = self._piece_indices.get(piece) if type(piece) is not bool else None  # names and in-range ints
         if p is None:
             p = self.piece_index(piece)
-        return Afterstates(*self.engine.afterstates_one(rows, p))   # checks the rows
+        return Afterstates(*self.engine.afterstates_one(rows, p))  # checks the rows
 
-    def afterstates_batch(self, rows: np.ndarray, pieces: object, *, n_jobs: int | None = 1) -> "Afterstates":
+    def afterstates_batch(self, rows: np.ndarray, pieces: object, *, n_jobs: int | None = 1) -> Afterstates:
         """Every legal placement of ``pieces[i]`` on board ``rows[i]`` (``(n,
         height)``), in CSR form: board i's afterstates are entries
         ``offsets[i]:offsets[i + 1]`` of the :class:`Afterstates`' arrays.
@@ -298,22 +313,25 @@ class Tetris:
         rows = self.check_rows(rows)
         if rows.ndim != 2:
             raise ValueError(f"rows must be boards (n, {self.height})")
-        return Afterstates(*self.engine.afterstates(rows, self._pieces(pieces, len(rows)), _n_jobs(n_jobs)))
+        return Afterstates(*self.engine.afterstates(rows, self._pieces(pieces, len(rows)), n_threads(n_jobs)))
 
-    def successors(self, rows: np.ndarray, piece: "int | str | Piece") -> list[tuple[int, np.ndarray, int]]:
+    def successors(self, rows: np.ndarray, piece: int | str | Piece) -> list[tuple[int, np.ndarray, int]]:
         """``[(placement, next rows, rows cleared), ...]``: the exact engine's
         ``successors`` for one board."""
         after = self.afterstates(rows, piece)
-        return [(int(k), next_rows, int(lines)) for k, next_rows, lines in zip(after.placement, after.rows, after.lines)]
+        return [
+            (int(k), next_rows, int(lines)) for k, next_rows, lines in zip(after.placement, after.rows, after.lines)
+        ]
 
-    def feature_matrix(self, boards: "np.ndarray | Afterstates", names: Sequence[str], *,
-                       n_jobs: int | None = 1) -> np.ndarray:
+    def feature_matrix(
+        self, boards: np.ndarray | Afterstates, names: Sequence[str], *, n_jobs: int | None = 1
+    ) -> np.ndarray:
         """The design matrix of a linear value function: float64 ``(n, 1 + k)``,
         a constant 1 then the named :data:`FEATURES` of each board, computed
         in C; equal to :func:`babytris.big.features.feature_matrix` on the same
         boards.  ``boards``: rows ``(n, height)`` (or one board), or
         :class:`Afterstates`, which the move features need."""
-        codes = _codes(names)
+        codes = feature_codes(names)
         if isinstance(boards, Afterstates):
             rows, landing, eroded = boards.rows, boards.landing_height, boards.eroded
         else:
@@ -323,7 +341,7 @@ class Tetris:
             if rows.ndim == 1:
                 rows = rows[None, :]
         out = np.empty((len(rows), self._n_values(codes)), dtype=np.float64)
-        self.engine.features(rows, codes, landing, eroded, out, _n_jobs(n_jobs))
+        self.engine.features(rows, codes, landing, eroded, out, n_threads(n_jobs))
         return out
 
     def _n_values(self, codes: np.ndarray) -> int:
@@ -342,8 +360,10 @@ class Tetris:
 
     def __repr__(self) -> str:
         pieces = ", ".join(piece_repr(p) for p in self.pieces)
-        return (f"Tetris(width={self.width}, height={self.height}, pieces=({pieces},), "
-                f"probabilities={self.probabilities!r}, line_scores={self.line_scores!r})")
+        return (
+            f"Tetris(width={self.width}, height={self.height}, pieces=({pieces},), "
+            f"probabilities={self.probabilities!r}, line_scores={self.line_scores!r})"
+        )
 
 
 class Afterstates:
@@ -383,232 +403,19 @@ class Afterstates:
         """int64 ``(n_boards,)``: legal placements per board (0: game over)."""
         return np.diff(self.offsets)
 
-    def board(self, i: int) -> "Afterstates":
+    def board(self, i: int) -> Afterstates:
         """Board i's afterstates alone."""
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-        return Afterstates(np.array([0, hi - lo], dtype=np.int64), *(a[lo:hi] for a in (
-            self.rows, self.lines, self.placement, self.landing_row, self.landing_height, self.eroded)))
+        return Afterstates(
+            np.array([0, hi - lo], dtype=np.int64),
+            *(
+                a[lo:hi]
+                for a in (self.rows, self.lines, self.placement, self.landing_row, self.landing_height, self.eroded)
+            ),
+        )
 
     def __repr__(self) -> str:
         return f"<Afterstates of {self.n_boards:,} board{'s' if self.n_boards != 1 else ''}: {len(self):,} placements>"
-
-
-class GreedyChoices(NamedTuple):
-    """Result of :func:`greedy_placements`: per board, the chosen placement
-    number (-1 where the piece fits nowhere) and its value (0.0 there)."""
-
-    placement: np.ndarray
-    value: np.ndarray
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class Playouts:
-    """Result of :func:`play_greedy`.
-
-    Attributes:
-        placements: int64 ``(n_games,)``: placements made in each game (its
-            lifespan): ``max_placements``, or fewer if the game was lost.
-        lines: int64 ``(n_games,)``: rows cleared in each game.
-        points: float64 ``(n_games,)``: the game's ``line_scores`` summed.
-        max_placements: the placements a game was allowed (None: no limit).
-        seed: the run's seed; game i used ``babytris.evaluate.game_seeds(seed, n_games)[i]``.
-    """
-
-    placements: np.ndarray
-    lines: np.ndarray
-    points: np.ndarray
-    max_placements: int | None
-    seed: int
-
-    @property
-    def n_games(self) -> int:
-        return len(self.placements)
-
-    @property
-    def mean_lines(self) -> float:
-        return float(self.lines.mean())
-
-    @property
-    def stderr_lines(self) -> float:
-        """Standard error of :attr:`mean_lines`; NaN for a single game."""
-        if self.n_games < 2:
-            return math.nan
-        return float(self.lines.std(ddof=1) / math.sqrt(self.n_games))
-
-    @property
-    def mean_placements(self) -> float:
-        return float(self.placements.mean())
-
-    @property
-    def total_placements(self) -> int:
-        return int(self.placements.sum())
-
-    @property
-    def games_over(self) -> int:
-        """Games lost before ``max_placements``."""
-        limit = NO_LIMIT if self.max_placements is None else self.max_placements
-        return int(np.count_nonzero(self.placements < limit))
-
-    def __repr__(self) -> str:
-        spread = "" if self.n_games < 2 else f" ± {self.stderr_lines:,.4g}"
-        limit = "" if self.max_placements is None else f" of up to {self.max_placements:,} placements"
-        return (f"<Playouts {self.n_games:,} game{'s' if self.n_games != 1 else ''}{limit}: mean "
-                f"{self.mean_lines:,.6g}{spread} lines, {self.mean_placements:,.6g} placements, "
-                f"{self.games_over:,} lost>")
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class BoardSample:
-    """Result of :func:`sample_boards`: boards met in play, in game order.
-
-    Attributes:
-        rows: uint16 ``(n, height)``: each board, before its piece was placed.
-        pieces: int16 ``(n,)``: the piece drawn on it.
-        game: int64 ``(n,)``: the game it came from (games numbered from 0).
-        step: int64 ``(n,)``: placements made in that game before it.
-        seed: the run's seed.
-    """
-
-    rows: np.ndarray
-    pieces: np.ndarray
-    game: np.ndarray
-    step: np.ndarray
-    seed: int
-
-    def __len__(self) -> int:
-        return len(self.pieces)
-
-    def __repr__(self) -> str:
-        games = int(self.game[-1]) + 1 if len(self) else 0
-        return f"<BoardSample {len(self):,} boards from {games:,} games>"
-
-
-# --- policies and games ----------------------------------------------------------------------
-
-
-def greedy_placements(
-    tetris: Tetris, rows: np.ndarray, pieces: object, weights: Sequence[float], features: Sequence[str], *,
-    line_rewards: "None | str | float | Sequence[float]" = None, discount: float = 1.0, n_jobs: int | None = 1,
-) -> GreedyChoices:
-    """The one-step greedy policy on many boards: for board ``rows[i]`` and
-    piece ``pieces[i]`` (or one piece for all), the placement with the
-    largest ``line_rewards[rows cleared] + discount * w . phi(afterstate)``
-    (the first in placement order among equals) and that value: with
-    ``line_rewards="scores"`` and a discount, the Bellman backup
-    ``max_a [r(a) + discount * V(after)]`` of fitted value iteration.
-    Arguments as for :func:`play_greedy`."""
-    rows = tetris.check_rows(rows)
-    if rows.ndim == 1:
-        rows = rows[None, :]
-    p = tetris._pieces(pieces, len(rows))
-    codes, w, rewards = _policy(tetris, weights, features, line_rewards)
-    discount = _unit("discount", discount)
-    placement = np.empty(len(rows), dtype=np.int16)
-    value = np.empty(len(rows), dtype=np.float64)
-    tetris.engine.greedy(rows, p, codes, w, rewards, discount, placement, value, _n_jobs(n_jobs))
-    return GreedyChoices(placement, value)
-
-
-def play_greedy(
-    tetris: Tetris, weights: "Sequence[float] | None", features: Sequence[str] = (), *,
-    line_rewards: "None | str | float | Sequence[float]" = None, discount: float = 1.0, epsilon: float = 0.0,
-    n_games: int = 1, max_placements: int | None = None, start: np.ndarray | None = None, seed: int = 0,
-    n_jobs: int | None = None,
-) -> Playouts:
-    """Play ``n_games`` games of the one-step greedy policy of a linear value function.
-
-    Each turn a piece is drawn with the game's probabilities and placed where
-    ``line_rewards[rows cleared] + discount * w . phi(afterstate)`` is
-    largest (the first in placement order among equals); the game ends when
-    the piece fits nowhere, or after ``max_placements``.
-
-    Args:
-        tetris: the game.
-        weights: ``w``, one per entry of ``phi = [1, features...]`` (a
-            constant first; ``heights`` has ``width`` entries and
-            ``differences`` ``width - 1``); None for uniformly random
-            placements (a baseline; ``features`` is then ignored).
-        features: names from :data:`FEATURES`, in the order of ``weights[1:]``.
-        line_rewards: reward of a placement by rows cleared: None (0: the
-            value alone), ``"scores"`` (the game's ``line_scores``), a number
-            r (r per row), or a sequence with an entry for 0 ..
-            ``tetris.max_lines`` rows.
-        discount: in [0, 1], weighs the value against the reward.
-        epsilon: chance, in [0, 1], of a uniformly random legal placement
-            instead of the greedy one (exploration).
-        n_games: in [1, 10**7].
-        max_placements: placements per game at most, in [0, 2**62]; None: no limit.
-        start: the board every game starts on (``(height,)`` rows); default empty.
-        seed: in [0, 2**64).  Game i draws its pieces from its own generator
-            seeded with ``babytris.evaluate.game_seeds(seed, n_games)[i]``, so
-            results depend on ``seed`` and the game's number, never on ``n_jobs``.
-        n_jobs: threads sharing the games (None: every core).
-
-    Returns:
-        :class:`Playouts`: placements (lifespans), rows cleared and points per game.
-    """
-    args = _game_args(tetris, weights, features, line_rewards, discount, epsilon, max_placements, start)
-    n_games = _bounded_int("n_games", n_games, 1, MAX_GAMES)
-    seeds = game_seeds(_bounded_int("seed", seed, 0, 2**64 - 1), n_games)
-    placements = np.empty(n_games, dtype=np.int64)
-    lines = np.empty(n_games, dtype=np.int64)
-    points = np.empty(n_games, dtype=np.float64)
-    start_rows, limit, probabilities, scores, codes, w, rewards, discount, epsilon = args
-    tetris.engine.play(start_rows, seeds, limit, probabilities, scores, codes, w, rewards, discount, epsilon,
-                       placements, lines, points, _n_jobs(n_jobs))
-    return Playouts(placements, lines, points, max_placements, int(seed))
-
-
-def sample_boards(
-    tetris: Tetris, n: int, *, weights: "Sequence[float] | None" = None, features: Sequence[str] = (),
-    line_rewards: "None | str | float | Sequence[float]" = None, discount: float = 1.0, epsilon: float = 0.0,
-    max_placements: int | None = None, start: np.ndarray | None = None, seed: int = 0, n_jobs: int | None = None,
-) -> BoardSample:
-    """``n`` boards met in play: the states of fitted value iteration.
-
-    Games 0, 1, 2, ... (seeded as in :func:`play_greedy`) are played by
-    uniformly random placements (``weights=None``, the default) or by the
-    greedy policy of ``weights`` and ``features`` exploring with chance
-    ``epsilon``; every board on which a piece is drawn is kept (the last
-    one of a lost game too), game after game, until there are ``n``.  A game
-    stops after ``min(max_placements, n)`` placements.  The sample depends
-    on the arguments and ``seed`` only, never on ``n_jobs``.
-
-    Returns:
-        :class:`BoardSample`: rows ``(n, height)``, the piece drawn on each,
-        its game and step.
-    """
-    n = _bounded_int("n", n, 1, MAX_BOARDS)
-    seed = _bounded_int("seed", seed, 0, 2**64 - 1)
-    args = _game_args(tetris, weights, features, line_rewards, discount, epsilon, max_placements, start)
-    start_rows, limit, probabilities, scores, codes, w, rewards, discount, epsilon = args
-    limit = min(limit, n)
-    threads = _n_jobs(n_jobs)
-    rows, pieces, game, step = [], [], [], []
-    have = played = 0
-    batch = threads
-    while have < n:
-        seeds = game_seeds(seed, played + batch)[played:]
-        games = tetris.engine.sample(start_rows, seeds, limit, probabilities, scores, codes, w, rewards,
-                                     discount, epsilon, threads)
-        for g, (r, p) in enumerate(games):
-            take = min(len(p), n - have)
-            rows.append(r[:take])
-            pieces.append(p[:take])
-            game.append(np.full(take, played + g, dtype=np.int64))
-            step.append(np.arange(take, dtype=np.int64))
-            have += take
-            if have == n:
-                break
-        played += batch
-        # Enough games for what is missing at the mean length so far, a quarter more.
-        mean = max(have / played, 1.0)
-        batch = int(min(max(math.ceil(1.25 * (n - have) / mean), threads), 64 * threads))
-    return BoardSample(np.concatenate(rows), np.concatenate(pieces), np.concatenate(game), np.concatenate(step),
-                       seed)
-
-
-# --- argument checks -------------------------------------------------------------------------
 
 
 def _spans(shape) -> tuple[int, int]:
@@ -619,11 +426,8 @@ def _bounded_int(name: str, value: object, lo: int, hi: int) -> int:
     return check_int(name, value, lo, hi, error=RulesError)
 
 
-def _unit(name: str, value: object) -> float:
-    return check_number(name, value, 0.0, 1.0)
-
-
-def _n_jobs(n_jobs: object) -> int:
+def n_threads(n_jobs: object) -> int:
+    """Threads for ``n_jobs``: None or -1 for every core, else an integer in [1, 1024]."""
     if n_jobs is None or n_jobs == -1:
         return os.cpu_count() or 1
     if not is_int(n_jobs) or not 1 <= n_jobs <= 1024:
@@ -631,66 +435,11 @@ def _n_jobs(n_jobs: object) -> int:
     return int(n_jobs)
 
 
-def _codes(names: object) -> np.ndarray:
+def feature_codes(names: object) -> np.ndarray:
+    """The engine's codes of feature names (of :data:`FEATURES`), checked."""
     if isinstance(names, str) or not isinstance(names, Sequence):
         raise ValueError(f"features must be a sequence of feature names, got {names!r}")
     for name in names:
         if name not in FEATURES:
             raise ValueError(f"features: unknown feature {name!r}; known are {', '.join(FEATURES)}")
     return np.array([FEATURES.index(name) for name in names], dtype=np.int8)
-
-
-def _policy(tetris: Tetris, weights: object, features: object, line_rewards: object):
-    """Feature codes, weights and line rewards as the engine takes them (checked)."""
-    codes = _codes(features)
-    n = tetris._n_values(codes)
-    try:
-        w = np.array(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"weights must be {n} numbers, got {weights!r}") from None
-    if w.shape != (n,):
-        raise ValueError(f"weights must be {n} numbers (a constant, then one per feature value), got shape {w.shape}")
-    if not np.isfinite(w).all():
-        raise ValueError("weights must be finite")
-    return codes, w, _line_rewards(tetris, line_rewards)
-
-
-def _line_rewards(tetris: Tetris, line_rewards: object) -> np.ndarray:
-    size = tetris.max_lines + 1
-    if line_rewards is None:
-        return np.zeros(size)
-    if isinstance(line_rewards, str):
-        if line_rewards != "scores":
-            raise ValueError(f"line_rewards must be None, 'scores', a number or a sequence, got {line_rewards!r}")
-        return np.array(tetris.line_scores[:size], dtype=np.float64)
-    if is_number(line_rewards):
-        out = float(line_rewards) * np.arange(size, dtype=np.float64)
-    else:
-        try:
-            out = np.array(line_rewards, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"line_rewards must be None, 'scores', a number or a sequence, got {line_rewards!r}") from None
-        if out.ndim != 1 or len(out) < size:
-            raise ValueError(f"line_rewards needs an entry for 0..{size - 1} rows cleared, got {line_rewards!r}")
-        out = np.ascontiguousarray(out[:size])
-    if not np.isfinite(out).all():
-        raise ValueError("line_rewards must be finite")
-    return out
-
-
-def _game_args(tetris, weights, features, line_rewards, discount, epsilon, max_placements, start):
-    if not isinstance(tetris, Tetris):
-        raise TypeError(f"tetris must be a babytris.big.tetris.Tetris, got {type(tetris).__name__}")
-    if weights is None:
-        codes = w = rewards = None
-    else:
-        codes, w, rewards = _policy(tetris, weights, features, line_rewards)
-    discount = _unit("discount", discount)
-    epsilon = _unit("epsilon", epsilon)
-    limit = NO_LIMIT if max_placements is None else _bounded_int("max_placements", max_placements, 0, NO_LIMIT)
-    start_rows = tetris.empty() if start is None else tetris.check_rows(start, name="start")
-    if start_rows.ndim != 1:
-        raise ValueError(f"start must be one board ({tetris.height},)")
-    probabilities = np.array(tetris.probabilities, dtype=np.float64)
-    scores = np.array(tetris.line_scores[: tetris.max_lines + 1], dtype=np.float64)
-    return start_rows, limit, probabilities, scores, codes, w, rewards, discount, epsilon

@@ -27,8 +27,11 @@ CASES: list[tuple[str, dict, dict]] = [
     ("4x4 minimax", dict(width=4, height=4), dict(opponent="minimax")),
     ("4x4 gaps", dict(width=4, height=4), dict(opponent="gaps")),
     ("4x4 random, unequal pieces", dict(width=4, height=4, probabilities=(0.3, 0.7)), dict(opponent="random")),
-    ("4x4 random, weighted reward", dict(width=4, height=4),
-     dict(opponent="random", reward=Reward(lines=0, height=1, score=4, gaps=1.5))),
+    (
+        "4x4 random, weighted reward",
+        dict(width=4, height=4),
+        dict(opponent="random", reward=Reward(lines=0, height=1, score=4, gaps=1.5)),
+    ),
     ("4x5 random", dict(width=4, height=5), dict(opponent="random")),
     ("4x5 minimax", dict(width=4, height=5), dict(opponent="minimax")),
     ("4x4 random, preview 1", dict(width=4, height=4, preview=1), dict(opponent="random")),
