@@ -12,22 +12,20 @@ from libc.stdlib cimport malloc, realloc, free
 
 import numpy as np
 
-from babytris._types cimport board_t, index_t, mix64, prefetch
+from babytris._types cimport board_t, index_t, interrupted, mix64, prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get, map_get_or_insert, map_probe
 
 cdef board_t ONE = 1
 
-# Status codes of enumeration.
-cdef enum:
+cdef enum:  # status codes of the enumeration (enumeration.py reads the negative ones)
     OK = 0
     OUT_OF_MEMORY = -1
     OVER_BUDGET = -2
     TOO_MANY_BOARDS = -3
+    INTERRUPTED = -4
 
 
-# --------------------------------------------------------------------------
-# Growable C arrays, handed to numpy without a copy.
-# --------------------------------------------------------------------------
+# ---- Growable C arrays, handed to numpy without a copy.
 
 cdef struct Vec:
     void* data
@@ -82,9 +80,7 @@ cdef object vec_to_numpy(Vec* v, str fmt, dtype):
     return np.asarray(arr)
 
 
-# --------------------------------------------------------------------------
-# Placement: hard drop and line clears.
-# --------------------------------------------------------------------------
+# ---- Placement: hard drop and line clears.
 
 
 cdef enum:
@@ -276,7 +272,7 @@ cdef inline const void* slot_of(const Index* ix, board_t key) noexcept nogil:
 
 
 cdef class Engine:
-    """Placement tables for one rule set (built by ``babytris.states``)."""
+    """Placement tables for one rule set (built by ``babytris.placements.engine``)."""
 
     cdef Geometry geo
     cdef readonly object masks, rows, first, mirror_rows
@@ -524,6 +520,8 @@ cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_
             (<board_t*>boards.data)[boards.size] = nb
             boards.size += 1
         head += 1
+        if head % 4096 == 0 and interrupted():
+            return INTERRUPTED
         if head % 4096 == 0 or head == boards.size:
             if seen != NULL:
                 seen[0] = <int64_t>boards.size
@@ -591,6 +589,8 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
         if seen != NULL:
             seen[0] = <int64_t>boards.size
             seen[1] = <int64_t>head
+        if status == OK and head % 4096 < BATCH and interrupted():
+            status = INTERRUPTED
         if status != OK:
             break
         # Budget: what is held now (with the map's next doubling), or what

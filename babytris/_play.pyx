@@ -33,6 +33,7 @@ cdef enum:
 # --------------------------------------------------------------------------
 
 from babytris._rng cimport Rng, splitmix64, rng_seed, rng_uniform, rng_below
+from babytris._types cimport interrupted
 
 
 def game_seeds(seed, Py_ssize_t n):
@@ -207,6 +208,7 @@ cdef enum:
     RAN_ALL = 0         # all n backups
     FIXED_POINT = 1     # a backup changed nothing: every later one would repeat it
     EXTRAPOLATED = 2    # the lag-L increments stopped changing: the rest extrapolated
+    STOPPED = 3         # Ctrl-C: KeyboardInterrupt is raised
 
 
 def closure(const int64_t[::1] ptr, const int32_t[::1] col, int32_t start):
@@ -339,6 +341,8 @@ def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[
     per_block = np.zeros((3, n_blocks))
     cdef double[:, ::1] block = per_block     # rows: moved, change, largest |U|
     first = n_steps % lag if lag else 0
+    # Look for Ctrl-C about every 10**6 entries read (a millisecond or so).
+    cdef int64_t check_every = max(1, 1_000_000 // (n + col.shape[0] + 1))
     with nogil:
         while True:
             # U_k is in `before`.
@@ -383,8 +387,13 @@ def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[
             before = after
             after = swap
             k = k + 1
+            if k % check_every == 0 and interrupted():
+                status = STOPPED
+                break
             if not moved and k < n_steps:
                 status = FIXED_POINT
                 break
+    if status == STOPPED:
+        raise KeyboardInterrupt
     memcpy(&out[0], before, n * sizeof(double))
     return k, status, change

@@ -88,6 +88,8 @@ def enumerate_boards(
         )
     if status != 0:
         code, n_seen, footprint = status
+        if code == -4:
+            raise KeyboardInterrupt
         if code == -1:
             raise MemoryError(f"enumeration ran out of memory after {n_seen:,} boards")
         if code == -3:

@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import babytris
+import babytris.placements
+import babytris.transitions
 from babytris import CATALOGUE, Piece, Rules, reference
 from babytris.placements import engine
 
@@ -48,7 +50,7 @@ def check_table(t: babytris.Transitions) -> None:
     assert t.boards.dtype == np.uint64
     assert t.boards[0] == 0
     # numbered layer by layer (by cell count), strictly ascending within a layer
-    layer_of_residue = babytris.states.layers(rules)
+    layer_of_residue = babytris.transitions.layers(rules)
     starts = t.layer_starts
     assert starts[0] == 0 and starts[-1] == n and len(starts) == layer_of_residue.max() + 2
     for k in range(len(starts) - 1):
@@ -60,7 +62,7 @@ def check_table(t: babytris.Transitions) -> None:
     if len(starts) > 2 and t.n_moves:
         board_layer = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
         move_board = np.repeat(np.arange(n * n_pieces) // n_pieces, np.diff(t.offsets))
-        lost = t.boards[t.next_board] == np.uint64(babytris.states.lost_board(rules))
+        lost = t.boards[t.next_board] == np.uint64(babytris.placements.lost_board(rules))
         assert not rules.no_holes
         assert not np.any((board_layer[move_board] == board_layer[t.next_board]) & (~lost | ~rules.top_out))
     assert int(t.boards[-1]) < 2**rules.cells or rules.cells == 64
@@ -79,7 +81,7 @@ def check_table(t: babytris.Transitions) -> None:
     assert set(np.unique(t.next_board).tolist()) >= set(range(1, n))
     # placement numbers increase within each state's row, and stay below the piece's placement count
     counts = np.diff(t.offsets).reshape(n, n_pieces)
-    per_piece = [len(babytris.states.placement_table(rules).placements[p]) for p in range(n_pieces)]
+    per_piece = [len(babytris.placements.placement_table(rules).placements[p]) for p in range(n_pieces)]
     assert np.all(counts <= np.array(per_piece))
     assert t.nbytes == sum(a.nbytes for a in (t.boards, t.layer_starts, t.offsets, t.next_board, t.lines, t.placement))
 
@@ -223,7 +225,7 @@ def test_hash_map_and_bitmap_indexes_agree(rules):
     from babytris.placements import engine
 
     assert rules.cells <= _core.BITMAP_MAX_CELLS
-    for layer_of_residue in (None, babytris.states.layers(rules)):
+    for layer_of_residue in (None, babytris.transitions.layers(rules)):
         with_bitmap = engine(rules).enumerate(0, 2**30, 0, 2, layer_of_residue=layer_of_residue)
         with_map = engine(rules).enumerate(0, 2**30, 0, 2, 0, 0, layer_of_residue=layer_of_residue)
         assert with_bitmap[0] == with_map[0] == 0

@@ -146,6 +146,8 @@ def test_later_rounds_sample_the_greedy_play():
         (dict(rounds=0), "rounds"),
         (dict(epsilon=1.5), "epsilon"),
         (dict(tol=0), "tol"),
+        (dict(tol=float("nan")), "tol"),
+        (dict(loss=float("inf")), "loss"),
         (dict(loss=-1), "loss"),
         (dict(features=("height",)), "unknown feature"),
     ],

@@ -88,6 +88,9 @@ def test_same_seed_same_curve():
         (dict(n_games=5, trace=2.0), "trace"),
         (dict(n_games=5, hidden=0), "hidden"),
         (dict(n_games=5, report_every=0), "report_every"),
+        (dict(n_games=5, line_reward=float("nan")), "line_reward"),
+        (dict(n_games=5, game_over=float("-inf")), "game_over"),
+        (dict(n_games=5, placement_reward=1e308), "placement_reward"),
     ],
 )
 def test_bad_arguments(kwargs, words):

@@ -297,8 +297,7 @@ def _check(discount, n_samples, rounds, epsilon, loss, tol, max_iter) -> None:
     check_number("discount", discount, 0.0, 1.0, open_high=True)
     check_number("epsilon", epsilon, 0.0, 1.0)
     check_number("loss", loss, 0.0, 1e12)
-    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0):
-        raise ValueError(f"tol must be a number > 0, got {tol!r}")
+    check_number("tol", tol, 0.0, open_low=True)  # finite and > 0
     check_int("n_samples", n_samples, 1, 10**8)
     check_int("rounds", rounds, 1, 1000)
     check_int("max_iter", max_iter, 1, 10**6)

@@ -149,6 +149,13 @@ def td_lambda(
         check_int(name, count, 1, 10**9)
     for name, number in (("learning_rate", learning_rate), ("trace", trace), ("discount", discount)):
         check_number(name, number, 0, 1)
+    # finite and far from overflow: a NaN or inf reward would end the training with NaN weights
+    for name, number in (
+        ("placement_reward", placement_reward),
+        ("line_reward", line_reward),
+        ("game_over", game_over),
+    ):
+        check_number(name, number, -1e12, 1e12)
     rng = np.random.default_rng(seed)
     net = network if network is not None else ValueNetwork(model.width, model.height, hidden=hidden, seed=seed)
     scores = np.asarray(model.scores) if points else None
