@@ -29,10 +29,10 @@ cdef enum:
 
 
 # --------------------------------------------------------------------------
-# Random numbers: splitmix64 (seeding), xoshiro256** (the games), in _rng.pxd.
+# Random numbers: splitmix64 (seeding), xoshiro256** (the games), in rng.pxd.
 # --------------------------------------------------------------------------
 
-from babytris._rng cimport Rng, splitmix64, rng_seed, rng_uniform, rng_below
+from babytris.rng cimport Rng, splitmix64, rng_seed, rng_uniform, rng_below
 from babytris._types cimport interrupted
 
 
