@@ -356,11 +356,12 @@ def _check_arrays(
     }
     for name, array in contents.items():
         if array.shape != shapes[name]:
-            fail(
-                name,
-                f"shape {array.shape}, where the rules ({rules.width}x{rules.height}, {n_pieces} pieces) "
-                f"and the other arrays make it {shapes[name]}",
+            made_by = (
+                f"the setting iterations = {settings['iterations']}"
+                if name == "solution_residuals"
+                else f"the rules ({rules.width}x{rules.height}, {n_pieces} pieces) and the other arrays"
             )
+            fail(name, f"shape {array.shape}, where {made_by} make it {shapes[name]}")
 
 
 def _check_solution(
