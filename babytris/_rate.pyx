@@ -18,6 +18,8 @@ from cython.parallel cimport prange
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from libc.math cimport INFINITY
 
+from babytris._types cimport interrupted
+
 import numpy as np
 
 cdef enum:
@@ -304,6 +306,7 @@ def relative_value_iteration(const int64_t[::1] offsets, const int32_t[::1] next
     cdef int32_t[::1] queue = queue_array
     n_blocks = (m + BLOCK - 1) // BLOCK
     threads = n_threads if n_threads < n_blocks else <int>n_blocks
+    cdef bint stopped = False
     with nogil:
         while True:
             it = it + 1
@@ -329,9 +332,14 @@ def relative_value_iteration(const int64_t[::1] offsets, const int32_t[::1] next
                     upper = closed
             if upper - lower <= tol or it >= max_iter:
                 break
+            if interrupted():  # (a sweep reads every move: a check per sweep costs nothing)
+                stopped = True
+                break
             shift = tau * delta[reference]
             for i in range(m):
                 U[i] = U[i] + (tau * delta[i] - shift)
+    if stopped:
+        raise KeyboardInterrupt
     return int(it), float(lower), float(upper)
 
 

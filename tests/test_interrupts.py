@@ -18,6 +18,9 @@ LONG_WORK = {
     # the search of 4x7's 35.7 million boards
     "enumeration": "print('ready', flush=True); "
     "babytris.enumerate_boards(babytris.Rules(width=4, height=7), max_memory=2**34)",
+    # relative value iteration that never meets its tolerance
+    "long-run rate": "t = babytris.enumerate_boards(babytris.Rules(width=4, height=6)); print('ready', flush=True); "
+    "babytris.long_run_rate(t, tol=1e-300, max_iter=10**7)",
     # sweeps that never meet their tolerance
     "sweeps": "t = babytris.enumerate_boards(babytris.Rules(width=4, height=6)); print('ready', flush=True); "
     "babytris.solve_transitions(t, tol=1e-300, max_iter=10**6)",
