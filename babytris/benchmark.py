@@ -16,6 +16,7 @@ from .enumeration import enumerate_boards
 from .evaluate import play
 from .rules import Rules
 from .solve import solve_transitions
+from .validation import check_int
 
 __all__ = ["BenchmarkRow", "Benchmark", "quick_benchmark", "DEFAULT_SIZES"]
 
@@ -110,8 +111,7 @@ def quick_benchmark(
     Returns:
         :class:`Benchmark`.
     """
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 100:
-        raise ValueError(f"repeat must be an integer in [1, 100], got {repeat!r}")
+    repeat = check_int("repeat", repeat, 1, 100)
     pairs: list[tuple[int, int]] = []
     for size in sizes:
         pair = tuple(size)

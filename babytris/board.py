@@ -6,8 +6,9 @@ bottom); ``Board`` is the friendly wrapper and converts with ``int(board)``.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Sequence
+
+from .validation import check_int, is_int
 
 __all__ = ["Board"]
 
@@ -34,13 +35,11 @@ class Board:
     height: int
 
     def __init__(self, bits: int = 0, width: int = 4, height: int = 4) -> None:
-        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-            raise ValueError(f"width must be an integer >= 1, got {width!r}")
-        if isinstance(height, bool) or not isinstance(height, int) or height < 1:
-            raise ValueError(f"height must be an integer >= 1, got {height!r}")
+        width = check_int("width", width, 1)
+        height = check_int("height", height, 1)
         if width * height > 64:
             raise ValueError(f"width * height must be <= 64, got {width} * {height}")
-        if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):
+        if not is_int(bits):
             raise ValueError(f"bits must be an integer, got {bits!r}")
         bits = int(bits)
         if not 0 <= bits < (1 << (width * height)):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .placements import placement_table
 from .transitions import Transitions
-from .validation import check_type
+from .validation import check_number, check_type
 
 __all__ = ["to_mdptoolbox"]
 
@@ -55,8 +55,7 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
         raise ValueError(
             f"to_mdptoolbox: line_scores must be >= 0 (illegal actions cost penalty), got {rules.line_scores}"
         )
-    if not (isinstance(penalty, (int, float)) and not isinstance(penalty, bool) and 0 < penalty < float("inf")):
-        raise ValueError(f"penalty must be a finite number > 0, got {penalty!r}")
+    penalty = check_number("penalty", penalty, 0.0, open_low=True)
     t = transitions
     n_pieces, n_states = rules.n_pieces, t.n_states
     S = n_states + 1

@@ -41,6 +41,7 @@ from .pieces import Piece
 from .reward import Reward
 from .rules import Rules, RulesError
 from .solution import Solution
+from .validation import check_int
 
 __all__ = ["BLOCK", "Model", "block_drop", "no_holes_tetris"]
 
@@ -118,5 +119,4 @@ def no_holes_tetris(*, width: int, height: int, pieces: Any = "tetrominoes", mir
 
 def _check_size(width: object, height: object) -> None:
     for name, value in (("width", width), ("height", height)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise RulesError(f"{name} must be an integer in [1, 64] (width * height <= 64), got {value!r}")
+        check_int(name, value, 1, 64, high_text="64 (width * height <= 64)", error=RulesError)

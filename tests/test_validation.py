@@ -134,3 +134,13 @@ def test_rewards_that_would_overflow_are_refused_before_the_sweeps(game):
 def test_large_but_safe_scores_scale_the_values_exactly(solution_4x4):
     big = babytris.solve(width=4, height=4, line_scores=(0, 1e200, 3e200, 6e200), tol=1e192)
     np.testing.assert_allclose(big.values / 1e200, solution_4x4.values, rtol=1e-6, atol=1e-6)
+
+
+def test_numpy_scalars_at_the_smaller_doors(transitions_4x4):
+    assert babytris.Board(np.uint64(3), np.int64(4), np.int32(4)) == babytris.Board(3, 4, 4)
+    P, _ = babytris.to_mdptoolbox(transitions_4x4, penalty=np.float32(2.0))
+    assert len(P) > 0
+    with pytest.raises(ValueError, match=r"penalty must be a finite number > 0"):
+        babytris.to_mdptoolbox(transitions_4x4, penalty=np.float64("inf"))
+    with pytest.raises(ValueError, match=r"width must be an integer in \[1, "):
+        babytris.Board(0, np.int64(0), 4)
