@@ -142,5 +142,5 @@ def test_numpy_scalars_at_the_smaller_doors(transitions_4x4):
     assert len(P) > 0
     with pytest.raises(ValueError, match=r"penalty must be a finite number > 0"):
         babytris.to_mdptoolbox(transitions_4x4, penalty=np.float64("inf"))
-    with pytest.raises(ValueError, match=r"width must be an integer in \[1, "):
+    with pytest.raises(ValueError, match=r"width must be an integer >= 1, got np.int64\(0\)"):
         babytris.Board(0, np.int64(0), 4)
