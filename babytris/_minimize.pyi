@@ -7,4 +7,5 @@ def relabel(
     starts: npt.NDArray[np.int64],
     codes: npt.NDArray[np.int64],
     previous: npt.NDArray[np.int64],
+    as_set: bool = False,
 ) -> tuple[npt.NDArray[np.int64], int]: ...

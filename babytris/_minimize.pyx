@@ -2,9 +2,9 @@
 """Compiled partition refinement: relabel rows of codes by exact signature.
 
 One round of refinement labels each row (a state's moves, or a board's
-pieces) by its previous label and the sorted multiset of its codes.  Equal
-signatures get equal labels, whatever their hash: rows that hash alike are
-compared element by element, so no collision can merge two rows.
+pieces) by its previous label and the sorted multiset (or set) of its codes.
+Equal signatures get equal labels, whatever their hash: rows that hash alike
+are compared element by element, so no collision can merge two rows.
 """
 
 from libc.stdint cimport int64_t, uint64_t
@@ -54,10 +54,20 @@ cdef void sort_row(int64_t* a, Py_ssize_t n) noexcept nogil:
                 break
 
 
-cdef inline bint same_row(const int64_t* codes, const int64_t* starts, const int64_t* previous,
-                          Py_ssize_t i, Py_ssize_t j) noexcept nogil:
-    cdef int64_t k, n = starts[i + 1] - starts[i]
-    if previous[i] != previous[j] or starts[j + 1] - starts[j] != n:
+cdef Py_ssize_t unique_prefix(int64_t* a, Py_ssize_t n) noexcept nogil:
+    """Move the distinct values of the sorted ``a[:n]`` to its front; return their count."""
+    cdef Py_ssize_t i, kept = 0
+    for i in range(n):
+        if kept == 0 or a[i] != a[kept - 1]:
+            a[kept] = a[i]
+            kept += 1
+    return kept
+
+
+cdef inline bint same_row(const int64_t* codes, const int64_t* starts, const int64_t* lengths,
+                          const int64_t* previous, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef int64_t k, n = lengths[i]
+    if previous[i] != previous[j] or lengths[j] != n:
         return False
     for k in range(n):
         if codes[starts[i] + k] != codes[starts[j] + k]:
@@ -65,11 +75,13 @@ cdef inline bint same_row(const int64_t* codes, const int64_t* starts, const int
     return True
 
 
-def relabel(const int64_t[::1] starts, int64_t[::1] codes, const int64_t[::1] previous):
+def relabel(const int64_t[::1] starts, int64_t[::1] codes, const int64_t[::1] previous, bint as_set=False):
     """Label row i (``codes[starts[i]:starts[i + 1]]``) by its previous label
-    and the sorted multiset of its codes.
+    and the sorted multiset of its codes (with ``as_set``, the set: repeated
+    codes count once).
 
-    Sorts every row of ``codes`` in place.  Returns ``(labels, n_labels)``:
+    Sorts every row of ``codes`` in place (with ``as_set``, each row's
+    distinct codes first).  Returns ``(labels, n_labels)``:
     int64 labels numbered by first appearance (row order), so equal inputs
     give equal outputs and a partition never merges rows labelled apart.
     """
@@ -79,6 +91,7 @@ def relabel(const int64_t[::1] starts, int64_t[::1] codes, const int64_t[::1] pr
     cdef int64_t k, next_label = 0
     cdef int64_t* table          # row index of each label's first row, -1: empty
     cdef uint64_t* hashes
+    cdef int64_t* lengths        # codes of each row that count: all, or the distinct ones
     if starts.shape[0] != n + 1 or (n and (starts[0] != 0 or starts[n] != codes.shape[0])):
         raise ValueError("relabel: starts must run from 0 to len(codes), one more than previous")
     for i in range(n):
@@ -91,20 +104,25 @@ def relabel(const int64_t[::1] starts, int64_t[::1] codes, const int64_t[::1] pr
     cdef int64_t[::1] out = labels
     table = <int64_t*>malloc(capacity * sizeof(int64_t))
     hashes = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
-    if table == NULL or hashes == NULL:
+    lengths = <int64_t*>malloc((n + 1) * sizeof(int64_t))
+    if table == NULL or hashes == NULL or lengths == NULL:
         free(table)
         free(hashes)
+        free(lengths)
         raise MemoryError("relabel: cannot allocate the table")
     with nogil:
         for slot in range(<Py_ssize_t>capacity):
             table[slot] = -1
         for i in range(n):
-            if starts[i + 1] - starts[i] > 1:
-                sort_row(&codes[starts[i]], starts[i + 1] - starts[i])
+            lengths[i] = starts[i + 1] - starts[i]
+            if lengths[i] > 1:
+                sort_row(&codes[starts[i]], lengths[i])
+                if as_set:
+                    lengths[i] = unique_prefix(&codes[starts[i]], lengths[i])
             h = mix64(<uint64_t>previous[i] ^ 0x51ed270b27a4e11dULL)
-            for k in range(starts[i], starts[i + 1]):
+            for k in range(starts[i], starts[i] + lengths[i]):
                 h = mix64(h ^ <uint64_t>codes[k])
-            h = mix64(h ^ <uint64_t>(starts[i + 1] - starts[i]))
+            h = mix64(h ^ <uint64_t>lengths[i])
             hashes[i] = h
             slot = <Py_ssize_t>(h & mask)
             while True:
@@ -114,10 +132,11 @@ def relabel(const int64_t[::1] starts, int64_t[::1] codes, const int64_t[::1] pr
                     next_label += 1
                     break
                 if hashes[table[slot]] == h and same_row(&codes[0] if codes.shape[0] else NULL, &starts[0],
-                                                         &previous[0], table[slot], i):
+                                                         lengths, &previous[0], table[slot], i):
                     out[i] = out[table[slot]]
                     break
                 slot = (slot + 1) & <Py_ssize_t>mask
     free(table)
     free(hashes)
+    free(lengths)
     return labels, int(next_label)

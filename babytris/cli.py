@@ -164,6 +164,24 @@ def _parser() -> argparse.ArgumentParser:
     shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     shrink.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     shrink.add_argument("--hold", action="store_true", help="the player may hold a piece")
+
+    again = commands.add_parser(
+        "reproduce",
+        parents=[output],
+        epilog=EPILOG,
+        help="recompute every published number babytris can, in its source's setup",
+        description="Recompute the numbers the source documents publish, each in its source's own setup, "
+        "and say whether babytris agrees (see docs/results.md).",
+    )
+    again.add_argument("names", nargs="*", metavar="NAME", help="claims to run (default: all)")
+    again.add_argument("--list", action="store_true", help="name the claims and their sources, run nothing")
+    again.add_argument("--fast", action="store_true", help="only the quick claims, with fewer games")
+    again.add_argument("--record", metavar="JSON", help="merge the rows into this record of earlier runs")
+    again.add_argument(
+        "--write",
+        metavar="FILE",
+        help="rewrite the table between the reproduce markers of FILE (with --record: every recorded row)",
+    )
     return parser
 
 
@@ -177,6 +195,12 @@ def _board_arguments(parser: argparse.ArgumentParser, *, height: int) -> None:
 def _rule_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
+    parser.add_argument(
+        "--hold-start",
+        choices=("empty", "drawn"),
+        default="empty",
+        help="with --hold: the slot starts empty (default), or drawn: filled by the first piece, as in c4w",
+    )
     parser.add_argument(
         "--pieces",
         nargs="+",
@@ -277,6 +301,7 @@ def _rules_record(rules) -> dict:
         "probabilities": list(rules.probabilities),
         "preview": rules.preview,
         "hold": rules.hold,
+        "hold_start": rules.hold_start,
         "objective": rules.objective,
         "mirror": rules.mirror,
     }
@@ -301,7 +326,9 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     if args.out:
         _check_writable("--out", args.out)
     started = time.perf_counter()
-    solution = _solution_from(args, out, pieces=args.pieces, preview=args.preview, hold=args.hold)
+    solution = _solution_from(
+        args, out, pieces=args.pieces, preview=args.preview, hold=args.hold, hold_start=args.hold_start
+    )
     elapsed = time.perf_counter() - started
     if args.out:
         solution.save(args.out)
@@ -537,10 +564,13 @@ def _minimize(args: argparse.Namespace, out: _Output) -> int:
         else f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
     )
     out.line(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
-    out.line("opponent   state groups  board groups   minimize   full solve   quotient solve (with minimize)")
+    out.line(
+        "opponent   state groups  board groups  bisimulation   minimize   full solve   quotient solve (with minimize)"
+    )
     records = []
     for opponent in ("random", "minimax", "minavg", "gaps"):
         p = babytris.minimize(t, opponent=opponent)
+        bisimulation = babytris.minimize(t, opponent=opponent, zero_states=False)
         started = time.perf_counter()
         babytris.solve_transitions(t, discount=args.discount, opponent=opponent)
         full = time.perf_counter() - started
@@ -552,13 +582,15 @@ def _minimize(args: argparse.Namespace, out: _Output) -> int:
                 "opponent": opponent,
                 "state_groups": p.n_classes,
                 "board_groups": p.n_board_classes,
+                "bisimulation_state_groups": bisimulation.n_classes,
                 "minimize_seconds": p.seconds,
                 "full_solve_seconds": full,
                 "quotient_solve_seconds": quotient,
             }
         )
         out.line(
-            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {p.seconds:>9.3f}s {full:>11.3f}s "
+            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {bisimulation.n_classes:>13,} "
+            f"{p.seconds:>9.3f}s {full:>11.3f}s "
             f"{quotient:>15.3f}s"
         )
     out.result({"states": t.n_states, "boards": t.n_boards, "discount": args.discount, "groups": records})
@@ -571,6 +603,26 @@ def _gib_to_bytes(gib: float) -> int:
     return int(gib * 2**30)
 
 
+def _reproduce(args: argparse.Namespace, out: _Output) -> int:
+    from . import claims  # noqa: F401  (registers the claims)
+    from .reproduce import CLAIMS, markdown_table, merge_record, reproduce, write_table
+
+    if args.list:
+        for c in CLAIMS:
+            out.line(f"{c.name:45} {c.source:7} {'fast' if c.fast else 'slow'}  {c.quantity}")
+        out.result({"claims": [{"name": c.name, "source": c.source, "quantity": c.quantity} for c in CLAIMS]})
+        return EXIT_OK
+    if args.write and not Path(args.write).is_file():
+        raise ValueError(f"--write: {args.write} is not a file")
+    results = reproduce(args.names or None, fast=args.fast, progress=out.chatty and sys.stderr.isatty())
+    out.line(markdown_table(results).rstrip())
+    rows = merge_record(results, args.record) if args.record else results
+    if args.write:
+        write_table(rows, args.write)
+    out.result([r.to_dict() for r in results])
+    return EXIT_OK
+
+
 COMMANDS = {
     "solve": _solve,
     "play": _play,
@@ -578,6 +630,7 @@ COMMANDS = {
     "bench": _bench,
     "rate": _rate,
     "minimize": _minimize,
+    "reproduce": _reproduce,
 }
 
 

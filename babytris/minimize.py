@@ -1,13 +1,29 @@
 """State-partition minimization: merge the states that must share a value.
 
 Start with every state in one group and every board in one group; split a
-state group whose members' moves do not match one to one (equal rewards,
-next boards in equal groups), and a board group whose members' pieces do not
-match one to one (equal weights, states in equal groups); stop when nothing
-splits.  The result is the coarsest such partition (a bisimulation): members
-of a group have equal values under any discount, so the quotient, one
+state group whose members' moves do not match (equal rewards, next boards in
+equal groups), and a board group whose members' pieces do not match (equal
+weights, states in equal groups); stop when nothing splits.  Members of a
+group have equal values under any discount, so the quotient, one
 representative per group, solves to exactly the full game's values on far
 fewer states.  Signatures are compared exactly, never only by hash.
+
+What "match" means follows who plays, so that the partition is the coarsest
+for the roles asked:
+
+* a state's moves are compared as a **set** of (reward, next board's group)
+  when the player picks the best move (optimal and robust players: a move
+  repeated changes no maximum), as a **multiset** when the player places at
+  random (minavg, gaps: each move counts in the mean);
+* a board's pieces are compared as a multiset of (probability, state's
+  group) when pieces are drawn, as a set of state groups when an opponent
+  chooses them (a minimum or maximum);
+* every state that is worth zero under any play (no reachable move has a
+  reward, and a state without moves is worth zero) is in one group, dead
+  states included, however different its moves (``zero_states=True``).
+
+With ``zero_states=False`` the partition is the coarsest strong
+bisimulation of the game with its rewards (Givan, Dean & Greig, 2003).
 
 Pieces count by their weight, not their name: with equal probabilities (or
 an opponent choosing) pieces are interchangeable, so a board and its mirror
@@ -22,8 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _minimize
-from .roles import MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, resolve
+from .roles import MOVES_BEST, MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, resolve
 from .transitions import Transitions
+from .validation import check_bool
 
 __all__ = ["Partition", "minimize"]
 
@@ -93,23 +110,37 @@ class Partition:
 
 
 def minimize(
-    transitions: Transitions, *, opponent: object = "random", player: object = None, reward: object = None
+    transitions: Transitions,
+    *,
+    opponent: object = "random",
+    player: object = None,
+    reward: object = None,
+    zero_states: bool = True,
 ) -> Partition:
     """The coarsest partition of ``transitions``' states into groups of equal
     value for the given roles (see :func:`babytris.solve`; given policies are
     not supported: name the models).
 
+    Args:
+        zero_states: put every state worth zero under any play in one group
+            (False: the coarsest strong bisimulation, see the module's notes).
+
     Returns:
         :class:`Partition`, with the quotient's move table.
     """
     roles = resolve(transitions, opponent, player, reward)
+    zero_states = check_bool("zero_states", zero_states)
     if roles.pieces == PIECES_FIXED or roles.moves == MOVES_FIXED:
         raise ValueError("minimize: opponent and player must be named models, not given policies")
     started = time.perf_counter()
     t = transitions
     n_pieces = t.rules.n_pieces
     move_reward = roles.move_rewards(t)
-    reward_id = _ids(np.asarray(t.rules.line_scores)[t.lines] if move_reward is None else move_reward)
+    rewards = np.asarray(t.rules.line_scores, dtype=np.float64)[t.lines] if move_reward is None else move_reward
+    reward_id = _ids(rewards)
+    moves_as_set = roles.moves == MOVES_BEST
+    pieces_as_set = roles.pieces != PIECES_RANDOM
+    zero = _zero_states(t, rewards, roles.dead_value(t.rules)) if zero_states else None
     # A board's pieces count by weight: their probabilities when drawn, all
     # alike when an opponent chooses (it picks by value, not by name).
     weights = np.asarray(t.rules.probabilities) if roles.pieces == PIECES_RANDOM else np.zeros(n_pieces)
@@ -122,9 +153,11 @@ def minimize(
     while True:
         rounds += 1
         codes = reward_id * n_boards + boards[t.next_board]
-        states, new_n_states = _minimize.relabel(t.offsets, codes, states)
+        states, new_n_states = _minimize.relabel(t.offsets, codes, states, moves_as_set)
+        if zero is not None and zero.any():
+            states, new_n_states = _merge(states, zero)
         codes = weight_id * new_n_states + states
-        boards, new_n_boards = _minimize.relabel(board_starts, codes, boards)
+        boards, new_n_boards = _minimize.relabel(board_starts, codes, boards, pieces_as_set)
         if (new_n_states, new_n_boards) == (n_states, n_boards):
             break
         n_states, n_boards = new_n_states, new_n_boards
@@ -148,6 +181,35 @@ def minimize(
         rounds=rounds,
         seconds=time.perf_counter() - started,
     )
+
+
+def _zero_states(t: Transitions, rewards: np.ndarray, dead_value: float) -> np.ndarray:
+    """bool ``(n_states,)``: the states worth zero under any play, whatever
+    the discount: a state without moves when ``dead_value`` is 0, a state whose
+    every move has reward 0 and leads to a board all of whose states are
+    such (the greatest fixed point, reached from "all states")."""
+    counts = np.diff(t.offsets)
+    state_of_move = np.repeat(np.arange(t.n_states), counts)
+    zero: np.ndarray = np.ones(t.n_states, dtype=bool) if dead_value == 0 else counts > 0
+    rewarding = np.asarray(rewards) != 0
+    while True:
+        zero_board = np.all(zero.reshape(t.n_boards, -1), axis=1)
+        bad = rewarding | ~zero_board[t.next_board]
+        still = zero & (np.bincount(state_of_move[bad], minlength=t.n_states) == 0)
+        if np.array_equal(still, zero):
+            return zero
+        zero = still
+
+
+def _merge(labels: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, int]:
+    """``labels`` with every member of ``members`` (bool) in the first member's
+    group, renumbered by first appearance: ``(labels, n_labels)``."""
+    labels = labels.copy()
+    labels[members] = labels[np.argmax(members)]
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return rank[inverse.ravel()], int(first.size)
 
 
 def _ids(values: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from .solution import Solution
 from .transitions import TableError, Transitions, layers
 from .validation import METHODS, check_bool, check_int, check_number
 
-__all__ = ["save", "load", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
+__all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.solution"
@@ -125,10 +125,10 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
             if getattr(solution.transitions, name) is not None
         }
     )
-    _replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
+    replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
 
 
-def _replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
+def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
     """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
     and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
     old file or the new one, never a part.  On any failure, interrupts
@@ -324,7 +324,7 @@ def _check_arrays(
         "table_lines",
         "table_placement",
     }
-    if rules.preview:
+    if rules.preview or rules.hold:  # node tables carry queues (all 0 without previews)
         required.add("table_queues")
     if rules.hold:
         required.add("table_slots")
@@ -417,6 +417,7 @@ def _rules_to_json(rules: Rules) -> dict[str, Any]:
         "mirror": rules.mirror,
         "no_holes": rules.no_holes,
         "top_out": rules.top_out,
+        "hold_start": rules.hold_start,
     }
 
 

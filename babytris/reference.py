@@ -82,6 +82,8 @@ def _roles(rules: Rules, opponent: Any, player: Any, reward: Any) -> _Roles:
     if reward is not None:
         if not all(hasattr(reward, w) for w in ("lines", "score", "height", "gaps", "new_holes", "loss")):
             raise ValueError(f"reward must be a babytris.Reward or None, got {reward!r}")
+        if getattr(reward, "before_clear", False) and rules.no_holes:
+            raise ValueError("reward: before_clear measures the landed board, which no_holes fills at once")
         if reward.new_holes and not rules.no_holes:
             raise ValueError("reward: new_holes weighs the cells no_holes fills; these rules keep holes")
         reward = None if _points_only(reward) else reward
@@ -150,15 +152,22 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        """The start board's value, averaged over its queues, the hold slot empty."""
-        starts = [
-            i
-            for i, node in enumerate(self.boards)
-            if board_of(node) == canonical(self.rules, self.rules.start)
-            and (not self.rules.hold or node[2:] == (None, False))
-        ]
+        """The start board's value, averaged over its queues, the hold slot
+        empty (or with ``hold_start="drawn"`` holding a piece drawn first, free)."""
+        drawn = self.rules.hold and self.rules.hold_start == "drawn"
+
+        def held_chance(node) -> float:
+            if not self.rules.hold:
+                return 1.0
+            held, locked = node[2], node[3]
+            if drawn:
+                return 0.0 if held is None or locked else self.rules.probabilities[held]
+            return 1.0 if (held, locked) == (None, False) else 0.0
+
+        starts = [i for i, node in enumerate(self.boards) if board_of(node) == canonical(self.rules, self.rules.start)]
         return sum(
             queue_chance(self.rules, self.boards[i])
+            * held_chance(self.boards[i])
             * board_value(self.rules, self.values[i], self.opponent, self.boards[i])
             for i in starts
         )
@@ -218,6 +227,7 @@ def solve(
                         roles.opponent,
                         roles.reward,
                         filled_cells(rules, board_of(b), m),
+                        m,
                     ),
                     m,
                 )
@@ -346,14 +356,20 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     return float(values[canonical(rules, rules.start)])
 
 
-def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward: Any = None):
+def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward: Any = None, zero_states: bool = True):
     """Coarsest partition of the states (and boards) into groups of equal
     value, by plain refinement: start from one group each, and give every
-    state the signature (its group, the sorted multiset of (move reward,
-    next board's group)), every board (its group, the sorted multiset of
-    (piece weight, state's group)), until the number of groups stops growing.
-    Piece weights: the probabilities when pieces are drawn, all alike when an
-    opponent gives them.
+    state the signature (its group, its moves' (move reward, next board's
+    group)), every board (its group, its pieces' (piece weight, state's
+    group)), until the number of groups stops growing.
+
+    Moves are compared as a set for an optimal player (a maximum), as a sorted
+    multiset for a random one (a mean); pieces as a multiset of (probability,
+    group) when drawn, as a set of groups when an opponent gives them.  With
+    ``zero_states``, every state worth zero under any play (no reward
+    reachable, and a state without moves worth zero) starts, and stays, in
+    one group of its own; without, the result is the coarsest strong
+    bisimulation of the game with its rewards.
 
     Returns ``(state_groups, board_groups)``: dicts ``(board, piece) -> int``
     and ``board -> int``, groups numbered by first appearance.
@@ -374,6 +390,7 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
                     roles.opponent,
                     roles.reward,
                     filled_cells(rules, board_of(b), m),
+                    m,
                 ),
                 after,
             )
@@ -382,21 +399,45 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
         for b in boards
         for p in range(n_pieces)
     }
-    weight = list(rules.probabilities) if roles.opponent == "random" else [0.0] * n_pieces
+    moves_as_set = roles.player == "optimal"
+    pieces_as_set = roles.opponent != "random"
+    weight = list(rules.probabilities) if not pieces_as_set else [0.0] * n_pieces
+    zero = _zero_states(table, boards, n_pieces, dead_value(rules, roles.reward)) if zero_states else set()
+
+    def collect(items):
+        return tuple(sorted(set(items))) if moves_as_set else tuple(sorted(items))
+
     state_group = {s: 0 for s in table}
     board_group = {b: 0 for b in boards}
     while True:
-        state_sig = {s: (state_group[s], tuple(sorted((r, board_group[a]) for r, a in table[s]))) for s in table}
-        new_states = _number(state_sig, list(table))
-        board_sig = {
-            b: (board_group[b], tuple(sorted((weight[p], new_states[(b, p)]) for p in range(n_pieces)))) for b in boards
+        state_sig = {
+            s: (state_group[s], "zero" if s in zero else collect((r, board_group[a]) for r, a in table[s]))
+            for s in table
         }
+        new_states = _number(state_sig, list(table))
+        board_sig = {}
+        for b in boards:
+            pieces = [(weight[p], new_states[(b, p)]) for p in range(n_pieces)]
+            board_sig[b] = (board_group[b], tuple(sorted(set(pieces) if pieces_as_set else pieces)))
         new_boards = _number(board_sig, boards)
         if len(set(new_states.values())) == len(set(state_group.values())) and len(set(new_boards.values())) == len(
             set(board_group.values())
         ):
             return new_states, new_boards
         state_group, board_group = new_states, new_boards
+
+
+def _zero_states(table: dict, boards: list, n_pieces: int, dead: float) -> set:
+    """The states worth zero under any play: remove, until none is left to
+    remove, every state with a rewarding move, a move to a board one of whose
+    states is removed, or no move at all when such a state is worth ``dead`` != 0."""
+    zero = {s for s, moves in table.items() if moves or dead == 0}
+    while True:
+        zero_boards = {b for b in boards if all((b, p) in zero for p in range(n_pieces))}
+        keep = {s for s in zero if all(r == 0 and a in zero_boards for r, a in table[s])}
+        if keep == zero:
+            return zero
+        zero = keep
 
 
 def _number(signatures: dict, order: list) -> dict:

@@ -116,9 +116,7 @@ def land(
     shape = _orientations(rules.pieces[piece].cells)[rotation]
     if column < 0 or column + max(x for x, _ in shape) >= width:
         return None  # a cell off the side of the board
-    row = height  # bottom of the piece, starting fully above the board
-    while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
-        row -= 1
+    row = _rest_row(shape, column, filled, height)
     cells = {(column + x, row + y) for x, y in shape}
     if any(r >= height for _, r in cells):
         return (lost_board(rules), 0, 0) if rules.top_out else None
@@ -141,6 +139,27 @@ def land(
     if rules.top_out and any(r == height - 1 for _, r in shifted):
         return lost_board(rules), 0, 0
     return canonical(rules, to_int(frozenset(shifted), width)), len(full), n_filled
+
+
+def _rest_row(shape, column: int, filled, height: int) -> int:
+    """The row the bottom of ``shape`` (dropped from fully above the board
+    with its left edge at ``column``) comes to rest on."""
+    row = height
+    while row > 0 and not any((column + x, row - 1 + y) in filled for x, y in shape):
+        row -= 1
+    return row
+
+
+def landed_board(rules: Rules, board: int, placement: Any) -> int:
+    """``board`` with ``placement``'s piece landed and no row cleared yet
+    (``board`` itself for ``"hold"``)."""
+    if not isinstance(placement, Placement):
+        return board
+    piece = [p.name for p in rules.pieces].index(placement.piece)
+    shape = _orientations(rules.pieces[piece].cells)[placement.rotation]
+    filled = to_cells(board, rules.width, rules.height)
+    row = _rest_row(shape, placement.column, filled, rules.height)
+    return to_int(frozenset(filled | {(placement.column + x, row + y) for x, y in shape}), rules.width)
 
 
 def filled_cells(rules: Rules, board: int, placement: Any) -> int:
@@ -252,13 +271,24 @@ def max_height(board: int, width: int, height: int) -> int:
     return max((r + 1 for _, r in to_cells(board, width, height)), default=0)
 
 
-def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, reward: Any, filled: int = 0) -> float:
+def move_reward(
+    rules: Rules,
+    board: int,
+    after: int,
+    rows: int,
+    opponent: Any,
+    reward: Any,
+    filled: int = 0,
+    placement: Any = None,
+) -> float:
     """A move's reward: its points; with ``reward`` (a :class:`~babytris.Reward`)
     ``lines * rows + score * points - height * max_height(after) - gaps * holes(after)
-    - new_holes * filled`` (``filled``: the cells ``rules.no_holes`` filled);
-    with ``opponent="gaps"`` the holes after it less the holes before.  A
-    move that tops out (to the lost board) scores ``score * line_scores[0] -
-    loss`` (0 for ``"gaps"``)."""
+    - new_holes * filled`` (``filled``: the cells ``rules.no_holes`` filled;
+    with ``reward.before_clear``, height and holes of the board with
+    ``placement``'s piece landed instead of ``after``); with
+    ``opponent="gaps"`` the holes after it less the holes before.  A move
+    that tops out (to the lost board) scores ``score * line_scores[0] - loss``
+    (0 for ``"gaps"``)."""
     w, h = rules.width, rules.height
     lost = rules.top_out and after == lost_board(rules)
     if opponent == "gaps":
@@ -268,11 +298,12 @@ def move_reward(rules: Rules, board: int, after: int, rows: int, opponent: Any, 
     points = rules.line_scores[rows]
     if reward is None:
         return points
+    measured = landed_board(rules, board, placement) if getattr(reward, "before_clear", False) else after
     return (
         reward.lines * rows
         + reward.score * points
-        - reward.height * max_height(after, w, h)
-        - reward.gaps * holes(after, w, h)
+        - reward.height * max_height(measured, w, h)
+        - reward.gaps * holes(measured, w, h)
         - reward.new_holes * filled
     )
 

@@ -12,7 +12,7 @@ from . import _core, _sweep
 from .placements import lost_board, placement_table
 from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions
-from .validation import check_number
+from .validation import check_bool, check_number
 
 __all__ = [
     "Reward",
@@ -23,6 +23,7 @@ __all__ = [
     "holes_created",
     "holes_filled",
     "check_reward",
+    "landed_boards",
 ]
 
 
@@ -39,7 +40,9 @@ class Reward:
     rows are counted as the piece lands, before they are cleared); ``max_height``
     (the highest filled row, 0 for an empty board) and ``holes`` (empty cells
     under a filled cell of their column) are measured on the board after the
-    placement and its clear, the board the next piece falls on.
+    placement and its clear, the board the next piece falls on, or with
+    ``before_clear=True`` on the board with the piece landed and its full
+    rows still in place (as the Baby Tetris course projects measure them).
     ``cells_filled`` are the holes the placement would have made: the empty
     cells under the landed piece that ``Rules(no_holes=True)`` fills (only
     with those rules).
@@ -63,16 +66,20 @@ class Reward:
     gaps: float = 0.0
     new_holes: float = 0.0
     loss: float = 0.0
+    before_clear: bool = False
 
     def __post_init__(self) -> None:
         for name in ("lines", "height", "score", "gaps", "new_holes", "loss"):
             object.__setattr__(self, name, check_number(f"Reward.{name}", getattr(self, name)))
+        object.__setattr__(self, "before_clear", check_bool("Reward.before_clear", self.before_clear))
         if self.loss < 0:
             raise ValueError(f"Reward.loss must be a finite number >= 0 (a cost), got {self.loss!r}")
 
     def __repr__(self) -> str:
-        # new_holes and loss only when set, as most rewards leave them alone
-        extra = "".join(f", {name}={getattr(self, name)!r}" for name in ("new_holes", "loss") if getattr(self, name))
+        # new_holes, loss and before_clear only when set, as most rewards leave them alone
+        extra = "".join(
+            f", {name}={getattr(self, name)!r}" for name in ("new_holes", "loss", "before_clear") if getattr(self, name)
+        )
         return f"Reward(lines={self.lines!r}, height={self.height!r}, score={self.score!r}, gaps={self.gaps!r}{extra})"
 
     @property
@@ -86,6 +93,11 @@ class Reward:
         (weight 1, no other feature); ``loss`` may still be set."""
         return (self.lines, self.height, self.score, self.gaps, self.new_holes) == (0.0, 0.0, 1.0, 0.0, 0.0)
 
+    @property
+    def measures_boards(self) -> bool:
+        """Whether the reward weighs the board's height or holes."""
+        return bool(self.height or self.gaps)
+
     def dead_value(self, rules: Rules) -> float:
         """The value of a state where the piece fits nowhere: ``-loss``, or 0
         with ``rules.top_out`` (only the lost board has such states, and the
@@ -94,7 +106,13 @@ class Reward:
 
 
 def check_reward(reward: Reward | None, rules: Rules) -> None:
-    """Raise ``ValueError`` if ``reward`` weighs a feature ``rules`` lack."""
+    """Raise ``ValueError`` if ``reward`` weighs a feature ``rules`` lack, or
+    measures a landed board no_holes would fill."""
+    if reward is not None and reward.before_clear and rules.no_holes:
+        raise ValueError(
+            "reward: Reward.before_clear measures the board as the piece lands, which Rules(no_holes=True) "
+            "fills at once; use before_clear=False with no_holes"
+        )
     if reward is not None and reward.new_holes and not rules.no_holes:
         raise ValueError(
             f"reward: Reward.new_holes weighs the cells Rules(no_holes=True) fills, and these rules "
@@ -241,19 +259,51 @@ def _filler(t: Transitions):
     return compute
 
 
+def landed_boards(transitions: Transitions, moves: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """The board of each move with its piece landed, before full rows are
+    cleared (uint64, one per move; the board itself for a move that puts a
+    piece on hold).  The piece drops from above to rest on the highest cell
+    below it, as the engine drops it (moves are legal, so it ends inside)."""
+    t, rules = transitions, transitions.rules
+    table = placement_table(rules)
+    node = states // rules.n_pieces
+    boards = t.boards[node]
+    placement = t.placement[moves].astype(np.int64)
+    held = np.zeros(len(moves), dtype=bool)
+    if rules.hold:  # placement numbers are global (over all pieces)
+        held = placement == HOLD_MOVE
+        k = np.where(held, 0, placement)
+    else:
+        if t.queues is not None:  # with a preview the piece placed is the queue's first
+            piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
+        else:
+            piece = states % rules.n_pieces
+        k = table.first[piece] + placement
+    masks, spans = table.masks[k], table.rows[k].astype(np.int64)
+    rest = np.zeros(len(moves), dtype=np.uint64)
+    for row in range(rules.height):
+        shift = np.uint64(row * rules.width)
+        hit = (row <= rules.height - spans) & ((boards & (masks << shift)) != 0)
+        rest[hit] = row + 1
+    out = boards | (masks << (rest * np.uint64(rules.width)))
+    out[held] = boards[held]
+    return out
+
+
 def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | None = None) -> np.ndarray:
     """Each move's reward under ``reward`` (float64 array, one per move, or
     per move numbered in ``moves``)."""
     t, rules = transitions, transitions.rules
     per_lines = reward.lines * np.arange(len(rules.line_scores)) + reward.score * np.asarray(rules.line_scores)
+    landed = reward.before_clear and reward.measures_boards
     after = None  # per board, then per move: far fewer boards than moves
-    if (reward.height or reward.gaps) and (moves is None or len(moves) > t.n_boards):
+    if reward.measures_boards and not landed and (moves is None or len(moves) > t.n_boards):
         after = reward.height * heights(t.boards, rules.width, rules.height) + reward.gaps * holes(
             t.boards, rules.width, rules.height
         )
     filling = bool(reward.new_holes and rules.no_holes)
     final = reward.score * rules.line_scores[0] - reward.loss  # a move that tops out
-    if moves is None and not rules.hold:
+    if moves is None and not rules.hold and not landed:
         # In one compiled pass: a term per state, per board after, per rows cleared.
         per_state, per_row = np.zeros(t.n_states), np.zeros(t.n_boards)
         if after is not None:
@@ -277,7 +327,12 @@ def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | N
 
     def compute(moves_: np.ndarray, states: np.ndarray) -> np.ndarray:
         out = per_lines[t.lines[moves_]]
-        if reward.height or reward.gaps:
+        if landed:
+            boards = landed_boards(t, moves_, states)
+            out -= reward.height * heights(boards, rules.width, rules.height) + reward.gaps * holes(
+                boards, rules.width, rules.height
+            )
+        elif reward.measures_boards:
             if after is not None:
                 out -= after[t.next_board[moves_]]
             else:

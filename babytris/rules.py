@@ -30,6 +30,8 @@ MAX_CELLS = 64  # a board is one uint64
 
 #: What a game scores: points per placement, or the length of a combo.
 OBJECTIVES = ("points", "combo")
+#: How the hold slot starts: empty, or filled by the first piece drawn.
+HOLD_STARTS = ("empty", "drawn")
 #: The most previewed pieces (the states grow as n_pieces ** preview).
 MAX_PREVIEW = 8
 
@@ -73,8 +75,12 @@ class Rules:
             and the queue; each placement draws one new piece onto the queue's end.
         hold: the player may put the piece to place on hold, once per piece:
             with a piece held, place that one instead (the piece to place is
-            held); with the slot empty (the game starts so), hold the piece
-            and place the next one, a step of its own that places nothing.
+            held); with the slot empty, hold the piece and place the next
+            one, a step of its own that places nothing.
+        hold_start: with ``hold``, how the game starts: ``"empty"`` (the
+            slot empty; the default) or ``"drawn"`` (the first piece drawn
+            fills the slot before play, so the slot is never empty, as in
+            c4w's combo study; start values average over that piece).
         mirror: merge every board with its mirror image before enumerating
             (a board stands for the lesser of the two): the game is the same
             with the pieces mirrored, so their values are too.  Needs a piece
@@ -111,6 +117,7 @@ class Rules:
     mirror: bool = False
     no_holes: bool = False
     top_out: bool = False
+    hold_start: str = "empty"
 
     if TYPE_CHECKING:  # what the constructor accepts (the dataclass stores the validated forms)
 
@@ -128,6 +135,7 @@ class Rules:
             mirror: bool = False,
             no_holes: bool = False,
             top_out: bool = False,
+            hold_start: str = "empty",
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -165,6 +173,10 @@ class Rules:
             line_scores = check_line_scores(self.line_scores, tallest, self.no_holes)
         probabilities = check_probabilities(self.probabilities, len(pieces))
         start = _start(self.start, width, height)
+        if self.hold_start not in HOLD_STARTS:
+            raise RulesError(f"hold_start must be one of {', '.join(map(repr, HOLD_STARTS))}, got {self.hold_start!r}")
+        if self.hold_start != "empty" and not self.hold:
+            raise RulesError(f"hold_start={self.hold_start!r} needs hold=True")
         if self.top_out and self.objective == "combo":
             raise RulesError(
                 "top_out: the combo objective ends at a placement that clears nothing; "
@@ -262,6 +274,7 @@ class Rules:
                 ("mirror", self.mirror, False),
                 ("no_holes", self.no_holes, False),
                 ("top_out", self.top_out, False),
+                ("hold_start", self.hold_start, "empty"),
             )
             if value != default
         )

@@ -102,21 +102,31 @@ class Transitions:
             raise ValueError(
                 "start_index: with previews a game starts on one of several (board, queue) nodes; see start_nodes()"
             )
+        if self.rules.hold_start == "drawn":
+            raise ValueError(
+                "start_index: with hold_start='drawn' a game starts holding one of several pieces; see start_nodes()"
+            )
         return self.board_index(self.rules.start)
 
     def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows a game starts on and their chances: the start board with each
         queue (its pieces drawn independently) and the hold slot empty, or
-        without previews the start board alone.
+        with ``rules.hold_start == "drawn"`` holding each piece (drawn too,
+        before the queue; free to swap), or without previews the start board alone.
 
         Returns:
-            ``(indices, chances)``: int64 and float64 arrays ``(rules.queues,)``.
+            ``(indices, chances)``: int64 and float64 arrays ``(rules.queues,)``,
+            or ``(rules.queues * n_pieces,)`` with a drawn hold (queue-major).
         """
         first = self.board_index(self.rules.start, (0,) * self.rules.preview)
         chances = np.ones(1)
         for _ in range(self.rules.preview):
             chances = np.outer(chances, self.rules.probabilities).ravel()
-        return first + np.arange(self.rules.queues, dtype=np.int64) * self.rules.hold_slots, chances
+        rows = first + np.arange(self.rules.queues, dtype=np.int64) * self.rules.hold_slots
+        if self.rules.hold_start == "drawn":  # slots 1..n: piece p held, free (slot 0: empty)
+            rows = (rows[:, None] + 1 + np.arange(self.rules.n_pieces)).ravel()
+            chances = np.outer(chances, self.rules.probabilities).ravel()
+        return rows, chances
 
     @property
     def n_states(self) -> int:

@@ -139,8 +139,8 @@ def test_minimize(capsys):
     assert cli.main(["minimize", "--width", "4", "--height", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("4x4: 25,956 states, 12,978 boards")
-    assert lines[2].split()[:3] == ["random", "3,925", "3,192"]
-    assert lines[5].split()[:3] == ["gaps", "4,808", "3,414"]
+    assert lines[2].split()[:4] == ["random", "3,832", "3,084", "3,844"]
+    assert lines[5].split()[:4] == ["gaps", "4,805", "3,390", "4,808"]
 
 
 def run_json(argv, capsys) -> dict:
@@ -269,7 +269,8 @@ def test_tournament_rate_and_minimize_json(capsys):
     rates = run_json(["rate", "--width", "4", "--height", "4"], capsys)
     assert [round(r["gain"], 9) for r in rates["rates"]] == [1.130308492, 1.0]
     groups = run_json(["minimize", "--width", "4", "--height", "4"], capsys)
-    assert (groups["states"], groups["groups"][0]["state_groups"]) == (25_956, 3_925)
+    assert (groups["states"], groups["groups"][0]["state_groups"]) == (25_956, 3_832)
+    assert groups["groups"][0]["bisimulation_state_groups"] == 3_844
 
 
 def test_json_writes_missing_numbers_as_null(capsys):

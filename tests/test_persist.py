@@ -22,12 +22,13 @@ from babytris import Reward, Rules
         (dict(width=4, height=4), dict()),
         (dict(width=4, height=4), dict(opponent="minimax", reward=Reward(height=1, score=4, gaps=1.5))),
         (dict(width=3, height=4, preview=1, hold=True, mirror=True), dict(opponent="gaps")),
+        (dict(width=3, height=4, hold=True, hold_start="drawn"), dict()),  # hold without previews, too
         (
             dict(width=4, height=4, pieces=["S", "Z", [(0, 0), (1, 0)]], objective="combo", start=0b0011),
             dict(discount=1.0),
         ),
     ],
-    ids=["plain", "robust reward", "preview hold mirror gaps", "custom piece combo"],
+    ids=["plain", "robust reward", "preview hold mirror gaps", "drawn hold", "custom piece combo"],
 )
 def test_round_trip(tmp_path, fields, options):
     s = babytris.solve(Rules(**fields), tol=1e-10, **options)

@@ -3,6 +3,8 @@ a state is the board, the piece to place, the queue and the hold slot."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -97,8 +99,9 @@ def test_preview_memory_guard():
     st.booleans(),
     st.sampled_from(["random", "minimax", "gaps"]),
     st.floats(0.0, 0.9),
+    st.sampled_from(["empty", "drawn"]),
 )
-def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
+def test_random_games_equal_reference(rules, preview, hold, opponent, discount, hold_start):
     rules = Rules(
         width=rules.width,
         height=rules.height,
@@ -108,6 +111,7 @@ def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
         objective=rules.objective,
         preview=preview,
         hold=hold,
+        hold_start=hold_start if hold else "empty",
         line_scores=None if rules.objective == "combo" else rules.line_scores,
         no_holes=rules.no_holes,
         top_out=rules.top_out,
@@ -121,6 +125,7 @@ def test_random_games_equal_reference(rules, preview, hold, opponent, discount):
     ref = reference.solve(rules, discount=discount, opponent=opponent, tol=1e-12)
     rows = [t.board_index(*node) if isinstance(node, tuple) else t.board_index(node) for node in ref.boards]
     assert np.abs(core.values[rows] - np.array(ref.values)).max() <= 1e-9 * max(1.0, np.abs(core.values).max())
+    assert core.start_value == pytest.approx(ref.start_value, abs=1e-9 * max(1.0, np.abs(core.values).max()))
     states, boards = reference.minimize(rules, opponent=opponent)
     p = babytris.minimize(t, opponent=opponent)
     assert p.n_classes == len(set(states.values())) and p.n_board_classes == len(set(boards.values()))
@@ -194,3 +199,27 @@ def test_bad_hold():
     ):
         with pytest.raises(ValueError, match="hold"):
             call()
+
+
+def test_a_drawn_hold_starts_holding_the_first_piece():
+    """hold_start="drawn" (c4w): the first piece fills the slot, so the start
+    is worth each piece held, weighed by its chance; the table is the same."""
+    rules = Rules(width=4, height=4, hold=True, probabilities=(0.3, 0.7))
+    empty = babytris.solve(rules, tol=1e-12)
+    drawn = babytris.solve(dataclasses.replace(rules, hold_start="drawn"), tol=1e-12)
+    assert np.array_equal(drawn.values, empty.values)
+    by_hand = sum(
+        held_chance * piece_chance * empty.value(0, piece, held=held)
+        for held, held_chance in (("I", 0.3), ("L", 0.7))
+        for piece, piece_chance in (("I", 0.3), ("L", 0.7))
+    )
+    assert drawn.start_value == pytest.approx(by_hand, abs=1e-12)
+    assert drawn.start_value > empty.start_value  # a piece in hand from the start
+    rows, chances = drawn.transitions.start_nodes()
+    assert drawn.transitions.slots[rows].tolist() == [1, 2] and chances.tolist() == [0.3, 0.7]
+    with pytest.raises(ValueError, match="hold_start"):
+        _ = drawn.transitions.start_index
+    with pytest.raises(RulesError, match="hold_start='drawn' needs hold=True"):
+        Rules(hold_start="drawn")
+    with pytest.raises(RulesError, match="hold_start must be one of 'empty', 'drawn'"):
+        Rules(hold=True, hold_start="full")

@@ -104,6 +104,7 @@ class Engine:
         lines: npt.NDArray[np.int64],
         points: npt.NDArray[np.float64],
         n_threads: int = 1,
+        random_ties: bool = False,
     ) -> None: ...
     def sample(
         self,

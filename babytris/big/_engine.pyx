@@ -339,12 +339,14 @@ cdef class Engine:
              const double[::1] probabilities, const double[::1] scores,
              const int8_t[::1] codes, const double[::1] weights, const double[::1] line_reward,
              double discount, double epsilon,
-             int64_t[::1] placements, int64_t[::1] lines, double[::1] points, int n_threads=1):
+             int64_t[::1] placements, int64_t[::1] lines, double[::1] points, int n_threads=1,
+             bint random_ties=False):
         """Play ``len(seeds)`` games from ``start``: game i seeded with
         ``seeds[i]`` writes ``placements[i]``, ``lines[i]`` and ``points[i]``
         (``scores[rows cleared]`` summed).  ``codes`` None: random placements;
         else the greedy policy of ``codes``, ``weights``, ``line_reward`` and
-        ``discount``, exploring with chance ``epsilon``."""
+        ``discount``, exploring with chance ``epsilon``, taking the first of
+        equally good placements or with ``random_ties`` one at random."""
         cdef Game G
         cdef Policy pol
         cdef Py_ssize_t n_games = seeds.shape[0], i
@@ -352,6 +354,7 @@ cdef class Engine:
         cumulative = np.cumsum(probabilities)
         self._game(&G, &pol, start, max_placements, cumulative, scores, codes, weights, line_reward,
                    discount, epsilon)
+        pol.random_ties = random_ties
         if placements.shape[0] != n_games or lines.shape[0] != n_games or points.shape[0] != n_games:
             raise ValueError("placements, lines and points need one entry per seed")
         if n_games == 0:

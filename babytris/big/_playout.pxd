@@ -24,6 +24,7 @@ cdef struct Policy:
     const double* line_reward   # by rows cleared
     double discount
     double epsilon              # chance of a random placement instead of the greedy one
+    bint random_ties            # among equally good placements, one at random (else the first)
 
 
 cdef struct Game:

@@ -13,6 +13,7 @@ its seed alone, never on the threads.
 from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t, uint8_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
+from libc.math cimport fabs
 
 from babytris.rng cimport Rng, rng_seed, rng_uniform, rng_below
 from babytris.big._board cimport *
@@ -261,15 +262,36 @@ cdef inline int random_move(const Geo* g, const Board* b, int p, Rng* rng) noexc
     return -1
 
 
+cdef inline bint better(double v, double best_v, int best, int* ties, Rng* rng) noexcept nogil:
+    """Whether a placement worth ``v`` replaces the best so far (``best`` < 0:
+    none yet): a larger value; with ``rng``, also an equal one (to rounding:
+    values are summed in different orders) with chance 1 / (equals seen), so
+    each of the equal best is chosen with the same chance."""
+    cdef double slack
+    if best < 0:
+        ties[0] = 1
+        return True
+    if rng == NULL:
+        return v > best_v
+    slack = 1e-9 * (1.0 + fabs(best_v))
+    if v > best_v + slack:
+        ties[0] = 1
+        return True
+    if v >= best_v - slack:
+        ties[0] += 1
+        return rng_below(rng, ties[0]) == 0
+    return False
+
+
 cdef inline int greedy_move(const Geo* g, const Board* b, int p, const Policy* pol, Work* work,
-                            double* best_value) noexcept nogil:
+                            double* best_value, Rng* rng) noexcept nogil:
     """The placement (global number) of p on b with the largest
-    ``line_reward[lines] + discount * w . phi(afterstate)``, the first among
-    equals; -1 if none is legal."""
-    cdef int k, y, lines, m, eroded, best = -1
+    ``line_reward[lines] + discount * w . phi(afterstate)``: the first among
+    equals, or with ``rng`` one of them at random; -1 if none is legal."""
+    cdef int k, y, lines, m, eroded, best = -1, ties = 0
     cdef double v, best_v = 0.0
     if g.width > 1:
-        return lean_move(g, b, p, pol, work, best_value)
+        return lean_move(g, b, p, pol, work, best_value, rng)
     # A 1-wide board's empty rows are wells, which lean_move does not count: scan every afterstate.
     prepare_prefix(g, b, pol.needs, &work.pre)
     for k in range(g.first[p], g.first[p + 1]):
@@ -280,7 +302,7 @@ cdef inline int greedy_move(const Geo* g, const Board* b, int p, const Policy* p
         after_features(g, b, &work.pre, y, work.scratch, m, pol.needs, &work.feats)
         v = pol.line_reward[lines] + pol.discount * linear_value(pol, &work.feats, g.width,
                                                                  landing_height_of(g, k, y), eroded)
-        if best < 0 or v > best_v:
+        if better(v, best_v, best, &ties, rng):
             best = k
             best_v = v
     best_value[0] = best_v
@@ -299,12 +321,13 @@ cdef inline double slow_value(const Geo* g, const Board* b, const Policy* pol, W
                                                                 eroded)
 
 
-cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work* work, double* best_value) noexcept nogil:
+cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work* work, double* best_value,
+                   Rng* rng) noexcept nogil:
     """greedy_move on boards at least 2 wide: a placement that clears no row
     is worth the board's value plus the changes its rows and columns make,
     weighted as they come; one that clears rows is scanned (slow_value)."""
     cdef Stats* st = &work.stats
-    cdef int W = g.width, H = g.height, top = b.top, k, j, i, c, y, t, nr, nc, col, best = -1
+    cdef int W = g.width, H = g.height, top = b.top, k, j, i, c, y, t, nr, nc, col, best = -1, ties = 0
     cdef uint32_t full = g.full, o, n, below_o, below_n, changed, ow, nw
     cdef const uint8_t* pc = g.pc
     cdef const uint8_t* rt = g.rt
@@ -424,12 +447,12 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
                     changed &= changed - 1
                 dv += w_wells * d_wells
             v = r0 + discount * (base + dv + w_lh * (y + 0.5 * (nr - 1) + 1.0))
-            if best < 0 or v > best_v:
+            if better(v, best_v, best, &ties, rng):
                 best = k
                 best_v = v
             continue
         v = slow_value(g, b, pol, work, k, y)   # it clears a row
-        if best < 0 or v > best_v:
+        if better(v, best_v, best, &ties, rng):
             best = k
             best_v = v
     best_value[0] = best_v
@@ -440,7 +463,7 @@ cdef inline int choose(const Geo* g, const Board* b, int p, const Policy* pol, R
     cdef double v
     if not pol.greedy or pol.epsilon >= 1.0 or (pol.epsilon > 0.0 and rng_uniform(rng) < pol.epsilon):
         return random_move(g, b, p, rng)
-    return greedy_move(g, b, p, pol, work, &v)
+    return greedy_move(g, b, p, pol, work, &v, rng if pol.random_ties else NULL)
 
 
 cdef int make_policy(Policy* pol, const int8_t[::1] codes, const double[::1] weights,
@@ -620,7 +643,7 @@ cdef int greedy_chunk(const Geo* g, const Policy* pol, const uint16_t* rows, con
         return -1
     for i in range(lo, hi):
         load_board(g, rows + i * g.height, &work.board)
-        k = greedy_move(g, &work.board, pieces[i], pol, &work, &value[i])
+        k = greedy_move(g, &work.board, pieces[i], pol, &work, &value[i], NULL)
         placement[i] = <int16_t>(k - g.first[pieces[i]]) if k >= 0 else -1
         if k < 0:
             value[i] = 0.0

@@ -164,13 +164,13 @@ def play_greedy(
     start: np.ndarray | None = None,
     seed: int = 0,
     n_jobs: int | None = None,
+    ties: str = "first",
 ) -> Playouts:
     """Play ``n_games`` games of the one-step greedy policy of a linear value function.
 
     Each turn a piece is drawn with the game's probabilities and placed where
     ``line_rewards[rows cleared] + discount * w . phi(afterstate)`` is
-    largest (the first in placement order among equals); the game ends when
-    the piece fits nowhere, or after ``max_placements``.
+    largest; the game ends when the piece fits nowhere, or after ``max_placements``.
 
     Args:
         tetris: the game.
@@ -193,10 +193,15 @@ def play_greedy(
             seeded with ``babytris.evaluate.game_seeds(seed, n_games)[i]``, so
             results depend on ``seed`` and the game's number, never on ``n_jobs``.
         n_jobs: threads sharing the games (None: every core).
+        ties: among placements of equal value (to 1e-9 relative), ``"first"``
+            takes the first in placement order, ``"random"`` one at random
+            (each with the same chance, drawn from the game's generator).
 
     Returns:
         :class:`Playouts`: placements (lifespans), rows cleared and points per game.
     """
+    if ties not in ("first", "random"):
+        raise ValueError(f"ties must be 'first' or 'random', got {ties!r}")
     args = _game_args(tetris, weights, features, line_rewards, discount, epsilon, max_placements, start)
     n_games = _bounded_int("n_games", n_games, 1, MAX_GAMES)
     seeds = game_seeds(_bounded_int("seed", seed, 0, 2**64 - 1), n_games)
@@ -219,6 +224,7 @@ def play_greedy(
         lines,
         points,
         n_threads(n_jobs),
+        ties == "random",
     )
     return Playouts(placements, lines, points, max_placements, int(seed))
 

@@ -1,0 +1,371 @@
+"""The claims :mod:`babytris.reproduce` recomputes, one function each, by source.
+
+Each function recomputes one published number in its source's own setup and
+says how it compares.  The setups, as the sources give them:
+
+- **slides** (Ergin & Grousson): Baby Tetris with pieces I and L drawn with
+  chance 1/2, rows scoring 1/3/6; an optimal player of the discounted game
+  (value iteration to ``delta < 1e-8``) plays one game of 10,000 placements
+  and prints its score.  babytris gives the exact expected score of that
+  policy over 10,000 placements and the standard deviation of one game's.
+- **bodoia** (Bodoia & Puranik): Block Drop and No-Holes Tetris state
+  counts (``m^n + 1``, ``p m^n + 1``), Block Drop's optimal policy, and
+  Table 1: agents on a 10x20 board with the seven tetrominoes drawn
+  uniformly, placing each piece where the fitted linear value of the board
+  after it is largest (``a' = argmax_a V(s')``, no reward in the choice),
+  each of 5 agents playing 100 games; the lifespan is the placements made
+  before the game is lost.  The paper does not say how ties are broken; its
+  constant-value agent lives as long as random play (25.8 and "25"), so
+  ties are broken at random here.
+- **c4w**: the 4-wide combo well, three residual cells, seven tetrominoes.
+- **pirnay** (Pirnay & Arabagi): TD(lambda) of a 200-80-1 sigmoid network on
+  the board's cells, 10x20, rewards +1 a placement, +5 a line, -10 at game
+  over, eta 0.01, lambda 0.6, gamma 0.9, moves drawn by the paper's
+  exploration rule; lines per game at three points of the training.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .reproduce import AGREES, DIFFERS, WITHIN_NOISE, Measurement, claim
+
+__all__ = ["SLIDES_SCORES", "TABLE_1", "TABLE_3"]
+
+# --------------------------------------------------------------------------------------------
+# slides: one game of 10,000 placements by the optimal policy of the discounted game
+# --------------------------------------------------------------------------------------------
+
+SLIDES_SCORES = {(4, 0.1): 7632, (4, 0.9): 11118, (5, 0.1): 7620, (5, 0.9): 13305}
+
+
+def _slides_score(height: int, discount: float, published: int):
+    def measure(fast: bool) -> Measurement:
+        import babytris
+
+        solution = babytris.solve(width=4, height=height, discount=discount, tol=1e-8)
+        exact = babytris.expected_points(solution, n_actions=10_000)
+        games = babytris.play(solution, n_actions=10_000, n_games=200 if fast else 2000, seed=1)
+        spread = float(np.std(games.points, ddof=1))
+        off = abs(published - exact) / spread
+        verdict = WITHIN_NOISE if off <= 3 else DIFFERS
+        return Measurement(
+            round(exact, 1),
+            verdict,
+            f"exact expectation; one game's score has standard deviation {spread:.0f} "
+            f"({games.n_games:,} games), so the published game lies {off:.1f} of them away",
+        )
+
+    return measure
+
+
+for (_height, _discount), _published in SLIDES_SCORES.items():
+    claim(
+        f"slides-score-4x{_height}-{_discount}",
+        "slides",
+        f"score of one game of 10,000 placements, optimal player for discount {_discount}, 4x{_height}",
+        _published,
+        f"s = babytris.solve(width=4, height={_height}, discount={_discount}); "
+        "babytris.expected_points(s, n_actions=10_000)",
+    )(_slides_score(_height, _discount, _published))
+
+
+# --------------------------------------------------------------------------------------------
+# bodoia: seed models and Table 1
+# --------------------------------------------------------------------------------------------
+
+
+def _block_drop_states(m: int, n: int):
+    def measure(fast: bool) -> Measurement:
+        import babytris
+
+        model = babytris.block_drop(width=n, height=m)
+        boards = babytris.enumerate_boards(model.rules).n_boards
+        return Measurement(
+            boards,
+            AGREES if boards == model.paper_states else DIFFERS,
+            f"reachable boards with the lost one: m^n - (m-1)^n + 1 = {m**n - (m - 1) ** n + 1:,}; height "
+            "vectors with every column at least 1 have a full bottom row, cleared at once, so never occur",
+        )
+
+    return measure
+
+
+for _m, _n in ((4, 4), (5, 4), (6, 4)):
+    claim(
+        f"bodoia-block-drop-states-{_m}x{_n}",
+        "bodoia",
+        f"Block Drop states m^n + 1, {_m} rows x {_n} columns",
+        _m**_n + 1,
+        f"babytris.enumerate_boards(babytris.block_drop(width={_n}, height={_m}).rules).n_boards",
+    )(_block_drop_states(_m, _n))
+
+
+@claim(
+    "bodoia-no-holes-states-4x4",
+    "bodoia",
+    "No-Holes Tetris states p m^n + 1, 7 tetrominoes, 4x4",
+    7 * 4**4 + 1,
+    "babytris.enumerate_boards(babytris.no_holes_tetris(width=4, height=4).rules).n_states",
+)
+def _no_holes_states(fast: bool) -> Measurement:
+    import babytris
+
+    t = babytris.enumerate_boards(babytris.no_holes_tetris(width=4, height=4).rules)
+    return Measurement(
+        t.n_states,
+        DIFFERS,
+        f"(board, piece) states reached, the lost board's included: {t.n_boards:,} boards of the "
+        "4^4 height vectors, as in Block Drop; the paper counts every height vector",
+    )
+
+
+@claim(
+    "bodoia-block-drop-policy",
+    "bodoia",
+    "Block Drop's optimal policy, 4x4",
+    "a block into each column, left to right, until a line clears; then again",
+    "s = babytris.block_drop(width=4, height=4).solve(discount=0.9); s.best_action(s.rules.start, 0)",
+)
+def _block_drop_policy(fast: bool) -> Measurement:
+    import babytris
+
+    solution = babytris.block_drop(width=4, height=4).solve(discount=0.9, tol=1e-12)
+    t = solution.transitions
+    board, columns = t.start_index, []
+    for _ in range(8):
+        placement = solution.best_action(int(t.boards[board]), 0)
+        if not isinstance(placement, babytris.Placement):
+            return Measurement("no move", DIFFERS, f"the optimal policy has no placement on board {board}")
+        columns.append(placement.column)
+        moves = np.arange(t.offsets[board], t.offsets[board + 1])  # one piece: rows are boards
+        board = int(t.next_board[moves[t.placement[moves] == placement.index][0]])
+    expected = [0, 1, 2, 3, 0, 1, 2, 3]
+    line_every_4 = math.isclose(solution.start_value, 0.9**3 / (1 - 0.9**4), rel_tol=1e-9)
+    return Measurement(
+        "columns " + ", ".join(map(str, columns)),
+        AGREES if columns == expected and line_every_4 else DIFFERS,
+        "the first 8 drops of the optimal policy (discount 0.9), and its start value "
+        "0.9^3 / (1 - 0.9^4): a line every 4 blocks",
+    )
+
+
+#: Table 1: feature set -> (published mean lifespan, published mean parameter vector).
+TABLE_1 = {
+    "constant": ((), 25.8, (-13.8,)),
+    "max-height": (("max_height",), 56.8, (21.8, -2.8)),
+    "num-holes": (("holes",), 47.7, (17.6, -2.5)),
+    "num-covers": (("covers",), 40.5, (12.6, -1.0)),
+    "mh-nh": (("max_height", "holes"), 126.0, (8.2, -0.4, -0.7)),
+    "mh-nc": (("max_height", "covers"), 72.1, (63.1, -3.7, -0.2)),
+    "nh-nc": (("holes", "covers"), 42.0, (-15.1, -5.5, -0.1)),
+    "mh-nh-nc": (("max_height", "holes", "covers"), 129.4, (-17.0, -1.0, -0.9, -0.1)),
+}
+#: The paper's games per feature set: 5 agents x 100 games.
+PAPER_GAMES = 500
+
+
+def _table_1_published_weights(features: tuple[str, ...], published: float, weights: tuple[float, ...]):
+    def measure(fast: bool) -> Measurement:
+        from .big.playouts import play_greedy
+        from .big.tetris import Tetris
+
+        games = play_greedy(
+            Tetris(width=10, height=20),
+            list(weights),
+            features,
+            n_games=2000 if fast else 50_000,
+            seed=13,
+            ties="random",
+        )
+        mean = games.mean_placements
+        spread = float(np.std(games.placements, ddof=1))
+        noise = math.hypot(spread / math.sqrt(PAPER_GAMES), spread / math.sqrt(games.n_games))
+        off = abs(published - mean) / noise
+        return Measurement(
+            round(mean, 1),
+            WITHIN_NOISE if off <= 3 else DIFFERS,
+            f"the published mean vector played in {games.n_games:,} games (ties broken at random); "
+            f"500 games have standard error {spread / math.sqrt(PAPER_GAMES):.1f}: {off:.1f} of the "
+            "combined noise away (the paper averaged 5 agents' lifespans, not one agent with the mean vector)",
+        )
+
+    return measure
+
+
+for _name, (_features, _lifespan, _weights) in TABLE_1.items():
+    claim(
+        f"bodoia-table1-{_name}-published-weights",
+        "bodoia",
+        f"Table 1 lifespan, {_name} ({', '.join(_features) or 'constant only'}), the paper's vector {_weights}",
+        _lifespan,
+        f"play_greedy(Tetris(width=10, height=20), {list(_weights)}, {_features}, n_games=50_000, "
+        "ties='random').mean_placements  # from babytris.big.playouts, babytris.big.tetris",
+    )(_table_1_published_weights(_features, _lifespan, _weights))
+
+
+# --------------------------------------------------------------------------------------------
+# c4w: the 4-wide combo well
+# --------------------------------------------------------------------------------------------
+
+
+@claim(
+    "c4w-residues",
+    "c4w",
+    "fields |F| with 3 residual cells, no hold, no preview",
+    40,
+    "babytris.enumerate_boards(babytris.Rules(width=4, height=5, pieces='tetrominoes', objective='combo', "
+    "start=babytris.Board.from_rows(['#.##'], height=5))).n_boards",
+)
+def _c4w_residues(fast: bool) -> Measurement:
+    import babytris
+
+    rules = babytris.Rules(
+        width=4, height=5, pieces="tetrominoes", objective="combo", start=babytris.Board.from_rows(["#.##"], height=5)
+    )
+    t = babytris.enumerate_boards(rules)
+    return Measurement(
+        t.n_boards,
+        AGREES if t.n_boards == 40 else DIFFERS,
+        "3-cell residues reached from one of them by hard drops that clear a row",
+    )
+
+
+def reachable_rows(t, starts: np.ndarray) -> np.ndarray:
+    """bool ``(t.n_boards,)``: the rows (nodes) of table ``t`` that some play
+    reaches from the rows ``starts``, whatever pieces come."""
+    seen = np.zeros(t.n_boards, dtype=bool)
+    seen[starts] = True
+    frontier = np.unique(starts)
+    n_pieces = t.rules.n_pieces
+    while frontier.size:
+        states = (frontier[:, None] * n_pieces + np.arange(n_pieces)).ravel()
+        first, counts = t.offsets[states], np.diff(t.offsets)[states]
+        moves = np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+        after = np.unique(t.next_board[moves])
+        frontier = after[~seen[after]]
+        seen[frontier] = True
+    return seen
+
+
+def _c4w_rules(preview: int):
+    import babytris
+
+    return babytris.Rules(
+        width=4,
+        height=5,
+        pieces="tetrominoes",
+        objective="combo",
+        start=babytris.Board.from_rows(["#.##"], height=5),
+        preview=preview,
+        hold=True,
+        hold_start="drawn",
+    )
+
+
+@claim(
+    "c4w-fields-with-hold",
+    "c4w",
+    "|F| with one hold: (residue, held piece) pairs, the slot never empty",
+    280,
+    "t = babytris.enumerate_boards(rules)  # 4x5 combo well, tetrominoes, hold=True, hold_start='drawn'; "
+    "then the rows play reaches from t.start_nodes()",
+)
+def _c4w_fields_with_hold(fast: bool) -> Measurement:
+    import babytris
+
+    t = babytris.enumerate_boards(_c4w_rules(0))
+    reached = reachable_rows(t, t.start_nodes()[0])
+    assert t.slots is not None  # (a hold table)
+    slots = np.unique(t.slots[reached])
+    return Measurement(
+        int(reached.sum()),
+        AGREES if reached.sum() == 280 and slots.tolist() == list(range(1, 8)) else DIFFERS,
+        "(residue, held piece) rows reached from the drawn start (hold_start='drawn'): only slots holding a "
+        "piece, free to swap, occur",
+    )
+
+
+@claim(
+    "c4w-states-hold-6-previews",
+    "c4w",
+    "states F x Q with one hold and 6 previews (|Q| = 7^6)",
+    32_941_720,
+    "reached (residue, held) rows of the drawn-hold table x 7^6 sequences; rows per sequence checked by "
+    "search for 1-3 previews",
+)
+def _c4w_states_hold_6_previews(fast: bool) -> Measurement:
+    import babytris
+
+    fields = int(reachable_rows(t := babytris.enumerate_boards(_c4w_rules(0)), t.start_nodes()[0]).sum())
+    checked = []
+    for preview in (1, 2) if fast else (1, 2, 3):
+        t = babytris.enumerate_boards(_c4w_rules(preview))
+        rows = int(reachable_rows(t, t.start_nodes()[0]).sum())
+        # c4w's sequence holds the piece to place and the previews: 7^(preview + 1) per field
+        checked.append(rows * 7 == fields * 7 ** (preview + 1))
+    count = fields * 7**6
+    return Measurement(
+        count,
+        AGREES if count == 32_941_720 and all(checked) else DIFFERS,
+        f"{fields} fields x 7^6: c4w's 6-piece sequence is the piece to place and 5 previews; with "
+        f"{', '.join(str(k) for k in range(1, len(checked) + 1))} previews the search reaches every "
+        "(field, sequence) pair (the table for 5 previews, 70 million states, is not built)",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# pirnay: TD(lambda) of the paper's network, rewards and exploration on 10x20
+# --------------------------------------------------------------------------------------------
+
+#: Table 3: games played -> (lines per game N_L, share of exploring moves N_E).
+TABLE_3 = {10_000: (0.21, 0.86), 300_000: (0.45, 0.81), 700_000: (0.77, 0.76)}
+#: Games per point of the learning curve, and the blocks either side whose spread is the noise.
+TD_BLOCK = 1000
+TD_NEIGHBOURS = 5
+_td_runs: dict[int, Any] = {}  # n_games -> babytris.big.td.TDResult
+
+
+def _td_run(n_games: int):
+    """One training run of ``n_games`` (shared by the claims of a process)."""
+    if n_games not in _td_runs:
+        from .big.td import td_lambda
+        from .big.tetris import Tetris
+
+        _td_runs[n_games] = td_lambda(Tetris(width=10, height=20), n_games=n_games, report_every=TD_BLOCK, seed=0)
+    return _td_runs[n_games]
+
+
+def _td_lines(games: int, published: float):
+    def measure(fast: bool) -> Measurement:
+        run = _td_run(10_000 if games == 10_000 else max(TABLE_3))
+        k = int(np.searchsorted(run.games, games))  # the block of games ending at `games`
+        near = run.lines_per_game[max(0, k - TD_NEIGHBOURS) : k + TD_NEIGHBOURS + 1]
+        noise = float(np.std(near, ddof=1))
+        lines = float(run.lines_per_game[k])
+        off = abs(published - lines) / noise if noise > 0 else math.inf
+        return Measurement(
+            round(lines, 2),
+            WITHIN_NOISE if off <= 3 else DIFFERS,
+            f"lines per game over games {games - TD_BLOCK + 1:,}-{games:,} of one run (the paper's network, "
+            f"rewards, rates and exploration); exploring share {run.explored[k]:.2f} (paper "
+            f"{TABLE_3[games][1]}); blocks nearby spread {noise:.3f}: {off:.1f} of it away"
+            + ("" if off <= 3 else "; the paper gives neither its initial weights nor the games N_L averages over"),
+        )
+
+    return measure
+
+
+for _games, (_lines, _explored) in TABLE_3.items():
+    claim(
+        f"pirnay-td-lines-{_games // 1000}k",
+        "pirnay",
+        f"TD(lambda) lines per game after {_games:,} training games (Table 3), 10x20",
+        _lines,
+        f"td_lambda(Tetris(width=10, height=20), n_games={_games:_}, report_every=1000).lines_per_game"
+        "  # babytris.big.td, babytris.big.tetris",
+        fast=False,
+    )(_td_lines(_games, _lines))

@@ -1,0 +1,154 @@
+"""`babytris reproduce`: the published numbers recomputed in their sources' setups (the fast subset)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import babytris
+from babytris import cli, reproduce
+from babytris.big.playouts import play_greedy
+from babytris.big.tetris import Tetris
+from babytris.reproduce import AGREES, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+
+
+@pytest.fixture(scope="module")
+def fast():
+    return {r.name: r for r in reproduce.reproduce(fast=True)}
+
+
+def test_every_fast_claim_names_a_known_source_and_says_why(fast):
+    slow = {c.name for c in reproduce.CLAIMS if not c.fast}
+    assert set(fast) == set(reproduce.claim_names()) - slow
+    assert slow == {"pirnay-td-lines-10k", "pirnay-td-lines-300k", "pirnay-td-lines-700k"}
+    for r in fast.values():
+        assert r.source in reproduce.SOURCES
+        assert r.verdict in (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED)
+        assert r.why
+
+
+@pytest.mark.parametrize(
+    ("name", "exact"),
+    [("slides-score-4x4-0.9", 11_087.0), ("slides-score-4x5-0.9", 13_293.9)],
+)
+def test_slides_scores_are_the_exact_expectation_and_within_one_games_noise(fast, name, exact):
+    r = fast[name]
+    assert r.measured == pytest.approx(exact, abs=0.05)
+    assert r.verdict == WITHIN_NOISE
+
+
+def test_slides_scores_follow_the_exact_horizon_value(fast):
+    s = babytris.solve(width=4, height=4, discount=0.1, tol=1e-8)
+    assert fast["slides-score-4x4-0.1"].measured == round(babytris.expected_points(s, n_actions=10_000), 1)
+    assert fast["slides-score-4x4-0.1"].published == 7632
+
+
+@pytest.mark.parametrize(("m", "n"), [(4, 4), (5, 4), (6, 4)])
+def test_block_drop_counts_differ_from_the_papers_formula_by_the_boards_that_never_occur(fast, m, n):
+    r = fast[f"bodoia-block-drop-states-{m}x{n}"]
+    assert r.published == m**n + 1
+    assert r.measured == m**n - (m - 1) ** n + 1
+    assert r.verdict == DIFFERS
+
+
+def test_block_drop_policy_and_c4w_counts_agree(fast):
+    assert fast["bodoia-block-drop-policy"].verdict == AGREES
+    assert fast["bodoia-block-drop-policy"].measured == "columns 0, 1, 2, 3, 0, 1, 2, 3"
+    assert (fast["c4w-residues"].measured, fast["c4w-residues"].verdict) == (40, AGREES)
+    assert (fast["c4w-fields-with-hold"].measured, fast["c4w-fields-with-hold"].verdict) == (280, AGREES)
+    states = fast["c4w-states-hold-6-previews"]
+    assert (states.measured, states.verdict) == (32_941_720, AGREES)
+
+
+def test_reachable_rows_of_a_drawn_hold_never_include_an_empty_or_locked_slot():
+    from babytris.claims import reachable_rows
+
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=4, hold=True, hold_start="drawn"))
+    reached = reachable_rows(t, t.start_nodes()[0])
+    assert set(np.unique(t.slots[reached]).tolist()) == {1, 2}  # I or L held, free
+    assert reached.sum() == 12_978 * 2  # every board, with either piece held
+    empty_start = babytris.enumerate_boards(babytris.Rules(width=4, height=4, hold=True))
+    assert reachable_rows(empty_start, empty_start.start_nodes()[0]).sum() == empty_start.n_boards
+
+
+def test_table_cells_escape_the_column_bar():
+    row = reproduce.Reproduction("x", "c4w", "a |F| b", 1, 2.5, AGREES, "why | not", "cmd", 0.0)
+    table = reproduce.markdown_table([row])
+    assert "a \\|F\\| b" in table and "why \\| not" in table and "| 2.5 |" in table
+
+
+def test_table_1_rows_play_the_published_vectors(fast):
+    # the constant agent ties everywhere: with ties broken at random it is random play
+    constant = fast["bodoia-table1-constant-published-weights"].measured
+    random_play = play_greedy(Tetris(width=10, height=20), None, n_games=2000, seed=13).mean_placements
+    assert constant == pytest.approx(random_play, abs=1.0)
+    assert fast["bodoia-table1-mh-nh-published-weights"].verdict == WITHIN_NOISE
+    assert fast["bodoia-table1-max-height-published-weights"].verdict == WITHIN_NOISE
+    # the paper's best pair lives far longer than any single feature, here as there
+    assert (
+        fast["bodoia-table1-mh-nh-published-weights"].measured
+        > 2 * fast["bodoia-table1-max-height-published-weights"].measured / 1.2
+    )
+
+
+def test_random_ties_make_a_constant_value_random_play():
+    """A constant value ties every placement: the first of them always is a
+    fixed policy, a random one among them is uniformly random play."""
+    t = Tetris(width=10, height=20)
+    random_play = play_greedy(t, None, n_games=4000, seed=5)
+    at_random = play_greedy(t, [1.0], (), n_games=4000, seed=6, ties="random")
+    first = play_greedy(t, [1.0], (), n_games=4000, seed=6)
+    se = random_play.placements.std() / 4000**0.5
+    assert abs(at_random.mean_placements - random_play.mean_placements) < 4 * se * 2**0.5
+    assert abs(first.mean_placements - random_play.mean_placements) > 8 * se
+    with pytest.raises(ValueError, match="ties must be"):
+        play_greedy(t, [0.0], (), ties="sometimes")
+
+
+def test_unknown_names_are_refused():
+    with pytest.raises(ValueError, match="unknown claim 'nope'"):
+        reproduce.reproduce(["nope"])
+
+
+def test_cli_lists_runs_and_prints_json(capsys):
+    assert cli.main(["reproduce", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in reproduce.claim_names())
+    assert cli.main(["reproduce", "c4w-residues", "bodoia-block-drop-states-4x4", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == ["bodoia-block-drop-states-4x4", "c4w-residues"]
+    assert {"name", "source", "published", "measured", "verdict", "why", "command"} <= set(rows[0])
+    assert (rows[0]["published"], rows[0]["measured"]) == (257, 176)
+    assert cli.main(["reproduce", "nope"]) == 2
+
+
+def test_write_replaces_only_the_marked_table(tmp_path, capsys):
+    page = tmp_path / "results.md"
+    page.write_text(f"# Results\n\nbefore\n\n{reproduce.BEGIN}\nold table\n{reproduce.END}\n\nafter\n")
+    assert cli.main(["reproduce", "c4w-residues", "--write", str(page), "--quiet"]) == 0
+    text = page.read_text()
+    assert text.startswith("# Results\n\nbefore\n\n") and text.endswith("\n\nafter\n")
+    assert "old table" not in text and "| ImpleLee | `c4w-residues` |" in text
+    unmarked = tmp_path / "plain.md"
+    unmarked.write_text("no markers\n")
+    assert cli.main(["reproduce", "c4w-residues", "--write", str(unmarked)]) == 2
+    assert unmarked.read_text() == "no markers\n"
+    assert cli.main(["reproduce", "c4w-residues", "--write", str(tmp_path / "missing.md")]) == 2
+    capsys.readouterr()
+
+
+def test_a_record_keeps_the_newest_row_of_each_claim(tmp_path, capsys):
+    page = tmp_path / "results.md"
+    page.write_text(f"{reproduce.BEGIN}\n{reproduce.END}\n")
+    record = tmp_path / "record.json"
+    assert cli.main(["reproduce", "c4w-residues", "--record", str(record), "--quiet"]) == 0
+    assert cli.main(["reproduce", "bodoia-block-drop-states-4x4", "--record", str(record), "--write", str(page)]) == 0
+    rows = json.loads(record.read_text())
+    assert [r["name"] for r in rows] == ["bodoia-block-drop-states-4x4", "c4w-residues"]  # table order
+    assert "`c4w-residues`" in page.read_text() and "`bodoia-block-drop-states-4x4`" in page.read_text()
+    record.write_text("[{]")
+    assert cli.main(["reproduce", "c4w-residues", "--record", str(record)]) == 2
+    assert record.read_text() == "[{]"
+    capsys.readouterr()
