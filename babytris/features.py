@@ -8,6 +8,7 @@ from .big.features import (
     cells,
     column_heights,
     column_transitions,
+    column_transitions_open_top,
     covers,
     eroded_cells,
     feature_matrix,
@@ -17,6 +18,7 @@ from .big.features import (
     max_height,
     row_transitions,
     rows_from_bits,
+    well_runs,
     wells,
 )
 
@@ -33,6 +35,8 @@ __all__ = [
     "max_height",
     "row_transitions",
     "column_transitions",
+    "column_transitions_open_top",
     "rows_from_bits",
+    "well_runs",
     "wells",
 ]

@@ -24,7 +24,10 @@ import pytest
 from babytris.big.playouts import greedy_placements, play_greedy, sample_boards
 from babytris.big.tetris import Tetris
 
-NAMES = ["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"]
+# Dellacherie's weights on the variants the engine updates incrementally (its fast path); his exact
+# `column_transitions` and `wells` need a scan of each afterstate (test_dellacherie_playout).
+NAMES = ["landing_height", "eroded_cells", "row_transitions", "column_transitions_open_top", "holes", "well_runs"]
+DELLACHERIE = ["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "wells"]
 WEIGHTS = [0.0, -1.0, 1.0, -1.0, -1.0, -4.0, -1.0]
 N_BOARDS = 100_000
 
@@ -53,7 +56,7 @@ def _info(benchmark, **extra):
 @pytest.mark.parametrize("n_jobs", [1, None], ids=["1-thread", "all-threads"])
 def test_greedy_playout(benchmark, tetris, n_jobs):
     """``play_greedy(tetris, WEIGHTS, NAMES, n_games=4, max_placements=250_000, ...)``: up to 1 million placements."""
-    benchmark.group = "big-board playouts 10x20 (greedy, Dellacherie's features)"
+    benchmark.group = "big-board playouts 10x20 (greedy, Dellacherie's weights on the incremental features)"
     result = benchmark.pedantic(
         play_greedy,
         args=(tetris, WEIGHTS, NAMES),
@@ -72,6 +75,33 @@ def test_greedy_playout(benchmark, tetris, n_jobs):
         placements=result.total_placements,
         lines=int(result.lines.sum()),
         threads=threads,
+    )
+    if benchmark.stats is not None:  # None under --benchmark-disable
+        benchmark.extra_info["placements_per_second"] = result.total_placements / benchmark.stats.stats.median
+
+
+@pytest.mark.parametrize("n_jobs", [1, None], ids=["1-thread", "all-threads"])
+def test_dellacherie_playout(benchmark, tetris, n_jobs):
+    """Dellacherie's controller exactly (mdptetris's definitions, each afterstate
+    scanned): ``play_greedy(tetris, WEIGHTS, DELLACHERIE, n_games=4, max_placements=100_000, ...)``."""
+    benchmark.group = "big-board playouts 10x20 (greedy, Dellacherie's controller exactly)"
+    result = benchmark.pedantic(
+        play_greedy,
+        args=(tetris, WEIGHTS, DELLACHERIE),
+        kwargs=dict(n_games=4, max_placements=100_000, seed=1, n_jobs=n_jobs),
+        rounds=3,
+        iterations=1,
+        warmup_rounds=1,
+    )
+    _info(
+        benchmark,
+        player="greedy",
+        features=DELLACHERIE,
+        weights=WEIGHTS,
+        n_games=4,
+        placements=result.total_placements,
+        lines=int(result.lines.sum()),
+        threads=n_jobs or os.cpu_count(),
     )
     if benchmark.stats is not None:  # None under --benchmark-disable
         benchmark.extra_info["placements_per_second"] = result.total_placements / benchmark.stats.stats.median

@@ -34,21 +34,21 @@ PUBLISHED = {
 }
 #: Richer feature sets: name -> (features, boards per round, rounds, exploration of the later rounds).
 RICHER = {
-    "+ bumpiness, wells": (("max_height", "holes", "covers", "bumpiness", "wells"), 1000, 1, 0.0),
+    "+ bumpiness, wells": (("max_height", "holes", "covers", "bumpiness", "well_runs"), 1000, 1, 0.0),
     "+ row and column transitions": (
-        ("max_height", "holes", "covers", "bumpiness", "wells", "row_transitions", "column_transitions"),
+        ("max_height", "holes", "covers", "bumpiness", "well_runs", "row_transitions", "column_transitions_open_top"),
         1000,
         1,
         0.0,
     ),
     "column heights, differences, holes, wells, transitions": (
-        ("heights", "differences", "holes", "wells", "row_transitions", "column_transitions"),
+        ("heights", "differences", "holes", "well_runs", "row_transitions", "column_transitions_open_top"),
         1000,
         1,
         0.0,
     ),
     "NH, wells, transitions; 10 rounds of 10,000 greedy-play boards (epsilon 0.05)": (
-        ("holes", "wells", "row_transitions", "column_transitions"),
+        ("holes", "well_runs", "row_transitions", "column_transitions_open_top"),
         10_000,
         10,
         0.05,

@@ -23,7 +23,16 @@ from babytris.big.features import feature_matrix
 from babytris.big.games import ExactGame
 
 PAPER = ("max_height", "holes", "covers")
-RICH = ("heights", "differences", "max_height", "holes", "covers", "wells", "row_transitions", "column_transitions")
+RICH = (
+    "heights",
+    "differences",
+    "max_height",
+    "holes",
+    "covers",
+    "well_runs",
+    "row_transitions",
+    "column_transitions_open_top",
+)
 
 
 def methods(td_games: int):

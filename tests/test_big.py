@@ -148,7 +148,7 @@ def test_afterstates_on_a_known_board():
     t = tetris.afterstates(board, "T")
     k = int(np.argmax(t.lines))
     assert t.lines[k] == 2 and (t.lines == 2).sum() == 1 and not t.rows[k].any()
-    assert t.eroded[k] == 2 * 4 and t.landing_row[k] == 0 and t.landing_height[k] == 1.5
+    assert t.eroded[k] == 2 * 4 and t.landing_row[k] == 0 and t.landing_height[k] == 0.5  # rows 0-1, from 0
 
 
 # --- features --------------------------------------------------------------------------------
@@ -185,6 +185,8 @@ def _values(tetris, after, weights, names, line_rewards, discount):
     [
         DELLACHERIE[0],
         ["wells"],
+        ["well_runs", "column_transitions_open_top", "row_transitions"],
+        ["column_transitions"],
         ["holes", "covers"],
         ["bumpiness", "max_height", "filled"],
         ["heights", "differences", "landing_height"],

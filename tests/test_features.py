@@ -23,25 +23,40 @@ def plain(rows, width):
     def solid(r, c):
         return c < 0 or c >= width or filled[r][c]
 
-    wells = 0
+    def well_cell(r, c):
+        return not filled[r][c] and solid(r, c - 1) and solid(r, c + 1)
+
+    well_runs = 0
     for c in range(width):
         depth = 0
         for r in range(height - 1, -1, -1):
-            depth = depth + 1 if not filled[r][c] and solid(r, c - 1) and solid(r, c + 1) else 0
-            wells += depth
+            depth = depth + 1 if well_cell(r, c) else 0
+            well_runs += depth
+    # mdptetris's get_well_sums_dellacherie: each well cell below the stack's top counts
+    # itself and the empty cells under it, down to the first filled one
+    wells = 0
+    for c in range(width):
+        for r in range(max(heights)):
+            if well_cell(r, c):
+                wells += 1
+                below = r - 1
+                while below >= 0 and not filled[below][c]:
+                    wells += 1
+                    below -= 1
     row_transitions = sum(solid(r, c) != solid(r, c + 1) for r in range(height) for c in range(-1, width))
-    column_transitions = sum(
-        (filled[r - 1][c] if r else True) != filled[r][c] for c in range(width) for r in range(height)
-    )
+    open_top = sum((filled[r - 1][c] if r else True) != filled[r][c] for c in range(width) for r in range(height))
     return {
         "heights": heights,
         "max_height": max(heights),
         "holes": holes,
         "covers": covers,
         "differences": [abs(heights[c + 1] - heights[c]) for c in range(width - 1)],
+        "well_runs": well_runs,
         "wells": wells,
         "row_transitions": row_transitions,
-        "column_transitions": column_transitions,
+        "column_transitions_open_top": open_top,
+        # the row above the board is empty (mdptetris's empty_row): a filled top cell is one more
+        "column_transitions": open_top + sum(filled[height - 1]),
         "filled": sum(map(sum, filled)),
     }
 
@@ -85,7 +100,7 @@ def test_move_features():
     before = np.array([[0b1111 ^ 0b0001, 0b1100, 0, 0]], dtype=np.uint32)
     piece = np.array([[0, 0b0011, 0b0001, 0]], dtype=np.uint32)
     placed = before | piece
-    assert F.landing_height(piece).tolist() == [2.5]
+    assert F.landing_height(piece).tolist() == [1.5]  # bottom row 1 + (2 - 1) / 2, rows from 0 (mdptetris)
     assert F.eroded_cells(placed, piece, 4).tolist() == [1 * 2]
     assert F.eroded_cells(before, np.zeros_like(piece), 4).tolist() == [0]
 
@@ -110,3 +125,62 @@ def test_feature_matrix():
 def test_bad_input(rows, width, words):
     with pytest.raises(ValueError, match=words):
         F.max_height(rows, width)
+
+
+def board(picture: list[str]) -> np.ndarray:
+    """Row bitmasks of a picture drawn top row first, '#' or 'X' filled."""
+    return np.array(
+        [[sum(1 << c for c, ch in enumerate(line) if ch in "#X") for line in reversed(picture)]], dtype=np.uint32
+    )
+
+
+def test_wells_of_mdptetris_own_example():
+    """The board of get_well_sums_dellacherie's documentation: 9 well cells
+    worth 6 (column 0), 1, 1 and 12 (column 6), 20 in all."""
+    picture = [
+        "........",
+        "........",
+        "...X....",
+        "...XX...",
+        ".X.XX...",
+        ".XXXXX.X",
+        ".XXXXX.X",
+        "XXXXX..X",
+        "...XXX.X",
+        "X.X..X.X",
+    ]
+    rows = board(picture)
+    assert F.wells(rows, 8).tolist() == [20]
+    # the runs of well cells alone: column 0 a run of 3 (6), columns 1 and 2 one each, column 6
+    # runs of 2 (rows 5, 6 from the top: 1 + 2) and 2 (rows 8, 9: 1 + 2)
+    assert F.well_runs(rows, 8).tolist() == [6 + 1 + 1 + 3 + 3]
+
+
+def test_dellacherie_features_on_hand_drawn_boards():
+    # 4 wide, 5 high, drawn top row first; the walls count as filled
+    rows = board(
+        [
+            "....",
+            "#...",
+            "#.#.",
+            "##.#",
+            "#.##",
+        ]
+    )
+    # bottom up: #.## 2 changes, ##.# 2, #.#. 4 (the right wall too), #... 2, .... 2 (its walls)
+    assert F.row_transitions(rows, 4).tolist() == [2 + 2 + 4 + 2 + 2]
+    # each column up from the filled floor to the empty row above the stack:
+    # ####. 1, .#... 3, #.#.. 3, ##... 1
+    assert F.column_transitions(rows, 4).tolist() == [1 + 3 + 3 + 1]
+    assert F.column_transitions_open_top(rows, 4).tolist() == [8]  # the stack is below the top row
+    assert F.holes(rows, 4).tolist() == [2]  # column 1 row 0, column 2 row 1
+    # well cells below the stack's top: row 0 column 1, row 1 column 2, row 2 columns 1 and 3,
+    # each with a filled cell (or the floor) right under it: 1 each
+    assert F.wells(rows, 4).tolist() == [4]
+    # a stack reaching the top row: its filled cells there meet the empty row above the board
+    full_top = board(["#...", "#...", "##.#"])
+    assert F.column_transitions(full_top, 4).tolist() == [1 + 1 + 1 + 1]
+    assert F.column_transitions_open_top(full_top, 4).tolist() == [0 + 1 + 1 + 1]
+    # landing height: bottom row (from 0) + (rows - 1) / 2; an upright I4 on the floor: 1.5
+    upright = np.array([[1, 1, 1, 1, 0]], dtype=np.uint32)
+    assert F.landing_height(upright).tolist() == [1.5]

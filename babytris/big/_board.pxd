@@ -25,23 +25,27 @@ cdef enum:
     F_HOLES = 1
     F_COVERS = 2
     F_BUMPINESS = 3
-    F_WELLS = 4
+    F_WELL_RUNS = 4             # runs of well cells, a run of d counting 1 + ... + d
     F_ROW_TRANSITIONS = 5
-    F_COLUMN_TRANSITIONS = 6
+    F_COLUMN_TRANSITIONS_OPEN_TOP = 6
     F_FILLED = 7
-    F_HEIGHTS = 8               # width values
-    F_DIFFERENCES = 9           # width - 1 values
-    F_LANDING_HEIGHT = 10
-    F_ERODED_CELLS = 11
-    N_CODES = 12
-    N_SCALARS = 8
+    F_WELLS = 8                 # Dellacherie's (mdptetris): each well cell counts 1 + the empty cells under it
+    F_COLUMN_TRANSITIONS = 9    # Dellacherie's (mdptetris): the row above the stack is empty, even above the board
+    F_HEIGHTS = 10              # width values
+    F_DIFFERENCES = 11          # width - 1 values
+    F_LANDING_HEIGHT = 12
+    F_ERODED_CELLS = 13
+    N_CODES = 14
+    N_SCALARS = 10
 
 # What a set of features needs computed beyond transitions, filled cells and height.
 cdef enum:
     NEED_HEIGHTS = 1            # the column heights (heights, differences, bumpiness)
-    NEED_WELLS = 2
+    NEED_WELLS = 2              # well runs
     NEED_COVERS = 4
     NEED_SUM_HEIGHTS = 8        # their sum (holes)
+    NEED_SCAN = 16              # features only a scan of the whole afterstate gives (Dellacherie's wells,
+                                # column transitions against the row above the board): no incremental values
 
 
 cdef extern from *:
@@ -336,12 +340,12 @@ cdef inline void after_features(const Geo* g, const Board* b, const Prefix* pre,
         prev = row
     # The pair of rows y - 1 (or the floor) and y.
     ct += g.pc[(b.rows[y - 1] if y > 0 else full) ^ prev]
-    f.v[F_COLUMN_TRANSITIONS] = ct
+    f.v[F_COLUMN_TRANSITIONS_OPEN_TOP] = ct
     f.v[F_ROW_TRANSITIONS] = rt + 2 * (H - n)
     f.v[F_FILLED] = filled
     f.v[F_MAX_HEIGHT] = n if m > 0 else 0
     if pre != NULL:
-        f.v[F_COLUMN_TRANSITIONS] += pre.ct[y]
+        f.v[F_COLUMN_TRANSITIONS_OPEN_TOP] += pre.ct[y]
         f.v[F_ROW_TRANSITIONS] += pre.rt[y]
         f.v[F_FILLED] += pre.filled[y]
         if m == 0:
@@ -380,7 +384,11 @@ cdef inline void after_features(const Geo* g, const Board* b, const Prefix* pre,
                 c = lowest_bit(t)
                 wells += <int64_t>run[c] * depth[c]
                 t &= t - 1
-        f.v[F_WELLS] = wells
+        f.v[F_WELL_RUNS] = wells
+    if needs & NEED_SCAN:
+        # the top row against the empty row above the board (counted only when the stack reaches it)
+        f.v[F_COLUMN_TRANSITIONS] = f.v[F_COLUMN_TRANSITIONS_OPEN_TOP] + (g.pc[s[m - 1]] if n == H and m > 0 else 0)
+        f.v[F_WELLS] = dellacherie_wells(g, b, y, s, m, f.v[F_MAX_HEIGHT])
     if needs & NEED_COVERS:
         solid = pre.solid[y] if pre != NULL else 0
         t = pre.solid_mask[y] if pre != NULL else full
@@ -390,6 +398,30 @@ cdef inline void after_features(const Geo* g, const Board* b, const Prefix* pre,
                 break
             solid += g.pc[t]
         f.v[F_COVERS] = f.v[F_FILLED] - solid
+
+
+cdef inline int64_t dellacherie_wells(const Geo* g, const Board* b, int y, const uint16_t* s, int m,
+                                      int64_t top) noexcept nogil:
+    """Dellacherie's wells as mdptetris computes them: every well cell (empty,
+    its left and right neighbours filled, the walls counting as filled) in
+    the rows below ``top`` counts 1 plus the empty cells right under it in its
+    column.  The board is ``b``'s rows below y and ``s[0:m]`` from y up."""
+    cdef int16_t empty_run[C_MAX_WIDTH]  # empty cells right under the current row, per column
+    cdef int r, c
+    cdef uint32_t row, w
+    cdef int64_t total = 0
+    for c in range(g.width):
+        empty_run[c] = 0
+    for r in range(top):
+        row = b.rows[r] if r < y else s[r - y]
+        w = g.wc[row]
+        while w:
+            c = lowest_bit(w)
+            total += 1 + empty_run[c]
+            w &= w - 1
+        for c in range(g.width):
+            empty_run[c] = 0 if (row >> c) & 1 else empty_run[c] + 1
+    return total
 
 
 cdef inline int build_after(const Geo* g, const Board* b, int k, int y, uint16_t* s, int* m_out,

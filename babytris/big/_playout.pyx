@@ -162,8 +162,10 @@ cdef inline int needs_of(const int8_t* codes, int n_codes) noexcept nogil:
             needs |= NEED_HEIGHTS
         elif codes[i] == F_HOLES:
             needs |= NEED_SUM_HEIGHTS
-        elif codes[i] == F_WELLS:
+        elif codes[i] == F_WELL_RUNS:
             needs |= NEED_WELLS
+        elif codes[i] == F_WELLS or codes[i] == F_COLUMN_TRANSITIONS:
+            needs |= NEED_SCAN
         elif codes[i] == F_COVERS:
             needs |= NEED_COVERS
     return needs
@@ -197,8 +199,9 @@ cdef inline int fill_phi(const int8_t* codes, int n_codes, const Feats* f, int w
 
 
 cdef inline double landing_height_of(const Geo* g, int k, int y) noexcept nogil:
-    """Mean of the piece's lowest and highest rows where it landed, counted from 1."""
-    return y + 0.5 * (g.n_rows[k] - 1) + 1.0
+    """Mean of the piece's lowest and highest rows where it landed, counted
+    from 0 (mdptetris: the bottom row plus half the piece's height less one)."""
+    return y + 0.5 * (g.n_rows[k] - 1)
 
 
 # --------------------------------------------------------------------------
@@ -290,9 +293,10 @@ cdef inline int greedy_move(const Geo* g, const Board* b, int p, const Policy* p
     equals, or with ``rng`` one of them at random; -1 if none is legal."""
     cdef int k, y, lines, m, eroded, best = -1, ties = 0
     cdef double v, best_v = 0.0
-    if g.width > 1:
+    if g.width > 1 and not pol.needs & NEED_SCAN:
         return lean_move(g, b, p, pol, work, best_value, rng)
-    # A 1-wide board's empty rows are wells, which lean_move does not count: scan every afterstate.
+    # A 1-wide board's empty rows are wells, which lean_move does not count, and features
+    # lean_move cannot update (NEED_SCAN): scan every afterstate.
     prepare_prefix(g, b, pol.needs, &work.pre)
     for k in range(g.first[p], g.first[p + 1]):
         y = landing(g, b.heights, k)
@@ -343,8 +347,8 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
     cdef const int32_t* height_sums = st.height_sums
     cdef double v, dv, best_v = 0.0, base
     cdef double w_mh = pol.scalar[F_MAX_HEIGHT], w_holes = pol.scalar[F_HOLES], w_cov = pol.scalar[F_COVERS]
-    cdef double w_wells = pol.scalar[F_WELLS], w_rt = pol.scalar[F_ROW_TRANSITIONS]
-    cdef double w_ct = pol.scalar[F_COLUMN_TRANSITIONS], w_filled = pol.scalar[F_FILLED], w_lh = pol.landing
+    cdef double w_wells = pol.scalar[F_WELL_RUNS], w_rt = pol.scalar[F_ROW_TRANSITIONS]
+    cdef double w_ct = pol.scalar[F_COLUMN_TRANSITIONS_OPEN_TOP], w_filled = pol.scalar[F_FILLED], w_lh = pol.landing
     cdef double w_bump = pol.scalar[F_BUMPINESS]
     cdef bint wells = pol.needs & NEED_WELLS, covers = pol.needs & NEED_COVERS, holes = w_holes != 0.0
     cdef bint column_heights = pol.needs & NEED_HEIGHTS
@@ -446,7 +450,7 @@ cdef int lean_move(const Geo* g, const Board* b, int p, const Policy* pol, Work*
                         d_wells += runs_through(above, tmp + nr, nr, c, below) - runs_through(above, tmp, nr, c, below)
                     changed &= changed - 1
                 dv += w_wells * d_wells
-            v = r0 + discount * (base + dv + w_lh * (y + 0.5 * (nr - 1) + 1.0))
+            v = r0 + discount * (base + dv + w_lh * (y + 0.5 * (nr - 1)))
             if better(v, best_v, best, &ties, rng):
                 best = k
                 best_v = v

@@ -9,6 +9,13 @@ exact engine's packed boards.  Every function returns one value per board
 The classic hand-made features of Tetris agents (Bodoia & Puranik; Dellacherie;
 Thiery & Scherrer's survey) are here; :func:`feature_matrix` stacks a chosen
 set into the ``(n, k)`` design matrix of a linear value function.
+
+Dellacherie's six features (``landing_height``, ``eroded_cells``,
+``row_transitions``, ``column_transitions``, ``holes``, ``wells``) are
+defined as in Thiery & Scherrer's mdptetris (``src/feature_functions.c``),
+so that weights ``(-1, 1, -1, -1, -4, -1)`` on them are Dellacherie's
+controller.  Two variants that differ from those definitions keep names of
+their own: ``well_runs`` and ``column_transitions_open_top``.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ __all__ = [
     "BOARD_FEATURES",
     "cells",
     "column_heights",
+    "column_transitions",
+    "column_transitions_open_top",
     "covers",
     "eroded_cells",
     "feature_matrix",
@@ -29,8 +38,8 @@ __all__ = [
     "landing_height",
     "max_height",
     "row_transitions",
-    "column_transitions",
     "rows_from_bits",
+    "well_runs",
     "wells",
 ]
 
@@ -84,15 +93,40 @@ def height_differences(rows: np.ndarray, width: int) -> np.ndarray:
     return np.abs(np.diff(column_heights(rows, width), axis=1))
 
 
-def wells(rows: np.ndarray, width: int) -> np.ndarray:
-    """Cumulative wells: each empty cell whose left and right neighbours are
-    filled (walls count as filled), weighted by its depth in that well from
-    the top (a well of depth d counts 1 + 2 + ... + d)."""
-    filled = cells(rows, width)
-    n, height, _ = filled.shape
+def _well_cells(filled: np.ndarray) -> np.ndarray:
+    """Well cells: empty, with the left and right neighbours filled (walls count as filled)."""
+    n, height, width = filled.shape
     walled = np.ones((n, height, width + 2), dtype=bool)
     walled[:, :, 1:-1] = filled
-    well_cell = ~filled & walled[:, :, :-2] & walled[:, :, 2:]
+    return ~filled & walled[:, :, :-2] & walled[:, :, 2:]
+
+
+def wells(rows: np.ndarray, width: int) -> np.ndarray:
+    """Dellacherie's wells, as mdptetris computes them: each well cell (empty,
+    its left and right neighbours filled, the walls counting as filled) below
+    the top of the stack counts 1 plus the number of empty cells right under
+    it in its column, down to the first filled cell.  A well of d cells on a
+    filled bottom counts d + (d - 1) + ... + 1."""
+    filled = cells(rows, width)
+    n, height, _ = filled.shape
+    well = _well_cells(filled)
+    below_top = np.arange(height)[None, :] < max_height(rows, width)[:, None]  # (n, height)
+    total = np.zeros(n, dtype=np.int64)
+    empty_run = np.zeros((n, width), dtype=np.int64)  # empty cells right under the current row
+    for r in range(height):
+        total += np.where(well[:, r, :] & below_top[:, r, None], 1 + empty_run, 0).sum(axis=1)
+        empty_run = np.where(filled[:, r, :], 0, empty_run + 1)
+    return total
+
+
+def well_runs(rows: np.ndarray, width: int) -> np.ndarray:
+    """Runs of well cells (not Dellacherie's ``wells``): each empty cell whose
+    left and right neighbours are filled (walls count as filled), weighted by
+    its depth in its run of such cells from the top (a run of d counts
+    1 + 2 + ... + d); empty cells under a run that are not well cells add nothing."""
+    filled = cells(rows, width)
+    n, height, _ = filled.shape
+    well_cell = _well_cells(filled)
     total = np.zeros(n, dtype=np.int64)
     depth = np.zeros((n, width), dtype=np.int64)
     for r in range(height - 1, -1, -1):  # top down: a run of well cells deepens the well
@@ -111,7 +145,20 @@ def row_transitions(rows: np.ndarray, width: int) -> np.ndarray:
 
 
 def column_transitions(rows: np.ndarray, width: int) -> np.ndarray:
-    """Changes between filled and empty up each column, the floor filled (the top open), summed over columns."""
+    """Changes between filled and empty up each column, summed over columns,
+    as mdptetris counts them: the floor filled, and an empty row above the
+    stack, above the board too when the stack reaches its top row."""
+    filled = cells(rows, width)
+    n, height, _ = filled.shape
+    framed = np.zeros((n, height + 2, width), dtype=bool)
+    framed[:, 0, :] = True
+    framed[:, 1:-1, :] = filled
+    return (framed[:, 1:, :] != framed[:, :-1, :]).sum(axis=(1, 2)).astype(np.int64)
+
+
+def column_transitions_open_top(rows: np.ndarray, width: int) -> np.ndarray:
+    """:func:`column_transitions` with the top of the board open (not
+    Dellacherie's): a filled cell in the top row makes no transition above it."""
     filled = cells(rows, width)
     n, height, _ = filled.shape
     floored = np.ones((n, height + 1, width), dtype=bool)
@@ -120,15 +167,16 @@ def column_transitions(rows: np.ndarray, width: int) -> np.ndarray:
 
 
 def landing_height(piece_rows: np.ndarray) -> np.ndarray:
-    """Landing height of a placed piece: the mean of its lowest and highest
-    rows, counted from 1 (Dellacherie), given the piece's cells where it
-    landed as row bitmasks ``(n, height)``; float64 ``(n,)``."""
+    """Landing height of a placed piece as mdptetris defines it: its bottom
+    row (counted from 0) plus half its height less one, the mean of its
+    lowest and highest rows, given the piece's cells where it landed as row
+    bitmasks ``(n, height)``; float64 ``(n,)``."""
     piece_rows = np.asarray(piece_rows)
     occupied = piece_rows != 0
     height = piece_rows.shape[1]
     low = occupied.argmax(axis=1)
     high = height - 1 - occupied[:, ::-1].argmax(axis=1)
-    return (low + high) / 2 + 1.0
+    return (low + high) / 2
 
 
 def eroded_cells(placed_rows: np.ndarray, piece_rows: np.ndarray, width: int) -> np.ndarray:
@@ -147,10 +195,12 @@ BOARD_FEATURES = {
     "holes": holes,
     "covers": covers,
     "bumpiness": lambda rows, width: height_differences(rows, width).sum(axis=1),
-    "wells": wells,
+    "well_runs": well_runs,
     "row_transitions": row_transitions,
-    "column_transitions": column_transitions,
+    "column_transitions_open_top": column_transitions_open_top,
     "filled": lambda rows, width: cells(rows, width).sum(axis=(1, 2)),
+    "wells": wells,
+    "column_transitions": column_transitions,
 }
 
 
