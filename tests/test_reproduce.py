@@ -155,3 +155,19 @@ def test_a_record_keeps_the_newest_row_of_each_claim(tmp_path, capsys):
     assert cli.main(["reproduce", "c4w-residues", "--record", str(record)]) == 2
     assert record.read_text() == "[{]"
     capsys.readouterr()
+
+
+def test_the_slides_table_replayed_in_the_course_code_setup(fast):
+    """Deterministic games (a policy against a piece-choosing opponent) score
+    the same every time: those cells must match to the point."""
+    cells = {n: r for n, r in fast.items() if n.startswith("slides-table-")}
+    assert len(cells) == 35
+    for row in ("w-0-0-3-0", "w-0-0-1-1", "w-10-0-3-1", "w-10-0-4-0", "w-0-2-1-1"):
+        for column in ("minmax", "minavg", "gapavg", "min"):
+            assert cells[f"slides-table-{row}-{column}"].verdict == AGREES, (row, column)
+        assert cells[f"slides-table-{row}-rand"].verdict == WITHIN_NOISE, row
+    assert cells["slides-table-w-10-0-3-1-gapavg"].measured == 7500.0
+    assert cells["slides-table-w-0-0-3-0-gapavg"].measured == 10622.0
+    # the one weighted cell that goes another way (a tie), stated as such
+    minmax = cells["slides-table-w-0-1-4-1.5-minmax"]
+    assert (minmax.measured, minmax.verdict) == (7500.0, DIFFERS) and "tie" in minmax.why
