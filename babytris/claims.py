@@ -90,8 +90,27 @@ SLIDES_TABLE = {
 }
 SLIDES_COLUMNS = ("rand", "minmax", "minavg", "gapavg", "min")
 #: The max-min row is not printed by the code the weighted rows follow (its src/Tetris.cpp); its
-#: discount is not given: 0.9, the players', is assumed.
-MAXMIN_CAVEAT = "; the max-min row comes from another version of their code, whose discount is not given (0.9 here)"
+#: discount is not given: 0.9, the players', is assumed (it matches its MinMax and MinAvg cells).
+MAXMIN_CAVEAT = (
+    "; the max-min row comes from another version of their code (discount not given: 0.9 here, which "
+    "matches its MinMax and MinAvg cells), and its best moves tie in {share:.0%} of states, each broken by "
+    "the first move in that code's own order"
+)
+
+
+def tied_share(solution) -> float:
+    """The share of states (with a move) whose best moves are two or more (values within 1e-9)."""
+    t = solution.transitions
+    reward = np.asarray(t.rules.line_scores)[t.lines]
+    q = reward + solution.discount * solution.board_values[t.next_board]
+    counts = np.diff(t.offsets)
+    live = counts > 0
+    best = np.maximum.reduceat(q, t.offsets[:-1][live])
+    near = q >= np.repeat(best, counts[live]) - 1e-9
+    ties = np.add.reduceat(near.astype(np.int64), t.offsets[:-1][live])
+    return float(np.mean(ties > 1))
+
+
 _course: dict[str, Any] = {}
 
 
@@ -135,6 +154,7 @@ def _course_player(row: str) -> np.ndarray:
         weights = SLIDES_TABLE[row][0]
         if weights is None:  # robustActionValueIterationMaxMin: max over moves, min over the next piece
             solution = babytris.solve_transitions(game["t0"], opponent="minimax", discount=0.9, tol=1e-12)
+            game["maxmin_ties"] = tied_share(solution)
         else:  # actionValueIteration: random pieces, the weighted reward of the landed board
             lines, height, score, gaps = weights
             reward = babytris.Reward(lines=lines, height=height, score=score, gaps=gaps, before_clear=True)
@@ -209,7 +229,8 @@ def _slides_cell(row: str, column: str, published: float):
                 round(exact, 2),
                 WITHIN_NOISE if off <= 3 else DIFFERS,
                 f"exact expectation; their figure is a mean of 100 games, standard error {spread:.1f}: "
-                f"{off:.1f} of it away" + (MAXMIN_CAVEAT if off > 3 and row == "maxmin" else ""),
+                f"{off:.1f} of it away"
+                + (MAXMIN_CAVEAT.format(share=game["maxmin_ties"]) if off > 3 and row == "maxmin" else ""),
             )
         if column == "min":
             candidates = [min(exact, *(v[0] for v in scores.values())), min(exact, *(v[-1] for v in scores.values()))]
@@ -231,7 +252,7 @@ def _slides_cell(row: str, column: str, published: float):
                 "floating-point noise favours, so one game can go another way"
             )
             if row == "maxmin":
-                why += MAXMIN_CAVEAT
+                why += MAXMIN_CAVEAT.format(share=game["maxmin_ties"])
         return Measurement(
             values[0] if len(values) == 1 else " or ".join(f"{v:,.0f}" for v in values),
             AGREES if agrees else DIFFERS,

@@ -171,3 +171,17 @@ def test_the_slides_table_replayed_in_the_course_code_setup(fast):
     # the one weighted cell that goes another way (a tie), stated as such
     minmax = cells["slides-table-w-0-1-4-1.5-minmax"]
     assert (minmax.measured, minmax.verdict) == (7500.0, DIFFERS) and "tie" in minmax.why
+
+
+def test_tied_share_counts_states_with_several_best_moves():
+    from babytris.claims import tied_share
+
+    s = babytris.solve(width=3, height=4, opponent="minimax", discount=0.9, tol=1e-12)
+    tied = live = 0
+    for board in s.boards:
+        for piece in ("I", "L"):
+            q = np.array(list(s.action_values(int(board), piece).values()))
+            if q.size:
+                live += 1
+                tied += int(np.sum(q >= q.max() - 1e-9) > 1)
+    assert tied_share(s) == pytest.approx(tied / live) and 0 < tied < live
