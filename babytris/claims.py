@@ -600,7 +600,10 @@ _td_runs: dict[int, Any] = {}  # n_games -> babytris.big.td.TDResult
 
 
 def _td_run(n_games: int):
-    """One training run of ``n_games`` (shared by the claims of a process)."""
+    """A training run of at least ``n_games`` (a longer one of this process serves too)."""
+    longer = [n for n in _td_runs if n >= n_games]
+    if longer:
+        return _td_runs[min(longer)]
     if n_games not in _td_runs:
         from .big.td import td_lambda
         from .big.tetris import Tetris
@@ -611,7 +614,7 @@ def _td_run(n_games: int):
 
 def _td_lines(games: int, published: float):
     def measure(fast: bool) -> Measurement:
-        run = _td_run(10_000 if games == 10_000 else max(TABLE_3))
+        run = _td_run(games)
         k = int(np.searchsorted(run.games, games))  # the block of games ending at `games`
         near = run.lines_per_game[max(0, k - TD_NEIGHBOURS) : k + TD_NEIGHBOURS + 1]
         noise = float(np.std(near, ddof=1))
