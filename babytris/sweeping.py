@@ -28,23 +28,35 @@ class Sweeps(Protocol):
 
 
 class ThreadTuner:
-    """A :class:`_sweep.Sweeper` whose sweeps run on 1 or ``n_threads``
-    threads, whichever has been faster for that kind of sweep.
+    """A :class:`_sweep.Sweeper` whose sweeps run on one thread, or on
+    ``n_threads`` where these were clearly faster for that kind of sweep.
 
     Threads share a layer of a sweep and meet at its end; on a machine
     whose cores are busy elsewhere, a thread that loses its core holds up
     the others for a scheduler time slice at every layer, and a threaded
-    sweep can take several times as long as one thread's.  The tuner times
-    every sweep (the answer does not depend on the threads), tries both
-    settings once, keeps the faster, and tries the other again whenever the
-    kept one runs at under half its best speed.
+    sweep can take several times as long as one thread's.  So one thread is
+    the default: after the first timed sweep of a kind the tuner times one
+    threaded sweep (the answer does not depend on the threads) and keeps the
+    threads only if they took under :attr:`MARGIN` of one thread's time; a
+    kept threaded sweep that later takes over twice one thread's time (the
+    machine got busy) sends that kind back to one thread for good.  Sweeps
+    under :attr:`MIN_SECONDS` on one thread stay there: threads cannot pay
+    for their start and barriers, and a scheduler hiccup of a few
+    milliseconds would decide the probe.
     """
+
+    #: Threads are kept only if a threaded sweep takes under this share of one thread's.
+    MARGIN = 0.8
+    #: One-thread sweeps shorter than this are never tried on more threads.
+    MIN_SECONDS = 5e-3
 
     def __init__(self, sweeper: _sweep.Sweeper, n_threads: int) -> None:
         self.sweeper = sweeper
         self.n_threads = n_threads
-        # Per kind of sweep: the best seconds seen with 1 and with n threads.
-        self._best: dict[str, dict[int, float]] = {"greedy": {}, "evaluation": {}}
+        # Per kind of sweep: one thread's last time, the setting kept, and whether the threads were tried.
+        self._one: dict[str, float] = {}
+        self._kept = {"greedy": 1, "evaluation": 1}
+        self._tried = {"greedy": n_threads == 1, "evaluation": n_threads == 1}
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
@@ -54,13 +66,9 @@ class ThreadTuner:
         return self._timed("evaluation", self.sweeper.evaluation_sweep, (W_prev,))
 
     def _choose(self, kind: str) -> int:
-        best = self._best[kind]
-        if self.n_threads == 1:
-            return 1
-        for threads in (self.n_threads, 1):
-            if threads not in best:
-                return threads
-        return min(best, key=best.__getitem__)
+        if not self._tried[kind] and self._one.get(kind, 0.0) >= self.MIN_SECONDS:
+            return self.n_threads
+        return self._kept[kind]
 
     def _timed(self, kind: str, sweep, args) -> float:
         threads = self._choose(kind)
@@ -70,12 +78,13 @@ class ThreadTuner:
         seconds = time.perf_counter() - started
         if self._untimed:
             self._untimed -= 1
-            return residual
-        best = self._best[kind]
-        if seconds < best.get(threads, np.inf):
-            best[threads] = seconds
-        elif seconds > 2 * best[threads] and len(best) == 2:
-            best.pop(1 if threads != 1 else self.n_threads)  # slowed down: try the other again
+        elif threads == 1:
+            self._one[kind] = seconds
+        elif not self._tried[kind]:  # the probe, against one thread's last sweep
+            self._tried[kind] = True
+            self._kept[kind] = threads if seconds < self.MARGIN * self._one[kind] else 1
+        elif seconds > 2 * self._one[kind]:  # stalled: the machine got busy
+            self._kept[kind] = 1
         return residual
 
 

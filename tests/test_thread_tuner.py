@@ -1,0 +1,74 @@
+"""The thread tuner: one thread unless more are clearly faster, and back to one when they stall.
+
+The sweeps here are fakes that advance a fake clock, so the tuner's choices
+are tested without timing anything."""
+
+from __future__ import annotations
+
+import pytest
+
+from babytris import sweeping
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FakeSweeper:
+    """Sweeps that take ``seconds[threads]`` of the fake clock (a list is consumed per sweep)."""
+
+    def __init__(self, clock: FakeClock, seconds: dict) -> None:
+        self.clock, self.seconds, self.n_threads, self.used = clock, seconds, 1, []
+
+    def _sweep(self) -> float:
+        took = self.seconds[self.n_threads]
+        self.clock.now += took.pop(0) if isinstance(took, list) else took
+        self.used.append(self.n_threads)
+        return 0.0
+
+    def greedy_sweep(self, V_prev=None, W_prev=None) -> float:
+        return self._sweep()
+
+    def evaluation_sweep(self, W_prev=None) -> float:
+        return self._sweep()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    fake = FakeClock()
+    monkeypatch.setattr(sweeping.time, "perf_counter", fake)
+    return fake
+
+
+def run(clock, seconds, n_sweeps=8, n_threads=2):
+    sweeper = FakeSweeper(clock, seconds)
+    tuner = sweeping.ThreadTuner(sweeper, n_threads)
+    for _ in range(n_sweeps):
+        tuner.greedy_sweep()
+    return sweeper.used
+
+
+def test_threads_clearly_faster_are_kept(clock):
+    # untimed first sweep, one timed one-thread sweep, the probe, then threads
+    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 2, 2, 2, 2, 2, 2]
+
+
+def test_threads_not_clearly_faster_are_dropped(clock):
+    assert run(clock, {1: 0.010, 2: 0.0085}) == [1, 1, 2, 1, 1, 1, 1, 1]  # 0.85 of one thread's time
+
+
+def test_short_sweeps_never_try_threads(clock):
+    assert run(clock, {1: 0.002, 2: 0.0001}) == [1] * 8
+
+
+def test_threads_that_stall_fall_back_to_one_thread_for_good(clock):
+    stall = [0.006, 0.006, 0.030] + [0.001] * 10  # the machine gets busy at the third threaded sweep
+    assert run(clock, {1: 0.010, 2: stall}) == [1, 1, 2, 2, 2, 1, 1, 1]
+
+
+def test_one_thread_asked_is_one_thread(clock):
+    assert run(clock, {1: 0.010, 2: 0.001}, n_threads=1) == [1] * 8
