@@ -168,6 +168,8 @@ def claim(name: str, source: str, quantity: str, published: float | int | str, c
 
 def claim_names() -> list[str]:
     """The names of every claim, in table order."""
+    from . import claims as _claims  # noqa: F401  (registers the claims)
+
     return [c.name for c in CLAIMS]
 
 
@@ -186,6 +188,8 @@ def reproduce(names: Iterable[str] | None = None, *, fast: bool = False, progres
     if names is None:
         chosen = [c for c in CLAIMS if c.fast or not fast]
     else:
+        if isinstance(names, str):
+            raise ValueError(f"names: a list of claim names, not one string; got {names!r}")
         names = list(names)
         unknown = [n for n in names if n not in claim_names()]
         if unknown:

@@ -113,6 +113,8 @@ def test_random_ties_make_a_constant_value_random_play():
 def test_unknown_names_are_refused():
     with pytest.raises(ValueError, match="unknown claim 'nope'"):
         reproduce.reproduce(["nope"])
+    with pytest.raises(ValueError, match="not one string"):
+        reproduce.reproduce("c4w-residues")
 
 
 def test_cli_lists_runs_and_prints_json(capsys):
