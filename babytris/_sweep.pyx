@@ -545,6 +545,20 @@ cdef class Sweeper:
         self.sw.W_prev = NULL
         return residual
 
+    def first_best_moves(self, double slack):
+        """Break ties the same way whatever the path to the values: every
+        state's move becomes the first (in row order) whose value, with the
+        current board values, is within ``slack`` (>= 0) of its best.  Only
+        for ``moves=0`` (the best move); returns how many states changed."""
+        cdef Py_ssize_t changed = 0
+        if self.sw.moves != MOVES_BEST:
+            raise ValueError("first_best_moves: only where the player takes the best move (moves=0)")
+        if not slack >= 0.0:
+            raise ValueError(f"first_best_moves: slack must be >= 0, got {slack}")
+        with nogil:
+            changed = first_within_range(&self.sw, 0, self.n_boards * self.sw.P, slack)
+        return changed
+
     def evaluation_sweep(self, double[::1] W_prev=None):
         """One sweep evaluating the moves the last greedy sweep chose (before
         any greedy sweep: none, so every board gets the dead value); updates W only and
@@ -559,6 +573,40 @@ cdef class Sweeper:
                                     self.block_residual)
         self.sw.W_prev = NULL
         return residual
+
+
+cdef Py_ssize_t first_within_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, double slack) noexcept nogil:
+    """Re-choose the move of states ``first:last`` (MOVES_BEST) as the first
+    in row order whose value, with the board values W, is within ``slack`` of
+    the row's best; returns how many states changed their move."""
+    cdef Py_ssize_t s, changed = 0
+    cdef int64_t e, lo, hi
+    cdef double best, q
+    cdef int16_t arg
+    for s in range(first, last):
+        lo = sw.offsets[s]
+        hi = sw.offsets[s + 1]
+        if lo == hi:
+            continue
+        best = -INFINITY
+        for e in range(lo, hi):
+            q = _move_value(sw, e)
+            if q > best:
+                best = q
+        arg = 0
+        for e in range(lo, hi):
+            if _move_value(sw, e) >= best - slack:
+                arg = <int16_t>(e - lo)
+                break
+        if arg != sw.policy[s]:
+            changed += 1
+            sw.policy[s] = arg
+    return changed
+
+
+cdef inline double _move_value(const Sweep* sw, int64_t e) noexcept nogil:
+    """A move's reward plus the discounted value of the board it leads to."""
+    return (sw.move_reward[e] if sw.move_reward != NULL else sw.scores[sw.lines[e]]) + sw.discount * sw.W[sw.nxt[e]]
 
 
 cdef Py_ssize_t _first_decrease(const int64_t* a, Py_ssize_t n) noexcept nogil:

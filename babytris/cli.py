@@ -224,7 +224,7 @@ def _solver_arguments(parser: argparse.ArgumentParser) -> None:
         "--method",
         choices=("mpi", "vi"),
         default=None,
-        help="modified policy iteration (default where one side is random) or value iteration; both accelerated",
+        help="modified policy iteration (default, but for a player placing at random) or value iteration",
     )
     parser.add_argument(
         "--max-memory",

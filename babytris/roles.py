@@ -103,6 +103,22 @@ class Roles:
         """Whether one side optimises against a fixed other (policy iteration applies)."""
         return self.pieces in (PIECES_RANDOM, PIECES_FIXED) and self.moves in (MOVES_BEST, MOVES_FIXED)
 
+    @property
+    def policy_iteration(self) -> bool:
+        """Whether modified policy iteration applies: one side optimises
+        against a fixed other, or the player optimises against an opponent
+        giving the least valuable piece.  In that zero-sum game the
+        evaluation sweeps keep the player's greedy moves and let the opponent
+        go on choosing (each is the opponent's Bellman operator for the
+        player's fixed policy): the generalized policy iteration of J. van der
+        Wal, "Discounted Markov games: generalized policy iteration method",
+        J. Optim. Theory Appl. 25 (1978) 125-138, which converges for any
+        number of evaluation sweeps (see also Perolat, Scherrer, Piot and
+        Pietquin, "Approximate dynamic programming for two-player zero-sum
+        Markov games", ICML 2015).  Evaluating both sides' policies at once
+        (Pollatschek and Avi-Itzhak) may cycle, so that is never done."""
+        return self.single_agent or (self.moves == MOVES_BEST and self.pieces == PIECES_WORST)
+
     def move_rewards(self, transitions: Transitions) -> np.ndarray | None:
         """Each move's reward, or None for the game's points."""
         if self.opponent == "gaps":

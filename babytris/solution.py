@@ -18,6 +18,10 @@ from .transitions import HOLD_MOVE, Transitions
 __all__ = ["Solution"]
 
 
+#: How the named optimising opponents value a board from its pieces' values.
+_OPPONENT_EXTREMES = {"minimax": np.min, "minavg": np.min, "gaps": np.max}
+
+
 @dataclass(frozen=True, repr=False, eq=False)
 class Solution:
     """Values and a greedy policy for every reachable (board, piece) state.
@@ -29,7 +33,8 @@ class Solution:
             optimal expected discounted score of board ``boards[i]`` with piece
             ``p`` to place, counting that placement's points.
         policy: int16 array ``(n_boards, n_pieces)``: the number of the best
-            placement among the piece's placements, -1 where none fits.
+            placement among the piece's placements (the lowest of those tied
+            within :attr:`tie_slack`), -1 where none fits.
         iterations: greedy (Bellman optimality) sweeps run.
         residual: the largest change of a board's value in the last greedy sweep.
             :attr:`error_bound` turns it into a proven bound on the values' error.
@@ -42,8 +47,8 @@ class Solution:
         player: who places it: ``"optimal"``, ``"random"`` (no policy: the
             mean over the placements) or ``"given"`` (the policy was given).
         opponent_policy: int16 array ``(n_boards,)``, the piece index the
-            opponent gives on each board (the first of equals), or None when
-            pieces are drawn at random.
+            opponent gives on each board (the first of those tied within
+            :attr:`tie_slack`), or None when pieces are drawn at random.
         reward: the :class:`~babytris.Reward` the values count, or None for
             points (with ``opponent="gaps"`` they count holes created).
         partition: the :class:`~babytris.minimize.Partition` whose quotient
@@ -106,7 +111,21 @@ class Solution:
     def _board_value(self, state_values: np.ndarray, choice: np.ndarray | None) -> np.ndarray:
         if choice is None:
             return state_values @ np.asarray(self.rules.probabilities)
+        # An optimising opponent's board is worth its least (or most) valuable
+        # piece exactly, whichever of tied pieces the policy names.
+        if self.opponent in _OPPONENT_EXTREMES:
+            return _OPPONENT_EXTREMES[self.opponent](state_values, axis=1)
         return state_values[np.arange(len(state_values)), choice]
+
+    @property
+    def tie_slack(self) -> float:
+        """The float by which two moves' (or pieces') values may differ and
+        still count as tied: ``2 * discount * error_bound`` once converged (0
+        otherwise), the most two equal values can differ by here.  :attr:`policy` and
+        :attr:`opponent_policy` take the first of tied moves (lowest
+        placement number) and pieces, so they do not depend on the method,
+        the threads or the rounding on the way to the values."""
+        return tie_slack(self.discount, self.residual, self.values) if self.converged else 0.0
 
     @property
     def error_bound(self) -> float | None:
@@ -123,20 +142,17 @@ class Solution:
         allowance of 16 ulps per backup, ``16 * eps * max|values| / (1 - g)``,
         is added.
         """
-        g = self.discount
-        if g >= 1.0:
-            return None
-        scale = float(np.max(np.abs(self.values), initial=0.0))
-        return (g * self.residual + 16 * np.finfo(np.float64).eps * scale) / (1.0 - g)
+        return value_error_bound(self.discount, self.residual, self.values)
 
     @property
     def piece_choices(self) -> np.ndarray | None:
         """int16 array ``(n_boards,)``: the piece index the opponent gives on
-        each board (the first of equals), or None when pieces are drawn at random."""
+        each board (the first of those tied within :attr:`tie_slack`), or None
+        when pieces are drawn at random."""
         return self.opponent_policy
 
     def piece_policy(self, board: int | Board) -> str:
-        """The name of the piece the opponent gives on ``board`` (the first of equals)."""
+        """The name of the piece the opponent gives on ``board`` (the first of those tied)."""
         if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
         piece = int(self.opponent_policy[self.index(board)])
@@ -326,3 +342,24 @@ def _mirrored_placement(rules: Rules, piece: int, k: int) -> tuple[int, int]:
     lo, hi = table.first[image], table.first[image + 1]
     (j,) = np.flatnonzero(table.masks[lo:hi] == np.uint64(mask))
     return image, int(j)
+
+
+def value_error_bound(discount: float, residual: float, values: np.ndarray) -> float | None:
+    """:attr:`Solution.error_bound` of values whose last greedy sweep had this
+    residual (None when undiscounted)."""
+    if discount >= 1.0:
+        return None
+    scale = float(np.max(np.abs(values), initial=0.0))
+    return (discount * residual + 16 * np.finfo(np.float64).eps * scale) / (1.0 - discount)
+
+
+def tie_slack(discount: float, residual: float, values: np.ndarray) -> float:
+    """How close two moves' (or pieces') values must be to count as tied:
+    ``2 * discount * error_bound``, the most two exactly equal values can
+    differ by when each is within ``discount * error_bound`` of the truth
+    (undiscounted: twice the residual plus the rounding allowance)."""
+    bound = value_error_bound(discount, residual, values)
+    if bound is None:
+        scale = float(np.max(np.abs(values), initial=0.0))
+        return 2.0 * (residual + 16 * np.finfo(np.float64).eps * scale)
+    return 2.0 * discount * bound

@@ -18,10 +18,10 @@ from .placements import placement_table
 from .progress import ProgressBars
 from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from .reward import Reward, check_reward
+from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
-from .roles import PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .rules import Rules
-from .solution import Solution
+from .solution import Solution, tie_slack
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
 from .transitions import Transitions, independent_layers, sweep_order
 from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
@@ -92,17 +92,22 @@ def solve(
         tol: stop once a Bellman optimality sweep changes no value by more
             than ``tol`` (> 0).
         max_iter: at most this many optimality sweeps (>= 1).
-        method: ``"mpi"`` (default when one side is fixed or random;
-            ``"vi"`` when both optimise, where policy-iteration variants may
-            cycle, or the player places at random): modified policy iteration, each
-            optimality sweep followed by up to ``eval_sweeps`` cheaper sweeps
-            evaluating its greedy policy; ``"vi"``: value iteration.  Both
+        method: ``"mpi"`` (default when one side is fixed or random, and
+            for an optimal player against ``"minimax"``; ``"vi"`` for a
+            player placing at random or a given player against an optimising
+            opponent): modified policy iteration, each optimality sweep
+            followed by up to ``eval_sweeps`` cheaper sweeps evaluating its
+            greedy policy (against ``"minimax"``, the player's moves, with
+            the opponent still choosing: van der Wal's generalized policy
+            iteration, see :attr:`~babytris.roles.Roles.policy_iteration`);
+            ``"vi"``: value iteration.  Both
             sweep in place (Gauss-Seidel), largest boards first, and stop on
             the same test, so both are within about
             ``tol * discount / (1 - discount)`` of the exact values (the
             proven bound of each result: :attr:`Solution.error_bound`).
         accelerate: extrapolate along the slowest mode once residuals fall
-            by a steady ratio (Aitken); about halves the work.
+            by a steady ratio (Aitken); about halves the work.  (Not within
+            the evaluation sweeps of a game, which are not linear.)
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0).
         n_jobs: threads (default: every core) building the move table and,
             where the rules layer the boards (see :func:`~babytris.states.sweep_order`),
@@ -284,7 +289,9 @@ def _solve(
         # stopping test as without minimizing (one sweep, as a rule).
         partition = minimize_states(transitions, opponent=opponent, player=player, reward=reward)
         quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes)
-        residuals = _iterate(quotient, method, tol, max_iter, eval_sweeps, accelerate, progress, n_jobs)
+        residuals = _iterate(
+            quotient, method, tol, max_iter, eval_sweeps, accelerate, progress, n_jobs, roles.single_agent
+        )
         values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
     done = len(residuals)
@@ -298,12 +305,20 @@ def _solve(
         accelerate,
         told,
         n_jobs,
+        roles.single_agent,
     )
     iterations = len(residuals)
+    residual = residuals[-1] if residuals else 0.0
+    # Which of several equally good moves the sweeps recorded depends on the
+    # rounding along the way (the method, the threads); once converged, take
+    # the first of those within what the values can tell apart, so that the
+    # policy depends on the game alone.
+    slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
+    if roles.moves == MOVES_BEST and residual <= tol:
+        sweeper.first_best_moves(slack)
     values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
     placement = _placement_numbers(transitions, policy.reshape(n, n_pieces))
-    residual = residuals[-1] if residuals else 0.0
     return Solution(
         rules=rules,
         discount=float(discount),
@@ -316,7 +331,7 @@ def _solve(
         transitions=transitions,
         opponent=roles.opponent,
         player=roles.player,
-        opponent_policy=_opponent_policy(roles, values),
+        opponent_policy=_opponent_policy(roles, values, slack),
         reward=roles.reward,
         method=method,
         tol=float(tol),
@@ -368,12 +383,22 @@ def _iterate(
     accelerate: bool,
     progress: Progress | None,
     n_jobs: int | None,
+    linear: bool,
 ) -> list[float]:
-    """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy residuals."""
+    """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy
+    residuals (``linear``: whether evaluation sweeps are, see
+    :func:`~babytris.sweeping.modified_policy_iteration`)."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":
         return modified_policy_iteration(
-            tuned, arrays.board_values, tol, max_iter, eval_sweeps, accelerate=accelerate, progress=progress
+            tuned,
+            arrays.board_values,
+            tol,
+            max_iter,
+            eval_sweeps,
+            accelerate=accelerate,
+            progress=progress,
+            linear=linear,
         )
     return value_iteration(
         tuned, arrays.values, arrays.board_values, tol, max_iter, accelerate=accelerate, progress=progress
@@ -421,12 +446,13 @@ def _quotient_sweeper(
     return _Arrays(sweeper, values, board_values)
 
 
-def _opponent_policy(roles: Roles, values: np.ndarray) -> np.ndarray | None:
-    """The piece the opponent gives on each board (the first of equals), None if drawn."""
+def _opponent_policy(roles: Roles, values: np.ndarray, slack: float) -> np.ndarray | None:
+    """The piece the opponent gives on each board (the first of those within
+    ``slack`` of the least or most valuable), None if drawn."""
     if roles.pieces == PIECES_WORST:
-        return np.argmin(values, axis=1).astype(np.int16)
+        return np.argmax(values <= values.min(axis=1, keepdims=True) + slack, axis=1).astype(np.int16)
     if roles.pieces == PIECES_BEST:
-        return np.argmax(values, axis=1).astype(np.int16)
+        return np.argmax(values >= values.max(axis=1, keepdims=True) - slack, axis=1).astype(np.int16)
     return roles.piece_choice
 
 

@@ -97,6 +97,7 @@ def modified_policy_iteration(
     *,
     accelerate: bool,
     progress: Progress | None = None,
+    linear: bool = True,
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
     sweeps evaluating its policy; returns the greedy sweeps' residuals.
@@ -108,7 +109,11 @@ def modified_policy_iteration(
     steady ratio and one Aitken jump of W (see :func:`value_iteration`) ends
     the evaluation early.  A greedy residual above the one before, after a
     jump, counts as a miss; after ``MAX_MISSED_JUMPS`` evaluations run plain.
+    ``linear=False`` says the evaluation sweeps still choose (the opponent
+    in a zero-sum game, see :attr:`babytris.roles.Roles.policy_iteration`):
+    their residuals need not fall by a steady ratio, and no jump is made.
     """
+    accelerate = accelerate and linear
     residuals: list[float] = []
     # (a copy: the boards no sweep visits, with no move, keep their value through a jump)
     board_values_before = board_values.copy() if accelerate else None

@@ -162,17 +162,19 @@ def check_solver_args(
 
 def solver_method(roles: Any, method: object) -> str:
     """The method to use for resolved :class:`~babytris.roles.Roles`:
-    ``method``, or by default "mpi" where one side optimises against a fixed
-    or random other, else "vi"; raises ``ValueError`` for a method they cannot use."""
+    ``method``, or by default "mpi" where policy iteration applies (see
+    :attr:`~babytris.roles.Roles.policy_iteration`), else "vi"; raises
+    ``ValueError`` for a method they cannot use."""
     if method is None:
-        method = "mpi" if roles.single_agent else "vi"
+        method = "mpi" if roles.policy_iteration else "vi"
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
-    if method == "mpi" and not roles.single_agent:
-        # Policy-iteration variants can cycle in two-player games, and a random
-        # player has no policy to evaluate; value iteration is safe.
+    if method == "mpi" and not roles.policy_iteration:
+        # A random player has no policy to evaluate, and evaluating a policy
+        # of each side at once may cycle; value iteration is safe.
         raise ValueError(
-            f"method 'mpi' needs one side fixed or random and the other optimising; use method='vi' "
-            f"with opponent={roles.opponent!r}, player={roles.player!r}"
+            f"method 'mpi' needs an optimising player against drawn, given or least-valuable pieces, or a given "
+            f"player against drawn or given pieces; use method='vi' with opponent={roles.opponent!r}, "
+            f"player={roles.player!r}"
         )
     return str(method)

@@ -332,7 +332,7 @@ def test_best_actions_have_zero_regret_and_values_match_the_solution(solution_4x
         values = babyenv.action_values(env, s)
         assert np.array_equal(~np.isnan(values), info["action_mask"].astype(bool))
         best = s.best_action(board, piece).index
-        assert babyenv.regret(env, s, best) == 0.0
+        assert 0.0 <= babyenv.regret(env, s, best) <= s.tie_slack
         assert values[best] == pytest.approx(s.value(board, piece), abs=1e-9)
         _, _, terminated, truncated, info = env.step(best)
         assert not terminated  # optimal play survives on 4x4

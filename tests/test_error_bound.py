@@ -22,8 +22,8 @@ import babytris
     opponent=st.sampled_from(["random", "minimax", "minavg"]),
 )
 def test_the_true_error_never_exceeds_the_bound(rules, discount, method, accelerate, tol, max_iter, opponent):
-    if opponent != "random" and method == "mpi":
-        method = "vi"  # two optimising sides: value iteration only
+    if opponent == "minavg" and method == "mpi":
+        method = "vi"  # a player placing at random has no policy to evaluate
     kw = dict(discount=discount, opponent=opponent)
     s = babytris.solve(rules, method=method, accelerate=accelerate, tol=tol, max_iter=max_iter, **kw)
     truth = babytris.solve(rules, method="vi", accelerate=False, tol=1e-13, max_iter=100_000, **kw)

@@ -77,7 +77,7 @@ def test_piece_policy_needs_an_opponent(solution_4x4):
 
 @pytest.mark.parametrize(
     "kwargs, field",
-    [(dict(opponent="nasty"), "opponent"), (dict(opponent="minimax", method="mpi"), "mpi")],
+    [(dict(opponent="nasty"), "opponent"), (dict(opponent="minavg", method="mpi"), "mpi")],
 )
 def test_bad_opponent_arguments(transitions_4x4, kwargs, field):
     with pytest.raises(ValueError, match=field):

@@ -157,13 +157,20 @@ def test_robust_reward_solution_plays_by_its_reward(transitions_4x4):
         (dict(opponent=np.zeros(3, dtype=np.int16)), "opponent"),
         (dict(opponent=np.full(12_978, 2, dtype=np.int16)), "opponent"),
         (dict(player=np.zeros((12_978, 2), dtype=np.int16)), "player"),
-        (dict(opponent="minimax", method="mpi"), "mpi"),
+        (dict(opponent="minavg", method="mpi"), "mpi"),
         (dict(player="random", method="mpi"), "mpi"),
     ],
 )
 def test_bad_roles(transitions_4x4, kwargs, field):
     with pytest.raises(ValueError, match=field):
         babytris.solve_transitions(transitions_4x4, **kwargs)
+
+
+def test_a_given_player_against_an_optimising_opponent_is_value_iteration(transitions_4x4, solution_4x4):
+    """The opponent's best response to given moves: nothing to evaluate between its sweeps."""
+    with pytest.raises(ValueError, match="mpi"):
+        babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="minimax", method="mpi")
+    assert babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="minimax").method == "vi"
 
 
 def test_reward_rejects_non_numbers():
