@@ -23,6 +23,9 @@ def move_values(
     final_rows: npt.NDArray[np.uint8] | None = None,
     final_value: float = 0.0,
 ) -> npt.NDArray[np.float64]: ...
+def placement_numbers(
+    offsets: npt.NDArray[np.int64], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]
+) -> npt.NDArray[np.int16]: ...
 
 class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form)."""

@@ -8,7 +8,7 @@ The inner loops hold no Python objects and run without the GIL.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, INFINITY
-from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
 from libc.stdlib cimport malloc, free
 
 import numpy as np
@@ -385,6 +385,29 @@ def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const
                     o[e] = final_value
                 else:
                     o[e] = per_state[s] + per_row[i] + per_lines[lines[e]]
+    return out
+
+
+def placement_numbers(const int64_t[::1] offsets, const uint16_t[::1] placement, const int16_t[::1] moves):
+    """Each state's move given as its offset in the state's row (-1: none)
+    as the move's placement number: int16 array like ``moves``, -1 where none."""
+    cdef Py_ssize_t n = moves.shape[0], s
+    cdef int64_t e
+    if offsets.shape[0] != n + 1:
+        raise ValueError("placement_numbers: offsets must have one entry per state, and one more")
+    for s in range(n):
+        if moves[s] >= 0 and not offsets[s] + moves[s] < offsets[s + 1]:
+            raise ValueError(f"placement_numbers: moves[{s}] = {moves[s]} is not a move of its state")
+    if n and offsets[n] > placement.shape[0]:
+        raise ValueError("placement_numbers: offsets run past the placements")
+    out = np.empty(n, dtype=np.int16)
+    cdef int16_t[::1] o = out
+    with nogil:
+        for s in range(n):
+            if moves[s] >= 0:
+                o[s] = <int16_t>placement[offsets[s] + moves[s]]
+            else:
+                o[s] = -1
     return out
 
 

@@ -349,8 +349,7 @@ def value_error_bound(discount: float, residual: float, values: np.ndarray) -> f
     residual (None when undiscounted)."""
     if discount >= 1.0:
         return None
-    scale = float(np.max(np.abs(values), initial=0.0))
-    return (discount * residual + 16 * np.finfo(np.float64).eps * scale) / (1.0 - discount)
+    return (discount * residual + 16 * np.finfo(np.float64).eps * _largest(values)) / (1.0 - discount)
 
 
 def tie_slack(discount: float, residual: float, values: np.ndarray) -> float:
@@ -360,6 +359,12 @@ def tie_slack(discount: float, residual: float, values: np.ndarray) -> float:
     (undiscounted: twice the residual plus the rounding allowance)."""
     bound = value_error_bound(discount, residual, values)
     if bound is None:
-        scale = float(np.max(np.abs(values), initial=0.0))
-        return 2.0 * (residual + 16 * np.finfo(np.float64).eps * scale)
+        return 2.0 * (residual + 16 * np.finfo(np.float64).eps * _largest(values))
     return 2.0 * discount * bound
+
+
+def _largest(values: np.ndarray) -> float:
+    """``max |values|`` (0 if empty) without a temporary the size of ``values``."""
+    if values.size == 0:
+        return 0.0
+    return float(max(abs(values.max()), abs(values.min())))

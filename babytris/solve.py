@@ -461,5 +461,4 @@ def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarra
     n_pieces)``, as placement numbers (int16, -1 where none)."""
     if transitions.n_moves == 0:
         return np.full(moves.shape, -1, dtype=np.int16)
-    at = np.minimum(transitions.offsets[:-1].reshape(moves.shape) + np.maximum(moves, 0), transitions.n_moves - 1)
-    return np.where(moves >= 0, transitions.placement[at], -1).astype(np.int16)
+    return _sweep.placement_numbers(transitions.offsets, transitions.placement, moves.ravel()).reshape(moves.shape)

@@ -350,12 +350,15 @@ def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
         ``k`` being ``order[layer_starts[k]:layer_starts[k + 1]]``.
     """
     n_pieces = transitions.rules.n_pieces
-    has_move = np.diff(transitions.offsets[::n_pieces]) > 0
+    rows = transitions.offsets[::n_pieces]
+    has_move = rows[1:] > rows[:-1]
     order = np.flatnonzero(has_move).astype(np.int32)
     if len(transitions.layer_starts) == 2:
         return order[::-1].copy(), np.array([0, len(order)], dtype=np.int64)
-    live_before = np.concatenate([[0], np.cumsum(has_move)])
-    starts = live_before[transitions.layer_starts].astype(np.int64)
+    # (counts per layer: a cumulative sum over every board would cost a second at 4x7)
+    bounds = transitions.layer_starts
+    per_layer = [np.count_nonzero(has_move[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    starts = np.concatenate([[0], np.cumsum(per_layer)]).astype(np.int64)
     if transitions.rules.hold:
         order = np.concatenate([order[a:b][::-1] for a, b in zip(starts[:-1], starts[1:])])
     return order, starts
