@@ -80,9 +80,6 @@ cdef struct Sweep:
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
     double* W_prev
     int16_t* policy            # each state's chosen move (offset in its row), -1 where none
-    int32_t* chosen_next       # per state, the chosen move in compact form
-    uint8_t* chosen_lines      # (evaluation sweeps read only these: no row lookups)
-    double* chosen_reward      # (instead of chosen_lines, with move_reward)
 
 
 cdef inline double combine_pieces(const Sweep* sw, int32_t b, const double* v) noexcept nogil:
@@ -132,8 +129,6 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef double* V_prev = sw.V_prev
     cdef double* W_prev = sw.W_prev
     cdef int16_t* policy = sw.policy
-    cdef int32_t* chosen_next = sw.chosen_next
-    cdef uint8_t* chosen_lines = sw.chosen_lines
     cdef double discount = sw.discount, dead = sw.dead
     cdef int P = sw.P
     cdef Py_ssize_t i, s
@@ -166,10 +161,6 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                     better = q > best
                     best = q if better else best
                     arg = <int16_t>(e - lo) if better else arg
-                chosen_next[s] = nxt[lo + arg]
-                chosen_lines[s] = lines[lo + arg]
-            else:
-                chosen_next[s] = -1
             policy[s] = arg
             delta = fabs(best - V[s])
             if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
@@ -253,15 +244,6 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
                 e = lo + arg
                 best = (move_reward[e] if move_reward != NULL else scores[lines[e]]) + discount * W[nxt[e]]
             policy[s] = arg
-            if arg >= 0:
-                e = lo + arg
-                sw.chosen_next[s] = nxt[e]
-                if move_reward != NULL:
-                    sw.chosen_reward[s] = move_reward[e]
-                else:
-                    sw.chosen_lines[s] = lines[e]
-            else:
-                sw.chosen_next[s] = -1
             delta = fabs(best - V[s])
             if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
                 residual = delta
@@ -278,13 +260,16 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
 
 cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
     """Backups of boards ``order[first:last]`` under the moves the last
-    greedy sweep chose; returns the largest |change| of W.  Only W is kept: V
-    is recomputed by the next greedy sweep, so this pass reads a few bytes per
-    state where a greedy sweep reads a row."""
+    greedy sweep chose (``policy``); returns the largest |change| of W.  Only
+    W is kept: V is recomputed by the next greedy sweep, so this pass reads
+    one move per state where a greedy sweep reads a row (the chosen moves
+    lie in the rows in order, so their loads run ahead of the random ones)."""
+    cdef const int64_t* offsets = sw.offsets
+    cdef const int32_t* nxt = sw.nxt
+    cdef const uint8_t* lines = sw.lines
+    cdef const double* move_reward = sw.move_reward
+    cdef const int16_t* policy = sw.policy
     cdef const int32_t* order = sw.order
-    cdef const int32_t* chosen_next = sw.chosen_next
-    cdef const uint8_t* chosen_lines = sw.chosen_lines
-    cdef const double* chosen_reward = sw.chosen_reward
     cdef const double* scores = sw.scores
     cdef const double* W = sw.W
     cdef double discount = sw.discount
@@ -292,7 +277,8 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     cdef int P = sw.P
     cdef Py_ssize_t i, s
     cdef int p
-    cdef int32_t b, j
+    cdef int32_t b
+    cdef int64_t e
     cdef double residual = 0.0
     cdef double v[64]
     cdef const double* probs = sw.probs
@@ -305,17 +291,17 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
             # The common case, kept to one accumulation per state.
             w = 0.0
             for p in range(P):
-                j = chosen_next[s + p]
-                if j >= 0:
-                    w += probs[p] * (scores[chosen_lines[s + p]] + discount * W[j])
+                if policy[s + p] >= 0:
+                    e = offsets[s + p] + policy[s + p]
+                    w += probs[p] * (scores[lines[e]] + discount * W[nxt[e]])
                 else:
                     w += probs[p] * sw.dead
         else:
             for p in range(P):
-                j = chosen_next[s + p]
                 v[p] = sw.dead
-                if j >= 0:
-                    v[p] = (chosen_reward[s + p] if custom else scores[chosen_lines[s + p]]) + discount * W[j]
+                if policy[s + p] >= 0:
+                    e = offsets[s + p] + policy[s + p]
+                    v[p] = (move_reward[e] if custom else scores[lines[e]]) + discount * W[nxt[e]]
             w = combine_pieces(sw, b, v)
         residual = store_board(sw, b, w, residual)
     return residual
@@ -503,11 +489,12 @@ cdef class Sweeper:
         for i in range(n_moves):
             if lines[i] >= scores.shape[0]:
                 raise ValueError("Sweeper: a move clears more rows than scores covers")
-        chosen_next = np.full(n_boards * P, -1, dtype=np.int32)
-        chosen_lines = np.zeros(n_boards * P if move_reward is None else 0, dtype=np.uint8)
-        chosen_reward = np.zeros(n_boards * P if move_reward is not None else 0)
+        # (the evaluation sweeps read the policy, so it must hold moves of its states)
+        for i in range(n_boards * P):
+            if not -1 <= policy[i] < offsets[i + 1] - offsets[i]:
+                raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state (or -1)")
         self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
-                       fixed_move, move_reward, chosen_next, chosen_lines, chosen_reward)
+                       fixed_move, move_reward)
         # The one allocation, after every check: a failed __init__ holds nothing
         # (and __init__ called again frees the buffer of the first call).
         free(self.block_residual)
@@ -538,9 +525,6 @@ cdef class Sweeper:
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         self.sw.policy = &policy[0] if n_boards else NULL
-        self.sw.chosen_next = _data_i32(chosen_next)
-        self.sw.chosen_lines = _data_u8(chosen_lines)
-        self.sw.chosen_reward = _data_f64(chosen_reward)
         if move_reward is not None and n_moves == 0:
             self.sw.move_reward = &scores[0]   # never read, but marks the custom rewards
 
@@ -648,15 +632,3 @@ cdef Py_ssize_t _first_outside(const int32_t* a, Py_ssize_t n, Py_ssize_t high) 
         if a[i] < 0 or a[i] >= high:
             return i
     return -1
-
-
-cdef int32_t* _data_i32(int32_t[::1] a):
-    return &a[0] if a.shape[0] else NULL
-
-
-cdef uint8_t* _data_u8(uint8_t[::1] a):
-    return &a[0] if a.shape[0] else NULL
-
-
-cdef double* _data_f64(double[::1] a):
-    return &a[0] if a.shape[0] else NULL

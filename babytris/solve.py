@@ -30,9 +30,9 @@ __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
 
 # Bytes the solver allocates per (board, piece) state: value, value before a
-# sweep (float64 each), move (int16), the move in compact form (int32 + uint8),
-# and the placement numbers with their temporaries (int16 + 2 * int64).
-SOLVER_BYTES_PER_STATE = 8 + 8 + 2 + 4 + 1 + 2 + 16
+# sweep (float64 each; accelerated value iteration), move (int16), and the
+# placement numbers (int16).
+SOLVER_BYTES_PER_STATE = 8 + 8 + 2 + 2
 # ... and per board: its value and value before a sweep, its place in the live list.
 SOLVER_BYTES_PER_BOARD = 8 + 8 + 4
 

@@ -299,7 +299,7 @@ def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
     order = np.arange(n, dtype=np.int32)
     starts = np.array([0, n], dtype=np.int64)
 
-    def sweeper(offsets, next_board):
+    def sweeper(offsets, next_board, policy=None):
         return _sweep.Sweeper(
             offsets,
             next_board,
@@ -309,7 +309,7 @@ def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
             0.9,
             np.zeros(n * P),
             np.zeros(n),
-            np.full(n * P, -1, dtype=np.int16),
+            np.full(n * P, -1, dtype=np.int16) if policy is None else policy,
             order,
             starts,
         )
@@ -322,4 +322,9 @@ def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
     next_board[9] = n
     with pytest.raises(ValueError, match=r"next_board\[9\] = 12978 is outside"):
         sweeper(t.offsets.copy(), next_board)
+    # The evaluation sweeps read each state's move through the policy: it must be one of its row's.
+    policy = np.full(n * P, -1, dtype=np.int16)
+    policy[5] = t.offsets[6] - t.offsets[5]
+    with pytest.raises(ValueError, match=r"policy\[5\] = \d+ is not a move of its state"):
+        sweeper(t.offsets.copy(), t.next_board.copy(), policy)
     assert sweeper(t.offsets.copy(), t.next_board.copy()).greedy_sweep() > 0
