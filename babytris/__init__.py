@@ -18,6 +18,7 @@ from .board import Board
 from .enumeration import enumerate_boards
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
 from .interop import to_mdptoolbox
+from .lean import LeanSolution, solve_lean
 from .minimize import Partition, minimize
 from .models import Model, block_drop, no_holes_tetris
 from .persist import load
@@ -39,6 +40,7 @@ __all__ = [
     "CATALOGUE",
     "DEFAULT_MAX_MEMORY",
     "HorizonValues",
+    "LeanSolution",
     "MemoryLimitError",
     "Model",
     "Partition",
@@ -63,6 +65,7 @@ __all__ = [
     "long_run_rate",
     "play",
     "solve",
+    "solve_lean",
     "solve_transitions",
     "standard_tournament",
     "to_mdptoolbox",

@@ -23,3 +23,11 @@ cdef struct Geometry:
     board_t lost               # (top_out) the lost board
     const uint16_t* mirror_row # if not NULL, each row pattern reflected: boards become the lesser of
                                # themselves and their mirror image (width <= 16)
+
+
+# The placement rule, exported for the lean sweeps (_lean.pyx), which recompute
+# every move instead of storing it: one copy of the rules, called, not inlined.
+cdef const Geometry* engine_geometry(object engine) except NULL
+cdef board_t smeared_board(const Geometry* g, board_t board) noexcept nogil
+cdef bint drop_piece(const Geometry* g, board_t board, board_t smeared, int k, board_t* after,
+                     int* lines) noexcept nogil

@@ -14,6 +14,7 @@ import numpy as np
 
 from babytris._types cimport board_t, index_t, interrupted, mix64, prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get, map_get_or_insert, map_probe
+from babytris._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
 
@@ -23,43 +24,6 @@ cdef enum:  # status codes of the enumeration (enumeration.py reads the negative
     OVER_BUDGET = -2
     TOO_MANY_BOARDS = -3
     INTERRUPTED = -4
-
-
-# ---- Growable C arrays, handed to numpy without a copy.
-
-cdef struct Vec:
-    void* data
-    size_t size
-    size_t capacity
-    size_t itemsize
-
-
-cdef inline void vec_init(Vec* v, size_t itemsize) noexcept nogil:
-    v.data = NULL
-    v.size = 0
-    v.capacity = 0
-    v.itemsize = itemsize
-
-
-cdef inline int vec_reserve(Vec* v, size_t need) noexcept nogil:
-    cdef size_t cap
-    cdef void* p
-    if need <= v.capacity:
-        return 0
-    cap = v.capacity + v.capacity // 2 + 64
-    if cap < need:
-        cap = need
-    p = realloc(v.data, cap * v.itemsize)
-    if p == NULL:
-        return -1
-    v.data = p
-    v.capacity = cap
-    return 0
-
-
-cdef inline void vec_free(Vec* v) noexcept nogil:
-    free(v.data)
-    vec_init(v, v.itemsize)
 
 
 cdef object vec_to_numpy(Vec* v, str fmt, dtype):
@@ -687,6 +651,22 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
             next_board[e] = index_of(ix, keys[e - e0])
     free(all_keys)
     return 0
+
+
+cdef const Geometry* engine_geometry(object engine) except NULL:
+    """The geometry of an :class:`Engine` (which must outlive its use)."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be a babytris._core.Engine, got {type(engine).__name__}")
+    return &(<Engine>engine).geo
+
+
+cdef board_t smeared_board(const Geometry* g, board_t board) noexcept nogil:
+    return smear_down(board, g.width, g.height)
+
+
+cdef bint drop_piece(const Geometry* g, board_t board, board_t smeared, int k, board_t* after,
+                     int* lines) noexcept nogil:
+    return drop(g, board, smeared, k, after, lines)
 
 
 def popcounts(const uint64_t[::1] boards):

@@ -63,6 +63,14 @@ def _parser() -> argparse.ArgumentParser:
     _rule_arguments(solve)
     _solver_arguments(solve)
     solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
+    solve.add_argument(
+        "--mode",
+        choices=("auto", "table", "lean"),
+        default="auto",
+        help="table: store the move table (fast); lean: recompute moves each sweep, boards up to 32 cells, "
+        "in a fraction of the memory (babytris.solve_lean); auto (default): table, or lean where the table "
+        "would exceed --max-memory",
+    )
 
     play = commands.add_parser(
         "play",
@@ -323,12 +331,23 @@ def _check_writable(option: str, path: str) -> None:
 
 
 def _solve(args: argparse.Namespace, out: _Output) -> int:
+    from .resources import MemoryLimitError
+
     if args.out:
         _check_writable("--out", args.out)
+    from .cli_lean import lean_applies, solve_lean_command
+
+    if args.mode == "lean":
+        return solve_lean_command(args, out, "asked for (--mode lean)")
     started = time.perf_counter()
-    solution = _solution_from(
-        args, out, pieces=args.pieces, preview=args.preview, hold=args.hold, hold_start=args.hold_start
-    )
+    try:
+        solution = _solution_from(
+            args, out, pieces=args.pieces, preview=args.preview, hold=args.hold, hold_start=args.hold_start
+        )
+    except MemoryLimitError as refused:
+        if args.mode == "auto" and lean_applies(args):
+            return solve_lean_command(args, out, f"the move table would not fit ({refused})")
+        raise
     elapsed = time.perf_counter() - started
     if args.out:
         solution.save(args.out)

@@ -99,6 +99,24 @@ def test_solve_against_an_opponent(capsys):
     assert "opponent minimax" in out and "(mpi)" in out
 
 
+def test_solve_in_lean_mode(capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "5", "--mode", "lean", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["mode"] == "lean" and result["boards"] == 182_101
+    assert result["start_value"] == pytest.approx(babytris.solve(width=4, height=5).start_value, abs=1e-7)
+    assert result["error_bound"] < 1e-7 and result["peak_memory_bytes"] > 0
+
+
+def test_solve_falls_back_to_lean_mode_where_the_table_would_not_fit(capsys):
+    assert cli.main(["solve", "--width", "4", "--height", "6", "--max-memory", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "lean: the move table would not fit" in out and "2,546,847 reachable boards" in out
+    # asked for the table itself, or for what the lean mode cannot do, the refusal stands
+    assert cli.main(["solve", "--width", "4", "--height", "6", "--max-memory", "0.05", "--mode", "table"]) == 3
+    assert cli.main(["solve", "--width", "4", "--height", "6", "--max-memory", "0.05", "--preview", "1"]) == 3
+    assert "max_memory" in capsys.readouterr().err
+
+
 def test_tournament(capsys):
     argv = [
         "tournament",

@@ -1,0 +1,42 @@
+import numpy as np
+import numpy.typing as npt
+
+MAX_CELLS: int
+
+class LeanTable:
+    bits: npt.NDArray[np.uint64]
+    ranks: npt.NDArray[np.uint32]
+    n_boards: int
+    n_words: int
+    cells: int
+    status: int
+    def __init__(self, engine: object, start: int, max_boards: int) -> None: ...
+    def index(self, boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]: ...
+    def boards(self) -> npt.NDArray[np.uint64]: ...
+    def state_values(
+        self,
+        boards: npt.NDArray[np.uint64],
+        W: npt.NDArray[np.float64],
+        scores: npt.NDArray[np.float64],
+        discount: float,
+        slack: float = 0.0,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int16]]: ...
+
+class LeanSweeper:
+    n_threads: int
+    def __init__(
+        self,
+        table: LeanTable,
+        W: npt.NDArray[np.float64],
+        scores: npt.NDArray[np.float64],
+        probs: npt.NDArray[np.float64],
+        discount: float,
+        layer_of_residue: npt.NDArray[np.int64],
+        *,
+        combine: int = 0,
+        n_threads: int = 1,
+    ) -> None: ...
+    def greedy_sweep(
+        self, V_prev: npt.NDArray[np.float64] | None = None, W_prev: npt.NDArray[np.float64] | None = None
+    ) -> float: ...
+    def evaluation_sweep(self, W_prev: npt.NDArray[np.float64] | None = None) -> float: ...
