@@ -21,6 +21,7 @@ from .resources import (
     estimate_bytes_per_board,
     format_bytes,
     resolve_n_jobs,
+    table_bytes,
 )
 from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions, layers
@@ -64,13 +65,14 @@ def enumerate_boards(
     max_memory = check_max_memory(max_memory)
     per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
-    forecast = forecast_boards(rules)
-    if forecast is not None and forecast * per_board > max_memory:
+    forecast = forecast_table(rules)
+    if forecast is not None and table_bytes(rules, *forecast, solver_bytes_per_board) > max_memory:
+        need = table_bytes(rules, *forecast, solver_bytes_per_board)
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
-            f"{format_bytes(max_memory)}: about {forecast:,} boards reachable (forecast from the smaller heights), "
-            f"~{per_board} bytes per board = {format_bytes(forecast * per_board)}; refused before the search. "
-            "Raise max_memory or use a smaller board"
+            f"{format_bytes(max_memory)}: about {forecast[0]:,} boards and {forecast[1]:,} moves (forecast from the "
+            f"smaller heights), {format_bytes(need)}; refused before the search. "
+            "Raise max_memory, use a smaller board, or the lean mode (babytris.solve_lean)"
         )
     started = time.perf_counter()
     start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
@@ -115,11 +117,19 @@ FORECAST_CELLS = 20
 
 
 def forecast_boards(rules: Rules) -> int | None:
-    """A forecast of the reachable boards of ``rules``, for boards too big to
-    search cheaply (over 30 cells); None for smaller ones or when no forecast
-    can be made.  The two tallest boards of the same width with at most
-    :data:`FORECAST_CELLS` cells are searched, and their ratio (the growth per
-    added row) extrapolated to ``rules.height``.  The growth per row itself
+    """:func:`forecast_table`'s boards alone."""
+    forecast = forecast_table(rules)
+    return None if forecast is None else forecast[0]
+
+
+def forecast_table(rules: Rules) -> tuple[int, int] | None:
+    """A forecast ``(boards, moves)`` of the reachable boards of ``rules``
+    and their moves, for boards too big to search cheaply (over 30 cells);
+    None for smaller ones or when no forecast can be made.  The two tallest
+    boards of the same width with at most :data:`FORECAST_CELLS` cells are
+    searched, and their ratio (the growth per added row) extrapolated to
+    ``rules.height``; the moves per board are the taller one's (4 wide: 2.72
+    at every height from 4 to 7).  The growth per row itself
     grows with the height (4 wide: 14.0x from 4 to 5 rows, 14.0x from 5 to
     6; 6 wide: 55x from 3 to 4, 61x from 4 to 5), so the forecast tends to
     fall short: it refuses only work that surely would not fit."""
@@ -129,11 +139,12 @@ def forecast_boards(rules: Rules) -> int | None:
         return None
     try:
         small, smaller = (dataclasses.replace(rules, height=h, start=0, preview=0, hold=False) for h in (low, low - 1))
-        counts = [enumerate_boards(r, n_jobs=1).n_boards for r in (small, smaller)]
+        tables = [enumerate_boards(r, n_jobs=1) for r in (small, smaller)]
     except (ValueError, MemoryError):  # rules that do not fit the smaller boards: no forecast
         return None
-    growth = counts[0] / max(counts[1], 1)
-    return int(counts[0] * growth ** (rules.height - low))
+    growth = tables[0].n_boards / max(tables[1].n_boards, 1)
+    boards = int(tables[0].n_boards * growth ** (rules.height - low))
+    return boards, int(boards * tables[0].n_moves / max(tables[0].n_boards, 1))
 
 
 def with_previews(

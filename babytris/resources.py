@@ -14,6 +14,7 @@ __all__ = [
     "MIN_BOARDS_PER_THREAD",
     "MemoryLimitError",
     "estimate_bytes_per_board",
+    "table_bytes",
     "resolve_n_jobs",
     "check_max_memory",
     "format_bytes",
@@ -42,6 +43,18 @@ def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> i
     the solver keeps for it."""
     n_moves = len(placement_table(rules).masks)
     return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
+
+
+def table_bytes(rules: Rules, n_boards: int, n_moves: int, solver_bytes_per_board: int = 0) -> int:
+    """Bytes a table-mode solve of ``rules`` holds at its peak, given its
+    boards, moves and what the solver keeps per board: the table (boards,
+    offsets, moves) plus, while it is built, the layering's temporaries and
+    the index of the boards (a bitmap over every board up to 30 cells, else
+    the hash map), or, while solving, the solver's arrays."""
+    cells = rules.width * rules.height
+    index = 12 * 2**cells // 64 if cells <= 30 else 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())
+    table = n_boards * (8 + 8 * rules.n_pieces) + MOVE_BYTES * n_moves
+    return table + max(LAYER_BYTES * n_boards + index, solver_bytes_per_board * n_boards)
 
 
 def resolve_n_jobs(n_jobs: object) -> int:

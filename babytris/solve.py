@@ -29,10 +29,11 @@ from .validation import METHODS, check_bool, check_solver_args, make_rules, solv
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
 
-# Bytes the solver allocates per (board, piece) state: value, value before a
-# sweep (float64 each; accelerated value iteration), move (int16), and the
-# placement numbers (int16).
-SOLVER_BYTES_PER_STATE = 8 + 8 + 2 + 2
+# Bytes the solver allocates per (board, piece) state: value (float64), move
+# (int16), the placement numbers (int16); and with accelerated value
+# iteration the value before a sweep (float64).
+SOLVER_BYTES_PER_STATE = 8 + 2 + 2
+ACCELERATED_VI_BYTES_PER_STATE = 8
 # ... and per board: its value and value before a sweep, its place in the live list.
 SOLVER_BYTES_PER_BOARD = 8 + 8 + 4
 
@@ -134,7 +135,7 @@ def solve(
     check_reward(roles.reward, rules)
     method = solver_method(roles, method)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=rules.objective == "combo")
-    per_board = SOLVER_BYTES_PER_STATE * rules.n_pieces + SOLVER_BYTES_PER_BOARD
+    per_board = solver_bytes_per_board(rules, method, bool(accelerate))
     if roles.reward is not None or roles.opponent == "gaps":
         # A reward per move (at most every placement legal) and per state.
         per_board += 8 * (len(placement_table(rules).masks) + rules.n_pieces)
@@ -161,6 +162,13 @@ def solve(
             progress=progress if bars is None else bars,
             minimize=minimize,
         )
+
+
+def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool) -> int:
+    """Bytes the solver allocates per board beside the move table (points
+    only: a weighted reward adds its per-move rewards)."""
+    per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if method == "vi" and accelerate else 0)
+    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD
 
 
 def solve_transitions(

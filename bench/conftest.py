@@ -63,6 +63,7 @@ print((kib("VmHWM") - before) * 1024)
 OPERATIONS = {
     "solve": "babytris.solve(width={w}, height={h}, discount=0.9, tol=1e-8)",
     "enumerate_boards": "babytris.enumerate_boards(babytris.Rules(width={w}, height={h}))",
+    "solve_lean": "babytris.solve_lean(width={w}, height={h}, discount=0.9, tol=1e-8)",
     "reference.solve": "babytris.reference.solve(width={w}, height={h}, discount=0.9, tol=1e-8)",
 }
 

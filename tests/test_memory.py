@@ -79,6 +79,15 @@ def test_a_board_far_over_budget_is_refused_before_the_search():
     assert forecast > 10**12
 
 
+def test_the_forecast_counts_the_moves_too():
+    from babytris.enumeration import forecast_table
+
+    small = babytris.enumerate_boards(Rules(width=4, height=5))
+    boards, moves = forecast_table(Rules(width=4, height=8))
+    assert boards == int(182101 * (182101 / 12978) ** 3)
+    assert moves == int(boards * small.n_moves / small.n_boards)  # 2.72 moves a board at every height measured
+
+
 def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
     from babytris.enumeration import forecast_boards
 
