@@ -37,6 +37,7 @@ MAX_CELLS = 32
 cdef enum:
     MAX_PLACEMENTS = 256       # of all pieces together (one board's moves are gathered first)
     WORDS_PER_BLOCK = 256      # words of the bitmap per block of a threaded sweep
+    BLOCKS_PER_ROUND = 4096    # blocks between checks for Ctrl-C (67 M possible boards)
     COMBINE_MEAN = 0           # pieces drawn: the mean weighted by the probabilities
     COMBINE_MIN = 1            # an opponent gives the least valuable piece
 
@@ -334,24 +335,31 @@ cdef class LeanSweeper:
         cdef double* block_residual = <double*>malloc(n_blocks * sizeof(double))
         cdef double residual = 0.0
         cdef int layer
+        cdef Py_ssize_t first, last
         cdef bint stopped = False
         if block_residual == NULL:
             raise MemoryError("greedy_sweep: cannot allocate")
         try:
             with nogil:
                 if self.n_layers == 1:
-                    residual = self._descending(prev)
-                    stopped = interrupted()
+                    residual = self._descending(prev, &stopped)
                 else:
                     for layer in range(self.n_layers):
-                        for k in prange(n_blocks, num_threads=self.n_threads, schedule="dynamic"):
-                            block_residual[k] = self._block(k, layer, prev)
+                        # In rounds, so that Ctrl-C is seen within a fraction of a second.
+                        first = 0
+                        while first < n_blocks and not stopped:
+                            last = first + BLOCKS_PER_ROUND
+                            if last > n_blocks:
+                                last = n_blocks
+                            for k in prange(first, last, num_threads=self.n_threads, schedule="dynamic"):
+                                block_residual[k] = self._block(k, layer, prev)
+                            stopped = interrupted()
+                            first = last
+                        if stopped:
+                            break
                         for k in range(n_blocks):
                             if block_residual[k] > residual:
                                 residual = block_residual[k]
-                        if interrupted():
-                            stopped = True
-                            break
         finally:
             free(block_residual)
         if stopped:
@@ -383,7 +391,7 @@ cdef class LeanSweeper:
                 i += 1
         return residual
 
-    cdef double _descending(self, double* prev) noexcept nogil:
+    cdef double _descending(self, double* prev, bint* stopped) noexcept nogil:
         cdef const uint64_t* bits = self.table.b
         cdef const uint32_t* ranks = self.table.r
         cdef Py_ssize_t w
@@ -393,6 +401,9 @@ cdef class LeanSweeper:
         cdef board_t b
         cdef double residual = 0.0, d
         for w in range(self.table.n_words - 1, -1, -1):
+            if w % 65536 == 0 and interrupted():
+                stopped[0] = True
+                return residual
             word = bits[w]
             i = ranks[w] + popcount64(word)
             while word:

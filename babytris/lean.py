@@ -35,7 +35,7 @@ from .rules import Rules
 from .solution import tie_slack, value_error_bound
 from .sweeping import Progress, value_iteration
 from .transitions import layers
-from .validation import check_bool, check_solver_args, make_rules
+from .validation import check_solver_args, make_rules
 
 __all__ = ["LeanSolution", "solve_lean", "lean_bytes", "LEAN_MAX_CELLS", "LEAN_OPPONENTS"]
 
@@ -169,7 +169,6 @@ def solve_lean(
     """
     rules = make_rules(rules, rule_fields)
     check_solver_args(discount, tol, max_iter, "vi", 0, accelerate, undiscounted=False)
-    check_bool("accelerate", accelerate)
     max_memory = check_max_memory(max_memory)
     n_threads = resolve_n_jobs(n_jobs)
     if opponent not in LEAN_OPPONENTS:

@@ -21,6 +21,10 @@ LONG_WORK = {
     # relative value iteration that never meets its tolerance
     "long-run rate": "t = babytris.enumerate_boards(babytris.Rules(width=4, height=6)); print('ready', flush=True); "
     "babytris.long_run_rate(t, tol=1e-300, max_iter=10**7)",
+    # the lean mode's search of 4x8's half a billion boards, and its sweeps (one layer: 5x4)
+    "lean search": "print('ready', flush=True); babytris.solve_lean(width=4, height=8, max_memory=2**34)",
+    "lean sweeps": "babytris.solve_lean(width=4, height=4); print('ready', flush=True); "
+    "babytris.solve_lean(width=4, height=6, discount=0.999999, tol=1e-300, max_iter=10**6)",
     # sweeps that never meet their tolerance (at discount 0.9 the values settle
     # bit for bit, residual 0, within a second: so a discount near 1)
     "sweeps": "t = babytris.enumerate_boards(babytris.Rules(width=4, height=6)); print('ready', flush=True); "
