@@ -142,7 +142,7 @@ def solve_lean(
     opponent: str = "random",
     tol: float = 1e-8,
     max_iter: int = 100_000,
-    accelerate: bool = True,
+    accelerate: bool | None = None,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | None = None,
@@ -157,8 +157,11 @@ def solve_lean(
         discount: in [0, 1).
         opponent: ``"random"`` (pieces drawn) or ``"minimax"`` (the least
             valuable piece given).  The player is optimal.
-        tol, max_iter, accelerate, n_jobs: as for :func:`babytris.solve`
-            (value iteration).
+        tol, max_iter, n_jobs: as for :func:`babytris.solve` (value iteration).
+        accelerate: Aitken jumps, which keep a second copy of the values
+            (see :func:`lean_bytes`); None (default): where that copy fits in
+            ``max_memory`` by the forecast of the boards (4x8: 8.8 GB with
+            it, 4.8 GB without).
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (:func:`lean_bytes`): up front from
             a forecast of the boards, and during the search as they are found.
@@ -168,8 +171,11 @@ def solve_lean(
         :class:`LeanSolution`.
     """
     rules = make_rules(rules, rule_fields)
-    check_solver_args(discount, tol, max_iter, "vi", 0, accelerate, undiscounted=False)
     max_memory = check_max_memory(max_memory)
+    forecast = forecast_boards(rules) if rules.width * rules.height <= LEAN_MAX_CELLS else None
+    if accelerate is None:
+        accelerate = forecast is None or lean_bytes(rules, forecast, True) <= max_memory
+    check_solver_args(discount, tol, max_iter, "vi", 0, accelerate, undiscounted=False)
     n_threads = resolve_n_jobs(n_jobs)
     if opponent not in LEAN_OPPONENTS:
         raise ValueError(
@@ -192,7 +198,6 @@ def solve_lean(
     ]
     if unsupported:
         raise ValueError(f"lean mode solves the plain game: {', '.join(unsupported)} not supported")
-    forecast = forecast_boards(rules)
     if forecast is not None and lean_bytes(rules, forecast, accelerate) > max_memory:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} in lean mode needs more than max_memory={format_bytes(max_memory)}: "

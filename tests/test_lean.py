@@ -99,3 +99,15 @@ def test_the_estimate_counts_bitmap_ranks_and_values():
     assert lean_bytes(rules, n) == 12 * words + 16 * n  # the solve's peak: values and the values before a jump
     # without them, the search's: its queue, 4 bytes a board, up to 2.5 times over while it grows
     assert lean_bytes(rules, n, accelerate=False) == 8 * words + 10 * n
+
+
+def test_acceleration_is_left_out_where_its_copy_of_the_values_would_not_fit(monkeypatch):
+    from babytris import lean
+
+    rules = Rules(width=4, height=5)
+    plain, accelerated = lean_bytes(rules, 182_101, accelerate=False), lean_bytes(rules, 182_101)
+    monkeypatch.setattr(lean, "forecast_boards", lambda rules: 182_101)  # as for a board of over 30 cells
+    squeezed = solve_lean(rules, max_memory=(plain + accelerated) // 2)
+    roomy = solve_lean(rules, max_memory=2 * accelerated)
+    assert squeezed.converged and squeezed.iterations > roomy.iterations  # no Aitken jumps: more sweeps
+    assert np.abs(squeezed.board_values - roomy.board_values).max() <= squeezed.error_bound + roomy.error_bound
