@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+from children import as_at_a_terminal
 
 import babytris
 from babytris import cli
@@ -457,6 +458,7 @@ def test_ctrl_c_during_a_solve_keeps_the_previous_file(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_at_a_terminal,
     )
     try:
         assert solver.stdout.readline() == "ready\n"

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from children import as_at_a_terminal
 
 LONG_WORK = {
     # 10**9 exact backups of the 4x4 chain (once ignored Ctrl-C for over 30 s)
@@ -40,6 +41,7 @@ def test_ctrl_c_stops_long_compiled_work(work, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_at_a_terminal,
     )  # (not the source tree)
     try:
         assert p.stdout.readline().strip() == "ready"
