@@ -236,10 +236,11 @@ cdef inline void _move_values(const Geometry* g, const uint64_t* bits, const uin
 
 
 cdef double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
-                    int64_t i, double* W, double* W_prev, const double* scores, const double* probs,
+                    int64_t i, double* W, float* change, const double* scores, const double* probs,
                     double discount, int combine) noexcept nogil:
     """One Bellman backup of board b (index i) in place; returns |change|
-    (0 for a board where nothing fits: it keeps its value)."""
+    (0 for a board where nothing fits: it keeps its value).  ``change``, if
+    not NULL, receives the change (new - old; 0 where nothing fits)."""
     cdef double q[MAX_PLACEMENTS]
     cdef int ok[MAX_PLACEMENTS]
     cdef int p, k
@@ -259,10 +260,12 @@ cdef double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ran
         elif p == 0 or best < w:
             w = best
     if not any_move:
+        if change != NULL:
+            change[i] = 0.0
         return 0.0
     delta = fabs(w - W[i])
-    if W_prev != NULL:
-        W_prev[i] = W[i]
+    if change != NULL:
+        change[i] = <float>(w - W[i])
     W[i] = w
     return delta if delta == delta else 1e308   # a NaN must not pass as converged
 
@@ -319,17 +322,20 @@ cdef class LeanSweeper:
         self.combine = combine
         self.n_threads = n_threads
 
-    def greedy_sweep(self, V_prev=None, double[::1] W_prev=None):
+    def greedy_sweep(self, V_prev=None, float[::1] changes=None):
         """One sweep over every board; returns the largest change of a
-        board's value.  ``W_prev``, if given, receives the values as they
-        were (``V_prev``: no state values are kept; must be empty or None)."""
+        board's value.  ``changes``, if given (float32, a board each),
+        receives each board's change: the values before the sweep are the
+        values after it minus these, to float32's precision, at half the
+        memory of a copy (``V_prev``: no state values are kept; must be
+        empty or None)."""
         if V_prev is not None and len(V_prev):
             raise ValueError("greedy_sweep: the lean sweeps keep no state values (V_prev must be empty)")
-        if W_prev is not None and W_prev.shape[0] != self.table.n_boards:
-            raise ValueError("greedy_sweep: W_prev shape does not match")
+        if changes is not None and changes.shape[0] != self.table.n_boards:
+            raise ValueError("greedy_sweep: changes shape does not match")
         if self.table.n_boards == 0:
             return 0.0
-        cdef double* prev = &W_prev[0] if W_prev is not None else NULL
+        cdef float* prev = &changes[0] if changes is not None else NULL
         cdef Py_ssize_t n_words = self.table.n_words
         cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k
         cdef double* block_residual = <double*>malloc(n_blocks * sizeof(double))
@@ -366,10 +372,22 @@ cdef class LeanSweeper:
             raise KeyboardInterrupt
         return residual
 
+    def jump(self, double step, float[::1] changes not None):
+        """Aitken's jump along the last sweep's changes: ``W += step *
+        changes``, then ``changes`` zeroed."""
+        if changes.shape[0] != self.table.n_boards:
+            raise ValueError("jump: changes shape does not match")
+        cdef Py_ssize_t i, n = changes.shape[0]
+        cdef double* W = self.W
+        with nogil:
+            for i in prange(n, num_threads=self.n_threads, schedule="static"):
+                W[i] += step * changes[i]
+                changes[i] = 0.0
+
     def evaluation_sweep(self, W_prev=None):
         raise NotImplementedError("the lean sweeps are value iteration only (no policy is stored)")
 
-    cdef double _block(self, Py_ssize_t block, int layer, double* prev) noexcept nogil:
+    cdef double _block(self, Py_ssize_t block, int layer, float* prev) noexcept nogil:
         cdef const uint64_t* bits = self.table.b
         cdef const uint32_t* ranks = self.table.r
         cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, self.table.n_words)
@@ -391,7 +409,7 @@ cdef class LeanSweeper:
                 i += 1
         return residual
 
-    cdef double _descending(self, double* prev, bint* stopped) noexcept nogil:
+    cdef double _descending(self, float* prev, bint* stopped) noexcept nogil:
         cdef const uint64_t* bits = self.table.b
         cdef const uint32_t* ranks = self.table.r
         cdef Py_ssize_t w

@@ -51,10 +51,11 @@ def lean_bytes(rules: Rules, n_boards: int, accelerate: bool = True) -> int:
     searching, a queue of 4-byte boards (which grows by half when full, so up
     to 2.5 times its length during a reallocation); then the bitmap, the
     ranks (4 bytes per 64 possible boards) and the values (8 bytes a board,
-    twice that with ``accelerate``: the values before a jump)."""
+    and 4 more with ``accelerate``: each board's change in the sweep before
+    a jump, in float32)."""
     words = max(1, 2 ** (rules.width * rules.height) // 64)
     search = 8 * words + 10 * n_boards
-    solve = 12 * words + 8 * n_boards * (2 if accelerate else 1)
+    solve = 12 * words + (12 if accelerate else 8) * n_boards
     return max(search, solve)
 
 
@@ -158,10 +159,10 @@ def solve_lean(
         opponent: ``"random"`` (pieces drawn) or ``"minimax"`` (the least
             valuable piece given).  The player is optimal.
         tol, max_iter, n_jobs: as for :func:`babytris.solve` (value iteration).
-        accelerate: Aitken jumps, which keep a second copy of the values
-            (see :func:`lean_bytes`); None (default): where that copy fits in
-            ``max_memory`` by the forecast of the boards (4x8: 8.8 GB with
-            it, 4.8 GB without).
+        accelerate: Aitken jumps, which keep each board's change in the
+            sweep before a jump (4 bytes a board; see :func:`lean_bytes`);
+            None (default): where that fits in ``max_memory`` by the
+            forecast of the boards (4x8: 6.8 GB with it, 4.8 GB without).
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (:func:`lean_bytes`): up front from
             a forecast of the boards, and during the search as they are found.
@@ -205,7 +206,7 @@ def solve_lean(
             "refused before the search"
         )
     words = max(1, 2**cells // 64)
-    per_board = 8 * (2 if accelerate else 1)
+    per_board = 12 if accelerate else 8
     max_boards = max(1, min((max_memory - 12 * words) // per_board, (max_memory - 8 * words) // 10))
     started = time.perf_counter()
     start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
@@ -232,7 +233,14 @@ def solve_lean(
         n_threads=n_threads,
     )
     residuals = value_iteration(
-        sweeper, np.empty(0), W, float(tol), int(max_iter), accelerate=bool(accelerate), progress=progress
+        sweeper,
+        np.empty(0),
+        W,
+        float(tol),
+        int(max_iter),
+        accelerate=bool(accelerate),
+        progress=progress,
+        history=_Changes(sweeper, table.n_boards) if accelerate else None,
     )
     residual = residuals[-1] if residuals else 0.0
     return LeanSolution(
@@ -248,6 +256,23 @@ def solve_lean(
         tol=float(tol),
         seconds={"search": searched - started, "solve": time.perf_counter() - searched},
     )
+
+
+class _Changes:
+    """The lean mode's :class:`~babytris.sweeping.History`: each board's
+    change in the recorded sweep, in float32 (4 bytes a board where a copy
+    of the values takes 8; a jump's precision only sets how far it gets,
+    and the sweeps after it decide convergence)."""
+
+    def __init__(self, sweeper: _lean.LeanSweeper, n_boards: int) -> None:
+        self.sweeper = sweeper
+        self.changes = np.zeros(n_boards, dtype=np.float32)
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.empty(0), self.changes
+
+    def jump(self, ratio: float) -> None:
+        self.sweeper.jump(ratio / (1.0 - ratio), self.changes)
 
 
 def _scores(rules: Rules) -> np.ndarray:

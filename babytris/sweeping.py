@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _sweep
 
-__all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progress"]
+__all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progress", "History", "ValuesBefore"]
 
 #: ``progress(iteration, residual)``, called after each optimality sweep.
 Progress = Callable[[int, float], None]
@@ -151,6 +151,33 @@ EXTRAPOLATION_GAP = 3
 MAX_MISSED_JUMPS = 3
 
 
+class History(Protocol):
+    """What an Aitken jump needs of the sweep before it: the arrays to hand
+    :meth:`Sweeps.greedy_sweep` to record it, and the jump itself."""
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two arrays the recording sweep is given."""
+
+    def jump(self, ratio: float) -> None:
+        """``V += ratio / (1 - ratio) * (the recorded sweep's change)``, in place."""
+
+
+class ValuesBefore:
+    """The default :class:`History`: copies of the state and board values,
+    which the recording sweep overwrites with the values it found."""
+
+    def __init__(self, values: np.ndarray, board_values: np.ndarray) -> None:
+        # (copies: the states no sweep visits, with no move, keep their value through a jump)
+        self.now = (values, board_values)
+        self.before = (values.copy(), board_values.copy())
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.before
+
+    def jump(self, ratio: float) -> None:
+        _jump(ratio, (self.now[0], self.before[0]), (self.now[1], self.before[1]))
+
+
 def value_iteration(
     sweeper: Sweeps,
     values: np.ndarray,
@@ -160,6 +187,7 @@ def value_iteration(
     *,
     accelerate: bool,
     progress: Progress | None = None,
+    history: History | None = None,
 ) -> list[float]:
     """Greedy sweeps until one changes no value by more than ``tol``.
 
@@ -170,24 +198,26 @@ def value_iteration(
     ``MAX_MISSED_JUMPS`` misses acceleration is off for good, so the run ends
     as plain value iteration would, after a few wasted sweeps at most.
     A jump is never the last step: the loop stops only on a sweep's residual,
-    the plain value iteration's test.
+    the plain value iteration's test.  ``history`` records the sweep before a
+    jump (default: :class:`ValuesBefore`, copies of ``values`` and
+    ``board_values``).
     """
     residuals: list[float] = []
-    # (copies: the states no sweep visits, with no move, keep their value through a jump)
-    values_before = values.copy() if accelerate else None
-    board_values_before = board_values.copy() if accelerate else None
+    if accelerate and history is None:
+        history = ValuesBefore(values, board_values)
     last_jump = -EXTRAPOLATION_GAP
     missed = 0
     while len(residuals) < max_iter:
-        # Keep the values before this sweep only if a jump may follow it:
-        # copying them costs a fifth of a sweep.
+        # Record the sweep only if a jump may follow it: recording costs a
+        # fifth of a sweep.
         record = (
             accelerate
+            and history is not None
             and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP
             and (_steady_ratio(residuals) is not None)
         )
-        if record:
-            residuals.append(sweeper.greedy_sweep(values_before, board_values_before))
+        if record and history is not None:
+            residuals.append(sweeper.greedy_sweep(*history.buffers()))
         else:
             residuals.append(sweeper.greedy_sweep())
         if progress is not None:
@@ -198,14 +228,8 @@ def value_iteration(
             missed += 1  # the jump overshot: the error is not one steady mode (yet)
             accelerate = missed < MAX_MISSED_JUMPS
         ratio = _steady_ratio(residuals)
-        if (
-            record
-            and ratio is not None
-            and len(residuals) < max_iter
-            and values_before is not None
-            and board_values_before is not None
-        ):
-            _jump(ratio, (values, values_before), (board_values, board_values_before))
+        if record and ratio is not None and len(residuals) < max_iter and history is not None:
+            history.jump(ratio)
             last_jump = len(residuals)
     return residuals
 
