@@ -17,7 +17,8 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
 from .board import Board
 from .enumeration import enumerate_boards
 from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
-from .interop import to_mdptoolbox
+from .export import explicit_model, to_drn, to_prism
+from .interop import to_mdptoolbox, to_quantecon
 from .lean import LeanSolution, solve_lean
 from .minimize import Partition, minimize
 from .models import Model, block_drop, no_holes_tetris
@@ -69,6 +70,10 @@ __all__ = [
     "solve_transitions",
     "standard_tournament",
     "to_mdptoolbox",
+    "to_quantecon",
+    "to_drn",
+    "to_prism",
+    "explicit_model",
     "tournament",
     "__version__",
 ]

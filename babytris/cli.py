@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .resources import DEFAULT_MAX_MEMORY
+from .resources import DEFAULT_MAX_MEMORY, gib_to_bytes
 from .roles import OPPONENT_MODELS
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
@@ -173,6 +173,10 @@ def _parser() -> argparse.ArgumentParser:
     shrink.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     shrink.add_argument("--hold", action="store_true", help="the player may hold a piece")
 
+    from .cli_export import add_export_parser
+
+    add_export_parser(commands, output)  # (babytris/cli_export.py)
+
     again = commands.add_parser(
         "reproduce",
         parents=[output],
@@ -293,7 +297,7 @@ def _solution_from(args: argparse.Namespace, out: _Output, **rule_fields: Any):
         max_iter=args.max_iter,
         opponent=args.opponent,
         method=args.method,
-        max_memory=_gib_to_bytes(args.max_memory),
+        max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
         progress=out.chatty,
         **rule_fields,
@@ -618,12 +622,6 @@ def _minimize(args: argparse.Namespace, out: _Output) -> int:
     return EXIT_OK
 
 
-def _gib_to_bytes(gib: float) -> int:
-    if not (math.isfinite(gib) and 2**-10 <= gib < 2**33):
-        raise ValueError(f"--max-memory must be a number of GiB in [1/1024, 2**33), got {gib}")
-    return int(gib * 2**30)
-
-
 def _reproduce(args: argparse.Namespace, out: _Output) -> int:
     from . import claims  # noqa: F401  (registers the claims)
     from .reproduce import CLAIMS, markdown_table, merge_record, reproduce, write_table
@@ -644,6 +642,12 @@ def _reproduce(args: argparse.Namespace, out: _Output) -> int:
     return EXIT_OK
 
 
+def _export(args: argparse.Namespace, out: _Output) -> int:
+    from .cli_export import export_command  # (imports the exports only when asked for)
+
+    return export_command(args, out)
+
+
 COMMANDS = {
     "solve": _solve,
     "play": _play,
@@ -652,6 +656,7 @@ COMMANDS = {
     "rate": _rate,
     "minimize": _minimize,
     "reproduce": _reproduce,
+    "export": _export,
 }
 
 

@@ -8,7 +8,8 @@ import resource
 import sys
 import time
 
-from .cli import EXIT_NOT_CONVERGED, EXIT_OK, _gib_to_bytes, _Output, _rules_record
+from .cli import EXIT_NOT_CONVERGED, EXIT_OK, _Output, _rules_record
+from .resources import gib_to_bytes
 
 __all__ = ["lean_applies", "solve_lean_command"]
 
@@ -37,7 +38,7 @@ def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
         tol=args.tol,
         max_iter=args.max_iter,
         opponent=args.opponent,
-        max_memory=_gib_to_bytes(args.max_memory),
+        max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
         progress=(lambda i, r: print(f"sweep {i}: residual {r:.2e}", file=sys.stderr, flush=True))
         if out.chatty and sys.stderr.isatty()

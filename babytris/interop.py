@@ -1,4 +1,7 @@
-"""The game as (P, R) matrices, for other MDP tools (pymdptoolbox's format).
+"""The game as arrays for other MDP tools in Python: (P, R) matrices in
+pymdptoolbox's format (:func:`to_mdptoolbox`), and QuantEcon's state-action
+pair form (:func:`to_quantecon`).  For model checkers' files see
+:mod:`babytris.export`.
 
 >>> import babytris, mdptoolbox.mdp, numpy as np
 >>> table = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
@@ -11,13 +14,20 @@ True
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
+from .export import game_table
+from .persist import replace_atomically
 from .placements import placement_table
+from .solution import Solution
 from .transitions import Transitions
 from .validation import check_number, check_type
 
-__all__ = ["to_mdptoolbox"]
+__all__ = ["to_mdptoolbox", "to_quantecon", "QuantEconModel"]
 
 #: Dense matrices of more states than this are refused (A * S * S floats).
 MAX_DENSE_STATES = 4096
@@ -103,3 +113,148 @@ def _matrix(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, size: int, den
             "to_mdptoolbox needs scipy for sparse matrices (pip install scipy), or dense=True for small games"
         ) from None
     return sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))
+
+
+@dataclass(frozen=True, eq=False)
+class QuantEconModel:
+    """The game in QuantEcon's state-action pair form
+    (``quantecon.markov.DiscreteDP(R, Q, beta, s_indices, a_indices)``).
+
+    States: the game's ``board * n_pieces + piece``, then one absorbing
+    game-over state (``n = n_states + 1``).  Pair ``l`` is state
+    ``s_indices[l]``'s ``a_indices[l]``-th move (0, 1, ... in placement
+    order; ``placements[l]`` is its placement number, -1 for the move to
+    game over where the piece fits nowhere, and for game over's loop).
+
+    Attributes:
+        s_indices, a_indices: int64 ``(L,)``, sorted by state.
+        R: float64 ``(L,)``, the points of each move.
+        Q: ``scipy.sparse.csr_matrix`` ``(L, n)``, each move's chances of the
+            next states (the board after, each piece drawn).
+        beta: the discount.
+        placements: int64 ``(L,)``.
+        start_states, start_chances: where a game starts (the start board
+            with each piece drawn, and with previews each queue): the start
+            value is ``start_chances @ v[start_states]``.
+    """
+
+    s_indices: np.ndarray
+    a_indices: np.ndarray
+    R: np.ndarray
+    Q: Any
+    beta: float
+    placements: np.ndarray
+    start_states: np.ndarray
+    start_chances: np.ndarray
+
+    def discrete_dp(self) -> Any:
+        """``quantecon.markov.DiscreteDP`` of this model (needs quantecon)."""
+        try:
+            from quantecon.markov import DiscreteDP
+        except ImportError:
+            raise ImportError("discrete_dp needs quantecon (pip install quantecon)") from None
+        return DiscreteDP(self.R, self.Q, self.beta, self.s_indices, self.a_indices)
+
+    def start_value(self, v: np.ndarray) -> float:
+        """The start value given the values ``v`` of every state ``(n,)``."""
+        return float(self.start_chances @ np.asarray(v)[self.start_states])
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the arrays (``Q`` as CSR parts) to an ``.npz``, atomically;
+        :meth:`load` reads it back."""
+        arrays = {
+            name: getattr(self, name)
+            for name in ("s_indices", "a_indices", "R", "placements", "start_states", "start_chances")
+        }
+        arrays.update(
+            beta=np.float64(self.beta),
+            Q_data=self.Q.data,
+            Q_indices=self.Q.indices,
+            Q_indptr=self.Q.indptr,
+            Q_shape=np.array(self.Q.shape),
+        )
+        replace_atomically(path, lambda f: np.savez_compressed(f, **arrays))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> QuantEconModel:
+        """Read a model that :meth:`save` wrote (needs scipy)."""
+        from scipy import sparse
+
+        with np.load(path, allow_pickle=False) as f:
+            Q = sparse.csr_matrix((f["Q_data"], f["Q_indices"], f["Q_indptr"]), shape=tuple(f["Q_shape"]))
+            return cls(
+                s_indices=f["s_indices"],
+                a_indices=f["a_indices"],
+                R=f["R"],
+                Q=Q,
+                beta=float(f["beta"]),
+                placements=f["placements"],
+                start_states=f["start_states"],
+                start_chances=f["start_chances"],
+            )
+
+
+def to_quantecon(game: Transitions | Solution, *, discount: float | None = None) -> QuantEconModel:
+    """The game against randomly drawn pieces in QuantEcon's state-action
+    pair form (needs scipy for ``Q``).  Solved by QuantEcon, ``model.start_value(v)``
+    is the solve's start value.
+
+    Args:
+        game: a :class:`~babytris.Solution` (pieces drawn at random, points)
+            or a :class:`~babytris.Transitions`; previews and hold included.
+        discount: in [0, 1); default: the solution's (required for a table).
+
+    Returns:
+        :class:`QuantEconModel`.
+    """
+    table, solved_with = game_table(game)
+    if discount is None:
+        if solved_with is None:
+            raise ValueError("discount: required to export a Transitions (a Solution brings its own)")
+        discount = solved_with
+    discount = check_number("discount", discount, 0.0, 1.0, open_high=True)
+    if table.rules.objective != "points":
+        raise ValueError(f"export: objective={table.rules.objective!r} is not supported, only 'points'")
+    try:
+        from scipy import sparse
+    except ImportError:
+        raise ImportError("to_quantecon needs scipy (pip install scipy)") from None
+    rules = table.rules
+    n_pieces, n_states = rules.n_pieces, table.n_states
+    over = n_states
+    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    scores = np.asarray(rules.line_scores, dtype=np.float64)
+    counts = np.diff(table.offsets)
+    moves = np.maximum(counts, 1)  # a dead state's one move: to game over
+    pairs = np.concatenate(([0], np.cumsum(moves)))
+    L = int(pairs[-1]) + 1
+    s_indices = np.append(np.repeat(np.arange(n_states), moves), over)
+    a_indices = np.arange(L) - np.append(np.repeat(pairs[:-1], moves), L - 1)
+    live_pair = np.repeat(pairs[:-1] - table.offsets[:-1], counts) + np.arange(len(table.lines))
+    placements = np.full(L, -1, dtype=np.int64)
+    placements[live_pair] = table.placement
+    R = np.zeros(L)
+    R[live_pair] = scores[table.lines]
+    # Q: a move's row has a chance per piece drawn; a dead state's and game over's, game over.
+    ends = np.setdiff1d(np.arange(L), live_pair)
+    rows = np.concatenate((np.repeat(live_pair, n_pieces), ends))
+    cols = np.concatenate(
+        (
+            (table.next_board.astype(np.int64)[:, None] * n_pieces + np.arange(n_pieces)).ravel(),
+            np.full(len(ends), over),
+        )
+    )
+    vals = np.concatenate((np.tile(probs, len(live_pair)), np.ones(len(ends))))
+    Q = sparse.csr_matrix((vals, (rows, cols)), shape=(L, n_states + 1))
+    Q.eliminate_zeros()
+    start_rows, start_chances = table.start_nodes()
+    return QuantEconModel(
+        s_indices=s_indices,
+        a_indices=a_indices,
+        R=R,
+        Q=Q,
+        beta=float(discount),
+        placements=placements,
+        start_states=(start_rows[:, None] * n_pieces + np.arange(n_pieces)).ravel(),
+        start_chances=(start_chances[:, None] * probs).ravel(),
+    )

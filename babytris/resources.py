@@ -3,6 +3,7 @@ costs, the refusal of work that would not fit, and the number of threads."""
 
 from __future__ import annotations
 
+import math
 import os
 
 from .placements import placement_table
@@ -17,6 +18,7 @@ __all__ = [
     "table_bytes",
     "resolve_n_jobs",
     "check_max_memory",
+    "gib_to_bytes",
     "format_bytes",
 ]
 
@@ -65,6 +67,13 @@ def resolve_n_jobs(n_jobs: object) -> int:
     if not (is_int(n_jobs) and 1 <= n_jobs <= 1024):
         raise ValueError(f"n_jobs must be None, -1 or an integer in [1, 1024], got {n_jobs!r}")
     return int(n_jobs)
+
+
+def gib_to_bytes(gib: float, option: str = "--max-memory") -> int:
+    """``gib`` GiB in bytes, for a command-line ``option`` in [1/1024, 2**33) GiB; ``ValueError`` otherwise."""
+    if not (math.isfinite(gib) and 2**-10 <= gib < 2**33):
+        raise ValueError(f"{option} must be a number of GiB in [1/1024, 2**33), got {gib}")
+    return int(gib * 2**30)
 
 
 def check_max_memory(max_memory: object) -> int:

@@ -1,0 +1,96 @@
+"""``babytris export``: solve a game and write it for another tool (Storm's
+DRN, PRISM's explicit files, QuantEcon's arrays); see :mod:`babytris.export`
+and :func:`babytris.to_quantecon`."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from .cli import (
+    EPILOG,
+    EXIT_OK,
+    _board_arguments,
+    _check_writable,
+    _Output,
+    _rule_arguments,
+    _rules_record,
+    _solution_from,
+    _solver_arguments,
+)
+
+__all__ = ["FORMATS", "add_export_parser", "export_command"]
+
+#: ``--format`` choices and what each writes.
+FORMATS = {
+    "drn": "Storm's explicit DRN (one file)",
+    "prism": "PRISM's explicit files OUT.tra, OUT.lab, OUT.srew (OUT is a stem)",
+    "quantecon": "QuantEcon's DiscreteDP arrays (.npz; babytris.interop.QuantEconModel.load)",
+}
+
+
+def add_export_parser(commands: argparse._SubParsersAction, output: argparse.ArgumentParser) -> None:
+    """The ``export`` command's options, under ``babytris``'s ``commands``."""
+    export = commands.add_parser(
+        "export",
+        parents=[output],
+        epilog=EPILOG,
+        help="write the game for Storm, PRISM or QuantEcon",
+        description="Solve the game against random pieces and write it for another tool: the discounted game "
+        'as total reward until "done" for Storm and PRISM (Rmax=? [ F "done" ] is the start value), or '
+        "QuantEcon's DiscreteDP arrays.  Prints the start value to compare with.",
+    )
+    _board_arguments(export, height=4)
+    _rule_arguments(export)
+    _solver_arguments(export)
+    export.add_argument("--format", required=True, choices=("drn", "prism", "quantecon"), help="the file format")
+    export.add_argument("--out", required=True, metavar="PATH", help="the file (for prism: the stem of three files)")
+
+
+def export_command(args: argparse.Namespace, out: _Output) -> int:
+    from .export import explicit_model, to_drn, to_prism
+    from .interop import to_quantecon
+
+    targets = [args.out + suffix for suffix in (".tra", ".lab", ".srew")] if args.format == "prism" else [args.out]
+    for target in targets:
+        _check_writable("--out", target)
+    if args.opponent != "random":
+        raise ValueError(f"--opponent: the exports are of the game against random pieces, got {args.opponent!r}")
+    solution = _solution_from(
+        args, out, pieces=args.pieces, preview=args.preview, hold=args.hold, hold_start=args.hold_start
+    )
+    started = time.perf_counter()
+    if args.format == "quantecon":
+        model = to_quantecon(solution)
+        model.save(args.out)
+        size = {"states": int(model.Q.shape[1]), "pairs": len(model.R)}
+    else:
+        explicit = explicit_model(solution)
+        if args.format == "drn":
+            to_drn(solution, args.out)
+        else:
+            to_prism(solution, args.out)
+        size = {"states": explicit.n_states, "choices": explicit.n_choices, "branches": explicit.n_branches}
+    seconds = time.perf_counter() - started
+    check = 'Rmax=? [ F "done" ] at the initial state' if args.format != "quantecon" else "model.start_value(v)"
+    out.result(
+        {
+            "rules": _rules_record(solution.rules),
+            "discount": solution.discount,
+            "format": args.format,
+            "files": targets,
+            **size,
+            "start_value": solution.start_value,
+            "error_bound": solution.error_bound,
+            "check": check,
+            "seconds": seconds,
+        }
+    )
+    out.line(f"format       {args.format}: {FORMATS[args.format]}")
+    out.line("model        " + ", ".join(f"{value:,} {name}" for name, value in size.items()))
+    out.line(f"written      {', '.join(targets)} in {seconds:.2f} s")
+    out.line(
+        f"start value  {solution.start_value:.9f} (error <= {solution.error_bound:.1e}; discount "
+        f"{solution.discount}): {check}"
+    )
+    return EXIT_OK
