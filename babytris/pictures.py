@@ -32,7 +32,17 @@ from .pieces import Placement
 from .placements import placement_table
 from .rules import Rules
 
-__all__ = ["COLORS", "PIECE", "board_text", "draw_board", "draw_move", "landing_cells", "plot_convergence", "save"]
+__all__ = [
+    "COLORS",
+    "PIECE",
+    "board_text",
+    "draw_board",
+    "draw_move",
+    "landing_cells",
+    "plot_convergence",
+    "plot_regret",
+    "save",
+]
 
 #: Character of the dropped piece's cells in :func:`board_text`.
 PIECE = "@"
@@ -289,6 +299,41 @@ def plot_convergence(
     ax.set_ylabel("residual (largest change)")
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
     ax.legend(fontsize=8)
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_regret(results: Mapping[str, Any], *, ax: Any = None, title: str | None = None) -> Any:
+    """Plot EXP3's regret against the best fixed policy after each placement,
+    one line per opponent, and Auer et al.'s bound ``2 sqrt(e - 1) sqrt(t K ln
+    K)`` (times the reward scale) as a dashed line for reference.
+
+    Args:
+        results: ``{opponent name: Exp3Result}`` (see
+            :func:`babytris.adaptive.exp3_study`), at least one.
+        ax: the Axes to draw into; default: a new Figure.
+        title: the Axes title.
+
+    Returns:
+        the :class:`matplotlib.axes.Axes` drawn into; ``ax.lines[i]`` is the
+        i-th result's regret curve, the last line the bound.
+    """
+    if not results:
+        raise ValueError("results: give at least 1 Exp3Result")
+    _matplotlib()
+    if ax is None:
+        ax = _new_axes(6.0, 3.6)
+    for name, result in results.items():
+        ax.plot(np.arange(1, result.n_actions + 1), result.regret_curve(), linewidth=1.2, label=name)
+    first = next(iter(results.values()))
+    K, steps = len(first.experts), np.arange(1, first.n_actions + 1)
+    bound = 2 * math.sqrt(math.e - 1) * np.sqrt(steps * K * math.log(max(K, 2))) * first.scale
+    ax.plot(steps, bound, color="#808080", linestyle="--", linewidth=0.9, label="Auer et al.'s bound")
+    ax.set_xlabel("placement")
+    ax.set_ylabel("regret (points)")
+    ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+    ax.legend(fontsize=7)
     if title is not None:
         ax.set_title(title, fontsize=10)
     return ax

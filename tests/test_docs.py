@@ -42,6 +42,7 @@ WITH_EXAMPLES = {
     "babytris.env",
     "babytris.evaluate",
     "babytris.game",
+    "babytris.adaptive",
     "babytris.export",
     "babytris.interop",
     "babytris.persist",
