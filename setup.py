@@ -1,10 +1,14 @@
 """Build the compiled core.  Metadata lives in pyproject.toml."""
 
 import os
+import shutil
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Set BABYTRIS_DEBUG=1 to build with bounds checks and assertions on.
 DEBUG = os.environ.get("BABYTRIS_DEBUG", "") not in ("", "0")
@@ -44,4 +48,28 @@ extensions = [
     *(extension(f"babytris.big.{name}") for name in ("_playout", "_engine")),
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives))
+
+class BuildBesideSources(build_ext):
+    """Build as usual, then copy each compiled module beside its .pyx in the
+    source tree too, so that `import babytris` from the repository root (where
+    Python finds the tree before the installed package) works after `pip
+    install .` instead of failing on an unbuilt tree.  The copies are
+    ignored by git and replaced on every install; a tree that cannot be
+    written to is left as it is."""
+
+    def run(self) -> None:
+        super().run()
+        if self.inplace:
+            return
+        for ext in self.extensions:
+            built = self.get_ext_fullpath(ext.name)
+            beside = os.path.join(HERE, self.get_ext_filename(ext.name))
+            if os.path.isdir(os.path.dirname(beside)) and os.access(os.path.dirname(beside), os.W_OK):
+                shutil.copyfile(built, beside + ".partial")
+                os.replace(beside + ".partial", beside)  # atomic: a running import never sees half a file
+
+
+setup(
+    ext_modules=cythonize(extensions, compiler_directives=directives),
+    cmdclass={"build_ext": BuildBesideSources},
+)

@@ -12,6 +12,7 @@ import ast
 import doctest
 import importlib
 import inspect
+import json
 import os
 import pkgutil
 import re
@@ -62,6 +63,22 @@ EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.
 def test_the_package_is_the_installed_one():
     # The compiled core is importable, so this is a built package, not a bare source tree.
     assert Path(babytris._core.__file__).suffix in (".so", ".pyd")
+
+
+@pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="not run from a checkout")
+def test_the_repository_root_imports_the_built_package(tmp_path):
+    """Where the README's commands leave the reader, the source tree comes
+    first on sys.path: the install copies the compiled modules beside their
+    sources (setup.py), so the tree imports and runs (issue 19)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import babytris; print(babytris.__file__); print(round(babytris.solve(width=3, height=3).start_value, 6))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(ROOT / "babytris" / "__init__.py"), "11.75"]
+    cli = [sys.executable, "-m", "babytris", "solve", "--width", "3", "--height", "3", "--json"]
+    done = subprocess.run(cli, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["boards"] == 34
 
 
 def test_excluded_modules_exist():
