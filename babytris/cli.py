@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .resources import DEFAULT_MAX_MEMORY, gib_to_bytes
-from .roles import OPPONENT_MODELS
+from .cli_options import board_arguments, output_arguments, rule_arguments, solver_arguments
+from .resources import gib_to_bytes
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
 
@@ -34,6 +34,10 @@ EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad argumen
 file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
 more memory than --max-memory allows; 130 interrupted (Ctrl-C): a file being saved is left
 as it was."""
+# The same, for the commands that run no solve to a tolerance (no --max-iter, no exit 1).
+EPILOG_NO_SOLVE = """exit status: 0 done; 2 bad arguments, or a file that cannot be read or
+written; 3 the work needs more memory than the default budget of babytris.solve allows;
+130 interrupted (Ctrl-C): a file being saved is left as it was."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,23 +49,19 @@ def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"babytris {__version__}")
-    output = argparse.ArgumentParser(add_help=False)
-    quiet_or_json = output.add_mutually_exclusive_group()
-    quiet_or_json.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    quiet_or_json.add_argument("-q", "--quiet", action="store_true", help="print nothing (the exit status tells)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     solve = commands.add_parser(
         "solve",
-        parents=[output],
         epilog=EPILOG,
         help="optimal values and policy (against random pieces or an opponent)",
         description="Enumerate every reachable board and solve the game exactly; print boards, iterations, "
         "residual, start value, time and memory, and optionally save the solution.",
     )
-    _board_arguments(solve, height=5)
-    _rule_arguments(solve)
-    _solver_arguments(solve)
+    output_arguments(solve)
+    board_arguments(solve)
+    rule_arguments(solve)
+    solver_arguments(solve)
     solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
     solve.add_argument(
         "--mode",
@@ -74,13 +74,13 @@ def _parser() -> argparse.ArgumentParser:
 
     play = commands.add_parser(
         "play",
-        parents=[output],
         epilog=EPILOG,
         help="watch a policy play a game, placement by placement",
         description="Play one game with a saved solution (--solution) or one solved now from the board "
         "options, drawing the board before each placement with '@' where the piece lands. "
         "Pieces are drawn at random, or given by the solution's opponent (minimax, ...).",
     )
+    output_arguments(play)
     play.add_argument(
         "--solution",
         metavar="FILE",
@@ -88,8 +88,8 @@ def _parser() -> argparse.ArgumentParser:
         "rules and opponent (default: solve the game the other "
         "options give; with --solution they are ignored)",
     )
-    _board_arguments(play, height=4)
-    _solver_arguments(play)
+    board_arguments(play)
+    solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
     play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
     play.add_argument(
@@ -102,15 +102,15 @@ def _parser() -> argparse.ArgumentParser:
 
     table = commands.add_parser(
         "tournament",
-        parents=[output],
-        epilog=EPILOG,
+        epilog=EPILOG_NO_SOLVE,
         help="players against opponents, in exact expected points",
         description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
         "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
         "opponent discount), then print each player's exact expected points over --actions "
         "placements against each opponent, checked against the mean of --games played games.",
     )
-    _board_arguments(table, height=4)
+    output_arguments(table)
+    board_arguments(table)
     table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
     table.add_argument(
         "--opponent-discounts",
@@ -127,18 +127,18 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "markdown", "csv"),
         default="text",
-        help="text (default), a Markdown table, or CSV records (--json: a list of records)",
+        help='text (default), a Markdown table, or CSV records (--json: an object, its "records" one per pair)',
     )
 
     bench = commands.add_parser(
         "bench",
-        parents=[output],
-        epilog=EPILOG,
+        epilog=EPILOG_NO_SOLVE,
         help="a quick benchmark of the solvers on this machine",
         description="Median times of enumeration, the solve against random pieces (MPI), the minimax solve "
         "(VI) and playouts, per board size; and the pure-Python reference against the core on 4x3. "
         "For the README's figures use the pytest-benchmark suites in bench/.",
     )
+    output_arguments(bench)
     bench.add_argument(
         "--sizes",
         nargs="+",
@@ -152,39 +152,39 @@ def _parser() -> argparse.ArgumentParser:
 
     rate = commands.add_parser(
         "rate",
-        parents=[output],
-        epilog=EPILOG,
+        epilog=EPILOG_NO_SOLVE,
         help="optimal average points per placement in an endless game",
         description="The long-run rate against random pieces and against the minimax opponent, with bounds.",
     )
-    _board_arguments(rate, height=5)
+    output_arguments(rate)
+    board_arguments(rate)
     rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
 
     shrink = commands.add_parser(
         "minimize",
-        parents=[output],
-        epilog=EPILOG,
+        epilog=EPILOG_NO_SOLVE,
         help="merge states that must share a value; solve the smaller game",
         description="Partition the states into groups of equal value (for each opponent model), and time the "
         "full solve against the quotient's.",
     )
-    _board_arguments(shrink, height=5)
+    output_arguments(shrink)
+    board_arguments(shrink)
     shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
     shrink.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     shrink.add_argument("--hold", action="store_true", help="the player may hold a piece")
 
     from .cli_export import add_export_parser
 
-    add_export_parser(commands, output)  # (babytris/cli_export.py)
+    add_export_parser(commands)  # (babytris/cli_export.py)
 
     again = commands.add_parser(
         "reproduce",
-        parents=[output],
-        epilog=EPILOG,
+        epilog=EPILOG_NO_SOLVE,
         help="recompute every published number babytris can, in its source's setup",
         description="Recompute the numbers the source documents publish, each in its source's own setup, "
         "and say whether babytris agrees (see docs/results.md).",
     )
+    output_arguments(again, "print a JSON list instead of text: one object per row (with --list: per claim)")
     again.add_argument("names", nargs="*", metavar="NAME", help="claims to run (default: all)")
     again.add_argument("--list", action="store_true", help="name the claims and their sources, run nothing")
     again.add_argument("--fast", action="store_true", help="only the quick claims, with fewer games")
@@ -195,57 +195,6 @@ def _parser() -> argparse.ArgumentParser:
         help="rewrite the table between the reproduce markers of FILE (with --record: every recorded row)",
     )
     return parser
-
-
-def _board_arguments(parser: argparse.ArgumentParser, *, height: int) -> None:
-    parser.add_argument("--width", type=int, default=4, help="board columns (default 4)")
-    parser.add_argument(
-        "--height", type=int, default=height, help=f"board rows (default {height}); width * height <= 64"
-    )
-
-
-def _rule_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
-    parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
-    parser.add_argument(
-        "--hold-start",
-        choices=("empty", "drawn"),
-        default="empty",
-        help="with --hold: the slot starts empty (default), or drawn: filled by the first piece, as in c4w",
-    )
-    parser.add_argument(
-        "--pieces",
-        nargs="+",
-        default=["trominoes"],
-        help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)",
-    )
-
-
-def _solver_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
-    parser.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
-    parser.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
-    parser.add_argument(
-        "--opponent",
-        choices=OPPONENT_MODELS,
-        default="random",
-        help="who gives the pieces: drawn at random (default); minimax: the worst piece for an "
-        "optimal player; minavg: the worst for a random player; gaps: the most holes",
-    )
-    parser.add_argument(
-        "--method",
-        choices=("mpi", "vi"),
-        default=None,
-        help="modified policy iteration (default, but for a player placing at random) or value iteration",
-    )
-    parser.add_argument(
-        "--max-memory",
-        type=float,
-        default=DEFAULT_MAX_MEMORY / 2**30,
-        metavar="GIB",
-        help=f"refuse work needing more memory than this, in GiB (default {DEFAULT_MAX_MEMORY / 2**30:g})",
-    )
-    parser.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
 
 
 class _Output:
@@ -629,7 +578,7 @@ def _reproduce(args: argparse.Namespace, out: _Output) -> int:
     if args.list:
         for c in CLAIMS:
             out.line(f"{c.name:45} {c.source:7} {'fast' if c.fast else 'slow'}  {c.quantity}")
-        out.result({"claims": [{"name": c.name, "source": c.source, "quantity": c.quantity} for c in CLAIMS]})
+        out.result([{"name": c.name, "source": c.source, "quantity": c.quantity} for c in CLAIMS])
         return EXIT_OK
     if args.write and not Path(args.write).is_file():
         raise ValueError(f"--write: {args.write} is not a file")

@@ -10,14 +10,12 @@ import time
 from .cli import (
     EPILOG,
     EXIT_OK,
-    _board_arguments,
     _check_writable,
     _Output,
-    _rule_arguments,
     _rules_record,
     _solution_from,
-    _solver_arguments,
 )
+from .cli_options import board_arguments, output_arguments, rule_arguments, solver_arguments
 
 __all__ = ["FORMATS", "add_export_parser", "export_command"]
 
@@ -29,20 +27,20 @@ FORMATS = {
 }
 
 
-def add_export_parser(commands: argparse._SubParsersAction, output: argparse.ArgumentParser) -> None:
+def add_export_parser(commands: argparse._SubParsersAction) -> None:
     """The ``export`` command's options, under ``babytris``'s ``commands``."""
     export = commands.add_parser(
         "export",
-        parents=[output],
         epilog=EPILOG,
         help="write the game for Storm, PRISM or QuantEcon",
         description="Solve the game against random pieces and write it for another tool: the discounted game "
         'as total reward until "done" for Storm and PRISM (Rmax=? [ F "done" ] is the start value), or '
         "QuantEcon's DiscreteDP arrays.  Prints the start value to compare with.",
     )
-    _board_arguments(export, height=4)
-    _rule_arguments(export)
-    _solver_arguments(export)
+    output_arguments(export)
+    board_arguments(export)
+    rule_arguments(export)
+    solver_arguments(export)
     export.add_argument("--format", required=True, choices=("drn", "prism", "quantecon"), help="the file format")
     export.add_argument("--out", required=True, metavar="PATH", help="the file (for prism: the stem of three files)")
 

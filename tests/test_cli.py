@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,7 +16,7 @@ import pytest
 from children import as_at_a_terminal
 
 import babytris
-from babytris import cli
+from babytris import Rules, cli
 from babytris.game import Game
 
 
@@ -471,3 +473,58 @@ def test_ctrl_c_during_a_solve_keeps_the_previous_file(tmp_path):
     assert err == "babytris: interrupted\n"
     assert path.read_bytes() == before and babytris.load(path).n_boards == 34
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]
+
+
+# One name, one default, one truth (issue 19): each command's help names only
+# options it has, and its --json prints what its help says.
+
+
+def _commands() -> dict:
+    parser = cli._parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+QUICK_RUNS = {
+    "solve": ["--width", "3", "--height", "3"],
+    "play": ["--width", "3", "--height", "3", "--placements", "5"],
+    "tournament": ["--width", "3", "--height", "3", "--actions", "10", "--games", "2"],
+    "bench": ["--sizes", "3x3", "--no-reference", "--repeat", "1"],
+    "rate": ["--width", "3", "--height", "3"],
+    "minimize": ["--width", "3", "--height", "3"],
+    "reproduce": ["--list"],
+    "export": ["--width", "3", "--height", "3", "--format", "drn", "--out", "x.drn"],
+}
+
+
+def test_every_command_has_a_quick_run():
+    assert set(QUICK_RUNS) == set(_commands()) == set(cli.COMMANDS)
+
+
+@pytest.mark.parametrize("name", sorted(QUICK_RUNS))
+def test_help_names_only_options_the_command_has(name):
+    command = _commands()[name]
+    options = {option for action in command._actions for option in action.option_strings}
+    text = re.sub(r"-\n\s*", "-", command.format_help())  # (help wraps long words at their hyphens)
+    for other, option in re.findall(r"babytris\s+(\w+)\s+(--[a-z][a-z-]*[a-z])", text):  # another command's
+        assert option in {o for a in _commands()[other]._actions for o in a.option_strings}, (name, other, option)
+    text = re.sub(r"babytris\s+\w+\s+--[a-z][a-z-]*[a-z]", "", text)
+    mentioned = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*[a-z]", text))
+    assert mentioned <= options, f"babytris {name} --help names {sorted(mentioned - options)}, which it lacks"
+
+
+@pytest.mark.parametrize("name", sorted(QUICK_RUNS))
+def test_json_prints_what_the_help_says(name, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (json_action,) = [a for a in _commands()[name]._actions if "--json" in a.option_strings]
+    expected = dict if json_action.help.startswith("print one JSON object") else list
+    assert json_action.help.startswith(("print one JSON object", "print a JSON list")), json_action.help
+    assert cli.main([name, *QUICK_RUNS[name], "--json"]) == 0
+    assert isinstance(json.loads(capsys.readouterr().out), expected)
+
+
+def test_every_command_defaults_to_the_rules_board():
+    for name, command in _commands().items():
+        defaults = {a.dest: a.default for a in command._actions if a.dest in ("width", "height")}
+        if defaults:
+            assert defaults == {"width": Rules().width, "height": Rules().height}, name
