@@ -21,7 +21,12 @@ def agree(lean, full):
     assert np.abs(lean.board_values[index] - full.board_values).max() <= bound
     values, moves = lean.values_and_moves(full.boards)
     assert np.abs(values - full.values).max() <= bound
-    assert np.array_equal(moves, full.policy)
+    # The same first best move, but where the two modes' tie slacks differ (a
+    # value gap below one's slack and above the other's): then a move worth the best to both slacks.
+    slack = lean.tie_slack + full.tie_slack
+    for b, p in np.argwhere(moves != full.policy):
+        q = {placement.index: value for placement, value in full.action_values(int(full.boards[b]), int(p)).items()}
+        assert q[int(moves[b, p])] >= max(q.values()) - slack, (b, p)
     assert lean.start_value == pytest.approx(full.start_value, abs=bound)
 
 
