@@ -65,9 +65,9 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
     else:
         explicit = explicit_model(solution)
         if args.format == "drn":
-            to_drn(solution, args.out)
+            to_drn(explicit, args.out)
         else:
-            to_prism(solution, args.out)
+            to_prism(explicit, args.out)
         size = {"states": explicit.n_states, "choices": explicit.n_choices, "branches": explicit.n_branches}
     seconds = time.perf_counter() - started
     check = 'Rmax=? [ F "done" ] at the initial state' if args.format != "quantecon" else "model.start_value(v)"

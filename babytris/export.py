@@ -112,10 +112,22 @@ class ExplicitModel:
                 return values
 
 
-def game_table(game: Transitions | Solution) -> tuple[Transitions, float | None]:
-    """The move table of ``game`` and the discount a solution was solved
-    with (None for a bare table), after checking that the game is one the
-    exports express: pieces drawn at random, points as the reward."""
+def game_table(game: Transitions | Solution, discount: float | None = None) -> tuple[Transitions, float]:
+    """The move table of ``game`` and the discount to export with (``discount``,
+    or by default the one a solution was solved with), after checking that
+    the game is one the exports express: pieces drawn at random, points as
+    the reward, a discount in [0, 1)."""
+    table, solved_with = _table_and_discount(game)
+    if discount is None:
+        if solved_with is None:
+            raise ValueError("discount: required to export a Transitions (a Solution brings its own)")
+        discount = solved_with
+    if table.rules.objective != "points":
+        raise ValueError(f"export: objective={table.rules.objective!r} is not supported, only 'points'")
+    return table, check_number("discount", discount, 0.0, 1.0, open_high=True)
+
+
+def _table_and_discount(game: Transitions | Solution) -> tuple[Transitions, float | None]:
     if isinstance(game, Solution):
         for field, value, expected in (
             ("opponent", game.opponent, "random"),
@@ -149,15 +161,8 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
     Returns:
         :class:`ExplicitModel`.
     """
-    table, solved_with = game_table(game)
-    if discount is None:
-        if solved_with is None:
-            raise ValueError("discount: required to export a Transitions (a Solution brings its own)")
-        discount = solved_with
-    discount = check_number("discount", discount, 0.0, 1.0, open_high=True)
+    table, discount = game_table(game, discount)
     rules = table.rules
-    if rules.objective != "points":
-        raise ValueError(f"export: objective={rules.objective!r} is not supported, only 'points'")
     n_pieces, n_states = rules.n_pieces, table.n_states
     probs = np.asarray(rules.probabilities, dtype=np.float64)
     scores = np.asarray(rules.line_scores, dtype=np.float64)
@@ -230,27 +235,32 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
     )
 
 
-def to_drn(game: Transitions | Solution, path: str | os.PathLike, *, discount: float | None = None) -> None:
+def to_drn(
+    game: Transitions | Solution | ExplicitModel, path: str | os.PathLike, *, discount: float | None = None
+) -> None:
     """Write the game (see :func:`explicit_model`) to ``path`` in Storm's
     explicit DRN format, atomically: one reward model ``points`` (state
     rewards), labels ``init``, ``done``, ``over``, and each choice named.
     In Storm, ``Rmax=? [ F "done" ]`` at the initial state is the start value.
+    ``game`` may be an :class:`ExplicitModel` already built.
     """
-    model = explicit_model(game, discount=discount)
+    model = _model(game, discount)
     replace_atomically(path, lambda f: _text(f, _drn_lines(model)))
 
 
-def to_prism(game: Transitions | Solution, stem: str | os.PathLike, *, discount: float | None = None) -> list[str]:
+def to_prism(
+    game: Transitions | Solution | ExplicitModel, stem: str | os.PathLike, *, discount: float | None = None
+) -> list[str]:
     """Write the game (see :func:`explicit_model`) as PRISM's explicit files
     ``STEM.tra`` (transitions, with each choice's action name), ``STEM.lab``
     (labels) and ``STEM.srew`` (state rewards), each atomically; load them
     with ``prism -importmodel STEM.tra,lab,srew -mdp`` and check
-    ``Rmax=? [ F "done" ]``.
+    ``Rmax=? [ F "done" ]``.  ``game`` may be an :class:`ExplicitModel` already built.
 
     Returns:
         The three paths written.
     """
-    model = explicit_model(game, discount=discount)
+    model = _model(game, discount)
     stem = os.fspath(stem)
     written = []
     for suffix, lines in (
@@ -261,6 +271,15 @@ def to_prism(game: Transitions | Solution, stem: str | os.PathLike, *, discount:
         replace_atomically(stem + suffix, functools.partial(_text, lines=lines))
         written.append(stem + suffix)
     return written
+
+
+def _model(game: Transitions | Solution | ExplicitModel, discount: float | None) -> ExplicitModel:
+    """``game`` as an explicit model: built, or as given (then ``discount`` must be None or its own)."""
+    if not isinstance(game, ExplicitModel):
+        return explicit_model(game, discount=discount)
+    if discount is not None and discount != game.discount:
+        raise ValueError(f"discount: the model was built with {game.discount}, got {discount!r}")
+    return game
 
 
 def _text(f: IO[bytes], lines: Iterator[str]) -> None:

@@ -207,14 +207,7 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
     Returns:
         :class:`QuantEconModel`.
     """
-    table, solved_with = game_table(game)
-    if discount is None:
-        if solved_with is None:
-            raise ValueError("discount: required to export a Transitions (a Solution brings its own)")
-        discount = solved_with
-    discount = check_number("discount", discount, 0.0, 1.0, open_high=True)
-    if table.rules.objective != "points":
-        raise ValueError(f"export: objective={table.rules.objective!r} is not supported, only 'points'")
+    table, discount = game_table(game, discount)
     try:
         from scipy import sparse
     except ImportError:

@@ -155,6 +155,16 @@ def test_bad_arguments(call, message):
         call(t, None)
 
 
+def test_a_built_model_is_written_as_is(tmp_path):
+    s = solved(width=3, height=3)
+    model = explicit_model(s)
+    to_drn(model, tmp_path / "a.drn")
+    to_drn(s, tmp_path / "b.drn")
+    assert (tmp_path / "a.drn").read_bytes() == (tmp_path / "b.drn").read_bytes()
+    with pytest.raises(ValueError, match="discount"):
+        to_prism(model, tmp_path / "c", discount=0.5)
+
+
 def test_numpy_discount_is_accepted():
     t = babytris.enumerate_boards(Rules(width=3, height=3))
     assert explicit_model(t, discount=np.float32(0.5)).discount == 0.5
