@@ -263,9 +263,9 @@ def standard_experts(
         "max-min": solve_transitions(t, discount=discount, opponent="minimax"),
     }
     for name, opponent in (standard_opponents(t) if opponents is None else opponents).items():
-        if isinstance(opponent, Solution) and opponent.piece_choices is not None:
+        if isinstance(opponent, Solution) and opponent.opponent_policy is not None:
             experts[f"best response to {name}"] = solve_transitions(
-                t, discount=discount, opponent=opponent.piece_choices
+                t, discount=discount, opponent=opponent.opponent_policy
             )
     return experts
 

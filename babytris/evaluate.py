@@ -15,7 +15,7 @@ Who plays is given the same way to both:
   or an int array ``(n_boards, n_pieces)`` of placement numbers (-1 exactly
   where the piece fits nowhere), like :attr:`Solution.policy`.
 - ``opponent``: ``"random"`` (pieces drawn with the rules' probabilities),
-  ``"solution"`` (the game's solution picks them: :attr:`Solution.piece_choices`),
+  ``"solution"`` (the game's solution picks them: :attr:`Solution.opponent_policy`),
   another :class:`Solution` solved against an opponent (its piece choices),
   or an int array ``(n_boards,)`` of piece indices.
 

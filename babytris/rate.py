@@ -96,6 +96,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,7 +171,7 @@ class Rate:
         policy: int16 array ``(n_boards, n_pieces)``: the placement number
             played in each state, -1 exactly where the piece fits nowhere
             (like :attr:`Solution.policy`; ``babytris.play`` takes it).
-        piece_choices: int16 array ``(n_boards,)``, the piece the opponent
+        opponent_policy: int16 array ``(n_boards,)``, the piece the opponent
             gives on each board (``"minimax"``; None for random pieces): on S
             the least valuable under the final values, off S the one ending
             the game soonest.
@@ -194,12 +195,19 @@ class Rate:
     guaranteed_placements: int | None
     kernel: np.ndarray
     policy: np.ndarray
-    piece_choices: np.ndarray | None
+    opponent_policy: np.ndarray | None
     bias: np.ndarray
     transitions: Transitions
     tol: float
     max_iter: int
     seconds: float
+
+    @property
+    def piece_choices(self) -> np.ndarray | None:
+        """int16 array ``(n_boards,)`` or None: the same as :attr:`opponent_policy` (deprecated:
+        one name, as on :class:`~babytris.Solution`)."""
+        warnings.warn("Rate.piece_choices is deprecated; use Rate.opponent_policy", DeprecationWarning, stacklevel=2)
+        return self.opponent_policy
 
     @property
     def n_boards(self) -> int:
@@ -404,7 +412,7 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
         guaranteed_placements=None if survives else int(rank[start]),
         kernel=kernel,
         policy=_placements(t, rows),
-        piece_choices=pieces if opponent == "minimax" else None,
+        opponent_policy=pieces if opponent == "minimax" else None,
         bias=bias,
         transitions=t,
         tol=tol,

@@ -14,7 +14,7 @@ turns them into what the compiled kernels read.
 ``"gaps"``              the most holes: the opponent maximises the holes a
                         player placing at random creates (values count holes)
 ``"solution"``          (playing a Solution) that Solution's own piece choices
-a Solution              its piece choices (:attr:`Solution.piece_choices`)
+a Solution              its piece choices (:attr:`Solution.opponent_policy`)
 an int array            a given piece index per board ``(n_boards,)``
 ======================  ====================================================
 
@@ -301,7 +301,7 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
                 "use opponent='random', or solve with opponent='minimax'"
             )
         # checked like an array: a Solution's arrays may come from an edited file
-        name, opponent = "opponent (the Solution's piece_choices)", opponent.piece_choices
+        name, opponent = "opponent (the Solution's opponent_policy)", opponent.opponent_policy
     elif opponent is None or isinstance(opponent, (bool, int, float)):
         raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,9 +147,11 @@ class Solution:
 
     @property
     def piece_choices(self) -> np.ndarray | None:
-        """int16 array ``(n_boards,)``: the piece index the opponent gives on
-        each board (the first of those tied within :attr:`tie_slack`), or None
-        when pieces are drawn at random."""
+        """int16 array ``(n_boards,)`` or None: the same as :attr:`opponent_policy`
+        (deprecated: the one name for the opponent's piece per board)."""
+        warnings.warn(
+            "Solution.piece_choices is deprecated; use Solution.opponent_policy", DeprecationWarning, stacklevel=2
+        )
         return self.opponent_policy
 
     def piece_policy(self, board: int | Board) -> str:

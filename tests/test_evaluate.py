@@ -150,7 +150,7 @@ def test_expected_points_equal_reference(game):
         policy = np.where(counts > 0, t.placement[np.minimum(pick, t.n_moves - 1)].astype(np.int64), -1)
         policy = policy.reshape(t.n_boards, rules.n_pieces)
     if opponent_kind == "minimax":
-        pieces = solution.piece_choices
+        pieces = solution.opponent_policy
     elif opponent_kind == "array":
         pieces = rng.integers(0, rules.n_pieces, t.n_boards)
 

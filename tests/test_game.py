@@ -53,7 +53,7 @@ def test_same_seed_same_pieces_and_previews_shift():
 def test_a_chooser_gives_the_pieces():
     rules = babytris.Rules(width=4, height=4)
     robust = babytris.solve(rules, opponent="minimax")
-    game = Game(rules, seed=0, choose_piece=lambda board, known: int(robust.piece_choices[robust.index(board)]))
+    game = Game(rules, seed=0, choose_piece=lambda board, known: int(robust.opponent_policy[robust.index(board)]))
     for _ in range(100):  # the robust player survives the minimax opponent forever
         game.place(robust.best_action(game.board, game.piece))
         assert game.piece_name == robust.piece_policy(game.board)

@@ -251,7 +251,7 @@ def test_the_opponent_gives_a_killing_piece(opponent):
     dead = np.diff(s.transitions.offsets).reshape(s.values.shape) == 0
     killing = np.flatnonzero(dead.any(axis=1))
     assert killing.size
-    assert np.all(dead[killing, s.piece_choices[killing]])
+    assert np.all(dead[killing, s.opponent_policy[killing]])
     assert np.all(s.board_values[killing] == -7.0)
     ref = reference.solve(rules, opponent=opponent, tol=1e-12, reward=Reward(loss=7))
     order = s.transitions.indices(np.array(ref.boards, dtype=np.uint64))

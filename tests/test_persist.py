@@ -44,7 +44,7 @@ def test_round_trip(tmp_path, fields, options):
         a, b = getattr(back.transitions, name), getattr(s.transitions, name)
         assert (a is None and b is None) or np.array_equal(a, b)
     if s.opponent_policy is not None:
-        assert np.array_equal(back.piece_choices, s.piece_choices)
+        assert np.array_equal(back.opponent_policy, s.opponent_policy)
     board = int(s.boards[len(s.boards) // 2])
     assert repr(back) == repr(s)
     probe = np.array([board], dtype=np.uint64)

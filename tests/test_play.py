@@ -256,7 +256,7 @@ def test_opponent_forms_agree(minimax_4x4, transitions_4x4):
     kw = dict(n_actions=300, seed=4)
     a = babytris.play(minimax_4x4, "optimal", "solution", **kw)
     b = babytris.play(transitions_4x4, minimax_4x4, minimax_4x4, **kw)
-    c = babytris.play(transitions_4x4, minimax_4x4, minimax_4x4.piece_choices.tolist(), **kw)
+    c = babytris.play(transitions_4x4, minimax_4x4, minimax_4x4.opponent_policy.tolist(), **kw)
     assert a.points[0] == b.points[0] == c.points[0]
 
 

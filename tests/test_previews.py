@@ -164,7 +164,7 @@ def test_hold_equals_reference(preview, opponent):
     for j, node in enumerate(ref.boards):
         row = sorted(ref.values[j], reverse=opponent == "gaps")
         if abs(row[1] - row[0]) > 1e-6:
-            assert int(core.piece_choices[rows[j]]) == ref.piece_choices[node]
+            assert int(core.opponent_policy[rows[j]]) == ref.piece_choices[node]
 
 
 def test_hold_moves_and_lookups():

@@ -131,7 +131,7 @@ def test_expected_points_approach_the_gain(rates, key):
     greedy policy are ``n * gain`` to within ``span + n * (upper - lower)``,
     by the telescoping sum behind the bounds."""
     r = rates[key]
-    opponent = "random" if r.opponent == "random" else r.piece_choices
+    opponent = "random" if r.opponent == "random" else r.opponent_policy
     for n in (100, 1000, 100_000, 10**6):
         points = babytris.expected_points(r.transitions, r.policy, opponent, n_actions=n)
         assert n * r.lower - span(r) - 1e-9 * n <= points <= n * r.upper + span(r) + 1e-9 * n
@@ -151,9 +151,9 @@ def test_minimax_bounds_hold_against_anyone(rates, size):
         points = babytris.expected_points(t, worst.policy, opponent, n_actions=n)
         assert points >= n * worst.lower - span(worst) - 1e-9 * n
     player = rates[(*size, "random")].policy
-    points = babytris.expected_points(t, player, worst.piece_choices, n_actions=n)
+    points = babytris.expected_points(t, player, worst.opponent_policy, n_actions=n)
     assert points <= n * worst.upper + span(worst) + 100
-    assert babytris.expected_points(t, "random", worst.piece_choices, n_actions=n) <= n * worst.upper + 100
+    assert babytris.expected_points(t, "random", worst.opponent_policy, n_actions=n) <= n * worst.upper + 100
 
 
 def test_discounted_values_approach_the_gain(rates, transitions_4x4, solution_4x4):
@@ -205,9 +205,9 @@ def test_survival_impossible(opponent):
     assert r.guaranteed_placements == 2
     t = r.transitions
     if opponent == "minimax":
-        games = babytris.play(t, r.policy, r.piece_choices, n_actions=1000)
+        games = babytris.play(t, r.policy, r.opponent_policy, n_actions=1000)
         assert games.placements.tolist() == [2]
-        others = babytris.play(t, "random", r.piece_choices, n_actions=1000, n_games=500, seed=2)
+        others = babytris.play(t, "random", r.opponent_policy, n_actions=1000, n_games=500, seed=2)
         assert others.placements.max() <= 2
     else:
         games = babytris.play(t, r.policy, n_actions=1000, n_games=500, seed=2)
@@ -236,7 +236,7 @@ def test_kernel_reached_by_luck():
     worst = babytris.long_run_rate(rules, opponent="minimax")
     assert worst.gain == 0.0 and worst.survival == 0.0 and worst.guaranteed_placements == 1
     assert worst.n_kernel == 4 and worst.iterations > 0  # the policy on the kernel is still solved
-    assert babytris.play(r.transitions, worst.policy, worst.piece_choices).placements.tolist() == [1]
+    assert babytris.play(r.transitions, worst.policy, worst.opponent_policy).placements.tolist() == [1]
 
 
 # --------------------------------------------------------------------------
@@ -274,7 +274,7 @@ def test_equals_reference(rules):
         for i, b in enumerate(ref.boards):
             assert [-1 if m is None else m.index for m in ref.policy[i]] == core.policy[index[b]].tolist()
             if opponent == "minimax":
-                assert ref.piece_choices[i] == core.piece_choices[index[b]]
+                assert ref.piece_choices[i] == core.opponent_policy[index[b]]
         # what any play could score
         assert 0.0 <= core.lower and core.upper <= rate.ceiling(rules, opponent=opponent) + 1e-9
     random, worst = rates["random"], rates["minimax"]
@@ -296,10 +296,10 @@ def test_result_object(rates, transitions_4x4):
     assert r.kernel.shape == (n,) and r.kernel.dtype == bool
     assert r.bias.shape == (n,) and r.bias[0] == 0.0
     assert np.isnan(r.bias[~r.kernel]).all() and not np.isnan(r.bias[r.kernel]).any()
-    assert r.piece_choices is None
+    assert r.opponent_policy is None
     worst = rates[4, 4, "minimax"]
-    assert worst.piece_choices.shape == (n,) and worst.piece_choices.dtype == np.int16
-    assert set(np.unique(worst.piece_choices)) <= {0, 1}
+    assert worst.opponent_policy.shape == (n,) and worst.opponent_policy.dtype == np.int16
+    assert set(np.unique(worst.opponent_policy)) <= {0, 1}
     assert r.tol == TOL and r.max_iter == 100_000 and r.seconds >= 0
     assert repr(r).startswith("<Rate 4x4 pieces=I,L opponent=random: gain=1.130308492 in [")
     assert "converged after" in repr(r) and "kernel 1,143 of 12,978 boards" in repr(r)

@@ -117,7 +117,7 @@ def test_core_equals_reference(game):
         for j, b in enumerate(ref.boards):
             row = sorted(ref.values[j], reverse=opponent == "gaps")  # the opponent's choice first
             if len(row) == 1 or abs(row[1] - row[0]) > 1e-6 or opponent == "given":
-                assert int(core.piece_choices[order[j]]) == ref.piece_choices[b]
+                assert int(core.opponent_policy[order[j]]) == ref.piece_choices[b]
 
     if player != "optimal" or opponent == "gaps":  # nothing chosen by the player to check
         return

@@ -45,8 +45,8 @@ def test_best_response_opponent_scores_the_policy_no_higher_than_any_fixed_oppon
     assert worst.opponent == "minimax" and worst.player == "given"
     fixed = {
         "random": "random",
-        "minimax's pieces": minimax.piece_choices,
-        "gaps' pieces": gaps.piece_choices,
+        "minimax's pieces": minimax.opponent_policy,
+        "gaps' pieces": gaps.opponent_policy,
         "always I": np.zeros(transitions_4x4.n_boards, dtype=np.int16),
         "always L": np.ones(transitions_4x4.n_boards, dtype=np.int16),
     }
@@ -60,10 +60,10 @@ def test_best_response_opponent_scores_the_policy_no_higher_than_any_fixed_oppon
 def test_best_response_player_beats_any_fixed_player(transitions_4x4, optimal, minimax):
     """Against the minimax opponent's piece choices held fixed, the best
     response is worth at least as much as the optimal and the max-min policies."""
-    pieces = minimax.piece_choices
+    pieces = minimax.opponent_policy
     best = babytris.solve_transitions(transitions_4x4, opponent=pieces, tol=TOL)
     assert best.opponent == "given" and best.player == "optimal"
-    assert np.array_equal(best.piece_choices, pieces)
+    assert np.array_equal(best.opponent_policy, pieces)
     for player in (optimal, minimax):
         other = babytris.solve_transitions(transitions_4x4, opponent=pieces, player=player, tol=TOL)
         assert np.all(other.board_values <= best.board_values + 1e-9)
@@ -74,7 +74,7 @@ def test_best_response_player_beats_any_fixed_player(transitions_4x4, optimal, m
 def test_given_opponent_board_value_is_its_piece(transitions_4x4, minimax):
     best = babytris.solve_transitions(transitions_4x4, opponent=minimax, tol=TOL)
     rows = np.arange(best.n_boards)
-    assert np.array_equal(best.board_values, best.values[rows, minimax.piece_choices])
+    assert np.array_equal(best.board_values, best.values[rows, minimax.opponent_policy])
 
 
 def test_gap_opponent_maximises_holes_of_a_random_player(gaps, transitions_4x4, rules_4x4):
@@ -85,7 +85,7 @@ def test_gap_opponent_maximises_holes_of_a_random_player(gaps, transitions_4x4, 
     count = holes(t.boards, 4, 4)
     after = gaps.values.max(axis=1)
     assert np.array_equal(gaps.board_values, after)
-    assert np.array_equal(gaps.piece_choices, np.argmax(gaps.values, axis=1))
+    assert np.array_equal(gaps.opponent_policy, np.argmax(gaps.values, axis=1))
     for state in range(0, gaps.n_states, 41):
         b = state // 2
         q = [
@@ -203,7 +203,7 @@ def test_evaluate_takes_a_policy_array_like_the_solution_it_came_from(solution_4
     against = babytris.evaluate(solution_4x4, player=solution_4x4.policy.copy(), opponent="minimax", discount=0.9)
     assert against <= minimax.start_value + 1e-9
     pieces = babytris.evaluate(solution_4x4, player="random", opponent=minimax, discount=0.9)
-    by_array = babytris.evaluate(solution_4x4, player="random", opponent=minimax.piece_choices.copy(), discount=0.9)
+    by_array = babytris.evaluate(solution_4x4, player="random", opponent=minimax.opponent_policy.copy(), discount=0.9)
     assert pieces == pytest.approx(by_array, abs=1e-12)
 
 
@@ -214,3 +214,12 @@ def test_the_words_for_the_games_own_sides_need_a_solution(transitions_4x4, solu
         babytris.evaluate(solution_4x4, opponent="solution", discount=0.9)
     with pytest.raises(ValueError, match="opponent: the Solution was solved against random pieces"):
         babytris.play(solution_4x4, opponent="solution")
+
+
+def test_piece_choices_is_a_deprecated_alias_of_opponent_policy(solution_4x4):
+    minimax = babytris.solve_transitions(solution_4x4.transitions, discount=0.9, opponent="minimax")
+    with pytest.warns(DeprecationWarning, match="opponent_policy"):
+        assert minimax.piece_choices is minimax.opponent_policy
+    rate = babytris.long_run_rate(babytris.Rules(width=3, height=3), opponent="minimax")
+    with pytest.warns(DeprecationWarning, match="opponent_policy"):
+        assert rate.piece_choices is rate.opponent_policy

@@ -111,9 +111,9 @@ def test_out_of_range_piece_choices_in_a_solution_are_an_error_not_a_crash(trans
     bad = s.opponent_policy.copy()
     bad[17] = 9
     corrupted = dataclasses.replace(s, opponent_policy=bad)
-    with pytest.raises(ValueError, match=r"piece_choices.*\[0, 1\], got 9 at board index 17"):
+    with pytest.raises(ValueError, match=r"opponent_policy.*\[0, 1\], got 9 at board index 17"):
         babytris.play(corrupted, "random", "solution", n_actions=5, seed=0)
-    with pytest.raises(ValueError, match="piece_choices"):
+    with pytest.raises(ValueError, match="opponent_policy"):
         babytris.expected_points(corrupted, "random", "solution", n_actions=5)
 
 
