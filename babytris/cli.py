@@ -321,6 +321,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "error_bound": solution.error_bound,
         "converged": solution.converged,
         "start_value": solution.start_value,
+        "counts": _what_values_count(solution),
         "mean_value": float(solution.values.mean()),
         "seconds": {"total": elapsed, **solution.seconds},
         "memory_bytes": solution.nbytes,
@@ -343,8 +344,8 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     )
     bound = "no error bound (undiscounted)" if solution.error_bound is None else f"error <= {solution.error_bound:.1e}"
     out.line(
-        f"start value  {solution.start_value:.6f}  ({bound}; discount {solution.discount}, "
-        f"opponent {solution.opponent})"
+        f"start value  {solution.start_value:.6f} {_what_values_count(solution)}  ({bound}; discount "
+        f"{solution.discount}, opponent {solution.opponent})"
     )
     out.line(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
     out.line(
@@ -355,6 +356,14 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     if args.out:
         out.line(f"saved        {args.out}")
     return EXIT_OK if solution.converged else EXIT_NOT_CONVERGED
+
+
+def _what_values_count(solution) -> str:
+    """What a solution's values are a discounted sum of: ``"points"``, ``"holes"``
+    (the gaps opponent's: holes a random player creates) or ``"reward"`` (weighted)."""
+    if solution.opponent == "gaps":
+        return "holes"
+    return "points" if solution.reward is None else "reward"
 
 
 def _play(args: argparse.Namespace, out: _Output) -> int:

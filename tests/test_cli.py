@@ -528,3 +528,13 @@ def test_every_command_defaults_to_the_rules_board():
         defaults = {a.dest: a.default for a in command._actions if a.dest in ("width", "height")}
         if defaults:
             assert defaults == {"width": Rules().width, "height": Rules().height}, name
+
+
+def test_the_gaps_opponents_values_are_labelled_holes(capsys):
+    assert cli.main(["solve", "--width", "3", "--height", "3", "--opponent", "gaps"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("start value")]
+    assert line.split()[3] == "holes"
+    assert cli.main(["solve", "--width", "3", "--height", "3", "--opponent", "gaps", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == "holes"
+    assert cli.main(["solve", "--width", "3", "--height", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == "points"
