@@ -104,10 +104,17 @@ class Exp3Result:
     @property
     def bound(self) -> float:
         """Auer et al.'s regret bound in points for these settings, ``2 sqrt(e -
-        1) sqrt(g K ln K)`` times the scale (proved for a fixed reward sequence
-        only: see the module docstring)."""
-        K, g = len(self.experts), math.ceil(self.n_actions / self.block)
-        return 2 * math.sqrt(math.e - 1) * math.sqrt(g * K * math.log(K)) * self.scale * self.block if K > 1 else 0.0
+        1) sqrt(g K ln K)`` times the scale and the block, ``g`` the rounds
+        (proved for a fixed reward sequence only: see the module docstring)."""
+        return float(self.bound_curve()[-1])
+
+    def bound_curve(self) -> np.ndarray:
+        """float64 ``(n_actions,)``: :attr:`bound` after each placement (its rounds so far)."""
+        K, steps = len(self.experts), np.arange(1, self.n_actions + 1)
+        if K == 1:
+            return np.zeros(self.n_actions)
+        rounds = np.ceil(steps / self.block)
+        return 2 * math.sqrt(math.e - 1) * np.sqrt(rounds * K * math.log(K)) * self.scale * self.block
 
     def __repr__(self) -> str:
         return (

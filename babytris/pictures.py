@@ -295,13 +295,7 @@ def plot_convergence(
     for t in sorted(set(tols)):
         ax.axhline(t, color="#808080", linestyle="--", linewidth=0.9, label=f"tol = {t:g}")
     ax.set_yscale("log")
-    ax.set_xlabel("greedy sweep")
-    ax.set_ylabel("residual (largest change)")
-    ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
-    ax.legend(fontsize=8)
-    if title is not None:
-        ax.set_title(title, fontsize=10)
-    return ax
+    return _finish(ax, "greedy sweep", "residual (largest change)", title, legend_size=8)
 
 
 def plot_regret(results: Mapping[str, Any], *, ax: Any = None, title: str | None = None) -> Any:
@@ -327,13 +321,17 @@ def plot_regret(results: Mapping[str, Any], *, ax: Any = None, title: str | None
     for name, result in results.items():
         ax.plot(np.arange(1, result.n_actions + 1), result.regret_curve(), linewidth=1.2, label=name)
     first = next(iter(results.values()))
-    K, steps = len(first.experts), np.arange(1, first.n_actions + 1)
-    bound = 2 * math.sqrt(math.e - 1) * np.sqrt(steps * K * math.log(max(K, 2))) * first.scale
-    ax.plot(steps, bound, color="#808080", linestyle="--", linewidth=0.9, label="Auer et al.'s bound")
-    ax.set_xlabel("placement")
-    ax.set_ylabel("regret (points)")
+    steps = np.arange(1, first.n_actions + 1)
+    ax.plot(steps, first.bound_curve(), color="#808080", linestyle="--", linewidth=0.9, label="Auer et al.'s bound")
+    return _finish(ax, "placement", "regret (points)", title, legend_size=7)
+
+
+def _finish(ax: Any, xlabel: str, ylabel: str, title: str | None, *, legend_size: float) -> Any:
+    """Label, grid and legend of a plot's Axes, as every plot here has them; returns ``ax``."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=legend_size)
     if title is not None:
         ax.set_title(title, fontsize=10)
     return ax

@@ -1,5 +1,5 @@
 """Shared set-up of the benchmark suite: the ``slow`` marker, the installed-package
-guard, and peak-memory measurement in fresh processes.
+guard, the helpers' folder on sys.path, and peak-memory measurement in fresh processes.
 
 Run from the repository root with ``python -m pytest bench --benchmark-only``.
 """
@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 # compiled ``_core`` and would shadow the installed package.  Benchmarks must
 # time the installed build, so drop the root before anything imports babytris.
 sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != REPO]
+sys.path.insert(0, str(REPO / "bench"))  # the suite's helpers (timing.py)
 
 import babytris  # noqa: E402  (after the sys.path fix above)
 

@@ -6,8 +6,7 @@ in ``extra_info["exp3_over_play"]``.  No target: reported in bench/README.md."""
 
 from __future__ import annotations
 
-import statistics
-import time
+from timing import interleaved_medians
 
 import babytris
 from babytris.adaptive import exp3
@@ -17,19 +16,11 @@ def test_exp3_against_play(benchmark):
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
     experts = {"optimal": babytris.solve_transitions(t), "max-min": babytris.solve_transitions(t, opponent="minimax")}
 
-    def once(job):
-        started = time.perf_counter()
-        job()
-        return time.perf_counter() - started
-
-    runs, plays = [], []
-    for _ in range(5):  # interleaved, so a busy spell hits both alike
-        runs.append(once(lambda: exp3(t, experts, "random", n_actions=10_000)))
-        plays.append(once(lambda: babytris.play(experts["optimal"], n_actions=10_000)))
-    benchmark.group = "EXP3 against plain play, 4x4, 10,000 placements"
-    benchmark.extra_info.update(
-        exp3_seconds=statistics.median(runs),
-        play_seconds=statistics.median(plays),
-        exp3_over_play=statistics.median(runs) / statistics.median(plays),
+    run, play = interleaved_medians(
+        lambda: exp3(t, experts, "random", n_actions=10_000),
+        lambda: babytris.play(experts["optimal"], n_actions=10_000),
+        rounds=5,
     )
+    benchmark.group = "EXP3 against plain play, 4x4, 10,000 placements"
+    benchmark.extra_info.update(exp3_seconds=run, play_seconds=play, exp3_over_play=run / play)
     benchmark.pedantic(exp3, args=(t, experts, "random"), kwargs={"n_actions": 10_000}, rounds=1)

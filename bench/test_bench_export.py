@@ -8,10 +8,9 @@ bench/README.md (writing text is Python work, the solve compiled)."""
 from __future__ import annotations
 
 import os
-import statistics
-import time
 
 import pytest
+from timing import interleaved_medians
 
 import babytris
 
@@ -37,24 +36,16 @@ def test_export_against_solve(benchmark, tmp_path, size, export):
     solution = babytris.solve(rules)
     call = _exports(solution, str(tmp_path))[export]
 
-    def once(job):
-        started = time.perf_counter()
-        job()
-        return time.perf_counter() - started
-
-    exports, solves = [], []
-    for _ in range(5):  # interleaved, so a busy spell hits both alike
-        exports.append(once(call))
-        solves.append(once(lambda: babytris.solve(rules)))
+    export_seconds, solve_seconds = interleaved_medians(call, lambda: babytris.solve(rules), rounds=5)
     model = babytris.explicit_model(solution)
     written = sum(p.stat().st_size for p in tmp_path.iterdir())
     benchmark.group = f"export against solve, {size}"
     benchmark.extra_info.update(
         size=size,
         export=export,
-        export_seconds=statistics.median(exports),
-        solve_seconds=statistics.median(solves),
-        export_over_solve=statistics.median(exports) / statistics.median(solves),
+        export_seconds=export_seconds,
+        solve_seconds=solve_seconds,
+        export_over_solve=export_seconds / solve_seconds,
         states=model.n_states,
         choices=model.n_choices,
         branches=model.n_branches,

@@ -11,12 +11,12 @@ process per core for the duration of the case.
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 import pytest
+from timing import interleaved_medians
 
 import babytris
 
@@ -56,16 +56,12 @@ def load(request):
 
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
 def test_default_threads_against_one_thread(benchmark, table, load, opponent):
-    def once(n_jobs):
-        started = time.perf_counter()
-        babytris.solve_transitions(table, opponent=opponent, n_jobs=n_jobs)
-        return time.perf_counter() - started
-
-    default, one = [], []
-    for _ in range(ROUNDS):
-        default.append(once(None))
-        one.append(once(1))
-    ratio = statistics.median(default) / statistics.median(one)
+    default, one = interleaved_medians(
+        lambda: babytris.solve_transitions(table, opponent=opponent),
+        lambda: babytris.solve_transitions(table, opponent=opponent, n_jobs=1),
+        rounds=ROUNDS,
+    )
+    ratio = default / one
     rules = table.rules
     benchmark.group = f"threads: default against n_jobs=1 ({load})"
     benchmark.extra_info.update(
@@ -73,8 +69,8 @@ def test_default_threads_against_one_thread(benchmark, table, load, opponent):
         opponent=opponent,
         load=load,
         cores=os.cpu_count(),
-        default_seconds=statistics.median(default),
-        one_thread_seconds=statistics.median(one),
+        default_seconds=default,
+        one_thread_seconds=one,
         default_over_one_thread=ratio,
     )
     benchmark.pedantic(babytris.solve_transitions, args=(table,), kwargs=dict(opponent=opponent), rounds=1)

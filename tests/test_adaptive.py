@@ -70,6 +70,8 @@ def test_probabilities_follow_auer_et_al(t44, optimal, minimax, block):
     assert r.probabilities.min() >= r.gamma / 3 - 1e-15
     rounds = math.ceil(3000 / block)
     assert r.gamma == pytest.approx(math.sqrt(3 * math.log(3) / ((math.e - 1) * rounds)))
+    assert r.bound == pytest.approx(2 * math.sqrt(math.e - 1) * math.sqrt(rounds * 3 * math.log(3)) * 6 * block)
+    assert np.all(np.diff(r.bound_curve()) >= 0) and np.unique(r.bound_curve()).size == rounds
     assert np.allclose(r.probabilities, exp3_probabilities(r), rtol=0, atol=1e-12)
 
 
@@ -84,6 +86,9 @@ def test_exp3_learns_to_follow_the_better_expert(t44, optimal):
     assert r.best_expert == "optimal"
     assert r.probabilities[-1, 1] > 0.9 and r.chosen[-1000:].mean() > 0.8
     assert 0 < r.regret < r.bound
+    assert r.bound == 2 * math.sqrt(math.e - 1) * math.sqrt(5000 * 2 * math.log(2)) * 6
+    curve = r.bound_curve()
+    assert curve[-1] == r.bound and curve[0] == 2 * math.sqrt(math.e - 1) * math.sqrt(2 * math.log(2)) * 6
     assert r.regret_curve()[-1] == pytest.approx(r.regret)
 
 
