@@ -23,6 +23,10 @@ cdef struct Geometry:
     board_t lost               # (top_out) the lost board
     const uint16_t* mirror_row # if not NULL, each row pattern reflected: boards become the lesser of
                                # themselves and their mirror image (width <= 16)
+    bint soft                  # soft moves: a piece may move down, left, right and turn before it locks
+    const int32_t* turns       # (soft) per placement: the placement one step left, right, clockwise,
+                               # counter-clockwise at the same row (4 entries each; -1: none)
+    int max_moves              # the most moves one board can have, over all pieces
 
 
 # The placement rule, exported for the lean sweeps (_lean.pyx), which recompute

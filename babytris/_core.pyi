@@ -14,6 +14,7 @@ class Engine:
     masks: npt.NDArray[np.uint64]
     rows: npt.NDArray[np.uint8]
     first: npt.NDArray[np.int32]
+    turns: npt.NDArray[np.int32] | None
     def __init__(
         self,
         width: int,
@@ -26,6 +27,7 @@ class Engine:
         mirror_rows: npt.ArrayLike | None = None,
         no_holes: bool = False,
         top_out: bool = False,
+        turns: npt.ArrayLike | None = None,
     ) -> None: ...
     @property
     def n_pieces(self) -> int: ...
@@ -41,5 +43,3 @@ class Engine:
         layer_of_residue: npt.NDArray[np.int64] | None = None,
         progress: npt.NDArray[np.int64] | None = None,
     ) -> tuple[Any, ...]: ...
-
-def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...

@@ -12,8 +12,12 @@ from libc.stdlib cimport malloc, realloc, free
 
 import numpy as np
 
+from babytris._layers import layered
+
 from babytris._types cimport board_t, index_t, interrupted, mix64, prefetch
-from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get, map_get_or_insert, map_probe
+from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
+from babytris._index cimport Index, index_of, slot_of, bitmap_boards, renumber
+from babytris._soft cimport MAX_POSITIONS, free_at, reach
 from babytris._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
@@ -105,8 +109,6 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
     cdef board_t m = g.mask[k]
     cdef int w = g.width
     cdef int y = g.height - g.rows[k]   # highest position wholly on the board
-    cdef int r, n = 0, lowest
-    cdef board_t b, full
     if g.top_out and topped_out(g, board):
         return False
     if (m << (y * w)) & smeared:
@@ -117,6 +119,24 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
         return False
     while y > 0 and not ((m << ((y - 1) * w)) & smeared):
         y -= 1
+    return settle(g, board, k, y, after, lines)
+
+
+cdef inline bint settle(const Geometry* g, board_t board, int k, int y, board_t* after, int* lines) noexcept nogil:
+    """Lock placement k with its bottom at row ``y`` (a free position where
+    it cannot move down): the board after line clears and the rows cleared,
+    as :func:`drop` describes; False if it is no move.  A piece locked with a
+    cell above the top row is no move (with ``top_out``: a move to ``g.lost``)."""
+    cdef board_t m = g.mask[k]
+    cdef int w = g.width
+    cdef int r, n = 0, lowest
+    cdef board_t b, full
+    if y + g.rows[k] > g.height:
+        if g.top_out:
+            after[0] = g.lost
+            lines[0] = 0
+            return True
+        return False
     b = board | (m << (y * w))
     lowest = y
     if g.no_holes:
@@ -142,23 +162,49 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
     return True
 
 
-cdef extern from *:
+cdef int soft_moves(const Geometry* g, board_t board, int p, board_t* after, uint8_t* lines,
+                    uint16_t* numbers) noexcept nogil:
+    """The moves of piece p on ``board`` with soft moves; returns how many.
+
+    Every position the piece reaches (:func:`babytris._soft.reach`) where it
+    cannot move down is settled as a hard drop is (:func:`settle`); each
+    distinct (board after, rows cleared) is one move, numbered ``(k -
+    first[p]) * height + row`` by its first lock position in that order.
+    Writes each move to ``after``, ``lines``, ``numbers`` (each may be NULL).
     """
-    /* Portable popcount (no -mpopcnt needed) and lowest set bit. */
-    static inline int babytris_popcount(unsigned long long x) {
-        x = x - ((x >> 1) & 0x5555555555555555ULL);
-        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-        return (int)((x * 0x0101010101010101ULL) >> 56);
-    }
-    #if defined(__GNUC__) || defined(__clang__)
-    #define BABYTRIS_CTZ(x) __builtin_ctzll(x)
-    #else
-    #define BABYTRIS_CTZ(x) babytris_popcount(((x) & (~(x) + 1)) - 1)
-    #endif
-    """
-    int popcount "babytris_popcount"(uint64_t x) noexcept nogil
-    int lowest_bit "BABYTRIS_CTZ"(uint64_t x) noexcept nogil
+    cdef int h = g.height, k0 = g.first[p], n_k = g.first[p + 1] - g.first[p], stride = g.height + 1
+    cdef uint8_t seen[MAX_POSITIONS]
+    cdef board_t found[MAX_POSITIONS]
+    cdef uint8_t found_lines[MAX_POSITIONS]
+    cdef int n = 0, k, y, j, n_lines = 0
+    cdef bint fresh
+    cdef board_t nb = 0
+    if g.top_out and topped_out(g, board):
+        return 0
+    reach(g.mask, g.turns, g.width, h, k0, n_k, board, seen)
+    for k in range(n_k):
+        for y in range(h):
+            if not seen[k * stride + y] or (y > 0 and free_at(g.mask, g.width, h, board, k0 + k, y - 1)):
+                continue
+            if not settle(g, board, k0 + k, y, &nb, &n_lines):
+                continue
+            fresh = True
+            for j in range(n):
+                if found[j] == nb and found_lines[j] == n_lines:
+                    fresh = False
+                    break
+            if not fresh:
+                continue
+            found[n] = nb
+            found_lines[n] = <uint8_t>n_lines
+            if after != NULL:
+                after[n] = nb
+            if lines != NULL:
+                lines[n] = <uint8_t>n_lines
+            if numbers != NULL:
+                numbers[n] = <uint16_t>(k * h + y)
+            n += 1
+    return n
 
 
 # Boards of up to this many cells may be indexed by a bitmap over every
@@ -169,81 +215,20 @@ cdef extern from *:
 BITMAP_MAX_CELLS = 30
 
 
-cdef struct Index:
-    # Board -> its number: the map, or (if bits) the bitmap.
-    const BoardMap* table
-    const uint64_t* bits
-    const int32_t* rank        # set bits before each word
-    const int32_t* perm        # if not NULL, a board's number from its rank in the bitmap
-
-
-cdef inline index_t index_of(const Index* ix, board_t key) noexcept nogil:
-    cdef size_t w
-    cdef index_t i
-    if ix.bits != NULL:
-        w = <size_t>(key >> 6)
-        i = ix.rank[w] + popcount(ix.bits[w] & ((ONE << (key & 63)) - 1))
-        return ix.perm[i] if ix.perm != NULL else i
-    return map_get(ix.table, key)
-
-
-def _layered(sorted_boards, const int64_t[::1] layer_of_residue):
-    """``(boards, layer_starts, new_index)``: ascending ``sorted_boards``
-    grouped by layer (stable), and each board's new number (int32; None if
-    there is one layer and nothing moves)."""
-    cdef const board_t[::1] b = sorted_boards
-    cdef Py_ssize_t n = b.shape[0], i
-    cdef int m = 1 if layer_of_residue is None else layer_of_residue.shape[0], n_layers = 1, layer
-    cdef int64_t fill[65]
-    if m < 1:
-        raise ValueError("layer_of_residue must not be empty")
-    if layer_of_residue is not None:
-        for i in range(m):
-            if not 0 <= layer_of_residue[i] < 64:
-                raise ValueError("layer_of_residue: layers must be in [0, 64)")
-            n_layers = max(n_layers, <int>layer_of_residue[i] + 1)
-    layer_starts = np.zeros(n_layers + 1, dtype=np.int64)
-    cdef int64_t[::1] starts = layer_starts
-    if n_layers == 1:
-        starts[1] = n
-        return sorted_boards, layer_starts, None
-    layer_of = np.empty(n, dtype=np.uint8)
-    cdef uint8_t[::1] lay = layer_of
-    with nogil:
-        for i in range(n):
-            lay[i] = <uint8_t>layer_of_residue[popcount(b[i]) % m]
-            starts[lay[i] + 1] += 1
-        for layer in range(n_layers):
-            starts[layer + 1] += starts[layer]
-            fill[layer] = starts[layer]
-    out = np.empty(n, dtype=np.uint64)
-    new_index = np.empty(n, dtype=np.int32)
-    cdef board_t[::1] o = out
-    cdef int32_t[::1] to_new = new_index
-    with nogil:
-        for i in range(n):
-            to_new[i] = <int32_t>fill[lay[i]]
-            o[fill[lay[i]]] = b[i]
-            fill[lay[i]] += 1
-    return out, layer_starts, new_index
-
-
-cdef inline const void* slot_of(const Index* ix, board_t key) noexcept nogil:
-    """Where ``index_of`` will look first (to prefetch it)."""
-    if ix.bits != NULL:
-        return &ix.bits[key >> 6]
-    return &ix.table.slots[mix64(key) & (ix.table.capacity - 1)]
-
-
 cdef class Engine:
     """Placement tables for one rule set (built by ``babytris.placements.engine``)."""
 
     cdef Geometry geo
-    cdef readonly object masks, rows, first, mirror_rows
+    cdef readonly object masks, rows, first, mirror_rows, turns
     cdef const uint16_t[::1] mr
+    cdef const int32_t[::1] tv
 
     def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False, mirror_rows=None,
-                 bint no_holes=False, bint top_out=False):
+                 bint no_holes=False, bint top_out=False, turns=None):
+        """``turns`` (int32 ``(n_placements, 4)``), if given, makes the moves
+        soft (see :func:`soft_moves`): each placement's neighbour one column
+        left, right, a quarter turn clockwise and counter-clockwise, among the
+        same piece's placements (-1: none)."""
         if width < 1 or height < 1 or width * height > 64:
             raise ValueError(f"width * height must be in [1, 64], got {width} * {height}")
         self.masks = np.ascontiguousarray(masks, dtype=np.uint64)
@@ -280,6 +265,22 @@ cdef class Engine:
                 raise ValueError(f"mirror_rows must have 2**width = {1 << width} entries")
             self.mr = self.mirror_rows
             self.geo.mirror_row = &self.mr[0]
+        self.geo.soft = turns is not None
+        self.geo.turns = NULL
+        self.geo.max_moves = f[f.shape[0] - 1]
+        if turns is not None:
+            self.turns = np.ascontiguousarray(turns, dtype=np.int32).reshape(-1)
+            self.tv = self.turns
+            owner = np.repeat(np.arange(self.geo.n_pieces), 4 * np.diff(self.first))
+            if self.tv.shape[0] != 4 * m.shape[0] or np.any(
+                (self.turns != -1) & ((self.turns < self.first[owner]) | (self.turns >= self.first[owner + 1]))
+            ):
+                raise ValueError("turns: 4 neighbours per placement, each one of its piece's placements or -1")
+            if (np.diff(self.first) * (height + 1)).max(initial=0) > MAX_POSITIONS:
+                raise ValueError(f"soft moves: a piece with over {MAX_POSITIONS} positions")
+            if self.tv.shape[0]:
+                self.geo.turns = &self.tv[0]
+            self.geo.max_moves = f[f.shape[0] - 1] * height
 
     @property
     def n_pieces(self):
@@ -295,8 +296,14 @@ cdef class Engine:
         cdef board_t b = board
         cdef board_t sm = smear_down(b, self.geo.width, self.geo.height)
         cdef board_t nb
-        cdef int k, lines
+        cdef int k, lines, n, j
+        cdef board_t found[MAX_POSITIONS]
+        cdef uint8_t cleared[MAX_POSITIONS]
+        cdef uint16_t numbers[MAX_POSITIONS]
         out = []
+        if self.geo.soft:
+            n = soft_moves(&self.geo, b, piece, found, cleared, numbers)
+            return [(numbers[j], found[j], cleared[j]) for j in range(n)]
         for k in range(self.geo.first[piece], self.geo.first[piece + 1]):
             if drop(&self.geo, b, sm, k, &nb, &lines):
                 out.append((k - self.geo.first[piece], nb, lines))
@@ -345,6 +352,7 @@ cdef class Engine:
         cdef uint64_t[::1] bits_view
         cdef int32_t[::1] rank_view
         cdef int32_t[::1] next_view
+        cdef board_t[::1] room_view
         cdef uint8_t[::1] lines_view
         cdef uint16_t[::1] placement_view
         cdef size_t n_words = 0, i
@@ -374,11 +382,13 @@ cdef class Engine:
         if n_words:
             bits = np.zeros(n_words, dtype=np.uint64)
             bits_view = bits
+            room = np.empty(g.max_moves + 1, dtype=np.uint64)   # one board's moves
+            room_view = room
         try:
             with nogil:
                 if n_words:
                     status = discover_bitmap(g, start, &bits_view[0], n_words, &boards, &n_moves, max_bytes,
-                                             bytes_per_board_after, &peak, seen)
+                                             bytes_per_board_after, &peak, seen, &room_view[0])
                 else:
                     status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after,
                                       &peak, seen)
@@ -401,7 +411,7 @@ cdef class Engine:
                 sorted_view = sorted_boards
                 with nogil:
                     renumber(&table, sorted_view)
-            sorted_boards, layer_starts, new_index = _layered(sorted_boards, layer_of_residue)
+            sorted_boards, layer_starts, new_index = layered(sorted_boards, layer_of_residue)
             if new_index is not None:
                 perm_view = new_index
                 if n_words:
@@ -438,29 +448,15 @@ cdef class Engine:
         return OK, sorted_boards, layer_starts, offsets, next_board, lines, placement
 
 
-cdef void bitmap_boards(const uint64_t* bits, size_t n_words, int32_t* rank, board_t* boards) noexcept nogil:
-    """The set bits of ``bits`` in order into ``boards``; the count before each word into ``rank``."""
-    cdef size_t w, n = 0
-    cdef uint64_t word
-    cdef int bit
-    for w in range(n_words):
-        rank[w] = <int32_t>n
-        word = bits[w]
-        while word:
-            bit = lowest_bit(word)
-            boards[n] = (<board_t>w << 6) | <board_t>bit
-            n += 1
-            word &= word - 1
-
-
 cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_t n_words, Vec* boards,
                          size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
-                         size_t* peak, int64_t* seen) noexcept nogil:
+                         size_t* peak, int64_t* seen, board_t* next_boards) noexcept nogil:
     """Pass 1 for small boards: breadth-first search marking boards in ``bits``
-    (``seen``, if not NULL: boards found and expanded so far, for a progress bar)."""
+    (``seen``, if not NULL: boards found and expanded so far, for a progress
+    bar; ``next_boards``: room for one board's moves)."""
     cdef int P = g.n_pieces
     cdef size_t head = 0, moves = 0, fixed = n_words * (sizeof(uint64_t) + sizeof(int32_t))
-    cdef int k, lines
+    cdef int k, lines, n_next, j, p
     cdef board_t b, nb, sm
     cdef uint64_t bit
     if vec_reserve(boards, 1024) != 0:
@@ -471,9 +467,17 @@ cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_
     while head < boards.size:
         b = (<board_t*>boards.data)[head]
         sm = smear_down(b, g.width, g.height)
-        for k in range(g.first[P]):
-            if not drop(g, b, sm, k, &nb, &lines):
-                continue
+        n_next = 0
+        if g.soft:
+            for p in range(P):
+                n_next += soft_moves(g, b, p, next_boards + n_next, NULL, NULL)
+        else:
+            for k in range(g.first[P]):
+                if drop(g, b, sm, k, &nb, &lines):
+                    next_boards[n_next] = nb
+                    n_next += 1
+        for j in range(n_next):
+            nb = next_boards[j]
             moves += 1
             bit = ONE << (nb & 63)
             if bits[nb >> 6] & bit:
@@ -507,12 +511,11 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
     number) and ``boards`` (discovery order), counts the moves; returns a status
     (``seen``, if not NULL: boards found and expanded so far, for a progress bar)."""
     cdef int P = g.n_pieces
-    cdef size_t n_place = <size_t>g.first[P]
     cdef size_t head = 0, hi, bi, n_buf, e, moves = 0, n_states, held, later
     cdef int p, k, lines, status = OK
     cdef board_t b, nb, sm
     cdef index_t j
-    cdef board_t* buf = <board_t*>malloc(BATCH * n_place * sizeof(board_t) + 8)
+    cdef board_t* buf = <board_t*>malloc(BATCH * <size_t>g.max_moves * sizeof(board_t) + 8)
     if buf == NULL or map_init(table, 1024) != 0 or vec_reserve(boards, 1024) != 0:
         free(buf)
         return OUT_OF_MEMORY
@@ -529,6 +532,10 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
         for bi in range(head, hi):
             b = (<board_t*>boards.data)[bi]
             sm = smear_down(b, g.width, g.height)
+            if g.soft:
+                for p in range(P):
+                    n_buf += soft_moves(g, b, p, buf + n_buf, NULL, NULL)
+                continue
             for k in range(g.first[P]):
                 if drop(g, b, sm, k, &nb, &lines):
                     buf[n_buf] = nb
@@ -572,15 +579,6 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
     return status
 
 
-cdef void renumber(BoardMap* table, const board_t[::1] boards) noexcept nogil:
-    """Pass 2: point the map at each board's position in sorted order."""
-    cdef Py_ssize_t i, n = boards.shape[0]
-    for i in range(n):
-        if i + 16 < n:
-            prefetch(&table.slots[mix64(boards[i + 16]) & (table.capacity - 1)])
-        table.slots[map_probe(table, boards[i])].value = <index_t>i
-
-
 cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1] counts,
                       int n_threads) noexcept nogil:
     """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``."""
@@ -594,7 +592,9 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1]
         sm = smear_down(boards[i], g.width, g.height)
         for p in range(g.n_pieces):
             c = 0
-            if g.top_out:
+            if g.soft:
+                c = soft_moves(g, boards[i], p, NULL, NULL, NULL)
+            elif g.top_out:
                 # Every placement is a move, but none from the lost board.
                 if not topped_out(g, boards[i]):
                     c = g.first[p + 1] - g.first[p]
@@ -616,11 +616,14 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
     Returns -1 if the threads' buffers cannot be allocated."""
     cdef Py_ssize_t n = boards.shape[0], chunk, lo, hi, i
     cdef Py_ssize_t n_chunks = (n + BATCH - 1) // BATCH
-    cdef size_t per_thread = BATCH * <size_t>g.first[g.n_pieces]
+    cdef size_t per_thread = BATCH * <size_t>g.max_moves
     cdef int P = g.n_pieces, p, k, n_lines
     cdef int64_t e, e0
     cdef board_t b, sm, nb
     cdef board_t* keys
+    cdef uint8_t* lines_at = &lines[0] if lines.shape[0] else NULL
+    cdef uint16_t* numbers_at = &placement[0] if placement.shape[0] else NULL
+    cdef int c, j
     cdef board_t* all_keys = <board_t*>malloc(n_threads * per_thread * sizeof(board_t) + 8)
     if all_keys == NULL:
         return -1
@@ -640,6 +643,12 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
             b = boards[i]
             sm = smear_down(b, g.width, g.height)
             for p in range(P):
+                if g.soft:
+                    c = soft_moves(g, b, p, keys + (e - e0), lines_at + e, numbers_at + e)
+                    for j in range(c):
+                        prefetch(slot_of(ix, keys[e - e0 + j]))
+                    e = e + c
+                    continue
                 for k in range(g.first[p], g.first[p + 1]):
                     if drop(g, b, sm, k, &nb, &n_lines):
                         keys[e - e0] = nb
@@ -667,14 +676,3 @@ cdef board_t smeared_board(const Geometry* g, board_t board) noexcept nogil:
 cdef bint drop_piece(const Geometry* g, board_t board, board_t smeared, int k, board_t* after,
                      int* lines) noexcept nogil:
     return drop(g, board, smeared, k, after, lines)
-
-
-def popcounts(const uint64_t[::1] boards):
-    """Filled cells of each board (uint8 array)."""
-    out = np.empty(boards.shape[0], dtype=np.uint8)
-    cdef uint8_t[::1] view = out
-    cdef Py_ssize_t i
-    with nogil:
-        for i in range(boards.shape[0]):
-            view[i] = <uint8_t>popcount(boards[i])
-    return out

@@ -508,6 +508,34 @@ def _c4w_residues(fast: bool) -> Measurement:
     )
 
 
+@claim(
+    "c4w-residues-soft",
+    "c4w",
+    "fields |F| with 3 residual cells, no hold, no preview (pieces moved before they lock)",
+    40,
+    "babytris.enumerate_boards(babytris.Rules(width=4, height=5, pieces='tetrominoes', objective='combo', "
+    "start=babytris.Board.from_rows(['#.##'], height=5), moves='soft')).n_boards",
+)
+def _c4w_residues_soft(fast: bool) -> Measurement:
+    import babytris
+
+    start = babytris.Board.from_rows(["#.##"], height=5)
+    tables = {
+        moves: babytris.enumerate_boards(
+            babytris.Rules(width=4, height=5, pieces="tetrominoes", objective="combo", start=start, moves=moves)
+        )
+        for moves in ("soft", "hard")
+    }
+    soft, hard = tables["soft"], tables["hard"]
+    return Measurement(
+        soft.n_boards,
+        AGREES if soft.n_boards == 40 else DIFFERS,
+        "c4w's placements come from a rotation system the user enters (its rs_builder), which lets a piece "
+        "move and turn before it locks, with the game's wall kicks; babytris's soft moves (no kicks) reach the "
+        f"same residues as its hard drops, with {soft.n_moves} moves against {hard.n_moves}",
+    )
+
+
 def reachable_rows(t, starts: np.ndarray) -> np.ndarray:
     """bool ``(t.n_boards,)``: the rows (nodes) of table ``t`` that some play
     reaches from the rows ``starts``, whatever pieces come."""

@@ -263,6 +263,7 @@ def _rules_record(rules) -> dict:
         "preview": rules.preview,
         "hold": rules.hold,
         "hold_start": rules.hold_start,
+        "moves": rules.moves,
         "objective": rules.objective,
         "mirror": rules.mirror,
     }
@@ -295,7 +296,13 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     started = time.perf_counter()
     try:
         solution = _solution_from(
-            args, out, pieces=args.pieces, preview=args.preview, hold=args.hold, hold_start=args.hold_start
+            args,
+            out,
+            pieces=args.pieces,
+            preview=args.preview,
+            hold=args.hold,
+            hold_start=args.hold_start,
+            moves=args.moves,
         )
     except MemoryLimitError as refused:
         if args.mode == "auto" and lean_applies(args):

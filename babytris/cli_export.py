@@ -55,7 +55,13 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
     if args.opponent != "random":
         raise ValueError(f"--opponent: the exports are of the game against random pieces, got {args.opponent!r}")
     solution = _solution_from(
-        args, out, pieces=args.pieces, preview=args.preview, hold=args.hold, hold_start=args.hold_start
+        args,
+        out,
+        pieces=args.pieces,
+        preview=args.preview,
+        hold=args.hold,
+        hold_start=args.hold_start,
+        moves=args.moves,
     )
     started = time.perf_counter()
     if args.format == "quantecon":

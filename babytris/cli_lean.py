@@ -18,7 +18,7 @@ def lean_applies(args: argparse.Namespace) -> bool:
     """Whether the lean mode can solve what ``babytris solve`` was asked."""
     from .lean import LEAN_MAX_CELLS, LEAN_OPPONENTS
 
-    plain = not (args.preview or args.hold or args.out or args.method == "mpi")
+    plain = not (args.preview or args.hold or args.out or args.method == "mpi" or args.moves != "hard")
     return plain and args.width * args.height <= LEAN_MAX_CELLS and args.opponent in LEAN_OPPONENTS
 
 

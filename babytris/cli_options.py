@@ -7,6 +7,7 @@ import argparse
 
 from .resources import DEFAULT_MAX_MEMORY
 from .roles import OPPONENT_MODELS
+from .rules import MOVES
 
 __all__ = ["output_arguments", "board_arguments", "rule_arguments", "solver_arguments"]
 
@@ -27,7 +28,7 @@ def board_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rule_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--preview``, ``--hold``, ``--hold-start`` and ``--pieces``."""
+    """``--preview``, ``--hold``, ``--hold-start``, ``--moves`` and ``--pieces``."""
     parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
     parser.add_argument(
@@ -35,6 +36,13 @@ def rule_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("empty", "drawn"),
         default="empty",
         help="with --hold: the slot starts empty (default), or drawn: filled by the first piece, as in c4w",
+    )
+    parser.add_argument(
+        "--moves",
+        choices=MOVES,
+        default="hard",
+        help="hard: pieces hard-drop from above (default, Baby Tetris); soft: they may also move down, "
+        "left, right and turn on the board before they lock (tucks under overhangs)",
     )
     parser.add_argument(
         "--pieces",

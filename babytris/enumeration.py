@@ -176,9 +176,9 @@ def with_previews(
     # The build holds about a dozen int64 arrays per state and ten per move at its peak (measured).
     need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
     what = f"preview={k}, hold={rules.hold}"
-    if rules.hold and len(placement_table(rules).masks) >= HOLD_MOVE:
+    if rules.hold and placement_table(rules).number_first[-1] >= HOLD_MOVE:
         raise ValueError(
-            f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {len(placement_table(rules).masks)}"
+            f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {placement_table(rules).number_first[-1]}"
         )
     if nodes >= 2**31 - 1:
         raise MemoryLimitError(f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots is over 2**31 nodes")
@@ -223,7 +223,7 @@ def with_previews(
     lines = np.where(is_hold, 0, pad(base.lines)[base_move]).astype(np.uint8)
     placement = pad(base.placement)[base_move]
     if rules.hold:
-        first = placement_table(rules).first
+        first = placement_table(rules).number_first
         piece = np.where(is_own, placed[ms], held[ms])
         placement = np.where(is_hold, HOLD_MOVE, first[piece] + placement).astype(np.uint16)
     return Transitions(

@@ -194,6 +194,7 @@ def solve_lean(
             ("hold", rules.hold),
             ("mirror", rules.mirror),
             ("objective='combo'", rules.objective == "combo"),
+            ("moves='soft'", rules.moves == "soft"),
         )
         if used
     ]

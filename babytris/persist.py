@@ -34,10 +34,11 @@ __all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", 
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.solution"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
-#: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds.
-READABLE_VERSIONS = (1, 2)
+#: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds; 2 lacks
+#: the rules' ``moves`` (hard drops), which 3 adds.
+READABLE_VERSIONS = (1, 2, 3)
 
 # The arrays a file holds, by the attribute they come from; None-able ones may be absent.
 _SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy")
@@ -418,6 +419,7 @@ def _rules_to_json(rules: Rules) -> dict[str, Any]:
         "no_holes": rules.no_holes,
         "top_out": rules.top_out,
         "hold_start": rules.hold_start,
+        "moves": rules.moves,
     }
 
 

@@ -400,11 +400,16 @@ def _landing(board: Board, placement: Placement, rules: Rules | None) -> frozens
             f"placement {placement!r} is not a move of piece {placement.piece!r} on a "
             f"{rules.width}x{rules.height} board (its moves: indices 0-{len(mine) - 1})"
         )
-    k = int(table.first[p]) + placement.index
+    k, row = (int(a) for a in table.shapes(p, placement.index))
     mask, rows, w, h = int(table.masks[k]), int(table.rows[k]), rules.width, rules.height
-    y = h  # the piece's bottom row, starting wholly above the board
-    while y > 0 and not (mask << ((y - 1) * w)) & board.bits:
-        y -= 1
+    if table.soft:  # the piece locks where it was moved to
+        y = row
+        if y + rows <= h and (mask << (y * w)) & board.bits:
+            raise ValueError(f"placement {placement!r} does not fit: the piece overlaps the board")
+    else:
+        y = h  # the piece's bottom row, starting wholly above the board
+        while y > 0 and not (mask << ((y - 1) * w)) & board.bits:
+            y -= 1
     if y + rows > h:
         raise ValueError(f"placement {placement!r} does not fit: the piece comes to rest above the top row")
     return frozenset((c, r) for r in range(y, y + rows) for c in range(w) if mask << (y * w) >> (r * w + c) & 1)

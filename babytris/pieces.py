@@ -166,16 +166,29 @@ def piece(spec: str | Piece | Iterable[Sequence[int]]) -> Piece:
     return Piece.from_cells(spec)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Placement:
     """A move: which piece, turned to which rotation, dropped with its left edge at which column.
 
     ``rotation`` indexes :meth:`Piece.orientations`; ``column`` is the leftmost
     column of the rotated piece.  ``index`` numbers the move among all
-    (rotation, column) pairs of the piece, rotation-major.
+    (rotation, column) pairs of the piece, rotation-major.  With soft moves
+    (``Rules(moves="soft")``) the piece locks where it was moved to:
+    ``row`` is then the bottom row of the rotated piece and ``index``
+    numbers (rotation, column, row) triples, ``index = n * height + row``
+    for the n-th (rotation, column) pair; with hard drops ``row`` is None
+    (the drop decides it).
     """
 
     piece: str
     rotation: int
     column: int
     index: int
+    row: int | None = None
+
+    def __repr__(self) -> str:
+        row = "" if self.row is None else f", row={self.row!r}"
+        return (
+            f"Placement(piece={self.piece!r}, rotation={self.rotation!r}, column={self.column!r}, "
+            f"index={self.index!r}{row})"
+        )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
 from .pieces import Placement
@@ -25,16 +26,40 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PlacementTable:
-    """Every (piece, rotation, column) move as flat arrays, grouped by piece.
+    """Every (piece, rotation, column) shape as flat arrays, grouped by piece,
+    and every placement number of each piece.
 
     ``masks[k]``: cells at row 0 (uint64); ``rows[k]``: rows spanned;
-    ``first[p]:first[p+1]``: the moves of piece p (rotation-major).
+    ``first[p]:first[p+1]``: the shapes of piece p (rotation-major).
+    ``placements[p][number]``: the :class:`Placement` of each number of piece
+    p: one per shape with hard drops, one per (shape, row) with soft moves
+    (``number = (k - first[p]) * height + row``); ``number_first[p]``: the
+    numbers of the pieces before p (the numbering over all pieces that hold
+    uses).  With soft moves, ``turns[k]`` (int32 ``(4,)``): the shape one
+    column left, right, turned clockwise, counter-clockwise (-1: none).
     """
 
     masks: np.ndarray
     rows: np.ndarray
     first: np.ndarray
     placements: tuple[tuple[Placement, ...], ...]
+    number_first: np.ndarray
+    height: int
+    turns: np.ndarray | None = None
+
+    @property
+    def soft(self) -> bool:
+        """Whether the moves are soft (numbers count (shape, row) pairs)."""
+        return self.turns is not None
+
+    def shapes(self, piece: npt.ArrayLike, number: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """``(k, row)`` of placement ``number`` of ``piece`` (arrays alike):
+        the shape's index into ``masks`` and the row it locks at (-1 with
+        hard drops: where the drop takes it)."""
+        piece, number = np.asarray(piece, dtype=np.int64), np.asarray(number, dtype=np.int64)
+        if not self.soft:
+            return self.first[piece] + number, np.full(number.shape, -1, dtype=np.int64)
+        return self.first[piece] + number // self.height, number % self.height
 
 
 @lru_cache(maxsize=64)
@@ -44,17 +69,36 @@ def placement_table(rules: Rules) -> PlacementTable:
     rows: list[int] = []
     first = [0]
     placements = []
+    turns: list[list[int]] = []
+    soft = rules.moves == "soft"
     for piece in rules.pieces:
         mine: list[Placement] = []
-        for rotation, shape in enumerate(piece.orientations()):
+        where: dict[tuple[int, int], int] = {}  # (rotation, column) -> shape index
+        spun = piece.orientations()
+        for rotation, shape in enumerate(spun):
             shape_width = 1 + max(x for x, _ in shape)
             shape_rows = 1 + max(y for _, y in shape)
             if shape_rows > rules.height:
                 continue
             for column in range(rules.width - shape_width + 1):
+                where[rotation, column] = len(masks)
                 masks.append(sum(1 << (y * rules.width + x + column) for x, y in shape))
                 rows.append(shape_rows)
-                mine.append(Placement(piece.name, rotation, column, len(mine)))
+                if soft:
+                    n = len(mine) // rules.height
+                    mine.extend(
+                        Placement(piece.name, rotation, column, n * rules.height + row, row)
+                        for row in range(rules.height)
+                    )
+                else:
+                    mine.append(Placement(piece.name, rotation, column, len(mine)))
+        for rotation, column in where:
+            # Neighbours in the soft moves: a column left or right; a quarter
+            # turn either way about the bounding box's bottom-left corner.
+            r = len(spun)
+            steps = [(rotation, column - 1), (rotation, column + 1)]
+            steps += [((rotation + 1) % r, column), ((rotation - 1) % r, column)]
+            turns.append([where.get(step, -1) if step != (rotation, column) else -1 for step in steps])
         first.append(len(masks))
         placements.append(tuple(mine))
     return PlacementTable(
@@ -62,6 +106,9 @@ def placement_table(rules: Rules) -> PlacementTable:
         np.array(rows, dtype=np.uint8),
         np.array(first, dtype=np.int32),
         tuple(placements),
+        np.cumsum([0] + [len(mine) for mine in placements]).astype(np.int32),
+        rules.height,
+        np.array(turns, dtype=np.int32).reshape(-1, 4) if soft else None,
     )
 
 
@@ -79,6 +126,7 @@ def engine(rules: Rules) -> _core.Engine:
         mirror_rows=mirror_rows(rules.width) if rules.mirror else None,
         no_holes=rules.no_holes,
         top_out=rules.top_out,
+        turns=t.turns,
     )
 
 

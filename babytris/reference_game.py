@@ -81,7 +81,10 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
     outside the board or leaves a cell in the top row leads to the lost board
     (:func:`lost_board`) clearing no row, and the lost board has no move.
     With ``rules.mirror`` the board after is the lesser of it and its mirror image.
+    With ``rules.moves == "soft"`` see :func:`soft_moves`.
     """
+    if rules.moves == "soft":
+        return soft_moves(rules, board, piece)
     out = []
     number = 0
     filled = to_cells(board, rules.width, rules.height)
@@ -96,16 +99,75 @@ def moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, in
     return out
 
 
+def soft_moves(rules: Rules, board: int, piece: int) -> list[tuple[Placement, int, int]]:
+    """Legal moves of piece index ``piece`` on ``board`` when it may move
+    down, left, right and turn before it locks: ``[(placement, next_board,
+    rows_cleared)]``, as :func:`moves`.
+
+    The piece starts wholly above the board in any orientation that fits
+    the board's height and any column, and steps to a free position (cells
+    inside the side walls, above the floor, on no filled cell; cells above
+    the top row are free): one row down, one column left or right, or a
+    quarter turn either way to the next or previous orientation with the
+    same bottom-left corner.  It locks at every position it reaches from
+    which it cannot step down; each is landed as :func:`land` lands a piece
+    at that row, and each distinct (next board, rows cleared) is one move,
+    numbered ``n * height + row`` for the n-th (orientation, column) of the
+    piece by the lowest number that gives it.
+    """
+    width, height = rules.width, rules.height
+    filled = to_cells(board, width, height)
+    shapes = _orientations(rules.pieces[piece].cells)
+    fits = [1 + max(y for _, y in shape) <= height for shape in shapes]
+    numbering: dict[tuple[int, int], int] = {}
+    for rotation, shape in enumerate(shapes):
+        if fits[rotation]:
+            for column in range(width - max(x for x, _ in shape)):
+                numbering[rotation, column] = len(numbering)
+
+    def free(rotation: int, column: int, row: int) -> bool:
+        if (rotation, column) not in numbering or row < 0:
+            return False
+        return not any((column + x, row + y) in filled for x, y in shapes[rotation])
+
+    seen = {(r, c, height) for r, c in numbering}
+    todo = deque(seen)
+    while todo:
+        r, c, row = todo.popleft()
+        steps = [(r, c, row - 1), (r, c - 1, row), (r, c + 1, row)]
+        steps += [((r + 1) % len(shapes), c, row), ((r - 1) % len(shapes), c, row)]
+        for step in steps:
+            if step not in seen and free(*step):
+                seen.add(step)
+                todo.append(step)
+    found: dict[tuple[int, int], Placement] = {}
+    for r, c, row in sorted(seen, key=lambda p: (numbering[p[0], p[1]], p[2])):
+        if row == height or free(r, c, row - 1):
+            continue  # not at rest
+        landed = land(rules, board, piece, r, c, filled, row=row)
+        if landed is not None and landed[:2] not in found:
+            number = numbering[r, c] * height + row
+            found[landed[:2]] = Placement(rules.pieces[piece].name, r, c, number, row)
+    return [(placement, after, rows) for (after, rows), placement in found.items()]
+
+
 def lost_board(rules: Rules) -> int:
     """With ``rules.top_out``, where a placement that tops out leads: the top row full."""
     return to_int(frozenset((c, rules.height - 1) for c in range(rules.width)), rules.width)
 
 
 def land(
-    rules: Rules, board: int, piece: int, rotation: int, column: int, filled: Cells | None = None
+    rules: Rules,
+    board: int,
+    piece: int,
+    rotation: int,
+    column: int,
+    filled: Cells | None = None,
+    row: int | None = None,
 ) -> tuple[int, int, int] | None:
     """Drop piece index ``piece`` in ``rotation`` with its left edge at
-    ``column`` onto ``board`` (``filled``: its cells, if known):
+    ``column`` onto ``board`` (``filled``: its cells, if known; ``row``: the
+    row its bottom locks at, if it was moved there, else where it falls to):
     ``(next_board, rows_cleared, cells_filled)`` (the cells ``rules.no_holes``
     fills), or None if that is not a move."""
     width, height = rules.width, rules.height
@@ -116,7 +178,8 @@ def land(
     shape = _orientations(rules.pieces[piece].cells)[rotation]
     if column < 0 or column + max(x for x, _ in shape) >= width:
         return None  # a cell off the side of the board
-    row = _rest_row(shape, column, filled, height)
+    if row is None:
+        row = _rest_row(shape, column, filled, height)
     cells = {(column + x, row + y) for x, y in shape}
     if any(r >= height for _, r in cells):
         return (lost_board(rules), 0, 0) if rules.top_out else None
@@ -158,7 +221,7 @@ def landed_board(rules: Rules, board: int, placement: Any) -> int:
     piece = [p.name for p in rules.pieces].index(placement.piece)
     shape = _orientations(rules.pieces[piece].cells)[placement.rotation]
     filled = to_cells(board, rules.width, rules.height)
-    row = _rest_row(shape, placement.column, filled, rules.height)
+    row = _rest_row(shape, placement.column, filled, rules.height) if placement.row is None else placement.row
     return to_int(frozenset(filled | {(placement.column + x, row + y) for x, y in shape}), rules.width)
 
 
@@ -168,7 +231,7 @@ def filled_cells(rules: Rules, board: int, placement: Any) -> int:
     if not isinstance(placement, Placement):
         return 0
     piece = [p.name for p in rules.pieces].index(placement.piece)
-    landed = land(rules, board, piece, placement.rotation, placement.column)
+    landed = land(rules, board, piece, placement.rotation, placement.column, row=placement.row)
     return 0 if landed is None else landed[2]
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core, _sweep
+from . import _sweep
+from ._layers import popcounts
 from .placements import lost_board, placement_table
 from .rules import Rules
 from .transitions import HOLD_MOVE, Transitions
@@ -201,7 +202,7 @@ def holes_filled(transitions: Transitions, moves: np.ndarray | None = None) -> n
     if not rules.no_holes:
         return np.zeros(t.n_moves if moves is None else len(moves), dtype=np.int64)
     if moves is None and not rules.hold:
-        cells = _core.popcounts(t.boards).astype(np.float64)
+        cells = popcounts(t.boards).astype(np.float64)
         out = _sweep.move_values(
             t.offsets,
             t.next_board,
@@ -238,9 +239,9 @@ def _lost_rows(t: Transitions) -> np.ndarray | None:
 def _filler(t: Transitions):
     """``compute(moves, states)`` of :func:`holes_filled` in numpy (with its per-board counts made once)."""
     rules = t.rules
-    cells = _core.popcounts(t.boards).astype(np.int64)
+    cells = popcounts(t.boards).astype(np.int64)
     sizes = np.array([p.size for p in rules.pieces] + [0], dtype=np.int64)  # [-1]: a hold places nothing
-    first = placement_table(rules).first
+    first = placement_table(rules).number_first
 
     def compute(moves: np.ndarray, states: np.ndarray) -> np.ndarray:
         node = states // rules.n_pieces
@@ -272,19 +273,22 @@ def landed_boards(transitions: Transitions, moves: np.ndarray, states: np.ndarra
     held = np.zeros(len(moves), dtype=bool)
     if rules.hold:  # placement numbers are global (over all pieces)
         held = placement == HOLD_MOVE
-        k = np.where(held, 0, placement)
+        placement = np.where(held, 0, placement)
+        piece = np.searchsorted(table.number_first, placement, side="right") - 1
+        placement = placement - table.number_first[piece]
+    elif t.queues is not None:  # with a preview the piece placed is the queue's first
+        piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
     else:
-        if t.queues is not None:  # with a preview the piece placed is the queue's first
-            piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
-        else:
-            piece = states % rules.n_pieces
-        k = table.first[piece] + placement
+        piece = states % rules.n_pieces
+    k, locked = table.shapes(piece, placement)
     masks, spans = table.masks[k], table.rows[k].astype(np.int64)
     rest = np.zeros(len(moves), dtype=np.uint64)
     for row in range(rules.height):
         shift = np.uint64(row * rules.width)
         hit = (row <= rules.height - spans) & ((boards & (masks << shift)) != 0)
         rest[hit] = row + 1
+    if table.soft:  # the piece locked where it was moved to (or, topping out, on the board's top)
+        rest = np.minimum(locked, rules.height - spans).astype(np.uint64)
     out = boards | (masks << (rest * np.uint64(rules.width)))
     out[held] = boards[held]
     return out
@@ -309,7 +313,7 @@ def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | N
         if after is not None:
             per_row -= after
         if filling:  # - new_holes * (cells after + width * lines - cells before - piece)
-            cells = _core.popcounts(t.boards).astype(np.float64)
+            cells = popcounts(t.boards).astype(np.float64)
             per_state += reward.new_holes * _placed_cells(t, cells)
             per_row -= reward.new_holes * cells
             per_lines = per_lines - reward.new_holes * rules.width * np.arange(len(per_lines))

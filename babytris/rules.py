@@ -17,6 +17,7 @@ __all__ = [
     "RulesError",
     "PieceSpec",
     "OBJECTIVES",
+    "MOVES",
     "check_line_scores",
     "check_probabilities",
     "piece_repr",
@@ -32,6 +33,9 @@ MAX_CELLS = 64  # a board is one uint64
 OBJECTIVES = ("points", "combo")
 #: How the hold slot starts: empty, or filled by the first piece drawn.
 HOLD_STARTS = ("empty", "drawn")
+#: How a piece moves before it locks: hard-dropped from above (Baby Tetris),
+#: or also moved down, left, right and turned on the board (tucks and slides).
+MOVES = ("hard", "soft")
 #: The most previewed pieces (the states grow as n_pieces ** preview).
 MAX_PREVIEW = 8
 
@@ -99,6 +103,14 @@ class Rules:
             move, and live boards keep their top row empty (the start board
             too).  ``Reward(loss=...)`` charges the move that tops out.  Not
             with the combo objective.
+        moves: ``"hard"`` (default: the piece is turned and shifted above the
+            board, then hard-dropped, so it cannot pass under an overhang) or
+            ``"soft"``: it may also move down, left, right and turn a quarter
+            (keeping the bottom-left corner of its bounding box; no wall
+            kicks) inside the board, and locks wherever it cannot move down;
+            each distinct board after the lock (and its rows cleared) is one
+            move (see :class:`Placement` for its number).  Not with ``mirror``
+            (the turns are not mirror-symmetric).
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -118,6 +130,7 @@ class Rules:
     no_holes: bool = False
     top_out: bool = False
     hold_start: str = "empty"
+    moves: str = "hard"
 
     if TYPE_CHECKING:  # what the constructor accepts (the dataclass stores the validated forms)
 
@@ -136,6 +149,7 @@ class Rules:
             no_holes: bool = False,
             top_out: bool = False,
             hold_start: str = "empty",
+            moves: str = "hard",
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -175,6 +189,10 @@ class Rules:
         start = _start(self.start, width, height)
         if self.hold_start not in HOLD_STARTS:
             raise RulesError(f"hold_start must be one of {', '.join(map(repr, HOLD_STARTS))}, got {self.hold_start!r}")
+        if self.moves not in MOVES:
+            raise RulesError(f"moves must be one of {', '.join(map(repr, MOVES))}, got {self.moves!r}")
+        if self.moves == "soft" and self.mirror:
+            raise RulesError("mirror: soft moves turn about a corner, which is not mirror-symmetric; use moves='hard'")
         if self.hold_start != "empty" and not self.hold:
             raise RulesError(f"hold_start={self.hold_start!r} needs hold=True")
         if self.top_out and self.objective == "combo":
@@ -275,6 +293,7 @@ class Rules:
                 ("no_holes", self.no_holes, False),
                 ("top_out", self.top_out, False),
                 ("hold_start", self.hold_start, "empty"),
+                ("moves", self.moves, "hard"),
             )
             if value != default
         )

@@ -263,8 +263,8 @@ class Solution:
             return "hold"
         piece, k = placed, number
         if self.rules.hold:
-            piece = int(np.searchsorted(table.first, number, side="right")) - 1
-            k = number - table.first[piece]
+            piece = int(np.searchsorted(table.number_first, number, side="right")) - 1
+            k = number - int(table.number_first[piece])
         if flipped:
             piece, k = _mirrored_placement(self.rules, piece, k)
         return table.placements[piece][k]

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _core
+from ._layers import popcounts
 from .placements import canonical_boards, placement_table
 from .rules import Rules
 
@@ -197,7 +197,7 @@ class Transitions:
         boards = canonical_boards(boards, self.rules)
         out = np.full(boards.shape, -1, dtype=np.int64)
         layer_of_residue = layers(self.rules)
-        layer = layer_of_residue[_core.popcounts(boards.ravel()).reshape(boards.shape) % len(layer_of_residue)]
+        layer = layer_of_residue[popcounts(boards.ravel()).reshape(boards.shape) % len(layer_of_residue)]
         for k in range(len(self.layer_starts) - 1):
             lo, hi = self.layer_starts[k], self.layer_starts[k + 1]
             mine = layer == k
@@ -284,7 +284,7 @@ def check_table(t: Transitions) -> None:
     if n_moves and t.lines.max() >= len(rules.line_scores):
         raise TableError("lines", f"a move clears more than the {len(rules.line_scores) - 1} rows the rules score")
     table = placement_table(rules)
-    numbers = int(table.first[-1]) if rules.hold else int(np.diff(table.first).max())
+    numbers = int(table.number_first[-1]) if rules.hold else int(np.diff(table.number_first).max())
     placement = t.placement
     if n_moves and placement.max() >= numbers:  # (one pass where all is well)
         outside = placement >= numbers

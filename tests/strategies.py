@@ -32,7 +32,8 @@ def small_rules(
     ``variants``, a random start board a third of the time, the combo
     objective a third of the time, mirror merging a quarter of the time
     where the pieces allow it, and each of ``no_holes`` and ``top_out`` (not
-    with the combo objective) a quarter of the time."""
+    with the combo objective) a quarter of the time, and soft moves (tucks
+    and slides, ``moves="soft"``) a quarter of the time."""
     width = draw(st.integers(*sizes))
     height = draw(st.integers(*sizes))
     fitting = [cells for cells in pool if fits(cells, width, height)]
@@ -57,6 +58,8 @@ def small_rules(
     elif variants and draw(st.integers(0, 3)) == 0:
         fields["top_out"] = True
         fields["start"] = fields.get("start", 0) & ((1 << (width * (height - 1))) - 1)  # the top row empty
+    if variants and draw(st.integers(0, 3)) == 0:
+        fields["moves"] = "soft"
     if line_scores:
         tallest = (
             len(Rules(width=width, height=height, pieces=pieces, no_holes=fields.get("no_holes", False)).line_scores)

@@ -1,0 +1,9 @@
+"""Type stubs for the boards' layers (babytris/_layers.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+def layered(
+    sorted_boards: npt.NDArray[np.uint64], layer_of_residue: npt.NDArray[np.int64] | None
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int32] | None]: ...
+def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...
