@@ -10,6 +10,7 @@ from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -77,6 +78,8 @@ cdef struct Sweep:
     bint independent_layers    # no board leads to one of its own layer: threads may share a layer
     double* V
     double* W
+    const double* R            # the board values moves read: W itself (Gauss-Seidel, in place) or, with
+                               # synchronous sweeps (Jacobi), W as it was before the sweep
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
     double* W_prev
     int16_t* policy            # each state's chosen move (offset in its row), -1 where none
@@ -125,6 +128,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef const double* probs = sw.probs
     cdef const int32_t* order = sw.order
     cdef double* W = sw.W
+    cdef const double* R = sw.R
     cdef double* V = sw.V
     cdef double* V_prev = sw.V_prev
     cdef double* W_prev = sw.W_prev
@@ -144,7 +148,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             # Start the random loads of a board a few steps ahead.
             s = <Py_ssize_t>order[i + AHEAD] * P
             for e in range(offsets[s], offsets[s + P]):
-                prefetch(&W[nxt[e]])
+                prefetch(&R[nxt[e]])
         w = 0.0
         for p in range(P):
             s = <Py_ssize_t>b * P + p
@@ -153,10 +157,10 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             best = dead         # no move fits: game over
             arg = -1
             if lo < hi:
-                best = scores[lines[lo]] + discount * W[nxt[lo]]
+                best = scores[lines[lo]] + discount * R[nxt[lo]]
                 arg = 0
                 for e in range(lo + 1, hi):
-                    q = scores[lines[e]] + discount * W[nxt[e]]
+                    q = scores[lines[e]] + discount * R[nxt[e]]
                     # Branch-free max: a mispredicted branch would stall the loads in flight.
                     better = q > best
                     best = q if better else best
@@ -189,7 +193,7 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
     cdef const double* scores = sw.scores
     cdef const double* move_reward = sw.move_reward
     cdef const int32_t* order = sw.order
-    cdef const double* W = sw.W
+    cdef const double* W = sw.R
     cdef double* V = sw.V
     cdef double* V_prev = sw.V_prev
     cdef int16_t* policy = sw.policy
@@ -271,7 +275,7 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     cdef const int16_t* policy = sw.policy
     cdef const int32_t* order = sw.order
     cdef const double* scores = sw.scores
-    cdef const double* W = sw.W
+    cdef const double* W = sw.R
     cdef double discount = sw.discount
     cdef bint custom = sw.move_reward != NULL
     cdef int P = sw.P
@@ -426,6 +430,7 @@ cdef class Sweeper:
     cdef double* block_residual
     cdef public int n_threads
     cdef object arrays           # keeps every array the pointers point into alive
+    cdef double[::1] before      # synchronous sweeps: W as it was before the sweep
 
     def __cinit__(self):
         self.block_residual = NULL
@@ -439,7 +444,7 @@ cdef class Sweeper:
                  const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,
                  int moves=MOVES_BEST, const int16_t[::1] piece_choice=None, const int16_t[::1] fixed_move=None,
                  const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
-                 double dead_value=0.0):
+                 double dead_value=0.0, bint synchronous=False):
         cdef int P = probs.shape[0]
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
         if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P:
@@ -524,6 +529,11 @@ cdef class Sweeper:
         self.sw.W = &W[0] if n_boards else NULL
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
+        self.sw.R = self.sw.W
+        self.before = None
+        if synchronous:
+            self.before = np.array(W, dtype=np.float64)
+            self.sw.R = &self.before[0] if n_boards else NULL
         self.sw.policy = &policy[0] if n_boards else NULL
         if move_reward is not None and n_moves == 0:
             self.sw.move_reward = &scores[0]   # never read, but marks the custom rewards
@@ -545,12 +555,23 @@ cdef class Sweeper:
                 raise ValueError("greedy_sweep: V_prev / W_prev shapes do not match")
             self.sw.V_prev = &V_prev[0] if self.n_boards else NULL
             self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
+        self._remember()
         with nogil:
             residual = sweep_layers(&self.sw, True, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         return residual
+
+    @property
+    def synchronous(self):
+        """Whether every sweep reads the board values of the sweep before (Jacobi)."""
+        return self.before is not None
+
+    cdef void _remember(self) noexcept:
+        """(synchronous sweeps) W as it is now, for the sweep to read."""
+        if self.before is not None and self.n_boards:
+            memcpy(&self.before[0], self.sw.W, self.n_boards * sizeof(double))
 
     def first_best_moves(self, double slack):
         """Break ties the same way whatever the path to the values: every
@@ -575,6 +596,7 @@ cdef class Sweeper:
             if W_prev.shape[0] != self.n_boards:
                 raise ValueError("evaluation_sweep: W_prev shape does not match")
             self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
+        self._remember()
         with nogil:
             residual = sweep_layers(&self.sw, False, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)

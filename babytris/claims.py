@@ -527,12 +527,14 @@ def _c4w_residues_soft(fast: bool) -> Measurement:
         for moves in ("soft", "hard")
     }
     soft, hard = tables["soft"], tables["hard"]
+    same = np.array_equal(soft.boards, hard.boards)
     return Measurement(
         soft.n_boards,
         AGREES if soft.n_boards == 40 else DIFFERS,
         "c4w's placements come from a rotation system the user enters (its rs_builder), which lets a piece "
-        "move and turn before it locks, with the game's wall kicks; babytris's soft moves (no kicks) reach the "
-        f"same residues as its hard drops, with {soft.n_moves} moves against {hard.n_moves}",
+        "move and turn before it locks, with the game's wall kicks; babytris's soft moves (no kicks) reach "
+        f"{'the same residues as' if same else 'other residues than'} its hard drops, with {soft.n_moves} moves "
+        f"against {hard.n_moves}",
     )
 
 

@@ -246,6 +246,7 @@ def _solution_from(args: argparse.Namespace, out: _Output, **rule_fields: Any):
         max_iter=args.max_iter,
         opponent=args.opponent,
         method=args.method,
+        accelerate=args.accelerate,
         max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
         progress=out.chatty,
@@ -335,7 +336,13 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "saved": args.out,
     }
     out.result(summary)
-    extras = "".join([f", preview {rules.preview}" if rules.preview else "", ", hold" if rules.hold else ""])
+    extras = "".join(
+        [
+            f", preview {rules.preview}" if rules.preview else "",
+            ", hold" if rules.hold else "",
+            ", soft moves" if rules.moves == "soft" else "",
+        ]
+    )
     out.line(
         f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
         f"line scores {rules.line_scores}{extras}"
@@ -422,6 +429,7 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
                 "piece": placement.piece,
                 "rotation": placement.rotation,
                 "column": placement.column,
+                "row": placement.row,
                 "board": before,
                 "value": value,
                 "points": points,
@@ -431,7 +439,8 @@ def _play(args: argparse.Namespace, out: _Output) -> int:
         gained = f"  +{points:g}" if points else ""
         out.line(
             f"\n{game.placements:>3}. {placement.piece} at rotation {placement.rotation}, column "
-            f"{placement.column}  (value {value:.3f}){gained}  score {game.score:g}"
+            f"{placement.column}{'' if placement.row is None else f', row {placement.row}'}  (value {value:.3f})"
+            f"{gained}  score {game.score:g}"
         )
         out.line(board_text(babytris.Board(before, rules.width, rules.height), placement, rules=rules))
         if delay and out.chatty:

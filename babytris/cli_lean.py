@@ -18,7 +18,7 @@ def lean_applies(args: argparse.Namespace) -> bool:
     """Whether the lean mode can solve what ``babytris solve`` was asked."""
     from .lean import LEAN_MAX_CELLS, LEAN_OPPONENTS
 
-    plain = not (args.preview or args.hold or args.out or args.method == "mpi" or args.moves != "hard")
+    plain = not (args.preview or args.hold or args.out or args.method in ("mpi", "jacobi") or args.moves != "hard")
     return plain and args.width * args.height <= LEAN_MAX_CELLS and args.opponent in LEAN_OPPONENTS
 
 
@@ -29,11 +29,15 @@ def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
         raise ValueError("--out: a lean solution cannot be saved (it holds board values only); use --mode table")
     if args.preview or args.hold:
         raise ValueError("--mode lean: solves the plain game (no --preview, no --hold)")
+    if args.method not in (None, "vi"):
+        raise ValueError(f"--method: the lean mode runs value iteration in place (vi), got {args.method!r}")
     started = time.perf_counter()
     solution = solve_lean(
         width=args.width,
         height=args.height,
         pieces=args.pieces,
+        moves=args.moves,
+        accelerate=None if args.accelerate else False,
         discount=args.discount,
         tol=args.tol,
         max_iter=args.max_iter,

@@ -66,9 +66,16 @@ def solver_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=("mpi", "vi"),
+        choices=("mpi", "vi", "jacobi"),
         default=None,
-        help="modified policy iteration (default, but for a player placing at random) or value iteration",
+        help="modified policy iteration (default, but for a player placing at random), value iteration in "
+        "place (vi: Gauss-Seidel) or synchronous value iteration (jacobi: each sweep reads the last one's values)",
+    )
+    parser.add_argument(
+        "--no-accelerate",
+        dest="accelerate",
+        action="store_false",
+        help="no Aitken jumps: plain sweeps, as textbooks count them",
     )
     parser.add_argument(
         "--max-memory",

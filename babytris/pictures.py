@@ -62,11 +62,12 @@ STABLE_METADATA = {".png": {"Software": None}, ".svg": {"Date": None, "Creator":
 
 
 def landing_cells(board: Board | int, placement: Placement, *, rules: Rules | None = None) -> frozenset:
-    """The cells where ``placement``'s piece comes to rest when hard-dropped on ``board``.
+    """The cells where ``placement``'s piece comes to rest on ``board``.
 
     The piece falls from above the board, one row at a time, until the row
     below is blocked (so it cannot pass under an overhang), as the engine
-    drops it; line clears are not applied.
+    drops it; a soft placement (its ``row`` set, ``Rules(moves="soft")``)
+    rests at its row instead.  Line clears are not applied.
 
     Args:
         board: a :class:`Board`, or its bits when ``rules`` is given.
@@ -385,7 +386,8 @@ def _board_and_rules(
     else:
         raise ValueError(f"board must be a babytris.Board (or an int with rules), got {type(board).__name__}")
     if rules is None and placement is not None:
-        rules = Rules(width=board.width, height=board.height, pieces=(placement.piece,))
+        moves = "hard" if placement.row is None else "soft"
+        rules = Rules(width=board.width, height=board.height, pieces=(placement.piece,), moves=moves)
     return board, rules
 
 

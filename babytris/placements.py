@@ -16,6 +16,7 @@ from .rules import Rules
 __all__ = [
     "PlacementTable",
     "placement_table",
+    "most_moves",
     "engine",
     "lost_board",
     "mirror_rows",
@@ -110,6 +111,12 @@ def placement_table(rules: Rules) -> PlacementTable:
         rules.height,
         np.array(turns, dtype=np.int32).reshape(-1, 4) if soft else None,
     )
+
+
+def most_moves(rules: Rules) -> int:
+    """The most moves one board can have, over all pieces: one per placement
+    number (with soft moves, a shape can lock at any row)."""
+    return int(placement_table(rules).number_first[-1])
 
 
 @lru_cache(maxsize=64)

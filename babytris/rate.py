@@ -104,7 +104,7 @@ import numpy as np
 
 from . import _rate
 from .enumeration import enumerate_boards
-from .placements import placement_table
+from .placements import most_moves
 from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from .rules import Rules
 from .transitions import Transitions
@@ -138,7 +138,7 @@ def rate_bytes_per_board(rules: Rules) -> int:
     kernel flag, the bias and the piece; per state the compact row start,
     the moves (compact and full), the placement numbers and temporaries; per
     move the compact copy (next board int32, rows uint8, offset int16)."""
-    n_moves = len(placement_table(rules).masks)
+    n_moves = most_moves(rules)
     per_board = (4 + 1) + 4 * 8 + 4 + (8 + 8 + 8 + 4) + 1 + 8 + 2
     per_state = 8 + (2 + 2) + 2 + (8 + 1)
     return per_board + rules.n_pieces * per_state + n_moves * (4 + 1 + 2)

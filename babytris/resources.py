@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 
-from .placements import placement_table
+from .placements import most_moves
 from .rules import Rules
 from .validation import is_int
 
@@ -43,7 +43,7 @@ def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> i
     """Upper bound of the bytes one reachable board costs at the peak: its key,
     its map slots, its rows of the table with every placement legal, and what
     the solver keeps for it."""
-    n_moves = len(placement_table(rules).masks)
+    n_moves = most_moves(rules)
     return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
 
 

@@ -42,7 +42,7 @@ class Solution:
         converged: whether ``residual <= tol``.
         residuals: float64 array ``(iterations,)``, the residual of each greedy sweep.
         transitions: the reachable game graph that was solved.
-        method: ``"vi"`` or ``"mpi"``; ``tol``, ``max_iter`` as passed.
+        method: ``"vi"``, ``"mpi"`` or ``"jacobi"``; ``tol``, ``max_iter`` as passed.
         opponent: who gives the next piece: ``"random"``, ``"minimax"``,
             ``"minavg"``, ``"gaps"`` or ``"given"`` (see :mod:`babytris.roles`).
         player: who places it: ``"optimal"``, ``"random"`` (no policy: the

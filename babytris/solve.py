@@ -14,7 +14,7 @@ from . import _sweep
 from .enumeration import enumerate_boards
 from .minimize import Partition
 from .minimize import minimize as minimize_states
-from .placements import placement_table
+from .placements import most_moves
 from .progress import ProgressBars
 from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from .reward import Reward, check_reward
@@ -23,7 +23,7 @@ from .roles import OPPONENT_MODELS as OPPONENTS
 from .rules import Rules
 from .solution import Solution, tie_slack
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
-from .transitions import Transitions, independent_layers, sweep_order
+from .transitions import Transitions, independent_layers, layers, sweep_order
 from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
@@ -102,8 +102,11 @@ def solve(
             the opponent still choosing: van der Wal's generalized policy
             iteration, see :attr:`~babytris.roles.Roles.policy_iteration`);
             ``"vi"``: value iteration.  Both
-            sweep in place (Gauss-Seidel), largest boards first, and stop on
-            the same test, so both are within about
+            sweep in place (Gauss-Seidel: a sweep reads the values it has
+            already updated), largest boards first.  ``"jacobi"``: value
+            iteration as textbooks write it, synchronous: each sweep reads
+            only the values of the sweep before (about ten times the sweeps
+            of ``"vi"``).  All stop on the same test, so all are within about
             ``tol * discount / (1 - discount)`` of the exact values (the
             proven bound of each result: :attr:`Solution.error_bound`).
         accelerate: extrapolate along the slowest mode once residuals fall
@@ -138,7 +141,7 @@ def solve(
     per_board = solver_bytes_per_board(rules, method, bool(accelerate))
     if roles.reward is not None or roles.opponent == "gaps":
         # A reward per move (at most every placement legal) and per state.
-        per_board += 8 * (len(placement_table(rules).masks) + rules.n_pieces)
+        per_board += 8 * (most_moves(rules) + rules.n_pieces)
     with _progress_bars(progress) as bars:
         transitions = enumerate_boards(
             rules,
@@ -167,8 +170,10 @@ def solve(
 def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool) -> int:
     """Bytes the solver allocates per board beside the move table (points
     only: a weighted reward adds its per-move rewards)."""
-    per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if method == "vi" and accelerate else 0)
-    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD
+    accelerated = method in ("vi", "jacobi") and accelerate
+    per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if accelerated else 0)
+    synchronous = 8 if method == "jacobi" else 0  # the board values of the sweep before
+    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD + synchronous
 
 
 def solve_transitions(
@@ -267,10 +272,12 @@ def _solve(
         piece_choice=roles.piece_choice,
         fixed_move=roles.fixed_move,
         dead_value=dead,
+        synchronous=method == "jacobi",
     )
     values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
+    period = len(layers(rules))  # cell counts step round the layers: synchronous sweeps' modes cycle so
     with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
         move_reward = roles.move_rewards(transitions)
     check_value_range(scores, move_reward, dead, discount)
@@ -298,7 +305,7 @@ def _solve(
         partition = minimize_states(transitions, opponent=opponent, player=player, reward=reward)
         quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes)
         residuals = _iterate(
-            quotient, method, tol, max_iter, eval_sweeps, accelerate, progress, n_jobs, roles.single_agent
+            quotient, method, tol, max_iter, eval_sweeps, accelerate, progress, n_jobs, roles.single_agent, period
         )
         values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
@@ -314,6 +321,7 @@ def _solve(
         told,
         n_jobs,
         roles.single_agent,
+        period,
     )
     iterations = len(residuals)
     residual = residuals[-1] if residuals else 0.0
@@ -392,10 +400,12 @@ def _iterate(
     progress: Progress | None,
     n_jobs: int | None,
     linear: bool,
+    period: int = 1,
 ) -> list[float]:
     """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy
     residuals (``linear``: whether evaluation sweeps are, see
-    :func:`~babytris.sweeping.modified_policy_iteration`)."""
+    :func:`~babytris.sweeping.modified_policy_iteration`; ``period``: the
+    game's layers, over which synchronous sweeps jump)."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":
         return modified_policy_iteration(
@@ -409,7 +419,14 @@ def _iterate(
             linear=linear,
         )
     return value_iteration(
-        tuned, arrays.values, arrays.board_values, tol, max_iter, accelerate=accelerate, progress=progress
+        tuned,
+        arrays.values,
+        arrays.board_values,
+        tol,
+        max_iter,
+        accelerate=accelerate,
+        progress=progress,
+        period=period if method == "jacobi" else 1,
     )
 
 

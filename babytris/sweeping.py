@@ -188,6 +188,7 @@ def value_iteration(
     accelerate: bool,
     progress: Progress | None = None,
     history: History | None = None,
+    period: int = 1,
 ) -> list[float]:
     """Greedy sweeps until one changes no value by more than ``tol``.
 
@@ -201,23 +202,33 @@ def value_iteration(
     the plain value iteration's test.  ``history`` records the sweep before a
     jump (default: :class:`ValuesBefore`, copies of ``values`` and
     ``board_values``).
+
+    ``period``: jump along the change over this many sweeps, with the ratio
+    to that power.  Synchronous (Jacobi) sweeps need the game's period (its
+    number of layers, see :func:`~babytris.transitions.layers`): their error
+    keeps modes that turn sign or cycle from sweep to sweep (cell counts step
+    round the layers), which a one-sweep jump would blow up; every such mode
+    returns to itself after a period.  In-place sweeps in layer order have none.
     """
     residuals: list[float] = []
     if accelerate and history is None:
         history = ValuesBefore(values, board_values)
     last_jump = -EXTRAPOLATION_GAP
     missed = 0
+    recorded = -1  # the sweep that recorded the history of a jump to come, -1: none
     while len(residuals) < max_iter:
         # Record the sweep only if a jump may follow it: recording costs a
         # fifth of a sweep.
         record = (
             accelerate
             and history is not None
+            and recorded < 0
             and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP
             and (_steady_ratio(residuals) is not None)
         )
         if record and history is not None:
             residuals.append(sweeper.greedy_sweep(*history.buffers()))
+            recorded = len(residuals)
         else:
             residuals.append(sweeper.greedy_sweep())
         if progress is not None:
@@ -228,9 +239,11 @@ def value_iteration(
             missed += 1  # the jump overshot: the error is not one steady mode (yet)
             accelerate = missed < MAX_MISSED_JUMPS
         ratio = _steady_ratio(residuals)
-        if record and ratio is not None and len(residuals) < max_iter and history is not None:
-            history.jump(ratio)
-            last_jump = len(residuals)
+        if recorded > 0 and len(residuals) == recorded + period - 1:
+            if ratio is not None and len(residuals) < max_iter and history is not None:
+                history.jump(ratio**period)
+                last_jump = len(residuals)
+            recorded = -1
     return residuals
 
 

@@ -34,9 +34,11 @@ __all__ = [
     "solver_method",
 ]
 
-#: "vi": value iteration; "mpi": modified policy iteration (a greedy sweep,
-#: then sweeps evaluating its policy).  Both Gauss-Seidel, in place.
-METHODS = ("vi", "mpi")
+#: "vi": value iteration, Gauss-Seidel (in place: a sweep reads the values it
+#: has already updated); "mpi": modified policy iteration (a greedy sweep,
+#: then sweeps evaluating its policy), Gauss-Seidel too; "jacobi": value
+#: iteration, synchronous (each sweep reads only the values of the sweep before).
+METHODS = ("vi", "mpi", "jacobi")
 
 
 class ArgumentTypeError(ValueError, TypeError):

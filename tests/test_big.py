@@ -358,6 +358,7 @@ def test_from_rules_refuses_what_the_engine_lacks():
         (dict(start=1), "start"),
         (dict(no_holes=True), "no_holes"),  # (both were accepted and another game played)
         (dict(top_out=True), "top_out"),
+        (dict(moves="soft"), "moves"),
         (dict(width=17, height=3), "width"),
     ):
         with pytest.raises(ValueError, match=words):

@@ -15,7 +15,7 @@ import babytris
 @given(
     rules=small_rules(variants=True),
     discount=st.sampled_from([0.1, 0.5, 0.9, 0.97]),
-    method=st.sampled_from(["vi", "mpi"]),
+    method=st.sampled_from(["vi", "mpi", "jacobi"]),
     accelerate=st.booleans(),
     tol=st.sampled_from([1e-1, 1e-3, 1e-6]),
     max_iter=st.sampled_from([1, 2, 5, 1000]),

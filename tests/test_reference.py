@@ -50,7 +50,7 @@ def games(draw):
         )
     single_agent = opponent in ("random", "given") and player in ("optimal", "given")
     game = opponent == "minimax" and player == "optimal"  # van der Wal's generalized policy iteration
-    method = draw(st.sampled_from(["mpi", "vi"])) if single_agent or game else "vi"
+    method = draw(st.sampled_from(["mpi", "vi", "jacobi"] if single_agent or game else ["vi", "jacobi"]))
     seed = draw(st.integers(0, 2**32 - 1))
     return rules, discount, method, opponent, player, reward, seed
 

@@ -155,3 +155,14 @@ def test_the_cli_solves_soft_moves(capsys):
     assert summary["start_value"] == pytest.approx(babytris.solve(SOFT).start_value, abs=1e-9)
     assert cli.main(["solve", "--moves", "sideways"]) == 2
     assert "--moves: invalid choice: 'sideways'" in capsys.readouterr().err
+
+
+def test_the_lean_command_refuses_soft_moves(capsys):
+    # (the lean mode solves hard drops only: asked for soft moves, it must not answer for hard ones)
+    assert cli.main(["solve", "--mode", "lean", "--moves", "soft"]) != 0
+    assert "moves='soft'" in capsys.readouterr().err
+
+
+def test_a_soft_placement_draws_at_its_row_without_rules():
+    tuck = babytris.solve(SOFT).best_action(LEDGE, "L")
+    assert landing_cells(LEDGE, tuck) == {(1, 0), (2, 0), (2, 1)}  # rules from the placement: soft

@@ -160,8 +160,8 @@ class Tetris:
     def from_rules(cls, rules: Rules) -> Tetris:
         """The game of a :class:`babytris.Rules` (width at most 16; the
         points objective, no preview, no hold, no mirror merging, the empty
-        start board, holes kept and no top-out rule: the big-board engine has
-        none of these, and would otherwise play another game in silence)."""
+        start board, holes kept, no top-out rule and hard drops: the big-board
+        engine has none of these, and would otherwise play another game in silence)."""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
         for name, value, default in (
@@ -172,6 +172,7 @@ class Tetris:
             ("start", rules.start, 0),
             ("no_holes", rules.no_holes, False),
             ("top_out", rules.top_out, False),
+            ("moves", rules.moves, "hard"),
         ):
             if value != default:
                 raise RulesError(f"{name}: the big-board engine supports only {name}={default!r}, got {value!r}")

@@ -1,0 +1,94 @@
+"""The course's methods: synchronous (Jacobi) and Gauss-Seidel value
+iteration, with and without acceleration, against the reference (which is
+synchronous value iteration) and against each other."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import small_rules
+
+import babytris
+from babytris import Rules, cli, reference
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [dict(width=3, height=4), dict(width=4, height=3), dict(width=3, height=5), dict(width=3, height=4, preview=1)],
+)
+@pytest.mark.parametrize("discount", [0.5, 0.9])
+def test_plain_jacobi_is_the_references_value_iteration_sweep_for_sweep(fields, discount):
+    # Both start from zero and read only the last sweep's values, and a board's
+    # change never exceeds its states': the same sweeps, the same stopping sweep.
+    rules = Rules(**fields)
+    fast = babytris.solve(rules, discount=discount, tol=1e-8, method="jacobi", accelerate=False)
+    slow = reference.solve(rules, discount=discount, tol=1e-8)
+    assert fast.iterations == slow.iterations
+    assert fast.residual == pytest.approx(slow.residual, rel=1e-9)
+    assert fast.start_value == pytest.approx(slow.start_value, abs=1e-12)
+
+
+def test_each_sweep_is_one_synchronous_bellman_step():
+    # Three sweeps by hand on the table: W <- mean over pieces of the best move under the old W.
+    t = babytris.enumerate_boards(Rules(width=4, height=4))
+    scores, probs = np.array(t.rules.line_scores), np.array(t.rules.probabilities)
+    W = np.zeros(t.n_boards)
+    changes = []
+    for _ in range(3):
+        q = scores[t.lines] + 0.9 * W[t.next_board]
+        counts = np.diff(t.offsets)
+        best = np.full(t.n_states, 0.0)
+        live = counts > 0
+        best[live] = np.maximum.reduceat(q, t.offsets[:-1][live])
+        new = best.reshape(t.n_boards, -1) @ probs
+        changes.append(max(np.abs(new - W).max(), 0.0))
+        W = new
+    solution = babytris.solve_transitions(t, discount=0.9, method="jacobi", accelerate=False, max_iter=3)
+    assert np.allclose(solution.board_values, W, atol=1e-12)
+    assert len(solution.residuals) == 3
+    assert solution.residuals[0] == pytest.approx(6.0)  # a triple clear is the best first move anywhere
+
+
+@pytest.mark.parametrize("size", [(4, 4), (4, 5)])
+def test_every_method_reaches_the_same_values(size):
+    width, height = size
+    exact = babytris.solve(width=width, height=height, tol=1e-12)
+    counts = {}
+    for method in ("vi", "jacobi", "mpi"):
+        for accelerate in (False, True):
+            s = babytris.solve(width=width, height=height, method=method, accelerate=accelerate)
+            assert s.converged and s.method == method
+            assert np.max(np.abs(s.values - exact.values)) <= s.error_bound + 1e-12
+            counts[method, accelerate] = s.iterations
+    # What docs/guide.md quotes: synchronous sweeps take several times the in-place ones.
+    assert counts["jacobi", False] > 3 * counts["vi", False] > 3 * counts["mpi", False]
+    assert counts["jacobi", True] < counts["jacobi", False] and counts["vi", True] < counts["vi", False]
+
+
+def test_a_synchronous_sweep_does_not_depend_on_threads():
+    one = babytris.solve(width=4, height=5, method="jacobi", n_jobs=1)
+    two = babytris.solve(width=4, height=5, method="jacobi", n_jobs=2)
+    assert one.iterations == two.iterations and np.array_equal(one.values, two.values)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=small_rules(variants=True), discount=st.floats(0.0, 0.95), opponent=st.sampled_from(["random", "minimax"]))
+def test_jacobi_equals_gauss_seidel_over_random_rules(rules, discount, opponent):
+    kw = dict(discount=discount, opponent=opponent, tol=1e-11)
+    a = babytris.solve(rules, method="jacobi", **kw)
+    b = babytris.solve(rules, method="vi", **kw)
+    assert np.allclose(a.values, b.values, atol=1e-8)
+
+
+def test_the_cli_runs_textbook_value_iteration(capsys, tmp_path):
+    argv = ["solve", "--method", "jacobi", "--no-accelerate", "--json", "--out", str(tmp_path / "j.npz")]
+    assert cli.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["method"], summary["iterations"]) == ("jacobi", 178)
+    assert babytris.load(tmp_path / "j.npz").method == "jacobi"
+    assert cli.main(["solve", "--method", "jacobi", "--mode", "lean"]) != 0
+    assert "--method: the lean mode runs value iteration in place" in capsys.readouterr().err
