@@ -210,6 +210,8 @@ def value_iteration(
     round the layers), which a one-sweep jump would blow up; every such mode
     returns to itself after a period.  In-place sweeps in layer order have none.
     """
+    if isinstance(period, bool) or not isinstance(period, int) or period < 1:
+        raise ValueError(f"period must be an integer >= 1, got {period!r}")
     residuals: list[float] = []
     if accelerate and history is None:
         history = ValuesBefore(values, board_values)

@@ -22,8 +22,10 @@ from babytris import Rules, cli, reference
 )
 @pytest.mark.parametrize("discount", [0.5, 0.9])
 def test_plain_jacobi_is_the_references_value_iteration_sweep_for_sweep(fields, discount):
-    # Both start from zero and read only the last sweep's values, and a board's
-    # change never exceeds its states': the same sweeps, the same stopping sweep.
+    # Both start from zero (a lost game is worth 0 here; with Reward(loss=...)
+    # babytris starts dead states at -loss, a sweep ahead) and read only the last
+    # sweep's values, and a board's change never exceeds its states': the same
+    # sweeps, the same stopping sweep.
     rules = Rules(**fields)
     fast = babytris.solve(rules, discount=discount, tol=1e-8, method="jacobi", accelerate=False)
     slow = reference.solve(rules, discount=discount, tol=1e-8)
@@ -92,3 +94,11 @@ def test_the_cli_runs_textbook_value_iteration(capsys, tmp_path):
     assert babytris.load(tmp_path / "j.npz").method == "jacobi"
     assert cli.main(["solve", "--method", "jacobi", "--mode", "lean"]) != 0
     assert "--method: the lean mode runs value iteration in place" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("period", [0, -1, 1.5, True])
+def test_a_bad_period_is_refused(period):
+    from babytris.sweeping import value_iteration
+
+    with pytest.raises(ValueError, match="period must be an integer >= 1"):
+        value_iteration(None, np.zeros(1), np.zeros(1), 1e-8, 10, accelerate=True, period=period)
