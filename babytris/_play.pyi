@@ -37,4 +37,5 @@ def horizon_values(
     tol: float = 0.0,
     patience: int = 3,
     n_threads: int = 1,
+    groups: npt.NDArray[np.int64] | None = None,
 ) -> tuple[int, int, float]: ...

@@ -239,10 +239,11 @@ def closure(const int64_t[::1] ptr, const int32_t[::1] col, int32_t start):
 
 
 cdef struct Chain:
-    const int64_t* ptr            # board b's entries: ptr[b]:ptr[b+1]
+    const int64_t* ptr            # board b's entries: ptr[b]:ptr[b+1] (with groups: row r's)
     const int32_t* col            # the next board
     const double* weight          # its probability
-    const double* reward          # expected points of the board's next placement
+    const double* reward          # expected points of the board's next placement (with groups: the row's)
+    const int64_t* groups         # if not NULL, board b's rows: groups[b]:groups[b+1], of which it takes the least
 
 
 cdef inline bint backup(const Chain* c, const double* before, double* after,
@@ -257,6 +258,22 @@ cdef inline bint backup(const Chain* c, const double* before, double* after,
     cdef int64_t e
     cdef double acc
     cdef bint moved = False
+    cdef int64_t r
+    cdef double least
+    if c.groups != NULL:
+        for b in range(lo, hi):
+            # An opponent choosing the row: the least (a board with no row: 0, the game is over).
+            least = 0.0
+            for r in range(c.groups[b], c.groups[b + 1]):
+                acc = 0.0
+                for e in range(ptr[r], ptr[r + 1]):
+                    acc += weight[e] * before[col[e]]
+                acc = reward[r] + acc
+                if r == c.groups[b] or acc < least:
+                    least = acc
+            moved |= least != before[b]
+            after[b] = least
+        return moved
     for b in range(lo, hi):
         acc = 0.0
         for e in range(ptr[b], ptr[b + 1]):
@@ -286,7 +303,7 @@ cdef inline double second_difference(const double* now, const double* last, cons
 
 def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[::1] weight,
                    const double[::1] reward, int64_t n_steps, double[::1] out, int64_t lag=0,
-                   double tol=0.0, int patience=3, int n_threads=1):
+                   double tol=0.0, int patience=3, int n_threads=1, const int64_t[::1] groups=None):
     """``U_n = reward + M U_{n-1}`` from ``U_0 = 0``, n = ``n_steps``, into
     ``out`` (float64, one per board); M's row b has its entries at
     ``ptr[b]:ptr[b+1]`` (``col``: the next board, ``weight``: its chance).
@@ -308,6 +325,11 @@ def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[
     Threads share blocks of boards within each backup; each value is
     computed by the same operations whatever ``n_threads``, so the result
     does not depend on it.
+
+    With ``groups`` (int64, one more than ``out``), M's rows are states and
+    board b takes the least of its rows ``groups[b]:groups[b+1]`` (an
+    opponent choosing the piece, with ``n_steps`` placements left; 0 with no
+    row): ``U_n = min_rows (reward + M U_{n-1})``.  Not linear: give ``lag=0``.
     """
     cdef Chain c
     cdef Py_ssize_t n = out.shape[0], n_blocks, blk, lo, hi, b
@@ -315,8 +337,19 @@ def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[
     cdef double change = -1.0, size
     cdef int calm = 0, seen = 0, status = RAN_ALL
     cdef bint moved
-    if ptr.shape[0] != n + 1 or reward.shape[0] != n or col.shape[0] != weight.shape[0] or ptr[n] != col.shape[0]:
+    cdef Py_ssize_t rows = n if groups is None else (groups[groups.shape[0] - 1] if groups.shape[0] else -1)
+    if groups is not None:
+        if groups.shape[0] != n + 1 or groups[0] != 0 or lag != 0:
+            raise ValueError("horizon_values: groups must have one entry per board and one more, from 0; lag=0")
+        for b in range(n):
+            if groups[b + 1] < groups[b]:
+                raise ValueError("horizon_values: groups must not decrease")
+    if (ptr.shape[0] != rows + 1 or reward.shape[0] != rows or col.shape[0] != weight.shape[0]
+            or ptr[rows] != col.shape[0]):
         raise ValueError("horizon_values: array shapes do not match")
+    for b in range(col.shape[0]):
+        if not 0 <= col[b] < n:
+            raise ValueError(f"horizon_values: col[{b}] = {col[b]} is not a board")
     if n_steps < 0 or lag < 0 or patience < 1:
         raise ValueError("horizon_values: n_steps, lag or patience out of range")
     if n == 0:
@@ -324,7 +357,8 @@ def horizon_values(const int64_t[::1] ptr, const int32_t[::1] col, const double[
     c.ptr = &ptr[0]
     c.col = &col[0] if col.shape[0] else NULL
     c.weight = &weight[0] if weight.shape[0] else NULL
-    c.reward = &reward[0]
+    c.reward = &reward[0] if reward.shape[0] else NULL
+    c.groups = &groups[0] if groups is not None else NULL
     # Two buffers for the backups (Jacobi), two for the last checkpoints.
     buffers = np.zeros((4 if lag else 2, n))
     cdef double[:, ::1] buf = buffers

@@ -107,7 +107,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
         "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
         "opponent discount), then print each player's exact expected points over --actions "
-        "placements against each opponent, checked against the mean of --games played games.",
+        "placements against each opponent, checked against the mean of --games played games, the least "
+        "over those opponents (min) and the true worst case (an opponent who knows the player's policy "
+        "and the placements left).",
     )
     output_arguments(table)
     board_arguments(table)

@@ -207,6 +207,12 @@ def play(
     seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
     n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     n_jobs = resolve_n_jobs(n_jobs)
+    if _named(opponent, "minimax"):
+        raise ValueError(
+            "opponent='minimax' (the worst case over the placements left) is computed exactly by "
+            "expected_points and horizon_values, not played; play against a Solution solved with "
+            "opponent='minimax' (its piece choices), or 'random'"
+        )
     t, rows, pieces = resolve_roles(game, player, opponent)
     rules = t.rules
     points = np.empty(n_games, dtype=np.float64)
@@ -317,7 +323,10 @@ def horizon_values(
 
     ``U_0 = 0``; ``U_k(b) = sum_p w_p(b) Q_k(b, p)``, where ``w_p(b)`` is
     the rules' probability of piece p, or 1 for the piece the opponent gives
-    on b and 0 for the others; ``Q_k(b, p) = points(m) + U_{k-1}(b')`` for the
+    on b and 0 for the others (with ``opponent="minimax"``, the worst case:
+    ``U_k(b) = min_p Q_k(b, p)``, an opponent who knows the player's policy
+    and how many placements are left giving the piece that leaves it the
+    fewest points; not linear, so never extrapolated); ``Q_k(b, p) = points(m) + U_{k-1}(b')`` for the
     player's move m (or the mean over the legal moves for the random
     player), and 0 where p fits nowhere.  Each backup reads the previous
     one's values only (Jacobi), one pass over the boards.
@@ -362,6 +371,8 @@ def horizon_values(
     if not isinstance(all_boards, bool):
         raise ValueError(f"all_boards must be True or False, got {all_boards!r}")
     n_jobs = resolve_n_jobs(n_jobs)
+    if _named(opponent, "minimax"):
+        return _worst_case(game, player, n_actions, all_boards, n_jobs)
     t, rows, pieces = resolve_roles(game, player, opponent)
     board, col, weight, gain = _chain(t, rows, pieces)
     n = t.n_boards
@@ -394,6 +405,59 @@ def horizon_values(
         values = np.full(t.n_boards, np.nan)
         values[keep] = out
     return HorizonValues(values, n_actions, int(steps), _STOPPED[status], float(bound), n, t.start_index)
+
+
+def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, all_boards: bool, n_jobs: int):
+    """:func:`horizon_values` against the finite-horizon adversary: rows per
+    (board, piece), each board the least of its pieces' rows, all n backups
+    (or to a fixed point)."""
+    t, rows, _ = resolve_roles(game, player, "random")
+    P = t.rules.n_pieces
+    state, col, weight, gain = _state_chain(t, rows)
+    n = t.n_boards
+    keep = None
+    if not all_boards:  # every board some piece sequence reaches under this player
+        keep = _play.closure(_row_starts(state // P, n), col, t.start_index)
+        inside = keep[state // P]
+        number = np.cumsum(keep, dtype=np.int64) - 1
+        state = number[state[inside] // P] * P + state[inside] % P
+        col, weight, gain = number[col[inside]].astype(np.int32), weight[inside], gain[inside]
+        n = int(np.count_nonzero(keep))
+    out = np.empty(n)
+    steps, status, _ = _play.horizon_values(
+        _row_starts(state, n * P),
+        col,
+        weight,
+        np.bincount(state, gain, minlength=n * P).astype(np.float64, copy=False),
+        n_actions,
+        out,
+        0,
+        0.0,
+        PATIENCE,
+        n_jobs,
+        groups=np.arange(0, n * P + 1, P, dtype=np.int64),
+    )
+    values = out if keep is None else np.full(t.n_boards, np.nan)
+    if keep is not None:
+        values[keep] = out
+    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], 0.0, n, t.start_index)
+
+
+def _state_chain(t: Transitions, rows: np.ndarray | None):
+    """The player's moves as ``(state, col, weight, gain)`` arrays sorted by
+    state: weight 1 for its move (or ``1 / count`` each, placing at random),
+    gain = weight * points."""
+    counts = np.diff(t.offsets)
+    if rows is not None:
+        state = np.flatnonzero(rows >= 0)
+        move = t.offsets[state] + rows[state]
+        weight = np.ones(len(state))
+    else:
+        state = np.repeat(np.arange(t.n_states, dtype=np.int64), counts)
+        move = np.arange(t.n_moves, dtype=np.int64)
+        weight = 1.0 / counts[state]
+    scores = np.asarray(t.rules.line_scores, dtype=np.float64)
+    return state, t.next_board[move], weight, weight * scores[t.lines[move]]
 
 
 # --------------------------------------------------------------------------

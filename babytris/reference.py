@@ -315,7 +315,9 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     from board to piece index); ``Q_k(b, p) = score(rows) + U_{k-1}(after)``
     for the move with placement number ``player[(b, p)]`` (``player`` a dict
     from (board, piece index) to placement number), or the mean of that over
-    the legal moves (``player="random"``); 0 where p fits nowhere.
+    the legal moves (``player="random"``); 0 where p fits nowhere.  With
+    ``opponent="minimax"``, ``U_k(b) = min over p of Q_k(b, p)``: the pieces
+    chosen to leave the player the fewest points over the placements left.
     """
     if rules.preview or rules.hold:
         raise ValueError("expected_points: games with previews or hold are not supported yet")
@@ -323,8 +325,8 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
         raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
     if player != "random" and not isinstance(player, dict):
         raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
-    if opponent != "random" and not isinstance(opponent, dict):
-        raise ValueError(f"opponent must be 'random' or a dict {{board: piece}}, got {opponent!r}")
+    if opponent not in ("random", "minimax") and not isinstance(opponent, dict):
+        raise ValueError(f"opponent must be 'random', 'minimax' or a dict {{board: piece}}, got {opponent!r}")
     boards = reachable_boards(rules)
     # For each board, the pieces it may get with their weights, and for each
     # piece the player's moves: [(points, after)], one move or all of them.
@@ -332,6 +334,8 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     for b in boards:
         if opponent == "random":
             given = list(enumerate(rules.probabilities))
+        elif opponent == "minimax":
+            given = [(p, 1.0) for p in range(len(rules.pieces))]
         else:
             given = [(opponent[b], 1.0)]
         row = []
@@ -344,7 +348,14 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
             row.append((weight, [(points, after) for points, after, _ in legal]))
         options[b] = row
     values = {b: 0.0 for b in boards}
+
+    def piece_value(chosen, values) -> float:
+        return sum(points + values[after] for points, after in chosen) / len(chosen) if chosen else 0.0
+
     for _ in range(n_actions):
+        if opponent == "minimax":
+            values = {b: min(piece_value(chosen, values) for _, chosen in options[b]) for b in boards}
+            continue
         values = {
             b: sum(
                 weight * sum(points + values[after] for points, after in chosen) / len(chosen)

@@ -4,16 +4,16 @@ over n placements, with playout means beside them as a check.
 >>> import babytris
 >>> table = babytris.standard_tournament(width=4, height=4, n_actions=1000, n_games=20)
 >>> print(table)
-player              random  minimax 0.1  minavg 0.1  gaps 0.1  minimax 0.9  minavg 0.9  gaps 0.9    min
-optimal            1,106.9        999.0       999.0     999.0        998.0       999.0     997.0  997.0
-random                 2.3          0.6         0.6       1.0          0.6         0.4       1.7    0.4
-max-min            1,069.6        999.0     1,000.0     999.0        999.0       999.0     999.0  999.0
-max-min 0/0/3/0    1,069.6        999.0     1,000.0     999.0        999.0       999.0     999.0  999.0
-max-min 0/0/1/1    1,075.8        999.0     1,000.0     999.0        999.0       999.0     999.0  999.0
-max-min 10/0/3/1     819.1        997.0       997.0     750.0        749.0       749.0     749.0  749.0
-max-min 10/0/4/0     921.8        999.0       999.0     999.0        749.0       749.0     998.0  749.0
-max-min 0/1/4/1.5    883.5        997.0       997.0     750.0        749.0       874.0     749.0  749.0
-max-min 0/2/1/1        2.4          0.0         1.0       0.0          2.0         0.0       0.0    0.0
+player              random  minimax 0.1  minavg 0.1  gaps 0.1  minimax 0.9  minavg 0.9  gaps 0.9    min  worst case
+optimal            1,106.9        999.0       999.0     999.0        998.0       999.0     997.0  997.0       997.0
+random                 2.3          0.6         0.6       1.0          0.6         0.4       1.7    0.4         0.4
+max-min            1,069.6        999.0     1,000.0     999.0        999.0       999.0     999.0  999.0       997.0
+max-min 0/0/3/0    1,069.6        999.0     1,000.0     999.0        999.0       999.0     999.0  999.0       997.0
+max-min 0/0/1/1    1,075.8        999.0     1,000.0     999.0        999.0       999.0     999.0  999.0       997.0
+max-min 10/0/3/1     819.1        997.0       997.0     750.0        749.0       749.0     749.0  749.0       748.0
+max-min 10/0/4/0     921.8        999.0       999.0     999.0        749.0       749.0     998.0  749.0       748.0
+max-min 0/1/4/1.5    883.5        997.0       997.0     750.0        749.0       874.0     749.0  749.0       748.0
+max-min 0/2/1/1        2.4          0.0         1.0       0.0          2.0         0.0       0.0    0.0         0.0
 expected points of 1,000 placements (exact); playouts of 20 games agree within ... standard errors; ... s
 """
 
@@ -63,6 +63,11 @@ class Tournament:
         n_actions, n_games: as given.
         seconds: wall time of the whole tournament (solves included when built
             by :func:`standard_tournament`).
+        worst_case: float64 array ``(n_players,)``: each player's expected
+            points against the true worst case, an opponent who knows its
+            policy and how many placements are left
+            (:func:`~babytris.expected_points` with ``opponent="minimax"``); at
+            most :attr:`worst`, the least over the listed opponents.
     """
 
     players: tuple[str, ...]
@@ -73,6 +78,7 @@ class Tournament:
     n_actions: int
     n_games: int
     seconds: float
+    worst_case: np.ndarray
 
     @property
     def worst(self) -> np.ndarray:
@@ -88,7 +94,8 @@ class Tournament:
         return float(z.max()) if z.size else 0.0
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per (player, opponent): the names, exact and playout figures."""
+        """One dict per (player, opponent): the names, exact and playout figures,
+        and the player's ``worst_case``."""
         return [
             {
                 "player": player,
@@ -98,6 +105,7 @@ class Tournament:
                 "playout_stderr": float(self.playout_stderr[i, j]),
                 "n_actions": self.n_actions,
                 "n_games": self.n_games,
+                "worst_case": float(self.worst_case[i]),
             }
             for i, player in enumerate(self.players)
             for j, opponent in enumerate(self.opponents)
@@ -113,18 +121,19 @@ class Tournament:
         return out.getvalue()
 
     def to_markdown(self) -> str:
-        """The exact table as Markdown, with a ``min`` column."""
-        head = ["player", *self.opponents, "min"]
+        """The exact table as Markdown, with ``min`` (over the columns) and ``worst case`` columns."""
+        head = ["player", *self.opponents, "min", "worst case"]
         lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
         for i, player in enumerate(self.players):
-            cells = [f"{v:,.1f}" for v in self.expected[i]] + [f"{self.worst[i]:,.1f}"]
+            cells = [f"{v:,.1f}" for v in self.expected[i]] + [f"{self.worst[i]:,.1f}", f"{self.worst_case[i]:,.1f}"]
             lines.append("| " + " | ".join([player, *cells]) + " |")
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        head = ["player", *self.opponents, "min"]
+        head = ["player", *self.opponents, "min", "worst case"]
         rows = [
-            [p, *(f"{v:,.1f}" for v in self.expected[i]), f"{self.worst[i]:,.1f}"] for i, p in enumerate(self.players)
+            [p, *(f"{v:,.1f}" for v in self.expected[i]), f"{self.worst[i]:,.1f}", f"{self.worst_case[i]:,.1f}"]
+            for i, p in enumerate(self.players)
         ]
         widths = [max(len(r[k]) for r in [head, *rows]) for k in range(len(head))]
 
@@ -134,7 +143,8 @@ class Tournament:
         text = [fmt(head), *map(fmt, rows)]
         text.append(
             f"expected points of {self.n_actions:,} placements (exact); playouts of {self.n_games:,} games "
-            f"agree within {self.largest_gap:.1f} standard errors; {self.seconds:.2f} s"
+            f"agree within {self.largest_gap:.1f} standard errors; worst case: the pieces chosen, knowing the "
+            f"policy and the placements left, to leave the fewest points; {self.seconds:.2f} s"
         )
         return "\n".join(text)
 
@@ -177,6 +187,9 @@ def tournament(
     started = time.perf_counter()
     shape = (len(players), len(opponents))
     expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
+    worst_case = np.array(
+        [expected_points(game, player, "minimax", n_actions=n_actions) for player in players.values()]
+    )
     for i, player in enumerate(players.values()):
         for j, opponent in enumerate(opponents.values()):
             expected[i, j] = expected_points(game, player, opponent, n_actions=n_actions)
@@ -192,7 +205,15 @@ def tournament(
                 )
                 mean[i, j], stderr[i, j] = games.mean, games.stderr
     return Tournament(
-        tuple(players), tuple(opponents), expected, mean, stderr, n_actions, n_games, time.perf_counter() - started
+        tuple(players),
+        tuple(opponents),
+        expected,
+        mean,
+        stderr,
+        n_actions,
+        n_games,
+        time.perf_counter() - started,
+        worst_case,
     )
 
 
@@ -245,6 +266,7 @@ def standard_tournament(
         n_actions,
         n_games,
         time.perf_counter() - started,
+        table.worst_case,
     )
 
 

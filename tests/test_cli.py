@@ -136,7 +136,19 @@ def test_tournament(capsys):
     ]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["player", "random", "minimax", "0.5", "minavg", "0.5", "gaps", "0.5", "min"]
+    assert out.splitlines()[0].split() == [
+        "player",
+        "random",
+        "minimax",
+        "0.5",
+        "minavg",
+        "0.5",
+        "gaps",
+        "0.5",
+        "min",
+        "worst",
+        "case",
+    ]
     assert "max-min 0/1/4/1.5" in out
     assert cli.main(argv + ["--format", "csv"]) == 0
     assert capsys.readouterr().out.startswith("player,opponent,expected,")

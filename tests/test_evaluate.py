@@ -128,7 +128,7 @@ def test_policy_rows_find_the_policys_moves(solution_4x4):
 def games(draw):
     rules = draw(small_rules())
     player = draw(st.sampled_from(["optimal", "random", "array"]))
-    opponent = draw(st.sampled_from(["random", "array", "minimax"]))
+    opponent = draw(st.sampled_from(["random", "array", "minimax", "worst case"]))
     n_actions = draw(st.integers(1, 12))
     seed = draw(st.integers(0, 2**32 - 1))
     return rules, player, opponent, n_actions, seed
@@ -149,13 +149,14 @@ def test_expected_points_equal_reference(game):
         pick = t.offsets[:-1] + (rng.random(t.n_states) * counts).astype(np.int64)
         policy = np.where(counts > 0, t.placement[np.minimum(pick, t.n_moves - 1)].astype(np.int64), -1)
         policy = policy.reshape(t.n_boards, rules.n_pieces)
+    pieces = None
     if opponent_kind == "minimax":
         pieces = solution.opponent_policy
     elif opponent_kind == "array":
         pieces = rng.integers(0, rules.n_pieces, t.n_boards)
 
     player = "random" if player_kind == "random" else policy
-    opponent = "random" if opponent_kind == "random" else pieces
+    opponent = {"random": "random", "worst case": "minimax"}.get(opponent_kind, pieces)
     core = babytris.expected_points(t, player, opponent, n_actions=n_actions)
 
     boards = t.boards.tolist()
@@ -166,7 +167,9 @@ def test_expected_points_equal_reference(game):
             (b, p): int(policy[i, p]) for i, b in enumerate(boards) for p in range(rules.n_pieces) if policy[i, p] >= 0
         }
     )
-    ref_opponent = opponent if opponent_kind == "random" else {b: int(pieces[i]) for i, b in enumerate(boards)}
+    ref_opponent = (
+        opponent if opponent_kind in ("random", "worst case") else {b: int(pieces[i]) for i, b in enumerate(boards)}
+    )
     ref = reference.expected_points(rules, ref_player, ref_opponent, n_actions)
     assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
     # every board the game can reach, through the whole table
@@ -235,7 +238,9 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
     bad[i, p] = 0
     raises(f"player: gives placement 0 for piece .* on board index {i} .*fits nowhere", t, bad)
 
-    raises("opponent must be 'random', 'solution'", solution_4x4, "optimal", "minimax")
+    if function is babytris.play:
+        raises("opponent='minimax' .* is computed exactly by expected_points", solution_4x4, "optimal", "minimax")
+    raises("opponent must be 'random', 'solution'", solution_4x4, "optimal", "maximin")
     raises("opponent must be", solution_4x4, "optimal", 1)
     raises("opponent='solution' needs a Solution", t, "random", "solution")
     raises("opponent: the Solution was solved against random pieces", solution_4x4, "optimal", "solution")
@@ -267,6 +272,42 @@ def test_reference_rejects_bad_arguments():
     with pytest.raises(ValueError, match="player"):
         reference.expected_points(rules, "optimal")
     with pytest.raises(ValueError, match="opponent"):
-        reference.expected_points(rules, "random", "minimax")
+        reference.expected_points(rules, "random", "maximin")
     with pytest.raises(ValueError, match="player: placement 99"):
         reference.expected_points(rules, {(0, 0): 99, (0, 1): 99}, n_actions=1)
+
+
+# --------------------------------------------------------------------------
+# The worst case over n placements (opponent="minimax")
+# --------------------------------------------------------------------------
+
+
+def test_the_worst_case_is_below_every_listed_opponent(solution_4x4, minimax_4x4):
+    worst = babytris.expected_points(solution_4x4, opponent="minimax", n_actions=1000)
+    assert worst == 997.0  # the optimal player, 4x4: 1,000 placements, 3 points lost at most
+    for opponent in ("random", minimax_4x4, babytris.solve_transitions(solution_4x4.transitions, opponent="gaps")):
+        assert babytris.expected_points(solution_4x4, opponent=opponent, n_actions=1000) >= worst
+    assert babytris.expected_points(solution_4x4, "random", "minimax", n_actions=1000) == pytest.approx(
+        0.4201860177, abs=1e-9
+    )
+
+
+def test_the_worst_case_grows_with_the_horizon_and_stops_where_the_game_can_be_ended(solution_4x4):
+    values = [babytris.expected_points(solution_4x4, "random", "minimax", n_actions=n) for n in (1, 10, 100, 1000)]
+    assert values == sorted(values)
+    worst = babytris.horizon_values(solution_4x4, "random", "minimax", n_actions=10**6)
+    assert worst.stopped == "fixed point" and worst.steps < 100  # the opponent ends the game: no more points
+    assert worst.start_value == pytest.approx(values[-1], abs=1e-12)
+
+
+def test_the_tournament_shows_the_worst_case(solution_4x4, minimax_4x4):
+    players = {"optimal": solution_4x4, "robust": minimax_4x4, "random": "random"}
+    table = babytris.tournament(
+        solution_4x4.transitions, players, {"random": "random", "minimax": minimax_4x4}, n_actions=500, n_games=0
+    )
+    assert np.all(table.worst_case <= table.worst + 1e-9)
+    assert table.worst_case.tolist() == [
+        babytris.expected_points(solution_4x4.transitions, p, "minimax", n_actions=500) for p in players.values()
+    ]
+    assert "worst case" in str(table) and "worst case" in table.to_markdown()
+    assert {r["worst_case"] for r in table.to_records() if r["player"] == "random"} == {table.worst_case[2]}
