@@ -64,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
     solver_arguments(solve)
     solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
     solve.add_argument(
+        "--policy-csv",
+        metavar="FILE",
+        help="write the policy as CSV: one line per state (board rows, piece, rotation, column, value, ...)",
+    )
+    solve.add_argument(
         "--mode",
         choices=("auto", "table", "lean"),
         default="auto",
@@ -292,6 +297,8 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
 
     if args.out:
         _check_writable("--out", args.out)
+    if args.policy_csv:
+        _check_writable("--policy-csv", args.policy_csv)
     from .cli_lean import lean_applies, solve_lean_command
 
     if args.mode == "lean":
@@ -314,6 +321,10 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     elapsed = time.perf_counter() - started
     if args.out:
         solution.save(args.out)
+    if args.policy_csv:
+        from .tables import write_policy_csv
+
+        write_policy_csv(solution, args.policy_csv)
     rules = solution.rules
     summary = {
         "rules": _rules_record(rules),
@@ -336,6 +347,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "seconds": {"total": elapsed, **solution.seconds},
         "memory_bytes": solution.nbytes,
         "saved": args.out,
+        "policy_csv": args.policy_csv,
     }
     out.result(summary)
     extras = "".join(
@@ -371,6 +383,8 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
     if args.out:
         out.line(f"saved        {args.out}")
+    if args.policy_csv:
+        out.line(f"policy       {args.policy_csv} ({solution.n_states:,} states)")
     return EXIT_OK if solution.converged else EXIT_NOT_CONVERGED
 
 

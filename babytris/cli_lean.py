@@ -18,15 +18,23 @@ def lean_applies(args: argparse.Namespace) -> bool:
     """Whether the lean mode can solve what ``babytris solve`` was asked."""
     from .lean import LEAN_MAX_CELLS, LEAN_OPPONENTS
 
-    plain = not (args.preview or args.hold or args.out or args.method in ("mpi", "jacobi") or args.moves != "hard")
+    plain = not (
+        args.preview
+        or args.hold
+        or args.out
+        or args.policy_csv
+        or args.method in ("mpi", "jacobi")
+        or args.moves != "hard"
+    )
     return plain and args.width * args.height <= LEAN_MAX_CELLS and args.opponent in LEAN_OPPONENTS
 
 
 def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
     from .lean import solve_lean
 
-    if args.out:
-        raise ValueError("--out: a lean solution cannot be saved (it holds board values only); use --mode table")
+    if args.out or args.policy_csv:
+        option = "--out" if args.out else "--policy-csv"
+        raise ValueError(f"{option}: a lean solution holds board values only; use --mode table")
     if args.preview or args.hold:
         raise ValueError("--mode lean: solves the plain game (no --preview, no --hold)")
     if args.method not in (None, "vi"):

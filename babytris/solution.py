@@ -238,6 +238,15 @@ class Solution:
         row, column, _ = self._state(board, piece, preview, held, locked)
         return float(self.values[row, column])
 
+    def policy_table(self) -> Any:
+        """One row per state: the board as text, the piece, the policy's
+        rotation and column, the value (and more columns with soft moves,
+        previews or hold; see :func:`babytris.tables.policy_array`).  A pandas
+        ``DataFrame`` when pandas is installed, else a structured numpy array."""
+        from .tables import policy_table
+
+        return policy_table(self)
+
     def best_action(
         self,
         board: int | Board,

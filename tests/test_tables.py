@@ -1,0 +1,87 @@
+"""Solution.policy_table and babytris solve --policy-csv: the policy as rows a
+report can use, checked against the Solution's own lookups."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import numpy as np
+import pytest
+
+import babytris
+from babytris import Board, Rules, cli
+from babytris.tables import board_rows, policy_array, policy_table
+
+
+@pytest.fixture(scope="module")
+def solution():
+    return babytris.solve(width=4, height=4)
+
+
+def test_every_row_agrees_with_the_lookups(solution):
+    table = policy_array(solution)
+    assert len(table) == solution.n_states == 25_956
+    rng = np.random.default_rng(0)
+    for i in rng.choice(len(table), 300, replace=False):
+        row = table[i]
+        board = Board.from_rows(str(row["rows"]).split("/"), height=4)
+        assert int(board) == int(row["board"])
+        assert row["value"] == solution.value(board, str(row["piece"]))
+        best = solution.best_action(board, str(row["piece"]))
+        if best is None:
+            assert (row["rotation"], row["column"], row["placement"]) == (-1, -1, -1)
+        else:
+            assert (row["rotation"], row["column"], row["placement"]) == (best.rotation, best.column, best.index)
+
+
+def test_the_board_text_is_drawn_top_row_first():
+    board = Board.from_rows(["#...", "##.#"], height=4)
+    assert board_rows(np.array([int(board)], dtype=np.uint64), 4, 4).tolist() == ["..../..../#.../##.#"]
+
+
+def test_a_dataframe_when_pandas_is_there(solution, monkeypatch):
+    pandas = pytest.importorskip("pandas")
+    frame = policy_table(solution)
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame.columns) == ["board", "rows", "piece", "rotation", "column", "value", "placement"]
+    assert frame["value"].mean() == pytest.approx(4.151086, abs=1e-6)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
+    assert isinstance(solution.policy_table(), np.ndarray)
+
+
+def test_soft_moves_previews_and_hold_get_their_columns():
+    soft = policy_array(babytris.solve(Rules(width=3, height=4, moves="soft")))
+    assert "row" in soft.dtype.names and soft["row"].max() >= 0
+    preview = babytris.solve(width=3, height=4, preview=1)
+    table = policy_array(preview)
+    # node (board, queue (q,)) with drawn piece d: places q, then sees d
+    i = 5
+    node, drawn = divmod(i, 2)
+    q = int(preview.transitions.queues[node])
+    assert table["piece"][i] == preview.rules.piece_names[q] and table["queue"][i] == preview.rules.piece_names[drawn]
+    hold = policy_array(babytris.solve(width=3, height=4, hold=True))
+    assert {"held", "locked", "hold", "placed"} <= set(hold.dtype.names)
+    assert hold["hold"].any() and (hold["placed"][hold["hold"]] == "").all()
+    assert ((hold["placed"] != hold["piece"]) & ~hold["hold"] & (hold["placement"] >= 0)).any()  # swaps
+
+
+def test_a_random_player_has_no_table():
+    with pytest.raises(ValueError, match="the player places at random"):
+        policy_array(babytris.solve(width=3, height=4, opponent="minavg"))
+
+
+def test_the_cli_writes_the_policy_as_csv(tmp_path, capsys, solution):
+    path = tmp_path / "policy.csv"
+    assert cli.main(["solve", "--policy-csv", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["policy_csv"] == str(path)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 25_956
+    first = policy_array(solution)[0]
+    assert rows[0]["rows"] == first["rows"] and float(rows[0]["value"]) == first["value"]
+    assert cli.main(["solve", "--policy-csv", str(tmp_path / "no" / "p.csv")]) != 0
+    assert "--policy-csv: no directory" in capsys.readouterr().err
+    assert cli.main(["solve", "--mode", "lean", "--policy-csv", str(path)]) != 0
+    assert "--policy-csv: a lean solution holds board values only" in capsys.readouterr().err
