@@ -41,13 +41,14 @@ FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 
 # The arrays a file holds, by the attribute they come from; None-able ones may be absent.
-_SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy")
+_SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy", "evaluation_sweeps")
 _TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots")
 # The dtype each array is written with.
 _DTYPES = {
     "solution_values": np.float64,
     "solution_policy": np.int16,
     "solution_residuals": np.float64,
+    "solution_evaluation_sweeps": np.int32,
     "solution_opponent_policy": np.int16,
     "table_boards": np.uint64,
     "table_layer_starts": np.int64,
@@ -333,7 +334,8 @@ def _check_arrays(
         required.add("solution_opponent_policy")
     for name in sorted(required - set(contents)):
         fail(name, "missing")
-    for name in sorted(set(contents) - required):
+    optional = {"solution_evaluation_sweeps"}  # (files written before they were kept lack them)
+    for name in sorted(set(contents) - required - optional):
         fail(name, f"not expected with these rules and opponent={settings['opponent']!r}")
     for name, array in contents.items():
         if array.dtype != _DTYPES[name]:
@@ -353,13 +355,14 @@ def _check_arrays(
         "solution_values": (n, n_pieces),
         "solution_policy": (n, n_pieces),
         "solution_residuals": (settings["iterations"],),
+        "solution_evaluation_sweeps": (settings["iterations"],),
         "solution_opponent_policy": (n,),
     }
     for name, array in contents.items():
         if array.shape != shapes[name]:
             made_by = (
                 f"the setting iterations = {settings['iterations']}"
-                if name == "solution_residuals"
+                if name in ("solution_residuals", "solution_evaluation_sweeps")
                 else f"the rules ({rules.width}x{rules.height}, {n_pieces} pieces) and the other arrays"
             )
             fail(name, f"shape {array.shape}, where {made_by} make it {shapes[name]}")
@@ -385,6 +388,8 @@ def _check_solution(
         fail("solution_residuals", "not all finite and >= 0")
     if residuals.size and residuals[-1] != settings["residual"]:
         fail("residual", f"{settings['residual']!r}, not the last of solution_residuals, {residuals[-1]!r}")
+    if "solution_evaluation_sweeps" in contents and np.any(contents["solution_evaluation_sweeps"] < 0):
+        fail("solution_evaluation_sweeps", "values below 0")
     policy = contents["solution_policy"].ravel()
     has_move = steps > 0
     if np.any(policy < -1):

@@ -232,13 +232,15 @@ def plot_convergence(
     ax: Any = None,
     tol: float | None = None,
     title: str | None = None,
+    every_sweep: bool = False,
 ) -> Any:
     """Plot the residual of each greedy sweep on a log axis, one line per run.
 
     A greedy sweep is one Bellman optimality sweep; modified policy iteration
-    runs cheaper evaluation sweeps between them, which the x axis does not
-    count.  A residual of 0 (exact convergence) has no place on a log axis
-    and is left out of the line (the data keep it).
+    runs cheaper evaluation sweeps between them, which the x axis counts
+    only with ``every_sweep=True`` (each greedy residual then stands at its
+    sweep's number among all sweeps).  A residual of 0 (exact convergence)
+    has no place on a log axis and is left out of the line (the data keep it).
 
     Args:
         runs: :class:`~babytris.Solution` objects (their ``residuals``) or 1-D
@@ -249,11 +251,14 @@ def plot_convergence(
         tol: a tolerance to draw as a horizontal dashed line; default: each
             distinct ``tol`` of the Solutions given (none for arrays alone).
         title: the Axes title.
+        every_sweep: count evaluation sweeps on the x axis too (Solutions
+            only: an array of residuals does not say where they fell).
 
     Returns:
         the :class:`matplotlib.axes.Axes` drawn into; its lines are
         ``ax.lines[:len(runs)]`` in the order given, with x data the sweep
-        numbers 1, 2, ... and y data the residuals.
+        numbers 1, 2, ... (with ``every_sweep``, among all sweeps) and y
+        data the residuals.
 
     Raises:
         ValueError: with no run, an empty or malformed residual array, a
@@ -262,12 +267,24 @@ def plot_convergence(
     """
     if not runs:
         raise ValueError("runs: give at least 1 Solution or residual array")
+    if not isinstance(every_sweep, bool):
+        raise ValueError(f"every_sweep must be True or False, got {every_sweep!r}")
     series, tols = [], []
     for i, run in enumerate(runs, start=1):
+        steps = None
         if hasattr(run, "residuals") and hasattr(run, "tol"):
             residuals, default = np.asarray(run.residuals, dtype=np.float64), f"{run.method}, {run.iterations} sweeps"
             tols.append(float(run.tol))
+            if every_sweep:
+                if getattr(run, "evaluation_sweeps", None) is None:
+                    raise ValueError(f"every_sweep: run {i} does not record its evaluation sweeps (an older file)")
+                evaluations = np.asarray(run.evaluation_sweeps, dtype=np.int64)
+                # greedy sweep i is sweep i + (evaluation sweeps before it) among all
+                steps = np.arange(1, residuals.size + 1) + np.concatenate(([0], np.cumsum(evaluations)[:-1]))
+                default = f"{run.method}, {run.iterations + int(evaluations.sum())} sweeps in all"
         else:
+            if every_sweep:
+                raise ValueError(f"every_sweep: run {i} is an array of residuals; give Solutions")
             try:
                 residuals = np.asarray(run, dtype=np.float64)
             except (TypeError, ValueError):
@@ -279,7 +296,7 @@ def plot_convergence(
             raise ValueError(f"runs: run {i} must hold a 1-D array of at least 1 residual, got shape {residuals.shape}")
         if not (np.all(np.isfinite(residuals)) and np.all(residuals >= 0)):
             raise ValueError(f"runs: run {i}'s residuals must be finite and >= 0")
-        series.append((residuals, default))
+        series.append((residuals, default, steps))
     if labels is not None:
         labels = list(labels)
         if len(labels) != len(runs) or not all(isinstance(s, str) for s in labels):
@@ -291,12 +308,14 @@ def plot_convergence(
     _matplotlib()
     if ax is None:
         ax = _new_axes(5.0, 3.2)
-    for (residuals, _), label in zip(series, labels or [d for _, d in series]):
-        ax.plot(np.arange(1, residuals.size + 1), residuals, marker=".", markersize=3, linewidth=1.2, label=label)
+    for (residuals, _, steps), label in zip(series, labels or [d for _, d, _ in series]):
+        x = np.arange(1, residuals.size + 1) if steps is None else steps
+        ax.plot(x, residuals, marker=".", markersize=3, linewidth=1.2, label=label)
     for t in sorted(set(tols)):
         ax.axhline(t, color="#808080", linestyle="--", linewidth=0.9, label=f"tol = {t:g}")
     ax.set_yscale("log")
-    return _finish(ax, "greedy sweep", "residual (largest change)", title, legend_size=8)
+    xlabel = "sweep (greedy and evaluation)" if every_sweep else "greedy sweep"
+    return _finish(ax, xlabel, "residual (largest change)", title, legend_size=8)
 
 
 def plot_regret(results: Mapping[str, Any], *, ax: Any = None, title: str | None = None) -> Any:

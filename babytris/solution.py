@@ -41,6 +41,9 @@ class Solution:
             :attr:`error_bound` turns it into a proven bound on the values' error.
         converged: whether ``residual <= tol``.
         residuals: float64 array ``(iterations,)``, the residual of each greedy sweep.
+        evaluation_sweeps: int32 array ``(iterations,)``, the policy-evaluation
+            sweeps run after each greedy sweep (modified policy iteration; 0
+            for value iteration), or None (a file saved before they were kept).
         transitions: the reachable game graph that was solved.
         method: ``"vi"``, ``"mpi"`` or ``"jacobi"``; ``tol``, ``max_iter`` as passed.
         opponent: who gives the next piece: ``"random"``, ``"minimax"``,
@@ -75,6 +78,7 @@ class Solution:
     opponent_policy: np.ndarray | None = None
     reward: Reward | None = None
     partition: Any = None
+    evaluation_sweeps: np.ndarray | None = None
 
     @property
     def boards(self) -> np.ndarray:

@@ -298,6 +298,7 @@ def _solve(
         independent_layers=independent_layers(transitions),
     )
     partition, residuals = None, []
+    evaluations: list[int] = []  # evaluation sweeps after each greedy one (modified policy iteration)
     if minimize:
         # Solve the quotient and spread its values over the game; the sweeps
         # of the full game below then record the moves and apply the same
@@ -305,7 +306,17 @@ def _solve(
         partition = minimize_states(transitions, opponent=opponent, player=player, reward=reward)
         quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes)
         residuals = _iterate(
-            quotient, method, tol, max_iter, eval_sweeps, accelerate, progress, n_jobs, roles.single_agent, period
+            quotient,
+            method,
+            tol,
+            max_iter,
+            eval_sweeps,
+            accelerate,
+            progress,
+            n_jobs,
+            roles.single_agent,
+            period,
+            evaluations,
         )
         values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
@@ -322,7 +333,9 @@ def _solve(
         n_jobs,
         roles.single_agent,
         period,
+        evaluations,
     )
+    evaluations += [0] * (len(residuals) - len(evaluations))  # (value iteration: none)
     iterations = len(residuals)
     residual = residuals[-1] if residuals else 0.0
     # Which of several equally good moves the sweeps recorded depends on the
@@ -344,6 +357,7 @@ def _solve(
         residual=residual,
         converged=residual <= tol,
         residuals=np.array(residuals),
+        evaluation_sweeps=np.array(evaluations, dtype=np.int32),
         transitions=transitions,
         opponent=roles.opponent,
         player=roles.player,
@@ -401,11 +415,13 @@ def _iterate(
     n_jobs: int | None,
     linear: bool,
     period: int = 1,
+    evaluations: list[int] | None = None,
 ) -> list[float]:
     """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy
     residuals (``linear``: whether evaluation sweeps are, see
     :func:`~babytris.sweeping.modified_policy_iteration`; ``period``: the
-    game's layers, over which synchronous sweeps jump)."""
+    game's layers, over which synchronous sweeps jump; ``evaluations``, if
+    given, gets the evaluation sweeps after each greedy one)."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
     if method == "mpi":
         return modified_policy_iteration(
@@ -417,6 +433,7 @@ def _iterate(
             accelerate=accelerate,
             progress=progress,
             linear=linear,
+            evaluations=evaluations,
         )
     return value_iteration(
         tuned,

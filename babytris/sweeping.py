@@ -98,9 +98,11 @@ def modified_policy_iteration(
     accelerate: bool,
     progress: Progress | None = None,
     linear: bool = True,
+    evaluations: list[int] | None = None,
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
-    sweeps evaluating its policy; returns the greedy sweeps' residuals.
+    sweeps evaluating its policy; returns the greedy sweeps' residuals
+    (``evaluations``, if given, gets the evaluation sweeps after each).
 
     Evaluation sweeps update the board values W only (a greedy sweep derives
     V from them), so a greedy residual measures the change since the last
@@ -121,6 +123,8 @@ def modified_policy_iteration(
     jumped = False
     while len(residuals) < max_iter:
         residuals.append(sweeper.greedy_sweep())
+        if evaluations is not None:
+            evaluations.append(0)
         if progress is not None:
             progress(len(residuals), residuals[-1])
         if residuals[-1] <= tol or len(residuals) == max_iter:
@@ -133,6 +137,8 @@ def modified_policy_iteration(
         for _ in range(eval_sweeps):
             record = accelerate and len(evaluation) >= 2
             evaluation.append(sweeper.evaluation_sweep(board_values_before if record else None))
+            if evaluations is not None:
+                evaluations[-1] += 1
             if evaluation[-1] <= tol:
                 break  # evaluated as finely as the answer needs
             ratio = _steady_ratio(evaluation)

@@ -102,3 +102,15 @@ def test_a_bad_period_is_refused(period):
 
     with pytest.raises(ValueError, match="period must be an integer >= 1"):
         value_iteration(None, np.zeros(1), np.zeros(1), 1e-8, 10, accelerate=True, period=period)
+
+
+def test_every_method_records_its_evaluation_sweeps():
+    mpi = babytris.solve(width=4, height=5, method="mpi")
+    assert mpi.evaluation_sweeps.shape == (mpi.iterations,) and mpi.evaluation_sweeps.dtype == np.int32
+    assert mpi.evaluation_sweeps.sum() > 0 and mpi.evaluation_sweeps[-1] == 0  # none after the last greedy sweep
+    assert np.all(mpi.evaluation_sweeps <= 6)  # eval_sweeps, the default 6
+    for method in ("vi", "jacobi"):
+        s = babytris.solve(width=4, height=4, method=method)
+        assert s.evaluation_sweeps.tolist() == [0] * s.iterations
+    both = babytris.solve(width=4, height=4, minimize=True)  # the quotient's sweeps, then the game's
+    assert both.evaluation_sweeps.shape == (both.iterations,)

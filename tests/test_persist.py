@@ -314,3 +314,15 @@ def test_a_killed_save_leaves_the_previous_file(tmp_path):
         assert back.rules == original.rules and back.transitions.n_moves == original.transitions.n_moves
     # The kills came mid-write: they left temporary files (a killed process cannot remove its own).
     assert {p.name for p in tmp_path.iterdir()} - {"good.npz", "x.npz"}
+
+
+def test_evaluation_sweeps_are_kept_and_optional(saved):
+    folder, contents = saved
+    kept = contents["solution_evaluation_sweeps"]
+    assert babytris.load(edited(folder, contents)).evaluation_sweeps.tolist() == kept.tolist()
+    older = babytris.load(edited(folder, contents, solution_evaluation_sweeps=None))  # a file from before
+    assert older.evaluation_sweeps is None
+    with pytest.raises(ValueError, match="solution_evaluation_sweeps: values below 0"):
+        babytris.load(edited(folder, contents, solution_evaluation_sweeps=np.full_like(kept, -1)))
+    with pytest.raises(ValueError, match="solution_evaluation_sweeps: shape"):
+        babytris.load(edited(folder, contents, solution_evaluation_sweeps=kept[:-1]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 import xml.etree.ElementTree as ET
@@ -268,3 +269,22 @@ def test_draw_move_checks_the_board(solution_4x4):
         draw_move(solution_4x4, Board(0, 4, 5), "I")
     with pytest.raises(ValueError, match="piece"):
         draw_move(solution_4x4, BOARD, "O")
+
+
+def test_plot_convergence_can_count_every_sweep(transitions_4x4):
+    mpi = babytris.solve_transitions(transitions_4x4, method="mpi")
+    vi = babytris.solve_transitions(transitions_4x4, method="vi")
+    ax = plot_convergence(mpi, vi, every_sweep=True)
+    x = ax.lines[0].get_xdata()
+    evaluations = mpi.evaluation_sweeps
+    assert x[0] == 1 and x[-1] == mpi.iterations + evaluations.sum()
+    assert np.all(np.diff(x) == 1 + evaluations[:-1])  # each greedy sweep after its evaluations
+    assert ax.lines[1].get_xdata().tolist() == list(range(1, vi.iterations + 1))
+    assert ax.get_xlabel() == "sweep (greedy and evaluation)"
+    with pytest.raises(ValueError, match="every_sweep: run 1 is an array of residuals"):
+        plot_convergence([0.5, 0.25], every_sweep=True)
+    with pytest.raises(ValueError, match="every_sweep must be True or False"):
+        plot_convergence(mpi, every_sweep="yes")
+    older = dataclasses.replace(mpi, evaluation_sweeps=None)
+    with pytest.raises(ValueError, match="does not record its evaluation sweeps"):
+        plot_convergence(older, every_sweep=True)

@@ -91,7 +91,13 @@ def test_methods_agree_on_policies_over_random_rules(rules, opponent, discount):
     assert vi.converged and mpi.converged
     if discount < 1 and rules.objective != "combo":
         assert np.abs(mpi.values - vi.values).max() <= mpi.error_bound + vi.error_bound
-    assert np.array_equal(vi.policy, mpi.policy)
+    # The same policy, but where two moves' values differ by about the slack
+    # itself (say 2.2e-12 against slacks of 2.0e-12 and 2.6e-12: a soft-move
+    # game with a one-cell piece): one run may count them tied and the other not.
+    for i, p in np.argwhere(vi.policy != mpi.policy):
+        values = vi.action_values(int(vi.boards[i]), int(p))
+        chosen = [q for move, q in values.items() if move.index in (vi.policy[i, p], mpi.policy[i, p])]
+        assert len(chosen) == 2 and abs(chosen[0] - chosen[1]) <= 2 * (vi.tie_slack + mpi.tie_slack)
 
 
 def test_first_best_moves_refuses_bad_arguments(transitions_4x4):
