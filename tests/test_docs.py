@@ -26,9 +26,10 @@ import pytest
 import babytris
 
 ROOT = Path(__file__).resolve().parent.parent
-GUIDE = ROOT / "docs" / "guide.md"
 # Markdown files whose fenced examples run (test_markdown_examples); the guide runs as a doctest.
-MARKDOWN = ["README.md", "docs/design.md", "docs/results.md", "bench/README.md"]
+MARKDOWN = ["README.md", "docs/design.md", "docs/results.md", "docs/course.md", "bench/README.md"]
+# Pages whose examples are doctests (outputs compared), with how many examples each must keep.
+DOCTESTED = {"docs/guide.md": 100, "docs/course.md": 5}
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # Modules whose docstrings are not run, each with the reason.  Nothing else is left out.
@@ -87,14 +88,15 @@ def test_excluded_modules_exist():
     assert WITH_EXAMPLES <= set(MODULES)
 
 
-def test_guide():
-    text = GUIDE.read_text(encoding="utf-8")
-    assert "doctest: +SKIP" not in text
+@pytest.mark.parametrize("name", sorted(DOCTESTED))
+def test_doctested_pages(name):
+    path = ROOT / name
+    assert "doctest: +SKIP" not in path.read_text(encoding="utf-8")
     result = doctest.testfile(
-        str(GUIDE), module_relative=False, optionflags=OPTIONS, raise_on_error=False, encoding="utf-8"
+        str(path), module_relative=False, optionflags=OPTIONS, raise_on_error=False, encoding="utf-8"
     )
-    assert result.attempted > 100, f"the guide lost its examples: {result.attempted} run"
-    assert result.failed == 0, f"{result.failed} of the guide's {result.attempted} examples failed (see stdout)"
+    assert result.attempted > DOCTESTED[name], f"{name} lost its examples: {result.attempted} run"
+    assert result.failed == 0, f"{result.failed} of {name}'s {result.attempted} examples failed (see stdout)"
 
 
 # A fence opens a code block; an HTML comment on the line right before it may say why it cannot run.
@@ -140,7 +142,10 @@ def test_markdown_examples(name, tmp_path, monkeypatch):
         if skip is not None:
             assert skip.strip(), f"{where}: a skip-test marker needs a reason"
             continue
-        if lang == "python":
+        if lang == "python" and code.lstrip().startswith(">>>"):
+            assert name in DOCTESTED, f"{where}: a doctest block in a page test_doctested_pages does not run"
+            ran += 1  # (run, outputs compared, by test_doctested_pages)
+        elif lang == "python":
             exec(compile(code, where, "exec"), namespace)
             ran += 1
         elif lang in SHELL:
