@@ -96,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     board_arguments(play)
     solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
+    play.add_argument("--gif", metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')")
+    play.add_argument("--html", metavar="FILE", help="write the game as a self-contained HTML page with the animation")
+    play.add_argument("--strip", metavar="FILE", help="write the game as a film strip, one PNG image")
     play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
     play.add_argument(
         "--delay",
@@ -397,87 +400,9 @@ def _what_values_count(solution) -> str:
 
 
 def _play(args: argparse.Namespace, out: _Output) -> int:
-    import babytris
+    from .cli_play import play_command
 
-    from .game import Game
-    from .pictures import board_text
-
-    if args.placements < 1:
-        raise ValueError(f"--placements must be >= 1, got {args.placements}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    if not args.solution and args.opponent in ("minavg", "gaps"):
-        raise ValueError(
-            f"--opponent {args.opponent} is solved against a random player; play shows an optimal "
-            f"policy: use random or minimax"
-        )
-    if args.delay is not None and not (math.isfinite(args.delay) and 0 <= args.delay <= 60):
-        raise ValueError(f"--delay must be in [0, 60] seconds, got {args.delay}")
-    if args.solution:
-        solution = babytris.load(args.solution)
-    else:
-        solution = _solution_from(args, out)
-    rules = solution.rules
-    if rules.hold or rules.preview:
-        raise ValueError("play: the solution has previews or hold; `babytris play` shows plain games only")
-    if solution.player != "optimal":
-        raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
-    chooser = None
-    if solution.opponent_policy is not None:
-        chooser = lambda board, known: rules.piece_index(solution.piece_policy(board))  # noqa: E731
-    delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
-    game = Game(rules, seed=args.seed, choose_piece=chooser)
-    who = "random pieces" if chooser is None else f"the {solution.opponent} opponent"
-    out.line(
-        f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
-        f"seed {args.seed}"
-    )
-    steps = []
-    while not game.over and game.placements < args.placements:
-        placement = solution.best_action(game.board, game.piece)
-        if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
-            break  # None: the piece fits nowhere, the game is over
-        value = solution.value(game.board, game.piece)
-        before, lines = game.board, game.lines
-        points = game.place(placement)
-        steps.append(
-            {
-                "piece": placement.piece,
-                "rotation": placement.rotation,
-                "column": placement.column,
-                "row": placement.row,
-                "board": before,
-                "value": value,
-                "points": points,
-                "lines": game.lines - lines,
-            }
-        )
-        gained = f"  +{points:g}" if points else ""
-        out.line(
-            f"\n{game.placements:>3}. {placement.piece} at rotation {placement.rotation}, column "
-            f"{placement.column}{'' if placement.row is None else f', row {placement.row}'}  (value {value:.3f})"
-            f"{gained}  score {game.score:g}"
-        )
-        out.line(board_text(babytris.Board(before, rules.width, rules.height), placement, rules=rules))
-        if delay and out.chatty:
-            sys.stdout.flush()
-            time.sleep(delay)
-    ending = "game over: the piece fits nowhere" if game.over else f"stopped after {game.placements} placements"
-    out.line(f"\n{ending}; score {game.score:g}, {game.lines} lines, final board:")
-    out.line(game.drawing())
-    out.result(
-        {
-            "rules": _rules_record(rules),
-            "seed": args.seed,
-            "opponent": solution.opponent,
-            "placements": steps,
-            "score": game.score,
-            "lines": game.lines,
-            "game_over": game.over,
-            "final_board": game.board,
-        }
-    )
-    return EXIT_OK
+    return play_command(args, out)
 
 
 def _tournament(args: argparse.Namespace, out: _Output) -> int:

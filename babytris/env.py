@@ -45,7 +45,7 @@ try:
 except ImportError as err:  # an optional extra: say how to get it
     raise ImportError("babytris.env needs gymnasium, an optional dependency: pip install 'babytris[gym]'") from err
 
-from .board import Board
+from .frames import frame
 from .game import Game
 from .placements import placement_table
 from .rules import Rules
@@ -70,10 +70,6 @@ ILLEGAL_ACTIONS = ("terminate", "raise")
 #: Who gives the pieces: "random", a Solution with a piece-giving opponent, or f(board bits) -> piece index.
 OpponentSpec = str | Solution | Callable[[int], int]
 
-# rgb_array colours: empty cell, filled cell, grid line.
-EMPTY_RGB = (24, 24, 32)
-FILLED_RGB = (70, 140, 230)
-GRID_RGB = (60, 60, 72)
 MAX_CELL_PIXELS = 256
 
 
@@ -373,7 +369,9 @@ class BabyTetrisEnv(gymnasium.Env):
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the board (top row first, ``#`` filled) and a line with
         the piece, preview, score and placements; ``"rgb_array"``: uint8
-        ``(height * cell_pixels, width * cell_pixels, 3)``; None without a render_mode."""
+        ``(rows, columns, 3)``, the board (``cell_pixels`` per cell) with a
+        panel on its right showing the piece to place and the score (see
+        :func:`babytris.frames.frame`); None without a render_mode."""
         if self.render_mode == "ansi":
             return self._text()
         if self.render_mode == "rgb_array":
@@ -391,14 +389,8 @@ class BabyTetrisEnv(gymnasium.Env):
         )
 
     def _image(self) -> np.ndarray:
-        game, s = self.game, self.cell_pixels
-        rows = Board(game.board, self.rules.width, self.rules.height).rows()  # top row first
-        filled = np.array([[ch == "#" for ch in row] for row in rows])
-        colours = np.where(filled[..., None], np.array(FILLED_RGB, np.uint8), np.array(EMPTY_RGB, np.uint8))
-        image = np.repeat(np.repeat(colours, s, axis=0), s, axis=1)
-        image[::s, :] = GRID_RGB  # a grid line along the top and left edge of each cell
-        image[:, ::s] = GRID_RGB
-        return image
+        game = self.game
+        return frame(self.rules, game.board, None if game.over else game.piece, game.score, self.cell_pixels)
 
     # -- exact values ---------------------------------------------------------------------------
 

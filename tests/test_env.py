@@ -17,6 +17,7 @@ import babytris
 import babytris.env as babyenv
 from babytris import Board, Rules
 from babytris.env import ENV_ID, BabyTetrisEnv, decode_observation, encode_observation
+from babytris.frames import PIECE_RGB, TEXT_RGB, film_strip
 from babytris.placements import engine
 
 
@@ -255,11 +256,31 @@ def test_render_rgb_array_colours_filled_cells():
     env = BabyTetrisEnv(Rules(width=4, height=3, start=start.bits & 0xFFF), render_mode="rgb_array", cell_pixels=10)
     env.reset(seed=0)
     image = env.render()
-    assert image.dtype == np.uint8 and image.shape == (30, 40, 3)
+    # the board (40 px wide), then a panel: the piece to place (the widest, I: 30 px) and the score
+    assert image.dtype == np.uint8 and image.shape == (36, 40 + 30 + 2 * 2, 3)
     filled, empty = image[25, 5], image[5, 5]  # centres of the bottom-left and top-left cells
     assert not np.array_equal(filled, empty)
     assert np.array_equal(image[15, 35], empty)
+    panel = image[:, 40:]
+    piece = (panel == PIECE_RGB).all(axis=2)
+    assert piece.sum() > 0  # the piece to place is drawn
+    assert ((panel == TEXT_RGB).all(axis=2)).sum() == 12 * 2 * 2  # the score "0": 12 font pixels, 2x2 each
     assert BabyTetrisEnv(Rules(width=4, height=3)).render() is None  # no render_mode
+
+
+def test_frames_follow_the_game():
+    env = BabyTetrisEnv(Rules(width=4, height=4), render_mode="rgb_array", cell_pixels=8)
+    _, info = env.reset(seed=1)
+    before = env.render()
+    action = int(np.flatnonzero(info["action_mask"])[0])
+    env.step(action)
+    after = env.render()
+    assert before.shape == after.shape and not np.array_equal(before[:32, :32], after[:32, :32])
+    strip = film_strip([before, after], per_row=2, gap=3)
+    assert strip.shape == (before.shape[0], 2 * before.shape[1] + 3, 3)
+    assert np.array_equal(strip[:, : before.shape[1]], before)
+    with pytest.raises(ValueError, match="per_row must be an integer >= 1"):
+        film_strip([before], per_row=0)
 
 
 # -- opponents -----------------------------------------------------------------------------------
@@ -476,3 +497,32 @@ def test_observation_codec_refuses_what_it_cannot_show():
         babytris.env.decode_observation(rules, obs)
     with pytest.raises(ValueError, match="illegal_reward"):
         BabyTetrisEnv(rules, illegal_reward=1.0)
+
+
+def test_play_writes_the_game_as_gif_html_and_film_strip(tmp_path, capsys):
+    from PIL import Image
+
+    from babytris import cli
+
+    gif, page, strip = tmp_path / "game.gif", tmp_path / "game.html", tmp_path / "strip.png"
+    argv = ["play", "--placements", "6", "--delay", "0", "--gif", str(gif), "--html", str(page), "--strip", str(strip)]
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    with Image.open(gif) as animation:
+        assert animation.n_frames == 7  # the start, then each of the 6 placements
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "data:image/gif;base64," in text and "<script" not in text
+    with Image.open(strip) as picture:
+        assert picture.size[0] > picture.size[1]  # 7 frames side by side
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.gif", "game.html", "strip.png"]  # nothing else
+    assert cli.main(["play", "--gif", str(tmp_path / "missing" / "g.gif")]) != 0
+    assert "--gif: no directory" in capsys.readouterr().err
+
+
+def test_saving_frames_checks_its_arguments(tmp_path):
+    from babytris.frames import save_gif
+
+    with pytest.raises(ValueError, match="give at least one frame"):
+        save_gif([], str(tmp_path / "x.gif"))
+    with pytest.raises(ValueError, match="seconds_per_frame must be in"):
+        save_gif([np.zeros((4, 4, 3), np.uint8)], str(tmp_path / "x.gif"), seconds_per_frame=0)
