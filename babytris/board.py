@@ -135,6 +135,22 @@ class Board:
     def __hash__(self) -> int:
         return hash((self.bits, self.width, self.height))
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, for Jupyter (see :mod:`babytris.svg`)."""
+        from .svg import board_svg
+
+        return board_svg(self)
+
+    def show(self, placement=None, *, rules=None):
+        """A :class:`~babytris.svg.Picture` of the board, with ``placement``'s
+        landing cells in the piece colour if given (numbered by ``rules``, as
+        :func:`babytris.pictures.landing_cells` takes them); Jupyter displays it."""
+        from .pictures import landing_cells
+        from .svg import Picture, board_svg
+
+        landing = () if placement is None else landing_cells(self, placement, rules=rules)
+        return Picture(board_svg(self, landing=landing))
+
     def __str__(self) -> str:
         return "\n".join(self.rows())
 

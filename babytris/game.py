@@ -174,6 +174,13 @@ class Game:
         """The board drawn as text (top row first), ``#`` filled, ``.`` empty."""
         return str(Board(self.board, self.rules.width, self.rules.height))
 
+    def _repr_svg_(self) -> str:
+        """The board, the piece to place and the score as SVG, for Jupyter (see :mod:`babytris.svg`)."""
+        from .svg import board_svg
+
+        piece = None if self.over else self.rules.pieces[self.piece].cells
+        return board_svg(Board(self.board, self.rules.width, self.rules.height), piece=piece, score=self.score)
+
     def __repr__(self) -> str:
         queue = f" preview={','.join(self.rules.pieces[p].name for p in self.queue)}" if self.queue else ""
         state = "over" if self.over else f"piece={self.piece_name}{queue}"

@@ -321,6 +321,15 @@ class Solution:
             raise TypeError(f"board must be an int or a Board, got {type(board).__name__}")
         return int(board)
 
+    def _repr_html_(self) -> str:
+        """A summary and the start board, for Jupyter."""
+        import html
+
+        from .svg import board_svg
+
+        start = board_svg(Board(self.rules.start, self.rules.width, self.rules.height))
+        return f"<div><p><code>{html.escape(repr(self))}</code></p>{start}</div>"
+
     def __repr__(self) -> str:
         r = self.rules
         status = "converged" if self.converged else "NOT converged"
