@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .cli_options import board_arguments, output_arguments, rule_arguments, solver_arguments
+from .cli_options import board_arguments, output_arguments, rule_arguments, rule_fields, solver_arguments
 from .resources import gib_to_bytes
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
@@ -308,15 +308,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         return solve_lean_command(args, out, "asked for (--mode lean)")
     started = time.perf_counter()
     try:
-        solution = _solution_from(
-            args,
-            out,
-            pieces=args.pieces,
-            preview=args.preview,
-            hold=args.hold,
-            hold_start=args.hold_start,
-            moves=args.moves,
-        )
+        solution = _solution_from(args, out, **rule_fields(args))
     except MemoryLimitError as refused:
         if args.mode == "auto" and lean_applies(args):
             return solve_lean_command(args, out, f"the move table would not fit ({refused})")

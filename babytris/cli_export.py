@@ -15,7 +15,7 @@ from .cli import (
     _rules_record,
     _solution_from,
 )
-from .cli_options import board_arguments, output_arguments, rule_arguments, solver_arguments
+from .cli_options import board_arguments, output_arguments, rule_arguments, rule_fields, solver_arguments
 
 __all__ = ["FORMATS", "add_export_parser", "export_command"]
 
@@ -54,15 +54,7 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
         _check_writable("--out", target)
     if args.opponent != "random":
         raise ValueError(f"--opponent: the exports are of the game against random pieces, got {args.opponent!r}")
-    solution = _solution_from(
-        args,
-        out,
-        pieces=args.pieces,
-        preview=args.preview,
-        hold=args.hold,
-        hold_start=args.hold_start,
-        moves=args.moves,
-    )
+    solution = _solution_from(args, out, **rule_fields(args))
     started = time.perf_counter()
     if args.format == "quantecon":
         model = to_quantecon(solution)

@@ -9,7 +9,7 @@ from .resources import DEFAULT_MAX_MEMORY
 from .roles import OPPONENT_MODELS
 from .rules import MOVES
 
-__all__ = ["output_arguments", "board_arguments", "rule_arguments", "solver_arguments"]
+__all__ = ["output_arguments", "board_arguments", "rule_arguments", "rule_fields", "solver_arguments"]
 
 JSON_OBJECT = "print one JSON object instead of text"
 
@@ -50,6 +50,12 @@ def rule_arguments(parser: argparse.ArgumentParser) -> None:
         default=["trominoes"],
         help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)",
     )
+
+
+def rule_fields(args: argparse.Namespace) -> dict:
+    """The ``Rules`` fields :func:`rule_arguments` parsed, as keywords."""
+    names = ("pieces", "preview", "hold", "hold_start", "moves")
+    return {name: getattr(args, name) for name in names}
 
 
 def solver_arguments(parser: argparse.ArgumentParser) -> None:
