@@ -54,6 +54,7 @@ class Sweeper:
         n_threads: int = 1,
         dead_value: float = 0.0,
         synchronous: bool = False,
+        chance: npt.NDArray[np.int32] | None = None,
     ) -> None: ...
     @property
     def n_live(self) -> int: ...

@@ -67,7 +67,8 @@ cdef struct Sweep:
     const uint8_t* lines
     const double* scores       # points per rows cleared
     const double* move_reward  # if not NULL, each move's reward (instead of scores[lines])
-    const double* probs
+    const double* probs        # the pieces' chances: P per chance class
+    const int32_t* chance      # if not NULL, each board's chance class (its bag); else class 0
     double discount
     double dead                # the value of a state with no move (game over)
     int pieces                 # PIECES_*
@@ -85,21 +86,32 @@ cdef struct Sweep:
     int16_t* policy            # each state's chosen move (offset in its row), -1 where none
 
 
+cdef inline const double* chances(const Sweep* sw, int32_t b) noexcept nogil:
+    """The chances of the pieces on board b (P of them)."""
+    if sw.chance == NULL:
+        return sw.probs
+    return sw.probs + <Py_ssize_t>sw.chance[b] * sw.P
+
+
 cdef inline double combine_pieces(const Sweep* sw, int32_t b, const double* v) noexcept nogil:
-    """A board's value from its states' values ``v[0:P]``."""
+    """A board's value from its states' values ``v[0:P]``; an opponent gives
+    only pieces of positive chance (those left in the bag)."""
     cdef int p
     cdef double w
+    cdef bint first = True
+    cdef const double* pr = chances(sw, b)
     if sw.pieces == PIECES_RANDOM:
         w = 0.0
         for p in range(sw.P):
-            w += sw.probs[p] * v[p]
+            w += pr[p] * v[p]
         return w
     if sw.pieces == PIECES_FIXED:
         return v[sw.piece_choice[b]]
-    w = v[0]
-    for p in range(1, sw.P):
-        if (v[p] < w) if sw.pieces == PIECES_WORST else (v[p] > w):
+    w = 0.0
+    for p in range(sw.P):
+        if pr[p] > 0.0 and (first or ((v[p] < w) if sw.pieces == PIECES_WORST else (v[p] > w))):
             w = v[p]
+            first = False
     return w
 
 
@@ -125,7 +137,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef const int32_t* nxt = sw.nxt
     cdef const uint8_t* lines = sw.lines
     cdef const double* scores = sw.scores
-    cdef const double* probs = sw.probs
+    cdef const double* pr
     cdef const int32_t* order = sw.order
     cdef double* W = sw.W
     cdef const double* R = sw.R
@@ -149,6 +161,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             s = <Py_ssize_t>order[i + AHEAD] * P
             for e in range(offsets[s], offsets[s + P]):
                 prefetch(&R[nxt[e]])
+        pr = chances(sw, b)
         w = 0.0
         for p in range(P):
             s = <Py_ssize_t>b * P + p
@@ -172,7 +185,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             if V_prev != NULL:
                 V_prev[s] = V[s]
             V[s] = best
-            w += probs[p] * best
+            w += pr[p] * best
         delta = fabs(w - W[b])
         if delta > residual or delta != delta:
             residual = delta
@@ -285,7 +298,7 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     cdef int64_t e
     cdef double residual = 0.0
     cdef double v[64]
-    cdef const double* probs = sw.probs
+    cdef const double* probs
     cdef double w
     cdef bint drawn = sw.pieces == PIECES_RANDOM and not custom
     for i in range(first, last):
@@ -293,6 +306,7 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
         s = <Py_ssize_t>b * P
         if drawn:
             # The common case, kept to one accumulation per state.
+            probs = chances(sw, b)
             w = 0.0
             for p in range(P):
                 if policy[s + p] >= 0:
@@ -418,6 +432,9 @@ cdef class Sweeper:
     the piece would; 3: the state of the piece ``piece_choice[board]``);
     ``moves`` how a state's value combines its moves' (0: the best; 1: the
     mean, a player placing at random; 2: the move ``fixed_move[state]``).
+    With ``chance`` (int32, one per board) the chances differ by board:
+    board b's are ``probs[chance[b] * P:(chance[b] + 1) * P]`` (a bag's
+    contents), and an opponent gives only pieces of positive chance.
     A move's reward is ``scores[lines]``, or ``move_reward[move]`` if given;
     a state with no move is worth ``dead_value`` (the caller gives the
     boards with no move at all that value in ``V`` and ``W``: they are not swept).
@@ -444,11 +461,19 @@ cdef class Sweeper:
                  const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,
                  int moves=MOVES_BEST, const int16_t[::1] piece_choice=None, const int16_t[::1] fixed_move=None,
                  const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
-                 double dead_value=0.0, bint synchronous=False):
-        cdef int P = probs.shape[0]
+                 double dead_value=0.0, bint synchronous=False, const int32_t[::1] chance=None):
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
+        cdef int P = probs.shape[0] if chance is None or n_boards == 0 else V.shape[0] // n_boards
         if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P:
             raise ValueError("Sweeper: array shapes do not match")
+        if probs.shape[0] % P or (chance is None and probs.shape[0] != P):
+            raise ValueError("Sweeper: probs must hold P chances (and P per class with chance)")
+        if chance is not None:
+            if chance.shape[0] != n_boards:
+                raise ValueError("Sweeper: chance must have one entry per board")
+            for i in range(n_boards):
+                if not 0 <= chance[i] < probs.shape[0] // P:
+                    raise ValueError(f"Sweeper: chance[{i}] = {chance[i]} is not a chance class")
         if policy.shape[0] != V.shape[0] or scores.shape[0] < 1:
             raise ValueError("Sweeper: array shapes do not match")
         if lines.shape[0] != n_moves or offsets[n_boards * P] != n_moves:
@@ -499,7 +524,7 @@ cdef class Sweeper:
             if not -1 <= policy[i] < offsets[i + 1] - offsets[i]:
                 raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state (or -1)")
         self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
-                       fixed_move, move_reward)
+                       fixed_move, move_reward, chance)
         # The one allocation, after every check: a failed __init__ holds nothing
         # (and __init__ called again frees the buffer of the first call).
         free(self.block_residual)
@@ -517,6 +542,7 @@ cdef class Sweeper:
         self.sw.scores = &scores[0]
         self.sw.move_reward = &move_reward[0] if move_reward is not None and n_moves else NULL
         self.sw.probs = &probs[0]
+        self.sw.chance = &chance[0] if chance is not None and n_boards else NULL
         self.sw.discount = discount
         self.sw.dead = dead_value
         self.sw.pieces = pieces

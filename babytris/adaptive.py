@@ -161,8 +161,8 @@ def exp3(
         :class:`Exp3Result`.
     """
     t = transitions_of(game)
-    if t.rules.preview or t.rules.hold:
-        raise ValueError("exp3: plain games only (no previews or hold)")
+    if t.rules.node_tables:
+        raise ValueError("exp3: plain games only (no previews, hold or bag)")
     n_actions = check_int("n_actions", n_actions, 1, 10**7)
     seed = check_int("seed", seed, 0, 2**63 - 1)
     if not isinstance(experts, Mapping) or not experts:

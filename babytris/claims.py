@@ -37,7 +37,7 @@ import numpy as np
 
 from .reproduce import AGREES, DIFFERS, WITHIN_NOISE, Measurement, claim
 
-__all__ = ["SLIDES_SCORES", "SLIDES_TABLE", "TABLE_1", "TABLE_3", "reachable_rows", "tied_share"]
+__all__ = ["SLIDES_SCORES", "SLIDES_TABLE", "TABLE_1", "TABLE_3", "tied_share"]
 
 # --------------------------------------------------------------------------------------------
 # slides: one game of 10,000 placements by the optimal policy of the discounted game
@@ -538,23 +538,6 @@ def _c4w_residues_soft(fast: bool) -> Measurement:
     )
 
 
-def reachable_rows(t, starts: np.ndarray) -> np.ndarray:
-    """bool ``(t.n_boards,)``: the rows (nodes) of table ``t`` that some play
-    reaches from the rows ``starts``, whatever pieces come."""
-    seen = np.zeros(t.n_boards, dtype=bool)
-    seen[starts] = True
-    frontier = np.unique(starts)
-    n_pieces = t.rules.n_pieces
-    while frontier.size:
-        states = (frontier[:, None] * n_pieces + np.arange(n_pieces)).ravel()
-        first, counts = t.offsets[states], np.diff(t.offsets)[states]
-        moves = np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-        after = np.unique(t.next_board[moves])
-        frontier = after[~seen[after]]
-        seen[frontier] = True
-    return seen
-
-
 def _c4w_rules(preview: int):
     import babytris
 
@@ -582,7 +565,7 @@ def _c4w_fields_with_hold(fast: bool) -> Measurement:
     import babytris
 
     t = babytris.enumerate_boards(_c4w_rules(0))
-    reached = reachable_rows(t, t.start_nodes()[0])
+    reached = t.reachable()
     assert t.slots is not None  # (a hold table)
     slots = np.unique(t.slots[reached])
     return Measurement(
@@ -604,11 +587,11 @@ def _c4w_fields_with_hold(fast: bool) -> Measurement:
 def _c4w_states_hold_6_previews(fast: bool) -> Measurement:
     import babytris
 
-    fields = int(reachable_rows(t := babytris.enumerate_boards(_c4w_rules(0)), t.start_nodes()[0]).sum())
+    fields = int(babytris.enumerate_boards(_c4w_rules(0)).reachable().sum())
     checked = []
     for preview in (1, 2) if fast else (1, 2, 3):
         t = babytris.enumerate_boards(_c4w_rules(preview))
-        rows = int(reachable_rows(t, t.start_nodes()[0]).sum())
+        rows = int(t.reachable().sum())
         # c4w's sequence holds the piece to place and the previews: 7^(preview + 1) per field
         checked.append(rows * 7 == fields * 7 ** (preview + 1))
     count = fields * 7**6

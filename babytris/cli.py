@@ -275,6 +275,8 @@ def _rules_record(rules) -> dict:
         "hold": rules.hold,
         "hold_start": rules.hold_start,
         "moves": rules.moves,
+        "randomizer": rules.randomizer,
+        "bag_copies": rules.bag_copies,
         "objective": rules.objective,
         "mirror": rules.mirror,
     }
@@ -327,8 +329,10 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "opponent": solution.opponent,
         # Rows are (board, queue, hold slot) nodes with previews or hold, else
         # distinct boards already (a unique() of 35 M boards takes 40 s).
-        "boards": int(np.unique(solution.boards).size) if rules.preview or rules.hold else solution.n_boards,
+        "boards": int(np.unique(solution.boards).size) if rules.node_tables else solution.n_boards,
         "rows": solution.n_boards,
+        # (node tables hold every board x bag x queue x slot; play meets fewer)
+        "rows_reached": int(solution.transitions.reachable().sum()) if rules.node_tables else solution.n_boards,
         "states": solution.n_states,
         "moves": solution.transitions.n_moves,
         "iterations": solution.iterations,
@@ -350,15 +354,18 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
             f", preview {rules.preview}" if rules.preview else "",
             ", hold" if rules.hold else "",
             ", soft moves" if rules.moves == "soft" else "",
+            f", a bag of {rules.bag_copies} of each piece" if rules.randomizer == "bag" else "",
         ]
     )
     out.line(
         f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
         f"line scores {rules.line_scores}{extras}"
     )
-    rows = "boards" if not (rules.preview or rules.hold) else "(board, queue, slot) rows"
+    rows = "reachable boards"
+    if rules.node_tables:
+        rows = f"(board, bag, queue, slot) rows, {summary['rows_reached']:,} met in play"
     out.line(
-        f"boards       {solution.n_boards:,} reachable {rows} ({solution.n_states:,} states, "
+        f"boards       {solution.n_boards:,} {rows} ({solution.n_states:,} states, "
         f"{solution.transitions.n_moves:,} moves)"
     )
     out.line(

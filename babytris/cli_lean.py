@@ -25,6 +25,7 @@ def lean_applies(args: argparse.Namespace) -> bool:
         or args.policy_csv
         or args.method in ("mpi", "jacobi")
         or args.moves != "hard"
+        or args.randomizer != "iid"
     )
     return plain and args.width * args.height <= LEAN_MAX_CELLS and args.opponent in LEAN_OPPONENTS
 
@@ -35,8 +36,8 @@ def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
     if args.out or args.policy_csv:
         option = "--out" if args.out else "--policy-csv"
         raise ValueError(f"{option}: a lean solution holds board values only; use --mode table")
-    if args.preview or args.hold:
-        raise ValueError("--mode lean: solves the plain game (no --preview, no --hold)")
+    if args.preview or args.hold or args.randomizer != "iid":
+        raise ValueError("--mode lean: solves the plain game (no --preview, no --hold, no --randomizer bag)")
     if args.method not in (None, "vi"):
         raise ValueError(f"--method: the lean mode runs value iteration in place (vi), got {args.method!r}")
     started = time.perf_counter()

@@ -7,7 +7,7 @@ import argparse
 
 from .resources import DEFAULT_MAX_MEMORY
 from .roles import OPPONENT_MODELS
-from .rules import MOVES
+from .rules import MOVES, RANDOMIZERS
 
 __all__ = ["output_arguments", "board_arguments", "rule_arguments", "rule_fields", "solver_arguments"]
 
@@ -28,7 +28,8 @@ def board_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rule_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--preview``, ``--hold``, ``--hold-start``, ``--moves`` and ``--pieces``."""
+    """``--preview``, ``--hold``, ``--hold-start``, ``--moves``, ``--randomizer``,
+    ``--bag-copies`` and ``--pieces``."""
     parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
     parser.add_argument(
@@ -45,6 +46,19 @@ def rule_arguments(parser: argparse.ArgumentParser) -> None:
         "left, right and turn on the board before they lock (tucks under overhangs)",
     )
     parser.add_argument(
+        "--randomizer",
+        choices=RANDOMIZERS,
+        default="iid",
+        help="iid: each piece drawn independently (default); bag: dealt from a shuffled bag of every piece, "
+        "refilled when empty (what is left in it is part of the state)",
+    )
+    parser.add_argument(
+        "--bag-copies",
+        type=int,
+        default=1,
+        help="with --randomizer bag: copies of each piece in a bag (default 1)",
+    )
+    parser.add_argument(
         "--pieces",
         nargs="+",
         default=["trominoes"],
@@ -54,7 +68,7 @@ def rule_arguments(parser: argparse.ArgumentParser) -> None:
 
 def rule_fields(args: argparse.Namespace) -> dict:
     """The ``Rules`` fields :func:`rule_arguments` parsed, as keywords."""
-    names = ("pieces", "preview", "hold", "hold_start", "moves")
+    names = ("pieces", "preview", "hold", "hold_start", "moves", "randomizer", "bag_copies")
     return {name: getattr(args, name) for name in names}
 
 

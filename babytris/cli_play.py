@@ -44,6 +44,11 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     rules = solution.rules
     if rules.hold or rules.preview:
         raise ValueError("play: the solution has previews or hold; `babytris play` shows plain games only")
+    bagged = rules.randomizer == "bag"
+    if bagged and solution.opponent_policy is not None:
+        raise ValueError(
+            "play: a bag with an opponent choosing from it is solved, not yet shown; use --opponent random"
+        )
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
     chooser = None
@@ -59,10 +64,11 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     steps = []
     frames = [frame(rules, game.board, game.piece, game.score, 16)]
     while not game.over and game.placements < args.placements:
-        placement = solution.best_action(game.board, game.piece)
+        seen = {"bag_left": game.bag_left} if bagged else {}  # (with a bag, what is left in it)
+        placement = solution.best_action(game.board, game.piece, **seen)
         if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
             break  # None: the piece fits nowhere, the game is over
-        value = solution.value(game.board, game.piece)
+        value = solution.value(game.board, game.piece, **seen)
         before, lines = game.board, game.lines
         points = game.place(placement)
         steps.append(

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .bags import after_draw, bag_counts
 from .placements import canonical_boards, engine, placement_table
 from .progress import polling
 from .resources import (
@@ -105,7 +106,7 @@ def enumerate_boards(
     transitions = Transitions(
         rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
     )
-    if rules.preview or rules.hold:
+    if rules.node_tables:
         transitions = with_previews(
             transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board, started=started
         )
@@ -150,10 +151,12 @@ def forecast_table(rules: Rules) -> tuple[int, int] | None:
 def with_previews(
     base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0, started: float | None = None
 ) -> Transitions:
-    """The move table of ``base.rules`` (with ``preview = k`` and/or ``hold``)
-    built from the table of the same boards without them: every board times
-    every queue of k pieces (any queue can come with any reachable board) and,
-    with hold, every hold slot.  Vectorised: the rows are the base rows, the
+    """The move table of ``base.rules`` (with ``preview = k``, ``hold`` and/or
+    a bag) built from the table of the same boards without them: every board
+    times every bag's contents (with ``randomizer="bag"``), every queue of k
+    pieces (any queue or bag can come with any reachable board) and, with
+    hold, every hold slot.  A state draws its piece from its node's bag, so
+    it has no move where the bag holds none of that piece.  Vectorised: the rows are the base rows, the
     next nodes computed from the queues.  Refuses (:class:`MemoryLimitError`)
     a table that, with ``bytes_per_node`` more per node (what the solver will
     hold), would exceed ``max_memory``.
@@ -169,39 +172,44 @@ def with_previews(
     """
     rules = base.rules
     n, n_pieces, k = base.n_boards, rules.n_pieces, rules.preview
-    queues, slots = rules.queues, rules.hold_slots
-    nodes = n * queues * slots
+    bags, queues, slots = rules.bags, rules.queues, rules.hold_slots
+    nodes = n * rules.nodes_per_board
     n_states = nodes * n_pieces
-    n_moves = 2 * base.n_moves * queues * slots  # at most: a piece's row and the held one's
+    # At most: a piece's row and the held one's, each drawn piece from each bag holding it.
+    n_moves = 2 * base.n_moves * queues * slots * int(bag_counts(rules).astype(bool).sum()) // n_pieces
     # The build holds about a dozen int64 arrays per state and ten per move at its peak (measured).
     need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
-    what = f"preview={k}, hold={rules.hold}"
+    what = f"preview={k}, hold={rules.hold}" + (f", a bag of {bags:,} contents" if rules.randomizer == "bag" else "")
+    sizes = f"{n:,} boards x " + (f"{bags:,} bags x " if bags > 1 else "") + f"{queues:,} queues x {slots} hold slots"
     if rules.hold and placement_table(rules).number_first[-1] >= HOLD_MOVE:
         raise ValueError(
             f"hold: at most {HOLD_MOVE - 1} placements over all pieces, got {placement_table(rules).number_first[-1]}"
         )
     if nodes >= 2**31 - 1:
-        raise MemoryLimitError(f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots is over 2**31 nodes")
+        raise MemoryLimitError(f"{what}: {sizes} is over 2**31 nodes")
     if need > max_memory:
         raise MemoryLimitError(
-            f"{what}: {n:,} boards x {queues:,} queues x {slots} hold slots x {n_pieces} pieces = {n_states:,} "
+            f"{what}: {sizes} x {n_pieces} pieces = {n_states:,} "
             f"states and up to {n_moves:,} moves need about {format_bytes(need)}, "
             f"more than max_memory={format_bytes(max_memory)}"
         )
     state = np.arange(n_states, dtype=np.int64)
     node, drawn = np.divmod(state, n_pieces)
     node, slot = np.divmod(node, slots)
-    board, queue = np.divmod(node, queues)
+    node, queue = np.divmod(node, queues)
+    board, bag = np.divmod(node, bags)
+    dealt = bag_counts(rules)[bag, drawn] > 0  # (always, with independent draws)
+    next_bag = after_draw(rules)[bag, drawn]
     shift = queues // n_pieces if k else 1
     placed = queue // shift if k else drawn  # the first of queue + drawn
     rest = (queue % shift) * n_pieces + drawn if k else np.zeros_like(drawn)  # the queue after it
     counts = np.diff(base.offsets)
-    own = counts[board * n_pieces + placed]
+    own = np.where(dealt, counts[board * n_pieces + placed], 0)
     held = np.where((slot >= 1) & (slot <= n_pieces), slot - 1, 0)
     if rules.hold:
         # (no swap with the same piece held: it would repeat the row)
         swap = (slot >= 1) & (slot <= n_pieces) & (held != placed)
-        other = np.where(slot == 0, 1, np.where(swap, counts[board * n_pieces + held], 0))
+        other = np.where(dealt, np.where(slot == 0, 1, np.where(swap, counts[board * n_pieces + held], 0)), 0)
     else:
         other = np.zeros_like(own)
     offsets = np.zeros(n_states + 1, dtype=np.int64)
@@ -219,22 +227,24 @@ def with_previews(
     next_board = np.where(is_hold, mb, pad(base.next_board)[base_move])
     unlocked = np.where(slot[ms] > n_pieces, slot[ms] - n_pieces, slot[ms])
     next_slot = np.where(is_own, unlocked, np.where(is_swap, placed[ms] + 1, n_pieces + 1 + placed[ms]))
-    next_node = (next_board.astype(np.int64) * queues + rest[ms]) * slots + next_slot
+    next_node = ((next_board.astype(np.int64) * bags + next_bag[ms]) * queues + rest[ms]) * slots + next_slot
     lines = np.where(is_hold, 0, pad(base.lines)[base_move]).astype(np.uint8)
     placement = pad(base.placement)[base_move]
     if rules.hold:
         first = placement_table(rules).number_first
         piece = np.where(is_own, placed[ms], held[ms])
         placement = np.where(is_hold, HOLD_MOVE, first[piece] + placement).astype(np.uint16)
+    per_board = rules.nodes_per_board
     return Transitions(
         rules,
-        np.repeat(base.boards, queues * slots),
-        base.layer_starts * queues * slots,
+        np.repeat(base.boards, per_board),
+        base.layer_starts * per_board,
         offsets,
         next_node.astype(np.int32),
         lines,
         placement.astype(np.uint16),
         (time.perf_counter() - started) if started is not None else base.seconds,
-        np.tile(np.repeat(np.arange(queues, dtype=np.int64), slots), n),
-        np.tile(np.arange(slots, dtype=np.int64), n * queues) if rules.hold else None,
+        np.tile(np.repeat(np.arange(queues, dtype=np.int64), slots), n * bags),
+        np.tile(np.arange(slots, dtype=np.int64), n * bags * queues) if rules.hold else None,
+        np.tile(np.repeat(np.arange(bags, dtype=np.int64), queues * slots), n) if rules.randomizer == "bag" else None,
     )

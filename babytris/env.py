@@ -184,6 +184,11 @@ class BabyTetrisEnv(gymnasium.Env):
             raise ValueError(
                 "rules: hold is not supported by BabyTetrisEnv (a hold step places nothing); use hold=False"
             )
+        if rules.randomizer == "bag":
+            raise ValueError(
+                "rules: a bag (randomizer='bag') is not supported by BabyTetrisEnv yet (the observation would need "
+                "the bag's contents); use babytris.Game, which deals from the bag"
+            )
         self.rules = rules
         self._solution = self._check_opponent(opponent, rules)
         self.opponent = opponent

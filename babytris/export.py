@@ -154,7 +154,7 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
 
     Args:
         game: a :class:`~babytris.Solution` (pieces drawn at random, points)
-            or a :class:`~babytris.Transitions`.  Previews and hold are
+            or a :class:`~babytris.Transitions`.  Previews, hold and bags are
             supported; the combo objective is not.
         discount: in [0, 1); default: the solution's (required for a table).
 
@@ -164,7 +164,6 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
     table, discount = game_table(game, discount)
     rules = table.rules
     n_pieces, n_states = rules.n_pieces, table.n_states
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     counts = np.diff(table.offsets)
     dead = np.flatnonzero(counts == 0)
@@ -187,17 +186,19 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
     # Branches of each choice, in the same order.
     start_rows, start_chances = table.start_nodes()
     start_targets = (1 + start_rows[:, None] * n_pieces + np.arange(n_pieces)).ravel()
-    start_probs = (start_chances[:, None] * probs).ravel()
+    start_probs = (start_chances[:, None] * table.draw_chances(start_rows)).ravel()
     keep = start_probs > 0
-    drawn = probs > 0
-    draw_targets = 1 + (pairs // max_lines)[:, None] * n_pieces + np.flatnonzero(drawn)
-    draw_probs = np.broadcast_to(discount * probs[drawn], draw_targets.shape)
+    # An afterstate draws each piece its node's bag holds (every piece, with independent draws).
+    chances = table.draw_chances(pairs // max_lines)
+    draw_targets = 1 + (pairs // max_lines)[:, None] * n_pieces + np.arange(n_pieces)
     ends = np.full((n_after, 1), done)
     if discount > 0:
-        draw_targets = np.hstack((draw_targets, ends))
-        draw_probs = np.hstack((draw_probs, np.full((n_after, 1), 1.0 - discount)))
+        drawn = np.hstack((chances > 0, np.ones((n_after, 1), dtype=bool)))
+        draw_targets = np.hstack((draw_targets, ends))[drawn]
+        draw_probs = np.hstack((discount * chances, np.full((n_after, 1), 1.0 - discount)))[drawn]
+        draw_counts = drawn.sum(axis=1)
     else:
-        draw_targets, draw_probs = ends, np.ones((n_after, 1))
+        draw_targets, draw_probs, draw_counts = ends.ravel(), np.ones(n_after), np.ones(n_after, dtype=np.int64)
     # The game's states: a move leads to its afterstate; a dead state ends.
     first_choice = choice_starts[1 : 1 + n_states] - 1  # within the states' block of choices
     move_slots = np.repeat(first_choice - table.offsets[:-1], counts) + np.arange(len(table.lines))
@@ -208,9 +209,7 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
     state_names = np.full(len(state_targets), "over", dtype=object)
     state_names[move_slots] = move_names[which]
 
-    branch_counts = np.concatenate(
-        ([keep.sum()], np.ones(len(state_targets), dtype=np.int64), np.full(n_after, draw_targets.shape[1]), [1])
-    )
+    branch_counts = np.concatenate(([keep.sum()], np.ones(len(state_targets), dtype=np.int64), draw_counts, [1]))
     targets = np.concatenate((start_targets[keep], state_targets, draw_targets.ravel(), [done])).astype(np.int64)
     probabilities = np.concatenate((start_probs[keep], np.ones(len(state_targets)), draw_probs.ravel(), [1.0])).astype(
         np.float64

@@ -54,9 +54,11 @@ class Game:
         seed: seeds the random pieces (``numpy.random.default_rng``).
         choose_piece: who gives the pieces (``f(board_bits, known) -> piece
             index``, ``known`` the queue of pieces already in sight); default:
-            drawn at random with ``rules.probabilities``.  With previews the
-            first ``rules.preview`` pieces are drawn at random and the chooser
-            gives every piece after them, as the solvers assume.
+            drawn at random with ``rules.probabilities``, or with
+            ``rules.randomizer == "bag"`` dealt from the bag (see
+            :attr:`bag_left`; a chooser must give a piece left in it).  With
+            previews the first ``rules.preview`` pieces are drawn at random and
+            the chooser gives every piece after them, as the solvers assume.
 
     >>> game = Game(Rules(width=4, height=4), seed=1)
     >>> move = game.moves()[0]
@@ -92,6 +94,7 @@ class Game:
         self.score: float = 0.0
         self.lines: int = 0
         self.placements: int = 0
+        self._bag = [self.rules.bag_copies] * self.rules.n_pieces  # (a bag of one copy each: unused without a bag)
         known = [self._draw() for _ in range(self.rules.preview)]
         last = self._draw() if self._choose is None else self._chosen(self._choose, self.board, tuple(known))
         pieces = known + [last]
@@ -99,7 +102,32 @@ class Game:
         self.queue: deque[int] = deque(pieces[1:])
 
     def _draw(self) -> int:
-        return int(self._rng.choice(self.rules.n_pieces, p=self.rules.probabilities))
+        if self.rules.randomizer != "bag":
+            return int(self._rng.choice(self.rules.n_pieces, p=self.rules.probabilities))
+        left = np.asarray(self._bag, dtype=np.float64)
+        return self._deal(int(self._rng.choice(self.rules.n_pieces, p=left / left.sum())))
+
+    def _deal(self, piece: int) -> int:
+        """Take ``piece`` out of the bag (refilled once empty); ``ValueError`` if the bag lacks it."""
+        if self.rules.randomizer == "bag":
+            if not self._bag[piece]:
+                raise ValueError(
+                    f"choose_piece gave {self.rules.pieces[piece].name}, which the bag does not hold "
+                    f"(left: {' '.join(self.rules.pieces[p].name for p in self.bag_left) or 'nothing'})"
+                )
+            self._bag[piece] -= 1
+            if not any(self._bag):
+                self._bag = [self.rules.bag_copies] * self.rules.n_pieces
+        return piece
+
+    @property
+    def bag_left(self) -> tuple[int, ...]:
+        """The piece indices left in the bag once the pieces in sight were
+        dealt (the full bag right after a refill), as :meth:`Solution.value`
+        takes them (``bag_left=``); ``()`` without a bag."""
+        if self.rules.randomizer != "bag":
+            return ()
+        return tuple(p for p, c in enumerate(self._bag) for _ in range(c))
 
     @property
     def piece_name(self) -> str:
@@ -168,7 +196,7 @@ class Game:
             raise ValueError(
                 f"choose_piece returned {piece!r}; it must be a piece index in [0, {self.rules.n_pieces - 1}]"
             )
-        return int(piece)
+        return self._deal(int(piece))
 
     def drawing(self) -> str:
         """The board drawn as text (top row first), ``#`` filled, ``.`` empty."""

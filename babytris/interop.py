@@ -59,8 +59,8 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
     """
     check_type("transitions", transitions, Transitions, "a babytris.Transitions (from enumerate_boards)")
     rules = transitions.rules
-    if rules.preview or rules.hold:
-        raise ValueError("to_mdptoolbox: games with previews or hold are not supported")
+    if rules.node_tables:
+        raise ValueError("to_mdptoolbox: games with previews, hold or a bag are not supported")
     if min(rules.line_scores) < 0:
         raise ValueError(
             f"to_mdptoolbox: line_scores must be >= 0 (illegal actions cost penalty), got {rules.line_scores}"
@@ -201,7 +201,7 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
 
     Args:
         game: a :class:`~babytris.Solution` (pieces drawn at random, points)
-            or a :class:`~babytris.Transitions`; previews and hold included.
+            or a :class:`~babytris.Transitions`; previews, hold and bags included.
         discount: in [0, 1); default: the solution's (required for a table).
 
     Returns:
@@ -215,7 +215,6 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
     rules = table.rules
     n_pieces, n_states = rules.n_pieces, table.n_states
     over = n_states
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     counts = np.diff(table.offsets)
     moves = np.maximum(counts, 1)  # a dead state's one move: to game over
@@ -237,7 +236,8 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
             np.full(len(ends), over),
         )
     )
-    vals = np.concatenate((np.tile(probs, len(live_pair)), np.ones(len(ends))))
+    # (each piece with its chance at the next node: with a bag, its share of the bag there)
+    vals = np.concatenate((table.draw_chances(table.next_board).ravel(), np.ones(len(ends))))
     Q = sparse.csr_matrix((vals, (rows, cols)), shape=(L, n_states + 1))
     Q.eliminate_zeros()
     start_rows, start_chances = table.start_nodes()
@@ -249,5 +249,5 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
         beta=float(discount),
         placements=placements,
         start_states=(start_rows[:, None] * n_pieces + np.arange(n_pieces)).ravel(),
-        start_chances=(start_chances[:, None] * probs).ravel(),
+        start_chances=(start_chances[:, None] * table.draw_chances(start_rows)).ravel(),
     )

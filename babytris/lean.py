@@ -195,6 +195,7 @@ def solve_lean(
             ("mirror", rules.mirror),
             ("objective='combo'", rules.objective == "combo"),
             ("moves='soft'", rules.moves == "soft"),
+            ("randomizer='bag'", rules.randomizer == "bag"),
         )
         if used
     ]

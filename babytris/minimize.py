@@ -17,7 +17,8 @@ for the roles asked:
   random (minavg, gaps: each move counts in the mean);
 * a board's pieces are compared as a multiset of (probability, state's
   group) when pieces are drawn, as a set of state groups when an opponent
-  chooses them (a minimum or maximum);
+  chooses them (a minimum or maximum); with a bag, a piece the node's bag
+  does not hold counts as one entry alike on every board (it cannot come);
 * every state that is worth zero under any play (no reachable move has a
   reward, and a state without moves is worth zero) is in one group, dead
   states included, however different its moves (``zero_states=True``).
@@ -143,8 +144,12 @@ def minimize(
     zero = _zero_states(t, rewards, roles.dead_value(t.rules)) if zero_states else None
     # A board's pieces count by weight: their probabilities when drawn, all
     # alike when an opponent chooses (it picks by value, not by name).
-    weights = np.asarray(t.rules.probabilities) if roles.pieces == PIECES_RANDOM else np.zeros(n_pieces)
-    weight_id = np.tile(_ids(weights), t.n_boards)
+    # With a bag a piece's chance is its node's bag's share of it; a piece the
+    # bag lacks (chance 0, no move) counts as nothing, whatever its state.
+    chances = t.draw_chances().ravel()
+    weights = chances if roles.pieces == PIECES_RANDOM else np.zeros(t.n_states)
+    weight_id = _ids(weights)
+    absent = chances == 0
     board_starts = np.arange(0, t.n_states + 1, n_pieces, dtype=np.int64)
     states = np.zeros(t.n_states, dtype=np.int64)
     boards = np.zeros(t.n_boards, dtype=np.int64)
@@ -156,7 +161,7 @@ def minimize(
         states, new_n_states = _minimize.relabel(t.offsets, codes, states, moves_as_set)
         if zero is not None and zero.any():
             states, new_n_states = _merge(states, zero)
-        codes = weight_id * new_n_states + states
+        codes = weight_id * (new_n_states + 1) + np.where(absent, new_n_states, states)
         boards, new_n_boards = _minimize.relabel(board_starts, codes, boards, pieces_as_set)
         if (new_n_states, new_n_boards) == (n_states, n_boards):
             break

@@ -34,15 +34,17 @@ __all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", 
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.solution"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 #: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
 #: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds; 2 lacks
-#: the rules' ``moves`` (hard drops), which 3 adds.
-READABLE_VERSIONS = (1, 2, 3)
+#: the rules' ``moves`` (hard drops), which 3 adds; 3 lacks the rules'
+#: ``randomizer`` and ``bag_copies`` (independent draws) and the table's
+#: ``bags``, which 4 adds.
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 # The arrays a file holds, by the attribute they come from; None-able ones may be absent.
 _SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy", "evaluation_sweeps")
-_TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots")
+_TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
 # The dtype each array is written with.
 _DTYPES = {
     "solution_values": np.float64,
@@ -58,6 +60,7 @@ _DTYPES = {
     "table_placement": np.uint16,
     "table_queues": np.int64,
     "table_slots": np.int64,
+    "table_bags": np.int64,
 }
 # The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
 _SETTINGS = (
@@ -326,10 +329,12 @@ def _check_arrays(
         "table_lines",
         "table_placement",
     }
-    if rules.preview or rules.hold:  # node tables carry queues (all 0 without previews)
+    if rules.node_tables:  # node tables carry queues (all 0 without previews)
         required.add("table_queues")
     if rules.hold:
         required.add("table_slots")
+    if rules.randomizer == "bag":
+        required.add("table_bags")
     if settings["opponent"] != "random":
         required.add("solution_opponent_policy")
     for name in sorted(required - set(contents)):
@@ -352,6 +357,7 @@ def _check_arrays(
         "table_placement": (n_moves,),
         "table_queues": (n,),
         "table_slots": (n,),
+        "table_bags": (n,),
         "solution_values": (n, n_pieces),
         "solution_policy": (n, n_pieces),
         "solution_residuals": (settings["iterations"],),
@@ -425,6 +431,8 @@ def _rules_to_json(rules: Rules) -> dict[str, Any]:
         "top_out": rules.top_out,
         "hold_start": rules.hold_start,
         "moves": rules.moves,
+        "randomizer": rules.randomizer,
+        "bag_copies": rules.bag_copies,
     }
 
 

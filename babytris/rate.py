@@ -440,9 +440,10 @@ def _check_opponent(opponent: object) -> None:
 
 
 def _check_scores(rules: Rules) -> None:
-    if rules.preview or rules.hold:
+    if rules.node_tables:
         raise ValueError(
-            "long_run_rate: games with previews or hold (rules.preview > 0, rules.hold) are not supported yet"
+            "long_run_rate: games with previews, hold or a bag (rules.preview > 0, rules.hold, "
+            "rules.randomizer='bag') are not supported yet"
         )
     if min(rules.line_scores) < 0:
         raise ValueError(

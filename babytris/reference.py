@@ -19,6 +19,7 @@ from .reference_game import (
     board_of,
     canonical,
     dead_value,
+    draw_chance,
     filled_cells,
     holes,
     land,
@@ -29,8 +30,8 @@ from .reference_game import (
     node_moves,
     nodes,
     orientations,
-    queue_chance,
     reachable_boards,
+    start_chance,
 )
 from .rules import Rules
 
@@ -154,22 +155,10 @@ class ReferenceSolution:
     def start_value(self) -> float:
         """The start board's value, averaged over its queues, the hold slot
         empty (or with ``hold_start="drawn"`` holding a piece drawn first, free)."""
-        drawn = self.rules.hold and self.rules.hold_start == "drawn"
-
-        def held_chance(node) -> float:
-            if not self.rules.hold:
-                return 1.0
-            held, locked = node[2], node[3]
-            if drawn:
-                return 0.0 if held is None or locked else self.rules.probabilities[held]
-            return 1.0 if (held, locked) == (None, False) else 0.0
-
-        starts = [i for i, node in enumerate(self.boards) if board_of(node) == canonical(self.rules, self.rules.start)]
         return sum(
-            queue_chance(self.rules, self.boards[i])
-            * held_chance(self.boards[i])
-            * board_value(self.rules, self.values[i], self.opponent, self.boards[i])
-            for i in starts
+            chance * board_value(self.rules, self.values[i], self.opponent, node)
+            for i, node in enumerate(self.boards)
+            if (chance := start_chance(self.rules, node)) > 0
         )
 
     def value(self, board: int, piece: int) -> float:
@@ -287,11 +276,13 @@ def board_value(rules: Rules, piece_values: list[float], opponent: Any, board: i
     dict opponent (board -> piece index)."""
     if isinstance(opponent, dict):
         return piece_values[opponent[board]]
+    # (with a bag, only the pieces left in it can come)
+    chances = [draw_chance(rules, board, p) for p in range(len(piece_values))]
     if opponent in ("minimax", "minavg"):
-        return min(piece_values)
+        return min(v for v, q in zip(piece_values, chances) if q > 0)
     if opponent == "gaps":
-        return max(piece_values)
-    return sum(q * v for q, v in zip(rules.probabilities, piece_values))
+        return max(v for v, q in zip(piece_values, chances) if q > 0)
+    return sum(q * v for q, v in zip(chances, piece_values))
 
 
 def state_value(move_values: list[float], player: str = "optimal", dead: float = 0.0) -> float:
@@ -319,8 +310,8 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     ``opponent="minimax"``, ``U_k(b) = min over p of Q_k(b, p)``: the pieces
     chosen to leave the player the fewest points over the placements left.
     """
-    if rules.preview or rules.hold:
-        raise ValueError("expected_points: games with previews or hold are not supported yet")
+    if rules.preview or rules.hold or rules.randomizer == "bag":
+        raise ValueError("expected_points: games with previews, hold or a bag are not supported yet")
     if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
         raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
     if player != "random" and not isinstance(player, dict):
@@ -412,7 +403,10 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     }
     moves_as_set = roles.player == "optimal"
     pieces_as_set = roles.opponent != "random"
-    weight = list(rules.probabilities) if not pieces_as_set else [0.0] * n_pieces
+
+    def weight(b, p) -> float:
+        return 0.0 if pieces_as_set else draw_chance(rules, b, p)
+
     zero = _zero_states(table, boards, n_pieces, dead_value(rules, roles.reward)) if zero_states else set()
 
     def collect(items):
@@ -428,7 +422,11 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
         new_states = _number(state_sig, list(table))
         board_sig = {}
         for b in boards:
-            pieces = [(weight[p], new_states[(b, p)]) for p in range(n_pieces)]
+            # (a piece the bag lacks cannot come: one entry alike on every board)
+            pieces = [
+                (weight(b, p), new_states[(b, p)]) if draw_chance(rules, b, p) > 0 else (0.0, -1)
+                for p in range(n_pieces)
+            ]
             board_sig[b] = (board_group[b], tuple(sorted(set(pieces) if pieces_as_set else pieces)))
         new_boards = _number(board_sig, boards)
         if len(set(new_states.values())) == len(set(state_group.values())) and len(set(new_boards.values())) == len(
@@ -523,8 +521,8 @@ def long_run_rate(
        whose best move is least so compared.
     """
     rules = _rules(rules, rule_fields)
-    if rules.preview or rules.hold:
-        raise ValueError("long_run_rate: games with previews or hold are not supported yet")
+    if rules.preview or rules.hold or rules.randomizer == "bag":
+        raise ValueError("long_run_rate: games with previews, hold or a bag are not supported yet")
     start = canonical(rules, rules.start)
     if opponent not in ("random", "minimax"):
         raise ValueError(f"opponent must be 'random' or 'minimax', got {opponent!r}")

@@ -33,6 +33,11 @@ __all__ = [
     "to_cells",
     "to_int",
     "queue_chance",
+    "start_chance",
+    "draw_chance",
+    "bags",
+    "bag_after",
+    "reachable_nodes",
     "Cells",
 ]
 
@@ -264,19 +269,45 @@ def reachable_boards(rules: Rules, start: int | None = None) -> list[int]:
 
 
 def nodes(rules: Rules) -> list:
-    """The rows of the game: the reachable boards, or with previews every
-    ``(board, queue)``, the queue a tuple of ``preview`` piece indices (the
-    next to place first), the start board's first."""
+    """The rows of the game: the reachable boards, or with previews, hold or a
+    bag every ``(board, queue)``, ``(board, queue, held, locked)`` with hold,
+    and with a bag its contents last (``(board, queue, bag)`` or ``(board,
+    queue, held, locked, bag)``, the bag a tuple of copies left per piece).
+    The queue is a tuple of ``preview`` piece indices (the next to place first)."""
     boards = reachable_boards(rules)
-    if not rules.preview and not rules.hold:
+    if not (rules.preview or rules.hold or rules.randomizer == "bag"):
         return boards
-    queues = list(product(range(len(rules.pieces)), repeat=rules.preview))
-    if not rules.hold:
-        return [(b, q) for b in boards for q in queues]
-    # the hold slot: empty, a piece held, a piece just held (locked)
     n = len(rules.pieces)
+    queues = list(product(range(n), repeat=rules.preview))
+    # the hold slot: empty, a piece held, a piece just held (locked)
     slots = [(None, False)] + [(p, False) for p in range(n)] + [(p, True) for p in range(n)]
-    return [(b, q, held, locked) for b in boards for q in queues for held, locked in slots]
+    rows: list[tuple] = [(b, q) for b in boards for q in queues]
+    if rules.hold:
+        rows = [(b, q, held, locked) for b, q in rows for held, locked in slots]
+    if rules.randomizer == "bag":
+        rows = [row + (bag,) for row in rows for bag in bags(rules)]
+    return rows
+
+
+def bags(rules: Rules) -> list[tuple[int, ...]]:
+    """Every content a bag can have: copies left of each piece, not all 0."""
+    n, copies = len(rules.pieces), rules.bag_copies
+    return [c for c in product(range(copies + 1), repeat=n) if any(c)]
+
+
+def draw_chance(rules: Rules, node, piece: int) -> float:
+    """The chance that ``piece`` is drawn next at ``node``: its probability,
+    or with a bag its share of the copies left."""
+    if rules.randomizer != "bag":
+        return rules.probabilities[piece]
+    bag = node[-1]
+    return bag[piece] / sum(bag)
+
+
+def bag_after(rules: Rules, bag: tuple[int, ...], piece: int) -> tuple[int, ...]:
+    """The bag left once ``piece`` is drawn from ``bag``, refilled if emptied."""
+    left = tuple(c - (p == piece) for p, c in enumerate(bag))
+    return left if any(left) else (rules.bag_copies,) * len(bag)
 
 
 def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
@@ -284,38 +315,81 @@ def node_moves(rules: Rules, node, drawn: int) -> list[tuple[Any, Any, int]]:
     rows cleared)]``.  Without previews the drawn piece is placed; with them
     the queue's first is, and the drawn piece joins the queue's end.  With
     hold (nodes ``(board, queue, held, locked)``), also the held piece's
-    placements (a swap), or with the slot empty the move ``"hold"``."""
-    if not rules.preview and not rules.hold:
+    placements (a swap), or with the slot empty the move ``"hold"``.  With a
+    bag, none if the bag holds no ``drawn``; the next nodes carry the bag left."""
+    bagged = rules.randomizer == "bag"
+    if not (rules.preview or rules.hold or bagged):
         return moves(rules, node, drawn)
+    if draw_chance(rules, node, drawn) == 0:
+        return []
+    tail = (bag_after(rules, node[-1], drawn),) if bagged else ()
     board, queue = node[0], node[1]
     known = queue + (drawn,)
     rest = known[1:]
     if not rules.hold:
-        return [(m, (after, rest), rows) for m, after, rows in moves(rules, board, known[0])]
+        return [(m, (after, rest) + tail, rows) for m, after, rows in moves(rules, board, known[0])]
     held, locked = node[2], node[3]
     out: list[tuple[Any, Any, int]] = [
-        (m, (after, rest, held, False), rows) for m, after, rows in moves(rules, board, known[0])
+        (m, (after, rest, held, False) + tail, rows) for m, after, rows in moves(rules, board, known[0])
     ]
     if locked:
         return out
     if held is None:  # put this one on hold and place the next: a step placing nothing
-        out.append(("hold", (board, rest, known[0], True), 0))
+        out.append(("hold", (board, rest, known[0], True) + tail, 0))
     elif held != known[0]:  # swap: place the held piece, hold this one (the same piece: no swap)
-        out += [(m, (after, rest, known[0], False), rows) for m, after, rows in moves(rules, board, held)]
+        out += [(m, (after, rest, known[0], False) + tail, rows) for m, after, rows in moves(rules, board, held)]
     return out
 
 
 def board_of(node) -> int:
-    """The board of a row (a board, or a (board, queue) node)."""
+    """The board of a row (a board, or a (board, queue, ...) node)."""
     return node[0] if isinstance(node, tuple) else node
 
 
+def start_chance(rules: Rules, node) -> float:
+    """The chance that a game starts at ``node``: on the start board, with
+    the queue (and with ``hold_start="drawn"`` the held piece, drawn first)
+    dealt before play, the bag then left, the hold slot otherwise empty."""
+    if board_of(node) != canonical(rules, rules.start):
+        return 0.0
+    if not isinstance(node, tuple):
+        return 1.0
+    held, locked = (node[2], node[3]) if rules.hold else (None, False)
+    drawn_hold = rules.hold and rules.hold_start == "drawn"
+    if locked or (held is None) == drawn_hold:
+        return 0.0
+    bag = (rules.bag_copies,) * len(rules.pieces)
+    chance = 1.0
+    for p in ((held,) if drawn_hold else ()) + node[1]:
+        chance *= draw_chance(rules, (bag,), p)
+        bag = bag_after(rules, bag, p)
+    if rules.randomizer == "bag" and bag != node[-1]:
+        return 0.0
+    return chance
+
+
 def queue_chance(rules: Rules, node) -> float:
-    """The chance of a node's queue (1 without previews)."""
+    """The chance of a node's queue with independent draws (1 without previews)."""
     chance = 1.0
     for p in node[1] if isinstance(node, tuple) else ():
         chance *= rules.probabilities[p]
     return chance
+
+
+def reachable_nodes(rules: Rules) -> set:
+    """The nodes some play reaches from a start node, whatever pieces come
+    (of positive chance): a breadth-first search over :func:`node_moves`."""
+    all_nodes = nodes(rules)
+    seen = {node for node in all_nodes if start_chance(rules, node) > 0}
+    frontier = deque(seen)
+    while frontier:
+        node = frontier.popleft()
+        for p in range(len(rules.pieces)):
+            for _, after, _ in node_moves(rules, node, p):
+                if after not in seen:
+                    seen.add(after)
+                    frontier.append(after)
+    return seen
 
 
 def holes(board: int, width: int, height: int) -> int:

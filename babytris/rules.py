@@ -18,6 +18,7 @@ __all__ = [
     "PieceSpec",
     "OBJECTIVES",
     "MOVES",
+    "RANDOMIZERS",
     "check_line_scores",
     "check_probabilities",
     "piece_repr",
@@ -38,6 +39,12 @@ HOLD_STARTS = ("empty", "drawn")
 MOVES = ("hard", "soft")
 #: The most previewed pieces (the states grow as n_pieces ** preview).
 MAX_PREVIEW = 8
+#: How the next piece is chosen by chance: independent draws with the
+#: probabilities, or dealt from a shuffled bag of every piece (see babytris.bags).
+RANDOMIZERS = ("iid", "bag")
+#: The most copies of each piece in a bag, and the most bag contents a game may have.
+MAX_BAG_COPIES = 16
+MAX_BAGS = 2**16
 
 
 class RulesError(ValueError):
@@ -111,6 +118,16 @@ class Rules:
             each distinct board after the lock (and its rows cleared) is one
             move (see :class:`Placement` for its number).  Not with ``mirror``
             (the turns are not mirror-symmetric).
+        randomizer: ``"iid"`` (default: each piece drawn independently with
+            ``probabilities``) or ``"bag"``: pieces are dealt from a shuffled
+            bag holding every piece ``bag_copies`` times, refilled when empty
+            (the 7-bag of modern Tetris has ``bag_copies=1``), so what is
+            left in the bag is part of the state (see :mod:`babytris.bags`).
+            A bag deals every piece equally often: ``probabilities`` must be
+            left uniform.
+        bag_copies: with ``randomizer="bag"``, the copies of each piece in a
+            bag, in [1, 16], with at most 65,536 contents a bag can have
+            (``(bag_copies + 1) ** n_pieces - 1``).
 
     ``Rules`` is immutable and hashable; ``pieces``, ``line_scores`` and
     ``probabilities`` are stored as tuples.
@@ -131,6 +148,8 @@ class Rules:
     top_out: bool = False
     hold_start: str = "empty"
     moves: str = "hard"
+    randomizer: str = "iid"
+    bag_copies: int = 1
 
     if TYPE_CHECKING:  # what the constructor accepts (the dataclass stores the validated forms)
 
@@ -150,6 +169,8 @@ class Rules:
             top_out: bool = False,
             hold_start: str = "empty",
             moves: str = "hard",
+            randomizer: str = "iid",
+            bag_copies: int = 1,
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -185,7 +206,9 @@ class Rules:
             line_scores = (0.0,) + (1.0,) * tallest
         else:
             line_scores = check_line_scores(self.line_scores, tallest, self.no_holes)
+        given_probabilities = self.probabilities is not None
         probabilities = check_probabilities(self.probabilities, len(pieces))
+        bag_copies = self._check_randomizer(len(pieces), probabilities, given_probabilities)
         start = _start(self.start, width, height)
         if self.hold_start not in HOLD_STARTS:
             raise RulesError(f"hold_start must be one of {', '.join(map(repr, HOLD_STARTS))}, got {self.hold_start!r}")
@@ -213,8 +236,28 @@ class Rules:
         object.__setattr__(self, "probabilities", probabilities)
         object.__setattr__(self, "start", start)
         object.__setattr__(self, "preview", preview)
+        object.__setattr__(self, "bag_copies", bag_copies)
         if self.mirror:
             self._check_mirror()
+
+    def _check_randomizer(self, n_pieces: int, probabilities: tuple[float, ...], given: bool) -> int:
+        if self.randomizer not in RANDOMIZERS:
+            raise RulesError(f"randomizer must be one of {', '.join(map(repr, RANDOMIZERS))}, got {self.randomizer!r}")
+        copies = check_int("bag_copies", self.bag_copies, 1, MAX_BAG_COPIES, error=RulesError)
+        if self.randomizer != "bag":
+            if copies != 1:
+                raise RulesError(f"bag_copies={copies} needs randomizer='bag'")
+            return copies
+        if given and max(probabilities) - min(probabilities) > 1e-12:
+            raise RulesError(
+                "probabilities: a bag deals every piece equally often; leave probabilities unset with randomizer='bag'"
+            )
+        if (copies + 1) ** n_pieces - 1 > MAX_BAGS:
+            raise RulesError(
+                f"bag_copies: a bag of {n_pieces} pieces x {copies} copies has {(copies + 1) ** n_pieces - 1:,} "
+                f"contents, more than {MAX_BAGS:,}; use fewer copies or pieces"
+            )
+        return copies
 
     @property
     def n_pieces(self) -> int:
@@ -225,6 +268,23 @@ class Rules:
     def queues(self) -> int:
         """How many queues of known pieces a board can carry: ``n_pieces ** preview``."""
         return self.n_pieces**self.preview
+
+    @property
+    def bags(self) -> int:
+        """How many contents the bag can have (see :mod:`babytris.bags`):
+        ``(bag_copies + 1) ** n_pieces - 1`` with ``randomizer="bag"``, else 1."""
+        return (self.bag_copies + 1) ** self.n_pieces - 1 if self.randomizer == "bag" else 1
+
+    @property
+    def node_tables(self) -> bool:
+        """Whether a row of the move table is more than a board: with
+        previews, hold or a bag it is a node (board, bag, queue, hold slot)."""
+        return bool(self.preview or self.hold or self.randomizer == "bag")
+
+    @property
+    def nodes_per_board(self) -> int:
+        """The number of rows of the move table per board: ``bags * queues * hold_slots``."""
+        return self.bags * self.queues * self.hold_slots
 
     @property
     def hold_slots(self) -> int:
@@ -276,8 +336,8 @@ class Rules:
             raise RulesError("mirror: a piece and its mirror image must be equally likely")
         if self.width > 16:
             raise RulesError(f"mirror: boards at most 16 wide, got width {self.width}")
-        if any(i != j for i, j in enumerate(images)) and (self.preview or self.hold):
-            raise RulesError("mirror: with pieces that are not their own mirror image, no preview and no hold")
+        if any(i != j for i, j in enumerate(images)) and self.node_tables:
+            raise RulesError("mirror: with pieces that are not their own mirror image, no preview, no hold and no bag")
 
     def __repr__(self) -> str:
         pieces = ", ".join(piece_repr(p) for p in self.pieces)
@@ -294,6 +354,8 @@ class Rules:
                 ("top_out", self.top_out, False),
                 ("hold_start", self.hold_start, "empty"),
                 ("moves", self.moves, "hard"),
+                ("randomizer", self.randomizer, "iid"),
+                ("bag_copies", self.bag_copies, 1),
             )
             if value != default
         )

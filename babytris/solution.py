@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .bags import bag_before, bag_number
 from .board import Board
 from .pieces import Piece, Placement
 from .placements import canonical_boards, mirror_boards, placement_table
@@ -102,7 +103,7 @@ class Solution:
         """float64 array ``(n_boards,)``: each board's value before its next
         piece: ``sum_p prob(p) V(b, p)`` for drawn pieces, else the value of
         the piece the opponent gives."""
-        return self._board_value(self.values, self.opponent_policy)
+        return self._board_value(self.values, self.opponent_policy, None)
 
     @property
     def start_value(self) -> float:
@@ -111,15 +112,20 @@ class Solution:
         averaged over the queue the game starts with)."""
         rows, chances = self.transitions.start_nodes()
         choice = None if self.opponent_policy is None else self.opponent_policy[rows]
-        return float(self._board_value(self.values[rows], choice) @ chances)
+        return float(self._board_value(self.values[rows], choice, rows) @ chances)
 
-    def _board_value(self, state_values: np.ndarray, choice: np.ndarray | None) -> np.ndarray:
-        if choice is None:
+    def _board_value(self, state_values: np.ndarray, choice: np.ndarray | None, rows: np.ndarray | None) -> np.ndarray:
+        """The value of rows (all, or ``rows``) before their piece comes."""
+        if choice is None and self.transitions.bags is None:
             return state_values @ np.asarray(self.rules.probabilities)
+        chances = self.transitions.draw_chances(rows)
+        if choice is None:
+            return np.einsum("ij,ij->i", state_values, chances)
         # An optimising opponent's board is worth its least (or most) valuable
-        # piece exactly, whichever of tied pieces the policy names.
+        # piece exactly, whichever of tied pieces the policy names (of the pieces that can come).
         if self.opponent in _OPPONENT_EXTREMES:
-            return _OPPONENT_EXTREMES[self.opponent](state_values, axis=1)
+            fill = np.inf if _OPPONENT_EXTREMES[self.opponent] is np.min else -np.inf
+            return _OPPONENT_EXTREMES[self.opponent](np.where(chances > 0, state_values, fill), axis=1)
         return state_values[np.arange(len(state_values)), choice]
 
     @property
@@ -185,10 +191,12 @@ class Solution:
         queue: Sequence[int | str] | None = None,
         held: int | str | None = None,
         locked: bool = False,
+        bag: Sequence[int | str] | None = None,
     ) -> int:
         """Row of ``board`` (with previews: of ``board`` carrying ``queue``, the
         pieces known before the next draw; with hold: and ``held``, the held
-        piece or None); ``KeyError`` if it is not reachable.  With
+        piece or None; with a bag: and ``bag``, the pieces in the bag the
+        next piece is drawn from); ``KeyError`` if it is not reachable.  With
         ``rules.mirror`` a board may be stored as its mirror image, whose row
         lists the mirrored pieces: use :meth:`value` for piece-wise lookups."""
         if queue is not None:
@@ -197,11 +205,18 @@ class Solution:
             if isinstance(held, bool):
                 raise ValueError(f"held must be a piece (index or name) or None, got {held!r}")
             held = self.rules.piece_index(held)
-        return self.transitions.board_index(self._bits(board), queue, held, locked)
+        number = None
+        if bag is not None:
+            counts = [0] * self.rules.n_pieces
+            for p in bag:
+                counts[self.rules.piece_index(p)] += 1
+            number = bag_number(self.rules, counts)
+        return self.transitions.board_index(self._bits(board), queue, held, locked, number)
 
-    def _state(self, board, piece, preview, held=None, locked=False) -> tuple[int, int, int]:
+    def _state(self, board, piece, preview, held=None, locked=False, bag_left=None) -> tuple[int, int, int]:
         """``(row, column, piece placed)`` of the state where ``piece`` is to be
-        placed on ``board`` with ``preview`` (the next pieces) in sight.  With
+        placed on ``board`` with ``preview`` (the next pieces) in sight (and
+        with a bag, ``bag_left`` left in it).  With
         ``rules.mirror`` a board stored as its mirror image takes the mirrored
         pieces (the piece placed too: :meth:`_placement` reflects it back)."""
         preview = tuple(preview)
@@ -212,12 +227,24 @@ class Solution:
             if isinstance(held, bool):
                 raise ValueError(f"held must be a piece (index or name) or None, got {held!r}")
             held = self.rules.piece_index(held)
+        bagged = self.rules.randomizer == "bag"
+        if bagged != (bag_left is not None):
+            raise ValueError(
+                "bag_left: these rules deal from a bag: give the pieces left in it once the pieces in sight were "
+                "drawn (() when the last draw emptied it)"
+                if bagged
+                else "bag_left: these rules draw pieces independently (randomizer='iid'); they have no bag"
+            )
+        left = [] if bag_left is None else [self.rules.piece_index(p) for p in bag_left]
         if self._flipped(board):
             images = _mirror_images(self.rules)
             pieces = [images[p] for p in pieces]
+            left = [images[p] for p in left]
             held = None if held is None else images[held]
-        # The row is the board with the pieces known before the last was drawn.
-        row = self.index(board, pieces[:-1] if self.rules.preview else None, held, locked)
+        # The row is the board with the pieces known before the last was drawn, and the bag it came from.
+        number = bag_before(self.rules, left, pieces[-1]) if bagged else None
+        queue = tuple(pieces[:-1]) if self.rules.preview else None
+        row = self.transitions.board_index(self._bits(board), queue, held, locked, number)
         return row, pieces[-1], pieces[0]
 
     def _flipped(self, board) -> bool:
@@ -234,12 +261,15 @@ class Solution:
         preview: Sequence = (),
         held: int | str | None = None,
         locked: bool = False,
+        bag_left: Sequence | None = None,
     ) -> float:
         """The optimal value of placing ``piece`` on ``board`` (0 if it fits nowhere,
         ``-reward.loss`` with a loss; see :class:`~babytris.Reward`),
         with ``preview`` (the next ``rules.preview`` pieces) in sight and, with
-        hold, ``held`` in the slot (``locked``: just put there)."""
-        row, column, _ = self._state(board, piece, preview, held, locked)
+        hold, ``held`` in the slot (``locked``: just put there); with a bag
+        (``rules.randomizer == "bag"``), ``bag_left`` the pieces left in it
+        once the pieces in sight were drawn (``()`` when the last draw emptied it)."""
+        row, column, _ = self._state(board, piece, preview, held, locked, bag_left)
         return float(self.values[row, column])
 
     def policy_table(self) -> Any:
@@ -258,12 +288,14 @@ class Solution:
         preview: Sequence = (),
         held: int | str | None = None,
         locked: bool = False,
+        bag_left: Sequence | None = None,
     ) -> Placement | str | None:
         """An optimal :class:`Placement` (with hold, of the held piece for a
-        swap, or ``"hold"`` to put the piece on hold), or None at game over."""
+        swap, or ``"hold"`` to put the piece on hold), or None at game over;
+        the arguments as for :meth:`value`."""
         if self.player == "random":
             raise ValueError(f"best_action: with opponent={self.opponent!r} the player places at random")
-        row, column, placed = self._state(board, piece, preview, held, locked)
+        row, column, placed = self._state(board, piece, preview, held, locked, bag_left)
         return self._placement(int(self.policy[row, column]), placed, self._flipped(board))
 
     def _placement(self, number: int, placed: int, flipped: bool = False) -> Placement | str | None:
@@ -289,14 +321,15 @@ class Solution:
         preview: Sequence = (),
         held: int | str | None = None,
         locked: bool = False,
+        bag_left: Sequence | None = None,
     ) -> dict:
         """Every legal move (a :class:`Placement`, or ``"hold"``) with its value
         ``points + discount * value after`` (``reward`` in place of points
-        when one was given)."""
+        when one was given); the arguments as for :meth:`value`."""
         if self.opponent == "gaps":
             raise ValueError("action_values: with opponent='gaps' the values count holes, not the player's moves")
         t = self.transitions
-        row, column, placed = self._state(board, piece, preview, held, locked)
+        row, column, placed = self._state(board, piece, preview, held, locked, bag_left)
         s = row * self.rules.n_pieces + column
         after = self.board_values
         rows = range(t.offsets[s], t.offsets[s + 1])

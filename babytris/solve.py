@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import _sweep
+from .bags import bag_chances
 from .enumeration import enumerate_boards
 from .minimize import Partition
 from .minimize import minimize as minimize_states
@@ -266,6 +267,9 @@ def _solve(
     scores = np.asarray(rules.line_scores, dtype=np.float64)
     probs = np.asarray(rules.probabilities, dtype=np.float64)
     dead = roles.dead_value(rules)
+    chance = None
+    if transitions.bags is not None:  # the chances depend on each node's bag: P per bag
+        chance, probs = transitions.bags.astype(np.int32), bag_chances(rules).ravel()
     modes: dict[str, Any] = dict(
         pieces=roles.pieces,
         moves=roles.moves,
@@ -294,6 +298,7 @@ def _solve(
         order,
         layer_starts,
         **modes,
+        chance=chance,
         move_reward=move_reward,
         independent_layers=independent_layers(transitions),
     )
@@ -304,7 +309,7 @@ def _solve(
         # of the full game below then record the moves and apply the same
         # stopping test as without minimizing (one sweep, as a rule).
         partition = minimize_states(transitions, opponent=opponent, player=player, reward=reward)
-        quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes)
+        quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes, chance)
         residuals = _iterate(
             quotient,
             method,
@@ -361,7 +366,7 @@ def _solve(
         transitions=transitions,
         opponent=roles.opponent,
         player=roles.player,
-        opponent_policy=_opponent_policy(roles, values, slack),
+        opponent_policy=_opponent_policy(roles, values, slack, transitions),
         reward=roles.reward,
         method=method,
         tol=float(tol),
@@ -461,13 +466,18 @@ def _initial_values(offsets: np.ndarray, n_pieces: int, dead: float) -> tuple[np
 
 
 def _quotient_sweeper(
-    partition: Partition, scores: np.ndarray, probs: np.ndarray, discount: float, modes: dict
+    partition: Partition,
+    scores: np.ndarray,
+    probs: np.ndarray,
+    discount: float,
+    modes: dict,
+    chance: np.ndarray | None = None,
 ) -> _Arrays:
     """A sweeper over the quotient game: board groups, one row per (group, piece).
     One layer, swept from the last group to the first (a group's members need
     not share a cell count, and groups are numbered in board order, so moves
     that clear nothing mostly lead to later groups)."""
-    n, n_pieces = partition.n_board_classes, len(probs)
+    n, n_pieces = partition.n_board_classes, partition.transitions.rules.n_pieces
     values, board_values = _initial_values(partition.offsets, n_pieces, modes["dead_value"])
     live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
     sweeper = _sweep.Sweeper(
@@ -483,19 +493,23 @@ def _quotient_sweeper(
         live,
         np.array([0, live.size], dtype=np.int64),
         **modes,
+        chance=None if chance is None else chance[partition.representatives].copy(),
         move_reward=partition.move_reward,
     )
     return _Arrays(sweeper, values, board_values)
 
 
-def _opponent_policy(roles: Roles, values: np.ndarray, slack: float) -> np.ndarray | None:
+def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions: Transitions) -> np.ndarray | None:
     """The piece the opponent gives on each board (the first of those within
-    ``slack`` of the least or most valuable), None if drawn."""
+    ``slack`` of the least or most valuable, among those a bag holds), None if drawn."""
+    if roles.pieces not in (PIECES_WORST, PIECES_BEST):
+        return roles.piece_choice
+    if transitions.bags is not None:  # a piece the bag lacks cannot be given
+        fill = np.inf if roles.pieces == PIECES_WORST else -np.inf
+        values = np.where(transitions.draw_chances() > 0, values, fill)
     if roles.pieces == PIECES_WORST:
         return np.argmax(values <= values.min(axis=1, keepdims=True) + slack, axis=1).astype(np.int16)
-    if roles.pieces == PIECES_BEST:
-        return np.argmax(values >= values.max(axis=1, keepdims=True) - slack, axis=1).astype(np.int16)
-    return roles.piece_choice
+    return np.argmax(values >= values.max(axis=1, keepdims=True) - slack, axis=1).astype(np.int16)
 
 
 def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from .bags import after_draw, describe_bag, full_bag
 from .persist import replace_atomically
 from .placements import placement_table
 from .transitions import HOLD_MOVE
@@ -37,7 +38,10 @@ def policy_array(solution: Solution) -> np.ndarray:
     after it, next first, names joined by spaces); with hold ``held`` (the
     held piece's name, or empty), ``locked``, ``hold`` (the policy puts the
     piece on hold) and ``placed`` (the piece the move places: the held one
-    after a swap; empty for a hold).
+    after a swap; empty for a hold); with a bag ``bag_left`` (the pieces left
+    in the bag once the pieces in sight were dealt, as ``Solution.value``
+    takes them; empty when the last draw emptied it), and only the states
+    whose piece the bag holds.
     """
     rules = solution.rules
     if solution.player == "random":
@@ -99,7 +103,23 @@ def policy_array(solution: Solution) -> np.ndarray:
         out["locked"] = slot > P
         out["hold"] = hold
         out["placed"] = np.where((numbers >= 0) & ~hold, names[np.clip(placed, 0, P - 1)], "")
+    if t.bags is not None:
+        return _with_bag_left(out, rules, np.repeat(t.bags, P), drawn)
     return out
+
+
+def _with_bag_left(out: np.ndarray, rules, bag: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """``out`` with a ``bag_left`` field, less the states whose piece the bag lacks."""
+    after = after_draw(rules)[bag, drawn]
+    keep = after >= 0
+    text = np.array(["" if b == full_bag(rules) else describe_bag(rules, b) for b in range(rules.bags)])
+    width = max(1, max(len(x) for x in text))
+    fields = (out.dtype.descr or []) + [("bag_left", f"<U{width}")]
+    kept = np.empty(int(keep.sum()), dtype=fields)
+    for name in out.dtype.names or ():
+        kept[name] = out[name][keep]
+    kept["bag_left"] = text[after[keep]]
+    return kept
 
 
 def policy_table(solution: Solution) -> Any:

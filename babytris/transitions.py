@@ -12,6 +12,7 @@ import numpy as np
 from ._layers import popcounts
 from .placements import canonical_boards, placement_table
 from .rules import Rules
+from .validation import is_int
 
 __all__ = ["Transitions", "TableError", "HOLD_MOVE", "layers", "sweep_order", "independent_layers"]
 
@@ -39,6 +40,7 @@ DTYPES = {
     "placement": np.uint16,
     "queues": np.int64,
     "slots": np.int64,
+    "bags": np.int64,
 }
 
 
@@ -66,7 +68,12 @@ class Transitions:
     With hold, nodes also carry the hold slot ``slots[i]`` (0: empty; 1 + p:
     piece p held; 1 + n_pieces + p: piece p held, locked), node
     ``(board_number * n_pieces**k + queue) * (2 * n_pieces + 1) + slot``; see
-    :func:`with_previews`.
+    :func:`with_previews`.  With a bag (``rules.randomizer == "bag"``) nodes
+    carry the bag's contents before the next draw too, ``bags[i]`` (see
+    :mod:`babytris.bags`): node ``((board_number * rules.bags + bag) *
+    n_pieces**k + queue) * hold_slots + slot``; state ``node * n_pieces +
+    piece`` draws ``piece`` from that bag, so it has no move where the bag
+    holds no copy of it (a chance of 0: see :meth:`draw_chances`).
     """
 
     rules: Rules
@@ -79,6 +86,7 @@ class Transitions:
     seconds: float
     queues: np.ndarray | None = None
     slots: np.ndarray | None = None
+    bags: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # Every table is checked once, here, and frozen: the compiled loops
@@ -110,23 +118,46 @@ class Transitions:
 
     def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows a game starts on and their chances: the start board with each
-        queue (its pieces drawn independently) and the hold slot empty, or
-        with ``rules.hold_start == "drawn"`` holding each piece (drawn too,
-        before the queue; free to swap), or without previews the start board alone.
+        queue (its pieces drawn before play, independently or from the full
+        bag) and the hold slot empty, or with ``rules.hold_start == "drawn"``
+        holding each piece (drawn too, before the queue; free to swap), or
+        without previews and bag the start board alone.
 
         Returns:
-            ``(indices, chances)``: int64 and float64 arrays ``(rules.queues,)``,
-            or ``(rules.queues * n_pieces,)`` with a drawn hold (queue-major).
+            ``(indices, chances)``: int64 and float64 arrays, one entry per
+            start row of positive chance (in row order).
         """
-        first = self.board_index(self.rules.start, (0,) * self.rules.preview)
-        chances = np.ones(1)
-        for _ in range(self.rules.preview):
-            chances = np.outer(chances, self.rules.probabilities).ravel()
-        rows = first + np.arange(self.rules.queues, dtype=np.int64) * self.rules.hold_slots
-        if self.rules.hold_start == "drawn":  # slots 1..n: piece p held, free (slot 0: empty)
-            rows = (rows[:, None] + 1 + np.arange(self.rules.n_pieces)).ravel()
-            chances = np.outer(chances, self.rules.probabilities).ravel()
-        return rows, chances
+        from .bags import after_draw, bag_chances, full_bag
+
+        rules = self.rules
+        chance, after = bag_chances(rules), after_draw(rules)
+        first = self.board_index(rules.start, (0,) * rules.preview, bag=0 if rules.randomizer == "bag" else None)
+        # (held piece, queue, bag) -> chance: the pieces dealt before play, one draw at a time
+        starts: dict[tuple, float] = {(None, (), full_bag(rules)): 1.0}
+        draws = rules.preview + (rules.hold_start == "drawn")
+        for _ in range(draws):
+            dealt: dict[tuple, float] = {}
+            for (held, queue, bag), c in starts.items():
+                for p in np.flatnonzero(chance[bag] > 0).tolist():
+                    key = (
+                        (p, queue, int(after[bag, p]))
+                        if rules.hold_start == "drawn" and held is None
+                        else (
+                            held,
+                            queue + (p,),
+                            int(after[bag, p]),
+                        )
+                    )
+                    dealt[key] = dealt.get(key, 0.0) + c * float(chance[bag, p])
+            starts = dealt
+        rows = {
+            first
+            + (bag * rules.queues + self.queue_code(queue)) * rules.hold_slots
+            + (0 if held is None else 1 + held): c
+            for (held, queue, bag), c in starts.items()
+        }
+        order = sorted(rows)
+        return np.array(order, dtype=np.int64), np.array([rows[r] for r in order])
 
     @property
     def n_states(self) -> int:
@@ -149,16 +180,23 @@ class Transitions:
             self.lines,
             self.placement,
         )
-        arrays += tuple(a for a in (self.queues, self.slots) if a is not None)
+        arrays += tuple(a for a in (self.queues, self.slots, self.bags) if a is not None)
         return sum(a.nbytes for a in arrays)
 
     def board_index(
-        self, board: int, queue: tuple[int, ...] | None = None, held: int | None = None, locked: bool = False
+        self,
+        board: int,
+        queue: tuple[int, ...] | None = None,
+        held: int | None = None,
+        locked: bool = False,
+        bag: int | None = None,
     ) -> int:
         """Index of a reachable board (with previews: of the board with ``queue``,
         its ``preview`` piece indices, next first; with hold: and ``held``, the
-        held piece's index or None, ``locked`` if it was just put there); raises
-        ``KeyError`` if it is not reachable, ``ValueError`` for a bad queue or slot."""
+        held piece's index or None, ``locked`` if it was just put there; with a
+        bag: and ``bag``, the number of the bag the next piece is drawn from,
+        see :mod:`babytris.bags`); raises ``KeyError`` if it is not reachable,
+        ``ValueError`` for a bad queue, slot or bag."""
         board = int(board)
         cells = self.rules.cells
         i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**cells else -1
@@ -172,7 +210,48 @@ class Transitions:
             if held is None or isinstance(held, bool) or not (isinstance(held, (int, np.integer)) and 0 <= held < n):
                 raise ValueError(f"held must be a piece index in [0, {n - 1}] (or None: the slot empty), got {held!r}")
             slot = 1 + int(held) + (n if locked else 0)
+        if self.rules.randomizer == "bag":
+            if bag is None or not (is_int(bag) and 0 <= bag < self.rules.bags):
+                raise ValueError(
+                    f"bag must be a bag number in [0, {self.rules.bags - 1}] (see babytris.bags), got {bag!r}"
+                )
+            i += int(bag) * self.rules.queues * self.rules.hold_slots
+        elif bag is not None:
+            raise ValueError("bag: these rules draw pieces independently (randomizer='iid'); they have no bag")
         return i + self.queue_code(queue) * self.rules.hold_slots + slot
+
+    def reachable(self, starts: np.ndarray | None = None) -> np.ndarray:
+        """bool array ``(n_boards,)``: the rows some play reaches from the rows
+        ``starts`` (default: :meth:`start_nodes`), whatever pieces come (of
+        positive chance: a bag's missing pieces have no move).  Without
+        previews, hold or a bag every row is reachable; node tables also hold
+        (board, bag, queue, slot) combinations no game meets."""
+        starts = self.start_nodes()[0] if starts is None else np.asarray(starts, dtype=np.int64)
+        seen = np.zeros(self.n_boards, dtype=bool)
+        seen[starts] = True
+        frontier = np.unique(starts)
+        n_pieces = self.rules.n_pieces
+        while frontier.size:
+            states = (frontier[:, None] * n_pieces + np.arange(n_pieces)).ravel()
+            first, counts = self.offsets[states], np.diff(self.offsets)[states]
+            moves = np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+            after = np.unique(self.next_board[moves])
+            frontier = after[~seen[after]]
+            seen[frontier] = True
+        return seen
+
+    def draw_chances(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """float64 array ``(len(rows), n_pieces)`` (every row by default): the
+        chance of each piece being drawn at each row, ``rules.probabilities``
+        for independent draws, the bag's shares with a bag (0 for a piece the
+        bag does not hold)."""
+        from .bags import bag_chances
+
+        rows = np.arange(self.n_boards) if rows is None else np.asarray(rows)
+        table = bag_chances(self.rules)
+        return (
+            table[self.bags[rows]] if self.bags is not None else np.broadcast_to(table[0], (len(rows), len(table[0])))
+        )
 
     def queue_code(self, queue: tuple[int, ...] | None) -> int:
         """A queue of piece indices as its row offset among the board's nodes."""
@@ -226,18 +305,24 @@ def check_table(t: Transitions) -> None:
         raise TableError("rules", f"must be a babytris.Rules, got {type(rules).__name__}")
     for name, dtype in DTYPES.items():
         array = getattr(t, name)
-        # Node tables (preview or hold) have queues, and slots with hold; a
-        # table of the boards alone (the base with_previews builds on) neither.
+        # Node tables (preview, hold or bag) have queues, slots with hold and
+        # bags with a bag; a table of the boards alone (the base with_previews builds on) none.
+        if name in ("slots", "bags") and array is None:
+            if t.queues is not None and (rules.hold if name == "slots" else rules.randomizer == "bag"):
+                raise TableError(name, "missing: the rules have " + ("hold" if name == "slots" else "a bag"))
+            continue
         if name == "queues" and array is None:
-            if t.slots is not None:
-                raise TableError("queues", "missing, where slots are given")
+            for other in ("slots", "bags"):
+                if getattr(t, other) is not None:
+                    raise TableError("queues", f"missing, where {other} are given")
             continue
-        if name == "slots" and array is None:
-            if t.queues is not None and rules.hold:
-                raise TableError("slots", "missing: the rules have hold")
-            continue
-        if name in ("queues", "slots") and (not (rules.preview or rules.hold) or (name == "slots" and not rules.hold)):
-            raise TableError(name, "given, but the rules have no " + ("hold" if name == "slots" else "preview or hold"))
+        if (
+            (name == "queues" and not rules.node_tables)
+            or (name == "slots" and not rules.hold)
+            or (name == "bags" and rules.randomizer != "bag")
+        ):
+            wanted = {"queues": "preview, hold or bag", "slots": "hold", "bags": "bag"}[name]
+            raise TableError(name, f"given, but the rules have no {wanted}")
         if array is None:
             raise TableError(name, "missing")
         if not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != 1:
@@ -250,9 +335,11 @@ def check_table(t: Transitions) -> None:
             raise TableError(name, "must be C-contiguous")
     boards, offsets, next_board = t.boards, t.offsets, t.next_board
     n, n_moves = len(boards), len(next_board)
-    rows_per_board = 1 if t.queues is None else rules.queues * rules.hold_slots
+    rows_per_board = 1 if t.queues is None else rules.nodes_per_board
     if n == 0 or n % rows_per_board:
-        raise TableError("boards", f"{n} rows, not a positive multiple of {rows_per_board} (queues x hold slots)")
+        raise TableError(
+            "boards", f"{n} rows, not a positive multiple of {rows_per_board} (bags x queues x hold slots)"
+        )
     if rules.cells < 64 and int(boards.max()) >> rules.cells:
         raise TableError(
             "boards", f"a board has cells beyond the {rules.cells} of a {rules.width}x{rules.height} board"
@@ -292,7 +379,7 @@ def check_table(t: Transitions) -> None:
             outside &= placement != HOLD_MOVE  # the hold move, with hold only
         if outside.any():
             raise TableError("placement", f"a placement number outside the {numbers} placements of the pieces")
-    for name, high in (("queues", rules.queues), ("slots", rules.hold_slots)):
+    for name, high in (("queues", rules.queues), ("slots", rules.hold_slots), ("bags", rules.bags)):
         array = getattr(t, name)
         if array is not None and not (0 <= array.min() and array.max() < high):
             raise TableError(name, f"values outside [0, {high})")

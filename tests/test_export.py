@@ -46,8 +46,11 @@ def test_the_model_counts_states_choices_and_branches():
         dict(width=3, height=3, preview=1),
         dict(width=3, height=3, hold=True),
         dict(width=3, height=3, hold=True, hold_start="drawn"),
+        dict(width=3, height=4, randomizer="bag"),
+        dict(width=3, height=3, preview=1, hold=True, randomizer="bag", bag_copies=2),
+        dict(width=3, height=4, randomizer="bag", discount=0.0),
     ],
-    ids=["4x4", "4x4-0.1", "3x4-0", "preview", "hold", "hold-drawn"],
+    ids=["4x4", "4x4-0.1", "3x4-0", "preview", "hold", "hold-drawn", "bag", "bag-preview-hold", "bag-0"],
 )
 def test_total_reward_of_the_model_is_the_start_value(fields):
     s = solved(**fields)
@@ -183,9 +186,10 @@ def test_quantecon_save_and_load(tmp_path):
 # The peers themselves, where they install from the package index.
 
 
-def test_storm_reads_the_drn_and_finds_the_start_value(tmp_path):
+@pytest.mark.parametrize("fields", [dict(), dict(randomizer="bag")], ids=["iid", "bag"])
+def test_storm_reads_the_drn_and_finds_the_start_value(tmp_path, fields):
     stormpy = pytest.importorskip("stormpy", reason="stormpy not installed (pip install 'babytris[export]')")
-    s = solved(width=4, height=4)
+    s = solved(width=4, height=4, **fields)
     to_drn(s, tmp_path / "g.drn")
     model = stormpy.build_model_from_drn(str(tmp_path / "g.drn"))
     assert model.nr_states == explicit_model(s).n_states
@@ -226,9 +230,10 @@ def _storm_start_value(stormpy, model) -> float:
     return value
 
 
-def test_quantecon_solves_the_game_to_the_start_value():
+@pytest.mark.parametrize("fields", [dict(), dict(randomizer="bag", preview=1)], ids=["iid", "bag"])
+def test_quantecon_solves_the_game_to_the_start_value(fields):
     quantecon = pytest.importorskip("quantecon", reason="quantecon not installed (pip install 'babytris[export]')")
-    s = solved(width=4, height=4)
+    s = solved(width=4, height=4, **fields)
     q = to_quantecon(s)
     ddp = quantecon.markov.DiscreteDP(q.R, q.Q, q.beta, q.s_indices, q.a_indices)
     result = ddp.solve(method="policy_iteration")

@@ -41,5 +41,5 @@ def test_bad_arguments():
         to_mdptoolbox(t, dense=True)
     with pytest.raises(ValueError, match="penalty"):
         to_mdptoolbox(t, penalty=0)
-    with pytest.raises(ValueError, match="previews or hold"):
+    with pytest.raises(ValueError, match="previews, hold or a bag"):
         to_mdptoolbox(babytris.enumerate_boards(Rules(width=3, height=3, preview=1)))

@@ -69,7 +69,7 @@ def test_equals_reference():
         (dict(pieces=["I", "S"]), "closed under mirroring"),
         (dict(pieces=["S", "Z"], probabilities=(0.3, 0.7)), "equally likely"),
         (dict(width=17, height=3, pieces=["I"]), "16 wide"),
-        (dict(pieces="tetrominoes", preview=1), "no preview and no hold"),
+        (dict(pieces="tetrominoes", preview=1), "no preview, no hold and no bag"),
         (dict(mirror=1), "mirror must be True or False"),
     ],
 )

@@ -68,14 +68,12 @@ def test_block_drop_policy_and_c4w_counts_agree(fast):
 
 
 def test_reachable_rows_of_a_drawn_hold_never_include_an_empty_or_locked_slot():
-    from babytris.claims import reachable_rows
-
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=4, hold=True, hold_start="drawn"))
-    reached = reachable_rows(t, t.start_nodes()[0])
+    reached = t.reachable()
     assert set(np.unique(t.slots[reached]).tolist()) == {1, 2}  # I or L held, free
     assert reached.sum() == 12_978 * 2  # every board, with either piece held
     empty_start = babytris.enumerate_boards(babytris.Rules(width=4, height=4, hold=True))
-    assert reachable_rows(empty_start, empty_start.start_nodes()[0]).sum() == empty_start.n_boards
+    assert empty_start.reachable().sum() == empty_start.n_boards
 
 
 def test_table_cells_escape_the_column_bar():

@@ -105,8 +105,10 @@ def check_points_table(transitions: Transitions) -> None:
     """Refuse tables whose game is not "points per placement" on plain boards:
     the approximate methods score moves by ``line_scores`` alone."""
     rules = transitions.rules
-    if rules.preview or rules.hold:
-        raise ValueError("transitions: the table has previews or hold; fitted values and regret need plain rules")
+    if rules.node_tables:
+        raise ValueError(
+            "transitions: the table has previews, hold or a bag; fitted values and regret need plain rules"
+        )
     if rules.top_out or rules.no_holes:
         raise ValueError(
             "transitions: top_out and no_holes rules (the seed models) score moves with a Reward "

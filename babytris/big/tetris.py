@@ -160,7 +160,7 @@ class Tetris:
     def from_rules(cls, rules: Rules) -> Tetris:
         """The game of a :class:`babytris.Rules` (width at most 16; the
         points objective, no preview, no hold, no mirror merging, the empty
-        start board, holes kept, no top-out rule and hard drops: the big-board
+        start board, holes kept, no top-out rule, hard drops and independent draws: the big-board
         engine has none of these, and would otherwise play another game in silence)."""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
@@ -173,6 +173,7 @@ class Tetris:
             ("no_holes", rules.no_holes, False),
             ("top_out", rules.top_out, False),
             ("moves", rules.moves, "hard"),
+            ("randomizer", rules.randomizer, "iid"),
         ):
             if value != default:
                 raise RulesError(f"{name}: the big-board engine supports only {name}={default!r}, got {value!r}")
