@@ -64,11 +64,11 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     steps = []
     frames = [frame(rules, game.board, game.piece, game.score, 16)]
     while not game.over and game.placements < args.placements:
-        seen = {"bag_left": game.bag_left} if bagged else {}  # (with a bag, what is left in it)
-        placement = solution.best_action(game.board, game.piece, **seen)
+        left = game.bag_left if bagged else None  # (with a bag, what is left in it)
+        placement = solution.best_action(game.board, game.piece, bag_left=left)
         if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
             break  # None: the piece fits nowhere, the game is over
-        value = solution.value(game.board, game.piece, **seen)
+        value = solution.value(game.board, game.piece, bag_left=left)
         before, lines = game.board, game.lines
         points = game.place(placement)
         steps.append(
