@@ -64,7 +64,7 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     steps = []
     frames = [frame(rules, game.board, game.piece, game.score, 16)]
     while not game.over and game.placements < args.placements:
-        left = game.bag_left if bagged else None  # (with a bag, what is left in it)
+        left = game.bag_left  # (with a bag, what is left in it; else None)
         placement = solution.best_action(game.board, game.piece, bag_left=left)
         if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
             break  # None: the piece fits nowhere, the game is over

@@ -113,7 +113,7 @@ class Game:
             if not self._bag[piece]:
                 raise ValueError(
                     f"choose_piece gave {self.rules.pieces[piece].name}, which the bag does not hold "
-                    f"(left: {' '.join(self.rules.pieces[p].name for p in self.bag_left) or 'nothing'})"
+                    f"(left: {' '.join(self.rules.pieces[p].name for p in self.bag_left or ()) or 'nothing'})"
                 )
             self._bag[piece] -= 1
             if not any(self._bag):
@@ -121,12 +121,12 @@ class Game:
         return piece
 
     @property
-    def bag_left(self) -> tuple[int, ...]:
+    def bag_left(self) -> tuple[int, ...] | None:
         """The piece indices left in the bag once the pieces in sight were
         dealt (the full bag right after a refill), as :meth:`Solution.value`
-        takes them (``bag_left=``); ``()`` without a bag."""
+        takes them (``bag_left=``); None without a bag."""
         if self.rules.randomizer != "bag":
-            return ()
+            return None
         return tuple(p for p, c in enumerate(self._bag) for _ in range(c))
 
     @property

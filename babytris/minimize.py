@@ -196,6 +196,8 @@ def _zero_states(t: Transitions, rewards: np.ndarray, dead_value: float) -> np.n
     counts = np.diff(t.offsets)
     state_of_move = np.repeat(np.arange(t.n_states), counts)
     zero: np.ndarray = np.ones(t.n_states, dtype=bool) if dead_value == 0 else counts > 0
+    if t.bags is not None:  # a piece the bag lacks cannot come: its state is worth nothing to anyone
+        zero |= t.draw_chances().ravel() == 0
     rewarding = np.asarray(rewards) != 0
     while True:
         zero_board = np.all(zero.reshape(t.n_boards, -1), axis=1)

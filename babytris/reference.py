@@ -407,7 +407,8 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
     def weight(b, p) -> float:
         return 0.0 if pieces_as_set else draw_chance(rules, b, p)
 
-    zero = _zero_states(table, boards, n_pieces, dead_value(rules, roles.reward)) if zero_states else set()
+    absent = {(b, p) for b in boards for p in range(n_pieces) if draw_chance(rules, b, p) == 0}
+    zero = _zero_states(table, boards, n_pieces, dead_value(rules, roles.reward), absent) if zero_states else set()
 
     def collect(items):
         return tuple(sorted(set(items))) if moves_as_set else tuple(sorted(items))
@@ -436,11 +437,12 @@ def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward:
         state_group, board_group = new_states, new_boards
 
 
-def _zero_states(table: dict, boards: list, n_pieces: int, dead: float) -> set:
+def _zero_states(table: dict, boards: list, n_pieces: int, dead: float, absent: set) -> set:
     """The states worth zero under any play: remove, until none is left to
     remove, every state with a rewarding move, a move to a board one of whose
-    states is removed, or no move at all when such a state is worth ``dead`` != 0."""
-    zero = {s for s, moves in table.items() if moves or dead == 0}
+    states is removed, or no move at all when such a state is worth ``dead`` != 0
+    (unless its piece cannot come, ``absent``: a bag lacks it)."""
+    zero = {s for s, moves in table.items() if moves or dead == 0 or s in absent}
     while True:
         zero_boards = {b for b in boards if all((b, p) in zero for p in range(n_pieces))}
         keep = {s for s in zero if all(r == 0 and a in zero_boards for r, a in table[s])}

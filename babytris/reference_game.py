@@ -362,6 +362,8 @@ def start_chance(rules: Rules, node) -> float:
     chance = 1.0
     for p in ((held,) if drawn_hold else ()) + node[1]:
         chance *= draw_chance(rules, (bag,), p)
+        if chance == 0:  # the bag holds no p: no deal gives this queue
+            return 0.0
         bag = bag_after(rules, bag, p)
     if rules.randomizer == "bag" and bag != node[-1]:
         return 0.0

@@ -224,7 +224,7 @@ def _placed_cells(t: Transitions, cells: np.ndarray) -> np.ndarray:
     sizes = np.array([p.size for p in rules.pieces], dtype=np.float64)
     node, drawn = np.divmod(np.arange(t.n_states, dtype=np.int64), rules.n_pieces)
     placed = drawn
-    if t.queues is not None:  # with a preview the piece placed is the queue's first
+    if rules.preview and t.queues is not None:  # with a preview the piece placed is the queue's first
         placed = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
     return cells[node] + sizes[placed]
 
@@ -249,7 +249,7 @@ def _filler(t: Transitions):
         if rules.hold:
             piece = np.searchsorted(first, placement, side="right") - 1
             piece[placement == HOLD_MOVE] = -1
-        elif t.queues is not None:  # with a preview: the queue's first
+        elif rules.preview and t.queues is not None:  # with a preview: the queue's first
             piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
         else:
             piece = states % rules.n_pieces
@@ -276,7 +276,7 @@ def landed_boards(transitions: Transitions, moves: np.ndarray, states: np.ndarra
         placement = np.where(held, 0, placement)
         piece = np.searchsorted(table.number_first, placement, side="right") - 1
         placement = placement - table.number_first[piece]
-    elif t.queues is not None:  # with a preview the piece placed is the queue's first
+    elif rules.preview and t.queues is not None:  # with a preview the piece placed is the queue's first
         piece = t.queues[node] // rules.n_pieces ** (rules.preview - 1)
     else:
         piece = states % rules.n_pieces

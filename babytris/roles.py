@@ -313,6 +313,14 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
             f"{name}: piece indices must be in [0, {t.rules.n_pieces - 1}], "
             f"got {int(pieces[bad[0]])} at board index {int(bad[0])}"
         )
+    if t.bags is not None:  # with a bag, only a piece left in it can come
+        lacking = np.flatnonzero(t.draw_chances()[np.arange(t.n_boards), pieces] == 0)
+        if lacking.size:
+            i = int(lacking[0])
+            raise ValueError(
+                f"{name}: gives {t.rules.pieces[int(pieces[i])].name} at row {i}, whose bag holds none "
+                "(a bag deals only the pieces left in it)"
+            )
     return pieces.astype(np.int16)
 
 

@@ -164,11 +164,12 @@ class Solution:
         )
         return self.opponent_policy
 
-    def piece_policy(self, board: int | Board) -> str:
-        """The name of the piece the opponent gives on ``board`` (the first of those tied)."""
+    def piece_policy(self, board: int | Board, bag: Sequence[int | str] | None = None) -> str:
+        """The name of the piece the opponent gives on ``board`` (the first of
+        those tied); with a bag, ``bag`` is what the bag holds (see :meth:`index`)."""
         if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
-        piece = int(self.opponent_policy[self.index(board)])
+        piece = int(self.opponent_policy[self.index(board, bag=bag)])
         if self._flipped(board):  # the row is the mirror image's: its piece seen in the mirror
             piece = _mirror_images(self.rules)[piece]
         return self.rules.pieces[piece].name

@@ -14,7 +14,16 @@ from .placements import canonical_boards, placement_table
 from .rules import Rules
 from .validation import is_int
 
-__all__ = ["Transitions", "TableError", "HOLD_MOVE", "layers", "sweep_order", "independent_layers"]
+__all__ = [
+    "Transitions",
+    "TableError",
+    "HOLD_MOVE",
+    "layers",
+    "layer_order",
+    "layered_indices",
+    "sweep_order",
+    "independent_layers",
+]
 
 #: Placement number of the move that puts the piece to place on hold (into
 #: the empty slot), placing nothing (fits int16 policies and uint16 tables).
@@ -113,6 +122,10 @@ class Transitions:
         if self.rules.hold_start == "drawn":
             raise ValueError(
                 "start_index: with hold_start='drawn' a game starts holding one of several pieces; see start_nodes()"
+            )
+        if self.rules.randomizer == "bag":
+            raise ValueError(
+                "start_index: with a bag a game starts on the start board's full-bag row; see start_nodes()"
             )
         return self.board_index(self.rules.start)
 
@@ -273,18 +286,7 @@ class Transitions:
         an int64 array of the shape of ``boards``.  With previews, the index of
         its node with the queue of first pieces (0, ..., 0); with
         ``rules.mirror``, of the board or its mirror image, the lesser."""
-        boards = canonical_boards(boards, self.rules)
-        out = np.full(boards.shape, -1, dtype=np.int64)
-        layer_of_residue = layers(self.rules)
-        layer = layer_of_residue[popcounts(boards.ravel()).reshape(boards.shape) % len(layer_of_residue)]
-        for k in range(len(self.layer_starts) - 1):
-            lo, hi = self.layer_starts[k], self.layer_starts[k + 1]
-            mine = layer == k
-            at = lo + np.searchsorted(self.boards[lo:hi], boards[mine])
-            found = at < hi
-            found[found] = self.boards[at[found]] == boards[mine][found]
-            out[np.flatnonzero(mine)[found]] = at[found]
-        return out
+        return layered_indices(self.rules, self.boards, self.layer_starts, canonical_boards(boards, self.rules))
 
     def __repr__(self) -> str:
         return (
@@ -383,6 +385,49 @@ def check_table(t: Transitions) -> None:
         array = getattr(t, name)
         if array is not None and not (0 <= array.min() and array.max() < high):
             raise TableError(name, f"values outside [0, {high})")
+    # The sweeps read a node's bag from ``bags`` and lookups compute rows by
+    # arithmetic: the arrays must follow the layout (board, bag, queue, slot).
+    shape = (n // rows_per_board, rules.bags, rules.queues, rules.hold_slots)
+    for axis, name in ((1, "bags"), (2, "queues"), (3, "slots")):
+        array = getattr(t, name)
+        if array is not None and t.queues is not None:
+            expected = np.arange(shape[axis]).reshape([-1 if a == axis else 1 for a in range(4)])
+            if not (array.reshape(shape) == expected).all():
+                raise TableError(name, "does not follow the rows' layout: board, then bag, queue and hold slot")
+
+
+def layered_indices(rules: Rules, boards: np.ndarray, layer_starts: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Index of each board of ``query`` (uint64, canonical) among ``boards``,
+    numbered by layer and ascending within one (as :class:`Transitions`
+    numbers them, ``layer_starts`` cutting the layers), -1 where absent:
+    an int64 array of the shape of ``query``."""
+    out = np.full(query.shape, -1, dtype=np.int64)
+    layer_of_residue = layers(rules)
+    layer = layer_of_residue[popcounts(query.ravel()).reshape(query.shape) % len(layer_of_residue)]
+    for k in range(len(layer_starts) - 1):
+        lo, hi = layer_starts[k], layer_starts[k + 1]
+        mine = layer == k
+        at = lo + np.searchsorted(boards[lo:hi], query[mine])
+        found = at < hi
+        found[found] = boards[at[found]] == query[mine][found]
+        out[np.flatnonzero(mine)[found]] = at[found]
+    return out
+
+
+def layer_order(rules: Rules, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How to number ``boards`` (uint64, distinct) as :class:`Transitions`
+    does: layer by layer, ascending within each.
+
+    Returns:
+        ``(order, layer_starts)``: int64 arrays; ``boards[order]`` is the
+        numbering, layer ``k`` its entries ``layer_starts[k]:layer_starts[k + 1]``.
+    """
+    layer_of_residue = layers(rules)
+    layer = layer_of_residue[popcounts(boards) % len(layer_of_residue)]
+    order = np.lexsort((boards, layer)).astype(np.int64)
+    starts = np.zeros(len(layer_of_residue) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(layer, minlength=len(layer_of_residue)), out=starts[1:])
+    return order, starts
 
 
 @lru_cache(maxsize=64)

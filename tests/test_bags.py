@@ -305,3 +305,65 @@ def test_cli_plays_a_saved_bag_solution(tmp_path, capsys, bag44):
     assert len(pieces) == 12
     # a fresh bag of one I and one L every two pieces
     assert all(sorted(pieces[k : k + 2]) == ["I", "L"] for k in range(0, 12, 2))
+
+
+@pytest.mark.parametrize(
+    "fields, reward",
+    [
+        (dict(), babytris.Reward(height=-1, before_clear=True)),
+        (dict(), babytris.Reward(gaps=-1, before_clear=True)),
+        (dict(no_holes=True), babytris.Reward(new_holes=1)),
+        (dict(preview=2), babytris.Reward(height=-1, before_clear=True, loss=5)),
+    ],
+    ids=["height-landed", "holes-landed", "new-holes", "preview-2-loss"],
+)
+def test_rewards_of_the_landed_piece_equal_the_reference(fields, reward):
+    """The piece placed is the drawn one without a preview, even though bag tables carry queues."""
+    rules = Rules(width=3, height=3 if fields.get("preview") else 4, randomizer="bag", **fields)
+    core = babytris.solve(rules, reward=reward, tol=1e-12)
+    ref = reference.solve(rules, reward=reward, tol=1e-12)
+    assert core.start_value == pytest.approx(ref.start_value, abs=1e-9)
+    rows = [_node_row(core.transitions, rules, node) for node in ref.boards]
+    assert np.abs(core.values[rows] - np.array(ref.values)).max() <= 1e-9
+
+
+def test_a_given_opponent_must_deal_from_the_bag(bag44):
+    t = bag44.transitions
+    with pytest.raises(ValueError, match="whose bag holds none"):
+        babytris.solve_transitions(t, opponent=np.zeros(t.n_boards, dtype=np.int16))
+    first_left = np.argmax(bag_counts(t.rules)[t.bags] > 0, axis=1).astype(np.int16)  # always a piece it holds
+    given = babytris.solve_transitions(t, opponent=first_left, tol=1e-10)
+    minimax = babytris.solve_transitions(t, opponent="minimax", tol=1e-10)
+    # a known order (I, then L, from every full bag) helps the player; the worst one gives least
+    assert minimax.start_value < bag44.start_value < given.start_value
+    board = babytris.Board.from_rows(["....", "....", "#...", "##.#"])
+    assert minimax.piece_policy(board, bag=["I", "L"]) in ("I", "L")
+    assert minimax.piece_policy(board, bag=["L"]) == "L"
+
+
+def test_a_table_whose_bags_break_the_layout_is_refused(tmp_path, bag44):
+    path = tmp_path / "bag.npz"
+    bag44.save(path)
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["table_bags"] = np.zeros_like(arrays["table_bags"])
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match="table_bags|bags"):
+        babytris.load(tmp_path / "bad.npz")
+
+
+def test_a_game_without_a_bag_has_none():
+    from babytris.game import Game
+
+    game = Game(Rules(width=3, height=3), seed=0)
+    plain = babytris.solve(width=3, height=3)
+    assert game.bag_left is None
+    assert plain.value(game.board, game.piece, bag_left=game.bag_left) == plain.value(game.board, game.piece)
+
+
+def test_the_reference_deals_long_previews_from_the_bag():
+    rules = Rules(width=3, height=3, randomizer="bag", preview=3)
+    core = babytris.solve(rules, tol=1e-12)
+    assert core.start_value == pytest.approx(reference.solve(rules, tol=1e-12).start_value, abs=1e-9)
+    rows, chances = core.transitions.start_nodes()
+    assert chances.tolist() == [0.25] * 4  # I L then either order of the next bag's first, or L I ...
