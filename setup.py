@@ -41,8 +41,12 @@ def extension(module: str) -> Extension:
 
 extensions = [
     # the engine (placement, drop, clear, enumeration); the Bellman sweeps; playouts and
-    # finite-horizon values; the refinement of minimize; the long-run rate; the lean solves
-    *(extension(f"babytris.{name}") for name in ("_core", "_layers", "_sweep", "_play", "_minimize", "_rate", "_lean")),
+    # finite-horizon values; the refinement of minimize; the long-run rate; the lean solves;
+    # the batch expansion of the sharded solve
+    *(
+        extension(f"babytris.{name}")
+        for name in ("_core", "_layers", "_sweep", "_play", "_minimize", "_rate", "_lean", "_shard")
+    ),
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:
     # its playout kernels and the Python-facing Engine over them
     *(extension(f"babytris.big.{name}") for name in ("_playout", "_engine")),

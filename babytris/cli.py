@@ -76,6 +76,12 @@ def _parser() -> argparse.ArgumentParser:
         "in a fraction of the memory (babytris.solve_lean); auto (default): table, or lean where the table "
         "would exceed --max-memory",
     )
+    solve.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
+        "N local worker processes with local:N (needs '.[dask]'; plain rules, value iteration)",
+    )
 
     play = commands.add_parser(
         "play",
@@ -114,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
         help="players against opponents, in exact expected points",
         description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
         "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
-        "opponent discount), then print each player's exact expected points over --actions "
+        "opponent discount), then print each player's exact expected points over --placements "
         "placements against each opponent, checked against the mean of --games played games, the least "
         "over those opponents (min) and the true worst case (an opponent who knows the player's policy "
         "and the placements left).",
@@ -130,7 +136,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="D",
         help="discounts the opponents are solved with (default 0.1 0.9)",
     )
-    table.add_argument("--actions", type=int, default=10_000, help="placements counted (default 10000)")
+    table.add_argument(
+        "--placements",
+        "--actions",  # (its first name, kept: one name for what play counts too)
+        dest="actions",
+        type=int,
+        default=10_000,
+        help="placements counted (default 10000; --actions is the same)",
+    )
     table.add_argument("--games", type=int, default=100, help="games played per pair as a check (default 100)")
     table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
     table.add_argument(
@@ -309,8 +322,14 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     if args.mode == "lean":
         return solve_lean_command(args, out, "asked for (--mode lean)")
     started = time.perf_counter()
+    sharding = None
     try:
-        solution = _solution_from(args, out, **rule_fields(args))
+        if args.scheduler:
+            from .cli_sharded import sharded_solution
+
+            solution, sharding = sharded_solution(args)
+        else:
+            solution = _solution_from(args, out, **rule_fields(args))
     except MemoryLimitError as refused:
         if args.mode == "auto" and lean_applies(args):
             return solve_lean_command(args, out, f"the move table would not fit ({refused})")
@@ -348,6 +367,8 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         "saved": args.out,
         "policy_csv": args.policy_csv,
     }
+    if sharding is not None:
+        summary["sharding"] = sharding
     out.result(summary)
     extras = "".join(
         [
@@ -383,6 +404,12 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         f"solve {solution.seconds['solve']:.3f} s)"
     )
     out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
+    if sharding is not None:
+        out.line(
+            f"sharded      {sharding['shards']} shards ({sharding['split']}), {sharding['sweeps']} sweeps, "
+            f"{sharding['bytes_per_sweep'] / 2**20:.2f} MiB and {sharding['seconds_per_sweep']:.3f} s per sweep "
+            f"(medians), {sharding['moves_at_home']:.0%} of moves at home"
+        )
     if args.out:
         out.line(f"saved        {args.out}")
     if args.policy_csv:

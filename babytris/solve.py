@@ -56,6 +56,7 @@ def solve(
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | bool | None = None,
     minimize: bool = False,
+    client: Any = None,
     **rule_fields: Any,
 ) -> Solution:
     """Exact values and policies of a game between a player placing pieces
@@ -129,11 +130,24 @@ def solve(
             spread its values back and finish on the full game with the same
             stopping test (as a rule one greedy sweep, which records the moves).
             Named opponent and player models only.
+        client: a ``dask.distributed.Client``: search and sweep with the
+            boards sharded over its workers (:func:`babytris.distributed.solve_sharded`,
+            which also reports the traffic; ``pip install 'babytris[dask]'``).
+            Plain rules, ``"random"`` or ``"minimax"`` pieces, an optimal
+            player, points, value iteration; ``method``, ``accelerate``,
+            ``eval_sweeps``, ``n_jobs``, ``max_memory``, ``progress`` and
+            ``minimize`` are not used.
 
     Returns:
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     rules = make_rules(rules, rule_fields)
+    if client is not None:
+        from .distributed import solve_sharded
+
+        if player is not None or reward is not None or minimize:
+            raise ValueError("client: the sharded solve takes no player, reward or minimize (named opponents only)")
+        return solve_sharded(rules, client, discount=discount, tol=tol, max_iter=max_iter, opponent=opponent).solution
     _check_progress(progress)  # before the search, which may take a while
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)
@@ -257,9 +271,12 @@ def _solve(
     progress: Progress | None,
     minimize: bool,
     given: tuple,
+    warm: tuple[np.ndarray, np.ndarray, list[float]] | None = None,
 ) -> Solution:
     """solve_transitions() once its arguments are checked (``given``: the
-    opponent, player and reward as passed, for the minimization)."""
+    opponent, player and reward as passed, for the minimization; ``warm``:
+    state values, board values and the residuals of sweeps already run
+    elsewhere, to go on from, as :func:`babytris.distributed.solve_sharded` does)."""
     opponent, player, reward = given
     rules = transitions.rules
     n, n_pieces = transitions.n_boards, rules.n_pieces
@@ -304,6 +321,8 @@ def _solve(
     )
     partition, residuals = None, []
     evaluations: list[int] = []  # evaluation sweeps after each greedy one (modified policy iteration)
+    if warm is not None:
+        values[:], board_values[:], residuals = warm[0].ravel(), warm[1], list(warm[2])
     if minimize:
         # Solve the quotient and spread its values over the game; the sweeps
         # of the full game below then record the moves and apply the same

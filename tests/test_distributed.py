@@ -1,0 +1,139 @@
+"""The sharded solve on a dask.distributed LocalCluster of 2 workers: the
+same values and policy as the single-process solve, on the Baby Tetris
+boards and on random rule sets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from strategies import small_rules
+
+import babytris
+from babytris import Rules
+
+distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
+from babytris.distributed import shard_of, solve_sharded  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    # Threads, not processes: the same actors and messages, started in a fraction of the time.
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _same(sharded, plain, tol=1e-9):
+    assert sharded.n_boards == plain.n_boards and np.array_equal(sharded.boards, plain.boards)
+    assert np.array_equal(sharded.transitions.next_board, plain.transitions.next_board)
+    assert np.abs(sharded.values - plain.values).max() <= tol
+    assert sharded.start_value == pytest.approx(plain.start_value, abs=tol)
+
+
+@pytest.mark.parametrize("height", [4, 5])
+@pytest.mark.parametrize("split", ["hash", "low_rows"])
+def test_equals_the_single_process_solve(client, height, split):
+    rules = Rules(width=4, height=height)
+    result = solve_sharded(rules, client, tol=1e-11, split=split)
+    plain = babytris.solve(rules, tol=1e-11)
+    _same(result.solution, plain)
+    assert result.solution.converged and np.array_equal(result.solution.policy, plain.policy)
+    assert result.boards_per_shard.sum() == {4: 12_978, 5: 182_101}[height]
+    # the shards' sweeps, then at least one on the gathered table (it records the policy)
+    assert len(result.sweep_bytes) == len(result.sweep_seconds) < len(result.solution.residuals)
+    assert 0 < result.moves_at_home < 1 and result.sweep_bytes.min() > 0
+
+
+def test_the_low_rows_split_keeps_more_moves_at_home(client):
+    rules = Rules(width=4, height=5)
+    by_hash = solve_sharded(rules, client, split="hash")
+    by_rows = solve_sharded(rules, client, split="low_rows")
+    assert by_rows.moves_at_home > 0.8 > 0.6 > by_hash.moves_at_home
+    assert np.median(by_rows.sweep_bytes) < np.median(by_hash.sweep_bytes) / 2
+
+
+def test_minimax_and_more_shards_than_workers(client):
+    rules = Rules(width=4, height=4)
+    result = solve_sharded(rules, client, opponent="minimax", n_shards=3, tol=1e-11)
+    plain = babytris.solve(rules, opponent="minimax", tol=1e-11)
+    _same(result.solution, plain)
+    assert np.array_equal(result.solution.opponent_policy, plain.opponent_policy)
+    assert len(result.boards_per_shard) == 3
+
+
+def test_solve_takes_a_client(client, tmp_path):
+    solution = babytris.solve(width=4, height=4, client=client, tol=1e-11)
+    _same(solution, babytris.solve(width=4, height=4, tol=1e-11))
+    solution.save(tmp_path / "s.npz")
+    assert babytris.load(tmp_path / "s.npz").start_value == solution.start_value
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(small_rules(sizes=(2, 4), variants=True))
+def test_random_rule_sets_equal_the_single_process_solve(client, rules):
+    assume(rules.moves == "hard")
+    plain = babytris.solve(rules, tol=1e-11, discount=0.8 if rules.objective == "points" else 1.0)
+    assume(plain.converged)  # (an undiscounted combo that need never end does not converge)
+    result = solve_sharded(rules, client, tol=1e-11, discount=plain.discount, max_iter=3000)
+    _same(result.solution, plain, tol=1e-8 * max(1.0, np.abs(plain.values).max()))
+
+
+def test_owners_are_fixed_by_the_board():
+    boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
+    owners = shard_of(boards, 4, "hash", 4)
+    assert owners.min() == 0 and owners.max() == 3 and np.array_equal(owners, shard_of(boards, 4, "hash", 4))
+    assert np.bincount(owners).min() > 200  # about a quarter each
+    # low_rows looks at the bottom two rows only
+    assert np.array_equal(shard_of(boards, 4, "low_rows", 4), shard_of(boards & np.uint64(0xFF), 4, "low_rows", 4))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda c: solve_sharded(Rules(moves="soft"), c), "moves='soft' not supported"),
+        (lambda c: solve_sharded(Rules(randomizer="bag"), c), "randomizer='bag' not supported"),
+        (lambda c: solve_sharded(Rules(preview=1), c), "preview not supported"),
+        (lambda c: solve_sharded(Rules(), c, opponent="gaps"), "opponent must be one of"),
+        (lambda c: solve_sharded(Rules(), c, split="rows"), "split must be one of"),
+        (lambda c: solve_sharded(Rules(), c, n_shards=0), "n_shards"),
+        (lambda c: solve_sharded(Rules(), "tcp://nowhere"), "client must be a dask.distributed.Client"),
+        (lambda c: babytris.solve(client=c, minimize=True), "no player, reward or minimize"),
+    ],
+)
+def test_bad_arguments(client, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(client)
+
+
+def test_cli_scheduler_local(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "babytris", "solve", "--scheduler", "local:2", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["sharding"]["shards"] == 2 and summary["boards"] == 12_978
+    assert summary["start_value"] == pytest.approx(9.118607006, abs=1e-7)
+    bad = subprocess.run(
+        [sys.executable, "-m", "babytris", "solve", "--scheduler", "local:x"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "local:N" in bad.stderr
+
+
+def test_dask_is_imported_only_when_asked():
+    code = (
+        "import sys, babytris; babytris.solve(width=3, height=3); "
+        "print('distributed' in sys.modules, 'dask' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=120)
+    assert done.stdout.split() == ["False", "False"], done.stderr
