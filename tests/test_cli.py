@@ -161,6 +161,17 @@ def test_tournament_bad_arguments(capsys):
     assert "n_actions" in capsys.readouterr().err
 
 
+def test_tournament_and_play_count_placements_by_one_name(capsys):
+    """``--placements`` is what play and tournament count (tournament's ``--actions`` kept as the same)."""
+    argv = ["tournament", "--width", "3", "--height", "3", "--games", "2", "--json"]
+    assert cli.main(argv + ["--placements", "7"]) == 0
+    by_name = json.loads(capsys.readouterr().out)
+    assert cli.main(argv + ["--actions", "7"]) == 0
+    by_alias = json.loads(capsys.readouterr().out)
+    assert by_name["n_actions"] == by_alias["n_actions"] == 7
+    assert by_name["records"] == by_alias["records"]
+
+
 def test_rate(capsys):
     assert cli.main(["rate", "--width", "4", "--height", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()

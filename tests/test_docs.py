@@ -16,12 +16,14 @@ import json
 import os
 import pkgutil
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from examples_runner import FENCE, shell_commands
 
 import babytris
 
@@ -88,82 +90,53 @@ def test_excluded_modules_exist():
     assert WITH_EXAMPLES <= set(MODULES)
 
 
-@pytest.mark.parametrize("name", sorted(DOCTESTED))
-def test_doctested_pages(name):
-    path = ROOT / name
-    assert "doctest: +SKIP" not in path.read_text(encoding="utf-8")
-    result = doctest.testfile(
-        str(path), module_relative=False, optionflags=OPTIONS, raise_on_error=False, encoding="utf-8"
-    )
-    assert result.attempted > DOCTESTED[name], f"{name} lost its examples: {result.attempted} run"
-    assert result.failed == 0, f"{result.failed} of {name}'s {result.attempted} examples failed (see stdout)"
-
-
-# A fence opens a code block; an HTML comment on the line right before it may say why it cannot run.
-FENCE = re.compile(
-    r"^(?:<!-- skip-test: (?P<skip>[^>]*?) -->\n)?```(?P<lang>[\w-]*)\n(?P<code>.*?)^```\s*$", re.MULTILINE | re.DOTALL
-)
-SHELL = ("bash", "sh", "console", "shell")
-CLI_TIMEOUT = 120
-
-
 def code_blocks(text: str) -> list[tuple[str, str, str | None, int]]:
     """``(language, code, skip reason or None, line)`` for each fenced block of a Markdown text."""
     return [(m["lang"], m["code"], m["skip"], text.count("\n", 0, m.start("code")) + 1) for m in FENCE.finditer(text)]
 
 
-def shell_commands(code: str) -> list[str]:
-    """The commands of a shell block: its lines without comments and blank lines."""
-    lines = (line.split(" #")[0].strip() for line in code.splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory):
+    """Where the README's commands leave a reader: the repository root, whose
+    source tree comes first on ``sys.path``.  A copy of the tree's package
+    (with the compiled modules the install put beside their sources), so that
+    the files the examples write land in the copy, not in the checkout.
+    Returns ``(directory, copied)``: without a built tree (tests run from an
+    sdist, say) nothing is copied and the examples use the installed package."""
+    root = tmp_path_factory.mktemp("checkout")
+    copied = any((ROOT / "babytris").glob("_core*.so")) or any((ROOT / "babytris").glob("_core*.pyd"))
+    if copied:
+        shutil.copytree(ROOT / "babytris", root / "babytris", ignore=shutil.ignore_patterns("__pycache__", "*.c"))
+    return root, copied
 
 
-def babytris_command() -> list[str]:
-    """The installed ``babytris`` command (the console script beside this interpreter, else ``-m``)."""
-    script = Path(sys.executable).with_name("babytris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "babytris"]
-
-
-@pytest.mark.parametrize("name", MARKDOWN)
-def test_markdown_examples(name, tmp_path, monkeypatch):
-    """Every ```python block of the file runs, in order, in one namespace, in a temporary
-    directory; every shell block runs its ``babytris ...`` lines with the installed command
-    there.  Only a block marked ``<!-- skip-test: reason -->`` is left out."""
+@pytest.mark.parametrize("name", sorted(set(MARKDOWN) | set(DOCTESTED)))
+def test_page_examples_run_from_the_repository_root(name, checkout):
+    """Every fenced block of the page runs, in order, in one session, started
+    in the repository root (a copy): ```python blocks executed, a doctested
+    page's examples compared with their outputs, shell blocks' ``babytris ...``
+    lines run as ``python -m babytris`` there (see tests/examples_runner.py).
+    Only a block marked ``<!-- skip-test: reason -->`` is left out."""
     path = ROOT / name
     if not path.exists():
         pytest.skip(f"{name} does not exist")
-    blocks = code_blocks(path.read_text(encoding="utf-8"))
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "__docs__"}
-    env = dict(os.environ, MPLBACKEND="Agg")
-    ran = 0
-    for lang, code, skip, line in blocks:
-        where = f"{name} line {line}"
-        if skip is not None:
-            assert skip.strip(), f"{where}: a skip-test marker needs a reason"
-            continue
-        if lang == "python" and code.lstrip().startswith(">>>"):
-            assert name in DOCTESTED, f"{where}: a doctest block in a page test_doctested_pages does not run"
-            ran += 1  # (run, outputs compared, by test_doctested_pages)
-        elif lang == "python":
-            exec(compile(code, where, "exec"), namespace)
-            ran += 1
-        elif lang in SHELL:
-            commands = shell_commands(code)
-            others = [c for c in commands if not c.startswith("babytris ")]
-            assert not others, f"{where}: only `babytris ...` commands run; mark the block skip-test: {others}"
-            for command in commands:
-                done = subprocess.run(
-                    babytris_command() + command.split()[1:],
-                    cwd=tmp_path,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=CLI_TIMEOUT,
-                )
-                assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}\n{done.stderr}"
-            ran += 1
-    assert ran or not blocks, f"{name}: every code block is skipped"
+    assert "doctest: +SKIP" not in path.read_text(encoding="utf-8")
+    root, copied = checkout
+    spec = root / f"spec-{name.replace('/', '-')}.json"
+    page = {"name": name, "path": str(path), "doctest": name in DOCTESTED}
+    spec.write_text(json.dumps({"pages": [page], "options": OPTIONS}))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    runner = [sys.executable, str(ROOT / "tests" / "examples_runner.py"), str(spec)]
+    done = subprocess.run(runner, cwd=root, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-4000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    if copied:  # the reader's tree, not the installed package, answered
+        assert report["babytris"] == str(root / "babytris" / "__init__.py")
+    (result,) = report["pages"]
+    assert not result["failures"], "\n".join(result["failures"])
+    if name in DOCTESTED:
+        assert result["doctests"] > DOCTESTED[name], f"{name} lost its examples: {result['doctests']} run"
+    assert result["ran"] or not result["blocks"], f"{name}: every code block is skipped"
 
 
 def test_readme_is_short_and_starts_with_the_ci_command():
