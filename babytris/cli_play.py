@@ -18,7 +18,7 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     """Run ``babytris play``: the text of each placement, and the pictures asked for."""
     import babytris
 
-    from .frames import film_strip, frame, save_gif, save_html, save_png
+    from .frames import candidate_moves, film_strip, frame, save_gif, save_html, save_png
     from .game import Game
     from .pictures import board_text
 
@@ -62,13 +62,14 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
         f"seed {args.seed}"
     )
     steps = []
-    frames = [frame(rules, game.board, game.piece, game.score, 16)]
+    frames = []  # each state before its placement, with every move's value; then the last state
     while not game.over and game.placements < args.placements:
         left = game.bag_left  # (with a bag, what is left in it; else None)
         placement = solution.best_action(game.board, game.piece, bag_left=left)
         if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
             break  # None: the piece fits nowhere, the game is over
         value = solution.value(game.board, game.piece, bag_left=left)
+        frames.append(frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, placement)))
         before, lines = game.board, game.lines
         points = game.place(placement)
         steps.append(
@@ -90,10 +91,10 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
             f"{gained}  score {game.score:g}"
         )
         out.line(board_text(babytris.Board(before, rules.width, rules.height), placement, rules=rules))
-        frames.append(frame(rules, game.board, None if game.over else game.piece, game.score, 16))
         if delay and out.chatty:
             sys.stdout.flush()
             time.sleep(delay)
+    frames.append(frame(rules, game.board, None if game.over else game.piece, game.score, 16))
     title = f"babytris {rules.width}x{rules.height}: the optimal policy against {who}, seed {args.seed}"
     if args.gif:
         save_gif(frames, args.gif)

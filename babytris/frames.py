@@ -1,6 +1,7 @@
 """Game frames as RGB images in plain numpy (no matplotlib): the board, the
-piece to place and the score, for the Gymnasium environment's
-``rgb_array`` and for film strips of a whole game.
+piece to place, the score and each candidate move's value, for the
+Gymnasium environment's ``rgb_array`` and for film strips and animations
+of a whole game (:func:`game_frames`).
 
 >>> import babytris
 >>> from babytris.frames import frame
@@ -18,15 +19,23 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
 from .persist import replace_atomically
+from .pieces import Placement
 from .rules import Rules
+from .validation import check_int
+
+if TYPE_CHECKING:
+    from .game import Game
+    from .solution import Solution
 
 __all__ = [
     "frame",
+    "candidate_moves",
+    "game_frames",
     "film_strip",
     "save_gif",
     "save_png",
@@ -62,16 +71,69 @@ _FONT = {
 }
 
 
-def frame(rules: Rules, board: int, piece: int | None, score: float, cell_pixels: int = 16) -> np.ndarray:
+def frame(
+    rules: Rules,
+    board: int,
+    piece: int | None,
+    score: float,
+    cell_pixels: int = 16,
+    candidates: Sequence[tuple[int, float, bool]] | None = None,
+) -> np.ndarray:
     """One frame: the board (``cell_pixels`` per cell, grid lines), then a
     panel on its right with the piece to place (rotation 0; none when the
-    game is over: ``piece=None``) and the score under it.
+    game is over: ``piece=None``) and the score under it.  With
+    ``candidates``, ``(board after, value, chosen)`` for each move of the
+    piece, a row of small boards under it: each move's board after and its
+    value, the chosen one framed in the piece's colour.
 
     Returns:
         uint8 array ``(rows, columns, 3)``: ``rows`` at least ``height *
         cell_pixels``; the board fills the top-left ``height * cell_pixels``
         by ``width * cell_pixels``.
     """
+    image = _state_frame(rules, board, piece, score, cell_pixels)
+    if not candidates:
+        return image
+    return _stack(image, _candidate_row(rules, candidates, cell_pixels, image.shape[1]))
+
+
+def _candidate_row(
+    rules: Rules, candidates: Sequence[tuple[int, float, bool]], cell_pixels: int, width: int
+) -> np.ndarray:
+    """Small boards after each move with their values under them, wrapped to ``width`` pixels."""
+    s = max(2, int(cell_pixels) // 3)
+    px = max(1, s // 2)
+    w, h = rules.width, rules.height
+    tiles = []
+    for after, value, chosen in candidates:
+        cells = np.array([[(after >> (r * w + c)) & 1 for c in range(w)] for r in reversed(range(h))], dtype=bool)
+        mini = _cells(cells, FILLED_RGB, s)
+        text = _text(f"{float(value):.1f}", px)
+        tile = np.zeros((h * s + text.shape[0] + 3 * px + 4, max(w * s, text.shape[1]) + 4, 3), dtype=np.uint8)
+        tile[:] = EMPTY_RGB
+        if chosen:
+            tile[:] = PIECE_RGB
+            tile[2:-2, 2:-2] = EMPTY_RGB
+        tile[2 : 2 + h * s, 2 : 2 + w * s] = mini
+        ty = 2 + h * s + px
+        tile[ty : ty + text.shape[0], 2 : 2 + text.shape[1]][text] = TEXT_RGB
+        tiles.append(tile)
+    gap = max(1, s // 2)
+    per_row = max(1, (width + gap) // (tiles[0].shape[1] + gap))
+    return film_strip(tiles, per_row=per_row, gap=gap)
+
+
+def _stack(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """``top`` above ``bottom``, both left-aligned, on the empty colour."""
+    out = np.empty((top.shape[0] + bottom.shape[0], max(top.shape[1], bottom.shape[1]), 3), dtype=np.uint8)
+    out[:] = EMPTY_RGB
+    out[: top.shape[0], : top.shape[1]] = top
+    out[top.shape[0] :, : bottom.shape[1]] = bottom
+    return out
+
+
+def _state_frame(rules: Rules, board: int, piece: int | None, score: float, cell_pixels: int) -> np.ndarray:
+    """:func:`frame` without candidates."""
     s = int(cell_pixels)
     w, h = rules.width, rules.height
     cells = np.array([[(board >> (r * w + c)) & 1 for c in range(w)] for r in reversed(range(h))], dtype=bool)
@@ -105,6 +167,66 @@ def frame(rules: Rules, board: int, piece: int | None, score: float, cell_pixels
         text[..., None], np.array(TEXT_RGB, np.uint8), image[ty : ty + text.shape[0], x0 : x0 + text.shape[1]]
     )
     return image
+
+
+def candidate_moves(solution: Solution, game: Game, chosen: Placement | None) -> list[tuple[int, float, bool]]:
+    """Every move of the piece to place in ``game`` as ``(board after, value,
+    is chosen)``, the value ``points + discount * value after`` from
+    ``solution.action_values``, for :func:`frame`'s ``candidates``."""
+    values = solution.action_values(game.board, game.piece, bag_left=game.bag_left)
+    return [(m.board, float(values[m.placement]), m.placement == chosen) for m in game.moves()]
+
+
+def game_frames(
+    solution: Solution,
+    *,
+    opponent: Solution | None = None,
+    seed: int = 0,
+    placements: int = 20,
+    cell_pixels: int = 16,
+    candidates: bool = True,
+) -> list[np.ndarray]:
+    """The frames of one game of ``solution``'s policy, for :func:`film_strip`,
+    :func:`save_gif` or :func:`save_html`.
+
+    The pieces are drawn at random (from the bag, with a bag) or, given an
+    ``opponent`` (a Solution solved with an opponent, e.g. ``"minimax"``;
+    default: ``solution``'s own when it has one), given by its piece
+    choices.  Each frame shows the state before a placement (board, piece,
+    score) and, with ``candidates``, every move's board after and value, the
+    policy's move framed; the last shows where the game stopped (after
+    ``placements`` placements, or when the piece fits nowhere).
+
+    Returns:
+        a list of uint8 arrays ``(rows, columns, 3)``, one per state.
+    """
+    from .game import Game
+
+    rules = solution.rules
+    if rules.preview or rules.hold:
+        raise ValueError("game_frames: games with previews or hold are not drawn yet")
+    if solution.player != "optimal":
+        raise ValueError(f"solution: its player is {solution.player!r}; game_frames needs an optimal policy")
+    placements = check_int("placements", placements, 1, 10_000)
+    chooser_of = opponent if opponent is not None else solution
+    if opponent is not None and (opponent.rules != rules or opponent.opponent_policy is None):
+        raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
+    chooser = None
+    if chooser_of.opponent_policy is not None:
+        if rules.randomizer == "bag":
+            raise ValueError("game_frames: an opponent choosing from a bag is solved, not drawn yet")
+        chooser = lambda board, known: rules.piece_index(chooser_of.piece_policy(board))  # noqa: E731
+    game = Game(rules, seed=seed, choose_piece=chooser)
+    frames = []
+    while not game.over and game.placements < placements:
+        move = solution.best_action(game.board, game.piece, bag_left=game.bag_left)
+        if not isinstance(move, Placement):
+            break
+        shown = candidate_moves(solution, game, move) if candidates else None
+        frames.append(frame(rules, game.board, game.piece, game.score, cell_pixels, shown))
+        game.place(move)
+    frames.append(frame(rules, game.board, None if game.over else game.piece, game.score, cell_pixels))
+    return frames
 
 
 def film_strip(frames: Sequence[np.ndarray], per_row: int = 8, gap: int = 4) -> np.ndarray:

@@ -140,12 +140,27 @@ class Transitions:
             ``(indices, chances)``: int64 and float64 arrays, one entry per
             start row of positive chance (in row order).
         """
+        rules = self.rules
+        if rules.randomizer == "bag":
+            return self._bag_starts()
+        first = self.board_index(rules.start, (0,) * rules.preview)
+        chances = np.ones(1)
+        for _ in range(rules.preview):  # independent draws: the queues' chances are products
+            chances = np.outer(chances, rules.probabilities).ravel()
+        rows = first + np.arange(rules.queues, dtype=np.int64) * rules.hold_slots
+        if rules.hold_start == "drawn":  # slots 1..n: piece p held, free (slot 0: empty)
+            rows = (rows[:, None] + 1 + np.arange(rules.n_pieces)).ravel()
+            chances = np.outer(chances, rules.probabilities).ravel()
+        return rows, chances
+
+    def _bag_starts(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`start_nodes` with a bag: the pieces dealt before play, one draw at a time."""
         from .bags import after_draw, bag_chances, full_bag
 
         rules = self.rules
         chance, after = bag_chances(rules), after_draw(rules)
-        first = self.board_index(rules.start, (0,) * rules.preview, bag=0 if rules.randomizer == "bag" else None)
-        # (held piece, queue, bag) -> chance: the pieces dealt before play, one draw at a time
+        first = self.board_index(rules.start, (0,) * rules.preview, bag=0)
+        # (held piece, queue, bag) -> chance
         starts: dict[tuple, float] = {(None, (), full_bag(rules)): 1.0}
         draws = rules.preview + (rules.hold_start == "drawn")
         for _ in range(draws):

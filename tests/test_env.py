@@ -526,3 +526,40 @@ def test_saving_frames_checks_its_arguments(tmp_path):
         save_gif([], str(tmp_path / "x.gif"))
     with pytest.raises(ValueError, match="seconds_per_frame must be in"):
         save_gif([np.zeros((4, 4, 3), np.uint8)], str(tmp_path / "x.gif"), seconds_per_frame=0)
+
+
+def test_frames_show_each_candidate_move_and_its_value(solution_4x4):
+    from babytris.frames import candidate_moves, frame, game_frames
+    from babytris.game import Game
+
+    game = Game(solution_4x4.rules, seed=3)
+    best = solution_4x4.best_action(game.board, game.piece)
+    shown = candidate_moves(solution_4x4, game, best)
+    values = solution_4x4.action_values(game.board, game.piece)
+    assert [v for _, v, _ in shown] == [values[m.placement] for m in game.moves()]
+    assert [m.board for m in game.moves()] == [after for after, _, _ in shown]
+    assert sum(chosen for _, _, chosen in shown) == 1
+    (chosen_value,) = [v for _, v, chosen in shown if chosen]
+    assert chosen_value == pytest.approx(max(values.values()), abs=1e-9)
+    plain = frame(solution_4x4.rules, game.board, game.piece, game.score, 8)
+    with_moves = frame(solution_4x4.rules, game.board, game.piece, game.score, 8, shown)
+    assert np.array_equal(with_moves[: plain.shape[0], : plain.shape[1]], plain)
+    below = with_moves[plain.shape[0] :]
+    assert (below == PIECE_RGB).all(axis=2).any()  # the chosen move is framed in the piece's colour
+    assert (below == TEXT_RGB).all(axis=2).any()  # values written under the moves
+    frames = game_frames(solution_4x4, seed=3, placements=5, cell_pixels=8)
+    assert len(frames) == 6 and np.array_equal(frames[0], with_moves)
+    assert frames[-1].shape[0] == plain.shape[0]  # the last state: no move shown
+
+
+def test_game_frames_against_an_opponent_and_bad_arguments(solution_4x4, minimax_4x4):
+    from babytris.frames import game_frames
+
+    frames = game_frames(solution_4x4, opponent=minimax_4x4, seed=0, placements=4, candidates=False)
+    assert 2 <= len(frames) <= 5 and all(f.dtype == np.uint8 for f in frames)
+    with pytest.raises(ValueError, match="opponent: a Solution of the same rules"):
+        game_frames(solution_4x4, opponent=solution_4x4)
+    with pytest.raises(ValueError, match="placements"):
+        game_frames(solution_4x4, placements=0)
+    with pytest.raises(ValueError, match="previews or hold"):
+        game_frames(babytris.solve(width=3, height=3, preview=1))
