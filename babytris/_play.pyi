@@ -24,6 +24,7 @@ def play_games(
     points: npt.NDArray[np.float64],
     placements: npt.NDArray[np.int64],
     n_threads: int = 1,
+    chance: npt.NDArray[np.int32] | None = None,
 ) -> None: ...
 def closure(ptr: npt.NDArray[np.int64], col: npt.NDArray[np.int32], start: int) -> npt.NDArray[np.bool_]: ...
 def horizon_values(

@@ -98,7 +98,8 @@ cdef struct Game:
     const uint8_t* lines
     const double* scores          # points by rows cleared
     const int16_t* pieces         # NULL: draw the piece; else the piece given on each board
-    const double* cumulative      # cumulative piece probabilities (the last is never read)
+    const double* cumulative      # cumulative piece probabilities, P per chance class (the last never read)
+    const int32_t* chance         # NULL: class 0 everywhere; else each board's chance class (its bag)
     const int16_t* rows           # NULL: a uniformly random move; else each state's move, as its row offset
     int32_t start
     int64_t n_actions
@@ -114,6 +115,7 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
     cdef Py_ssize_t s
     cdef int64_t k, e, lo, hi
     cdef double u, total = 0.0
+    cdef const double* cum
     rng_seed(&rng, seed)
     for k in range(g.n_actions):
         if g.pieces != NULL:
@@ -121,8 +123,9 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
         else:
             u = rng_uniform(&rng)
             p = 0
+            cum = g.cumulative if g.chance == NULL else g.cumulative + <Py_ssize_t>g.chance[b] * P
             for j in range(P - 1):      # branch-free: the first j with u < cumulative[j]
-                p += u >= g.cumulative[j]
+                p += u >= cum[j]
         s = <Py_ssize_t>b * P + p
         lo = g.offsets[s]
         hi = g.offsets[s + 1]
@@ -143,20 +146,22 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
 def play_games(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                const double[::1] scores, const double[::1] probabilities, int32_t start, int64_t n_actions,
                const uint64_t[::1] seeds, const int16_t[::1] pieces, const int16_t[::1] rows,
-               double[::1] points, int64_t[::1] placements, int n_threads=1):
+               double[::1] points, int64_t[::1] placements, int n_threads=1, const int32_t[::1] chance=None):
     """Play ``len(seeds)`` independent games on the move table from board
     ``start``; game i uses ``seeds[i]`` and writes ``points[i]`` (float64) and
     ``placements[i]`` (int64, < ``n_actions`` when the game ended early).
 
     ``pieces``: int16 ``(n_boards,)``, the piece the opponent gives on each
-    board, or None to draw it with ``probabilities`` (float64, one per piece).
+    board, or None to draw it with ``probabilities`` (float64, one per piece;
+    with ``chance``, int32 ``(n_boards,)``, one per piece per chance class,
+    board b drawing with class ``chance[b]``'s: a bag's contents).
     ``rows``: int16 ``(n_boards * P,)``, each state's move as its offset in
     the state's row (any value where the state has no move), or None for a
     player choosing uniformly among the legal moves.  Shapes are checked
     here; values (pieces in range, rows inside their row) by the caller.
     """
-    cdef int P = probabilities.shape[0]
-    cdef Py_ssize_t n_states = offsets.shape[0] - 1
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, b
+    cdef int P = probabilities.shape[0] if chance is None or chance.shape[0] == 0 else <int>(n_states // chance.shape[0])
     cdef Py_ssize_t n_boards, n_games = seeds.shape[0], chunk, i, lo, hi
     cdef Game g
     if P < 1 or n_states < 0 or n_states % P:
@@ -170,7 +175,15 @@ def play_games(const int64_t[::1] offsets, const int32_t[::1] next_board, const 
         raise ValueError("play_games: pieces or rows have the wrong length")
     if points.shape[0] != n_games or placements.shape[0] != n_games:
         raise ValueError("play_games: points and placements need one entry per seed")
-    cumulative = np.cumsum(np.asarray(probabilities, dtype=np.float64))
+    if probabilities.shape[0] % P or (chance is None and probabilities.shape[0] != P):
+        raise ValueError("play_games: probabilities must hold P chances (P per class with chance)")
+    if chance is not None:
+        if chance.shape[0] != n_boards:
+            raise ValueError("play_games: chance must have one entry per board")
+        for b in range(n_boards):
+            if not 0 <= chance[b] < probabilities.shape[0] // P:
+                raise ValueError(f"play_games: chance[{b}] = {chance[b]} is not a chance class")
+    cumulative = np.cumsum(np.asarray(probabilities, dtype=np.float64).reshape(-1, P), axis=1).ravel()
     cdef const double[::1] cum = cumulative
     g.P = P
     g.offsets = &offsets[0]
@@ -179,6 +192,7 @@ def play_games(const int64_t[::1] offsets, const int32_t[::1] next_board, const 
     g.scores = &scores[0]
     g.pieces = &pieces[0] if pieces is not None else NULL
     g.cumulative = &cum[0]
+    g.chance = &chance[0] if chance is not None and n_boards else NULL
     g.rows = &rows[0] if rows is not None else NULL
     g.start = start
     g.n_actions = n_actions

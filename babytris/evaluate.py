@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _play
+from .bags import bag_chances
 from .resources import resolve_n_jobs
 from .reward import Reward
 from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows, resolve_roles, transitions_of
@@ -222,7 +223,7 @@ def play(
         t.next_board,
         t.lines,
         np.asarray(rules.line_scores, dtype=np.float64),
-        np.asarray(rules.probabilities, dtype=np.float64),
+        bag_chances(rules).ravel(),  # (one row of the rules' probabilities without a bag)
         t.start_index,
         n_actions,
         _play.game_seeds(seed, n_games),
@@ -231,6 +232,7 @@ def play(
         points,
         placements,
         n_jobs,
+        chance=None if t.bags is None else t.bags.astype(np.int32),
     )
     return PlayResult(points, placements, n_actions, seed)
 
@@ -423,19 +425,28 @@ def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, al
         state = number[state[inside] // P] * P + state[inside] % P
         col, weight, gain = number[col[inside]].astype(np.int32), weight[inside], gain[inside]
         n = int(np.count_nonzero(keep))
+    # The adversary gives a piece that can come (with a bag, one left in it): a
+    # row per such (board, piece), each board's group its pieces' rows.
+    can_come = t.draw_chances().reshape(t.n_boards, P) > 0
+    if keep is not None:
+        can_come = can_come[keep]
+    row_of = np.cumsum(can_come.ravel(), dtype=np.int64) - 1
+    state, n_rows = row_of[state], int(can_come.sum())
+    groups = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(can_come.sum(axis=1), out=groups[1:])
     out = np.empty(n)
     steps, status, _ = _play.horizon_values(
-        _row_starts(state, n * P),
+        _row_starts(state, n_rows),
         col,
         weight,
-        np.bincount(state, gain, minlength=n * P).astype(np.float64, copy=False),
+        np.bincount(state, gain, minlength=n_rows).astype(np.float64, copy=False),
         n_actions,
         out,
         0,
         0.0,
         PATIENCE,
         n_jobs,
-        groups=np.arange(0, n * P + 1, P, dtype=np.int64),
+        groups=groups,
     )
     values = out if keep is None else np.full(t.n_boards, np.nan)
     if keep is not None:
@@ -471,8 +482,8 @@ def _chain(t: Transitions, rows: np.ndarray | None, pieces: np.ndarray | None):
     (int64, int32, float64, float64).  Summed over a board, gain is its
     reward: the expected points of its next placement."""
     P = t.rules.n_pieces
-    if pieces is None:
-        w_state = np.tile(np.asarray(t.rules.probabilities, dtype=np.float64), t.n_boards)
+    if pieces is None:  # drawn: the rules' probabilities, or with a bag each row's bag's shares
+        w_state = t.draw_chances().ravel()
     else:
         w_state = np.zeros(t.n_states)
         w_state[np.arange(t.n_boards, dtype=np.int64) * P + pieces] = 1.0

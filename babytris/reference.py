@@ -309,29 +309,32 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     the legal moves (``player="random"``); 0 where p fits nowhere.  With
     ``opponent="minimax"``, ``U_k(b) = min over p of Q_k(b, p)``: the pieces
     chosen to leave the player the fewest points over the placements left.
+    With a bag the rows are (board, queue, bag) nodes, the pieces those left
+    in the bag, each with its share of it, and the game starts with it full.
     """
-    if rules.preview or rules.hold or rules.randomizer == "bag":
-        raise ValueError("expected_points: games with previews, hold or a bag are not supported yet")
+    if rules.preview or rules.hold:
+        raise ValueError("expected_points: games with previews or hold are not supported yet")
     if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
         raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
     if player != "random" and not isinstance(player, dict):
         raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
     if opponent not in ("random", "minimax") and not isinstance(opponent, dict):
         raise ValueError(f"opponent must be 'random', 'minimax' or a dict {{board: piece}}, got {opponent!r}")
-    boards = reachable_boards(rules)
+    boards = nodes(rules)
     # For each board, the pieces it may get with their weights, and for each
     # piece the player's moves: [(points, after)], one move or all of them.
     options = {}
     for b in boards:
+        can_come = [p for p in range(len(rules.pieces)) if draw_chance(rules, b, p) > 0]
         if opponent == "random":
-            given = list(enumerate(rules.probabilities))
+            given = [(p, draw_chance(rules, b, p)) for p in can_come]
         elif opponent == "minimax":
-            given = [(p, 1.0) for p in range(len(rules.pieces))]
+            given = [(p, 1.0) for p in can_come]
         else:
             given = [(opponent[b], 1.0)]
         row = []
         for p, weight in given:
-            legal = [(rules.line_scores[rows], after, m.index) for m, after, rows in moves(rules, b, p)]
+            legal = [(rules.line_scores[rows], after, m.index) for m, after, rows in node_moves(rules, b, p)]
             if player != "random" and legal:
                 legal = [move for move in legal if move[2] == player[(b, p)]]
                 if len(legal) != 1:
@@ -355,7 +358,7 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
             )
             for b in boards
         }
-    return float(values[canonical(rules, rules.start)])
+    return sum(start_chance(rules, b) * values[b] for b in boards if start_chance(rules, b) > 0)
 
 
 def minimize(rules: Rules, opponent: Any = "random", player: Any = None, reward: Any = None, zero_states: bool = True):

@@ -257,10 +257,10 @@ def resolve_roles(
     opponent's pieces (None: drawn at random), checked, for playing ``game``
     over n placements."""
     t = transitions_of(game)
-    if t.rules.node_tables:
+    if t.rules.preview or t.rules.hold:
         raise ValueError(
-            "games with previews, hold or a bag (rules.preview > 0, rules.hold, rules.randomizer='bag') can be "
-            "solved and minimized, not yet played or evaluated over n placements"
+            "games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
+            "minimized, not yet played or evaluated over n placements"
         )
     player, opponent = bind_to_game(game, player, opponent)
     return t, player_rows(t, player), opponent_pieces(t, opponent)

@@ -114,7 +114,8 @@ class Transitions:
 
     @property
     def start_index(self) -> int:
-        """Index of the board the game starts on (``rules.start``); without previews only."""
+        """Index of the row the game starts on (``rules.start``; with a bag,
+        full): without previews and without a drawn hold only."""
         if self.rules.preview:
             raise ValueError(
                 "start_index: with previews a game starts on one of several (board, queue) nodes; see start_nodes()"
@@ -123,10 +124,8 @@ class Transitions:
             raise ValueError(
                 "start_index: with hold_start='drawn' a game starts holding one of several pieces; see start_nodes()"
             )
-        if self.rules.randomizer == "bag":
-            raise ValueError(
-                "start_index: with a bag a game starts on the start board's full-bag row; see start_nodes()"
-            )
+        if self.rules.randomizer == "bag":  # the start board with the bag full
+            return int(self._bag_starts()[0][0])
         return self.board_index(self.rules.start)
 
     def start_nodes(self) -> tuple[np.ndarray, np.ndarray]:
