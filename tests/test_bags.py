@@ -133,7 +133,7 @@ def test_saved_and_loaded(tmp_path, bag44):
 
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
 def test_equals_reference_with_preview_and_two_copies(opponent):
-    rules = Rules(width=3, height=4, preview=1, randomizer="bag", bag_copies=2)
+    rules = Rules(width=3, height=3, preview=1, randomizer="bag", bag_copies=2)
     core = babytris.solve(rules, opponent=opponent, tol=1e-12)
     ref = reference.solve(rules, opponent=opponent, tol=1e-12)
     rows = [core.transitions.board_index(b, q, bag=bag_number(rules, bag)) for b, q, bag in ref.boards]

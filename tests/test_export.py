@@ -186,10 +186,12 @@ def test_quantecon_save_and_load(tmp_path):
 # The peers themselves, where they install from the package index.
 
 
-@pytest.mark.parametrize("fields", [dict(), dict(randomizer="bag")], ids=["iid", "bag"])
+@pytest.mark.parametrize(
+    "fields", [dict(width=4, height=4), dict(width=3, height=4, randomizer="bag")], ids=["iid", "bag"]
+)
 def test_storm_reads_the_drn_and_finds_the_start_value(tmp_path, fields):
     stormpy = pytest.importorskip("stormpy", reason="stormpy not installed (pip install 'babytris[export]')")
-    s = solved(width=4, height=4, **fields)
+    s = solved(**fields)
     to_drn(s, tmp_path / "g.drn")
     model = stormpy.build_model_from_drn(str(tmp_path / "g.drn"))
     assert model.nr_states == explicit_model(s).n_states
@@ -230,10 +232,12 @@ def _storm_start_value(stormpy, model) -> float:
     return value
 
 
-@pytest.mark.parametrize("fields", [dict(), dict(randomizer="bag", preview=1)], ids=["iid", "bag"])
+@pytest.mark.parametrize(
+    "fields", [dict(width=4, height=4), dict(width=3, height=4, randomizer="bag", preview=1)], ids=["iid", "bag"]
+)
 def test_quantecon_solves_the_game_to_the_start_value(fields):
     quantecon = pytest.importorskip("quantecon", reason="quantecon not installed (pip install 'babytris[export]')")
-    s = solved(width=4, height=4, **fields)
+    s = solved(**fields)
     q = to_quantecon(s)
     ddp = quantecon.markov.DiscreteDP(q.R, q.Q, q.beta, q.s_indices, q.a_indices)
     result = ddp.solve(method="policy_iteration")
