@@ -48,13 +48,15 @@ import numpy as np
 
 from . import _shard, _sweep
 from .placements import canonical_boards, engine
+from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, table_bytes
 from .roles import PIECES_RANDOM, PIECES_WORST
 from .rules import Rules
 from .solution import Solution
+from .solve import solver_bytes_per_board
 from .transitions import Transitions, layer_order, layered_indices, layers
 from .validation import check_int, check_solver_args, solver_method
 
-__all__ = ["SPLITS", "Shard", "ShardedSolve", "solve_sharded", "shard_of"]
+__all__ = ["SPLITS", "Shard", "ShardedSolve", "solve_sharded", "shard_of", "gather_bytes"]
 
 #: How boards are split into shards (see the module's notes).
 SPLITS = ("hash", "low_rows")
@@ -187,6 +189,10 @@ class Shard:
         order, starts = layer_order(self.rules, self.boards[live])
         return live[order].astype(np.int32), starts
 
+    def size(self) -> tuple[int, int]:
+        """``(boards, moves)`` of the shard's table."""
+        return len(self.boards), len(self.next_bits)
+
     def serve(self, requests: list[np.ndarray]) -> None:
         """Note, per shard, where the boards it reads (``requests[k]``, uint64) are here."""
         self.served = []
@@ -271,6 +277,7 @@ def solve_sharded(
     split: str = "low_rows",
     n_threads: int = 1,
     sweeps_per_round: int = 1,
+    max_memory: int = DEFAULT_MAX_MEMORY,
 ) -> ShardedSolve:
     """Solve ``rules`` with the boards sharded over the workers of ``client``
     (a ``dask.distributed.Client``); see the module's notes.
@@ -287,12 +294,21 @@ def solve_sharded(
             more carry values further within a shard per round of traffic.
             The stopping test reads the first sweep of a round (the one with
             the ghosts fresh), so it is the same test whatever this is.
+        max_memory: the bytes the client may hold for the gathered solution
+            (default 8 GiB); once the shards have built their tables (the
+            boards and moves known), a gather that would need more is refused
+            with :class:`~babytris.MemoryLimitError` and its estimate, before
+            the sweeps.
+
+    Raises:
+        MemoryLimitError: see ``max_memory``.
 
     Returns:
         :class:`ShardedSolve`, whose ``solution`` is a normal :class:`~babytris.Solution`.
     """
     client = _check_client(client)
     rules, pieces, discount, tol, max_iter, split = _check(rules, opponent, discount, tol, max_iter, split)
+    max_memory = check_max_memory(max_memory)
     workers = sorted(client.scheduler_info()["workers"])
     n_shards = len(workers) if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
     n_threads = check_int("n_threads", n_threads, 1, 256)
@@ -320,6 +336,14 @@ def solve_sharded(
     began = time.perf_counter()
     dead = 0.0
     needs = _all([s.build(pieces, discount, dead) for s in shards])
+    n_boards, n_moves = (sum(x) for x in zip(*_all([s.size() for s in shards])))
+    need = gather_bytes(rules, n_boards, n_moves)
+    if need > max_memory:
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height}: gathering {n_boards:,} boards and {n_moves:,} moves into one Solution "
+            f"needs about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}; refused before "
+            "the sweeps (the shards' tables are built). Raise max_memory; a result kept in the shards is not built yet"
+        )
     _all([s.serve([needs[j][k] for j in range(n_shards)]) for k, s in enumerate(shards)])
     seconds["table"] = time.perf_counter() - began
     # The sweeps: each round sends every shard its ghosts' values and sweeps them all at once.
@@ -353,6 +377,20 @@ def solve_sharded(
         sweep_bytes=np.array(sweep_bytes, dtype=np.int64),
         seconds=seconds,
     )
+
+
+def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
+    """The bytes the client holds at the peak of the gather: the shards'
+    parts (per board its bits, two offsets, two state values and its value;
+    per move the board after as bits, the rows cleared and the placement)
+    three times over (as they arrive serialized, deserialized, and
+    concatenated), the reordering's gather index and the boards after, then
+    the gathered table with the solver's arrays
+    (:func:`babytris.resources.table_bytes`).  Measured at 4x5 and 4x6 with
+    2 workers: within 20% of the client's peak (docs/results.md)."""
+    parts = n_boards * (8 + 16 + 16 + 8) + n_moves * (8 + 1 + 2)
+    reorder = n_moves * (8 + 8)
+    return 3 * parts + reorder + table_bytes(rules, n_boards, n_moves, solver_bytes_per_board(rules, "vi", False))
 
 
 def _all(futures: list) -> list:

@@ -85,6 +85,17 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
     _same(result.solution, plain, tol=1e-8 * max(1.0, np.abs(plain.values).max()))
 
 
+def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
+    from babytris.distributed import gather_bytes
+
+    t = babytris.enumerate_boards(Rules(width=4, height=5))
+    need = gather_bytes(t.rules, t.n_boards, t.n_moves)
+    assert 40 * 2**20 < need < 80 * 2**20  # about 60 MiB for 182,101 boards and 494,910 moves
+    with pytest.raises(babytris.MemoryLimitError, match="gathering 182,101 boards and 494,910 moves"):
+        solve_sharded(Rules(width=4, height=5), client, max_memory=need - 1)
+    assert solve_sharded(Rules(width=4, height=5), client, max_memory=need).solution.converged
+
+
 def test_owners_are_fixed_by_the_board():
     boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
     owners = shard_of(boards, 4, "hash", 4)
