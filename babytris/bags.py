@@ -26,7 +26,16 @@ import numpy as np
 
 from .rules import Rules
 
-__all__ = ["bag_counts", "bag_chances", "after_draw", "full_bag", "bag_number", "bag_before", "describe_bag"]
+__all__ = [
+    "bag_counts",
+    "bag_chances",
+    "after_draw",
+    "full_bag",
+    "bag_number",
+    "bag_holding",
+    "bag_before",
+    "describe_bag",
+]
 
 
 def bag_counts(rules: Rules) -> np.ndarray:
@@ -92,7 +101,21 @@ def bag_number(rules: Rules, counts: Iterable[int]) -> int:
     return sum(c * base**p for p, c in enumerate(counts)) - 1
 
 
-def bag_before(rules: Rules, left: Iterable[int], drawn: int) -> int:
+def _copies(rules: Rules, pieces: Iterable[int | str]) -> list[int]:
+    """The copies of each piece among ``pieces`` (indices or names)."""
+    counts = [0] * rules.n_pieces
+    for p in pieces:
+        counts[rules.piece_index(p)] += 1
+    return counts
+
+
+def bag_holding(rules: Rules, pieces: Iterable[int | str]) -> int:
+    """The number of the bag holding exactly ``pieces`` (indices or names,
+    each copy listed); ``ValueError`` as :func:`bag_number`."""
+    return bag_number(rules, _copies(rules, pieces))
+
+
+def bag_before(rules: Rules, left: Iterable[int | str], drawn: int) -> int:
     """The number of the bag piece ``drawn`` (an index) came from, given
     ``left``: the piece indices left in the bag after it was drawn.  This is
     how a player sees a bag: what is left once the pieces in sight were
@@ -102,9 +125,8 @@ def bag_before(rules: Rules, left: Iterable[int], drawn: int) -> int:
     n, high = rules.n_pieces, rules.bag_copies
     if rules.randomizer != "bag":
         raise ValueError("bag: these rules draw pieces independently (randomizer='iid'); they have no bag")
-    counts = [0] * n
-    for p in left:
-        counts[rules.piece_index(p)] += 1
+    left = list(left)
+    counts = _copies(rules, left)
     if any(c > high for c in counts):
         names = tuple(rules.pieces[rules.piece_index(p)].name for p in left)
         raise ValueError(f"bag: a bag holds each piece at most {high} times (bag_copies), got {names!r} left")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .bags import bag_before, bag_number
+from .bags import bag_before, bag_holding
 from .board import Board
 from .pieces import Piece, Placement
 from .placements import canonical_boards, mirror_boards, placement_table
@@ -206,12 +206,7 @@ class Solution:
             if isinstance(held, bool):
                 raise ValueError(f"held must be a piece (index or name) or None, got {held!r}")
             held = self.rules.piece_index(held)
-        number = None
-        if bag is not None:
-            counts = [0] * self.rules.n_pieces
-            for p in bag:
-                counts[self.rules.piece_index(p)] += 1
-            number = bag_number(self.rules, counts)
+        number = None if bag is None else bag_holding(self.rules, bag)
         return self.transitions.board_index(self._bits(board), queue, held, locked, number)
 
     def _state(self, board, piece, preview, held=None, locked=False, bag_left=None) -> tuple[int, int, int]:
