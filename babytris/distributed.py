@@ -40,6 +40,8 @@ imported only here, only when a client is given.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +49,8 @@ from typing import Any
 import numpy as np
 
 from . import _shard, _sweep
-from .placements import canonical_boards, engine
+from .pieces import Placement
+from .placements import canonical_boards, engine, placement_table
 from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, table_bytes
 from .roles import PIECES_RANDOM, PIECES_WORST
 from .rules import Rules
@@ -56,7 +59,16 @@ from .solve import solver_bytes_per_board
 from .transitions import Transitions, layer_order, layered_indices, layers
 from .validation import check_int, check_solver_args, solver_method
 
-__all__ = ["SPLITS", "Shard", "ShardedSolve", "solve_sharded", "shard_of", "gather_bytes"]
+__all__ = [
+    "SPLITS",
+    "Shard",
+    "ShardedSolve",
+    "ShardedValues",
+    "solve_sharded",
+    "load_sharded",
+    "shard_of",
+    "gather_bytes",
+]
 
 #: How boards are split into shards (see the module's notes).
 SPLITS = ("hash", "low_rows")
@@ -193,6 +205,15 @@ class Shard:
         """``(boards, moves)`` of the shard's table."""
         return len(self.boards), len(self.next_bits)
 
+    def at_home(self) -> int:
+        """The moves that lead to a board of this shard."""
+        return self.moves_at_home
+
+    def largest(self) -> float:
+        """The largest |value| of the shard's states (0 if none)."""
+        n = len(self.boards) * self.rules.n_pieces
+        return float(np.abs(self.V[:n]).max()) if n else 0.0
+
     def serve(self, requests: list[np.ndarray]) -> None:
         """Note, per shard, where the boards it reads (``requests[k]``, uint64) are here."""
         self.served = []
@@ -215,6 +236,30 @@ class Shard:
             self.sweeper.greedy_sweep()
         return residual, [self.W[at] for at in self.served]
 
+    def save(self, path: str, slack: float) -> int:
+        """Write the shard's boards, values and moves (each state's first move
+        within ``slack`` of its best, as :class:`~babytris.Solution` breaks
+        ties) to ``path`` (.npz, atomically); returns the bytes written."""
+        from .persist import replace_atomically
+
+        self.sweeper.first_best_moves(slack)
+        n, P = len(self.boards), self.rules.n_pieces
+        offsets = self.offsets[: n * P + 1]
+        policy = self.policy[: n * P].astype(np.int64)
+        chosen = np.full(n * P, -1, dtype=np.int64)
+        if len(self.placement):
+            at = np.clip(offsets[:-1] + policy, 0, len(self.placement) - 1)
+            chosen = np.where(policy >= 0, self.placement[at], -1)
+        arrays: dict[str, np.ndarray] = {
+            "boards": self.boards,
+            "values": self.V[: n * P],
+            "policy": chosen.astype(np.int16),
+        }
+        replace_atomically(
+            path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
+        )
+        return int(sum(a.nbytes for a in arrays.values()))
+
     def gather(self) -> dict[str, Any]:
         """The shard's boards, moves (boards after as bits) and values, for the client."""
         n, P = len(self.boards), self.rules.n_pieces
@@ -235,7 +280,8 @@ class ShardedSolve:
     """What :func:`solve_sharded` returns: the solution and what the sharding cost.
 
     Attributes:
-        solution: the :class:`~babytris.Solution`, as :func:`babytris.solve` gives it.
+        solution: the :class:`~babytris.Solution`, as :func:`babytris.solve` gives it
+            (None when the shards were saved instead: ``out=``).
         n_shards, split: how the boards were split.
         boards_per_shard: int64 array ``(n_shards,)``.
         moves_at_home: the share of moves that lead to a board of the same shard.
@@ -245,7 +291,7 @@ class ShardedSolve:
         seconds: ``{"search": ..., "table": ..., "sweeps": ..., "gather": ...}``.
     """
 
-    solution: Solution
+    solution: Solution | None
     n_shards: int
     split: str
     boards_per_shard: np.ndarray
@@ -261,7 +307,9 @@ class ShardedSolve:
             f"<ShardedSolve {self.n_shards} shards ({self.split}): {len(self.sweep_seconds)} sweeps, "
             f"{np.median(self.sweep_bytes) / 2**20 if len(self.sweep_bytes) else 0:.2f} MiB and "
             f"{np.median(self.sweep_seconds) if len(self.sweep_seconds) else 0:.3f} s per sweep (medians), "
-            f"{self.moves_at_home:.0%} of moves at home, start_value={self.solution.start_value:.6f}>"
+            f"{self.moves_at_home:.0%} of moves at home"
+            + ("" if self.solution is None else f", start_value={self.solution.start_value:.6f}")
+            + ">"
         )
 
 
@@ -278,6 +326,7 @@ def solve_sharded(
     n_threads: int = 1,
     sweeps_per_round: int = 1,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    out: str | os.PathLike | None = None,
 ) -> ShardedSolve:
     """Solve ``rules`` with the boards sharded over the workers of ``client``
     (a ``dask.distributed.Client``); see the module's notes.
@@ -299,6 +348,12 @@ def solve_sharded(
             boards and moves known), a gather that would need more is refused
             with :class:`~babytris.MemoryLimitError` and its estimate, before
             the sweeps.
+
+        out: a directory: instead of gathering, each shard writes its boards,
+            values and moves there (``shard-K.npz``, the workers must see the
+            directory) and the client a ``manifest.json``; read them back with
+            :func:`load_sharded`, whose lookups open only the shard a board
+            belongs to.  ``solution`` is then None.  Not with ``rules.mirror``.
 
     Raises:
         MemoryLimitError: see ``max_memory``.
@@ -338,7 +393,7 @@ def solve_sharded(
     needs = _all([s.build(pieces, discount, dead) for s in shards])
     n_boards, n_moves = (sum(x) for x in zip(*_all([s.size() for s in shards])))
     need = gather_bytes(rules, n_boards, n_moves)
-    if need > max_memory:
+    if out is None and need > max_memory:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height}: gathering {n_boards:,} boards and {n_moves:,} moves into one Solution "
             f"needs about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}; refused before "
@@ -360,17 +415,25 @@ def solve_sharded(
         sweep_seconds.append(time.perf_counter() - t0)
     seconds["sweeps"] = time.perf_counter() - began
     began = time.perf_counter()
-    parts = _all([s.gather() for s in shards])
-    solution = _assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
-    seconds["gather"] = time.perf_counter() - began
-    solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
-    moves = sum(len(p["next_bits"]) for p in parts)
+    solution = None
+    if out is not None:
+        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
+        at_home = sum(_all([s.at_home() for s in shards]))
+        boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
+        seconds["save"] = time.perf_counter() - began
+    else:
+        parts = _all([s.gather() for s in shards])
+        solution = _assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
+        seconds["gather"] = time.perf_counter() - began
+        solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
+        at_home = sum(p["moves_at_home"] for p in parts)
+        boards_per_shard = [len(p["boards"]) for p in parts]
     return ShardedSolve(
         solution=solution,
         n_shards=n_shards,
         split=split,
-        boards_per_shard=np.array([len(p["boards"]) for p in parts], dtype=np.int64),
-        moves_at_home=sum(p["moves_at_home"] for p in parts) / max(moves, 1),
+        boards_per_shard=np.array(boards_per_shard, dtype=np.int64),
+        moves_at_home=at_home / max(n_moves, 1),
         search_rounds=rounds,
         search_bytes=int(search_bytes),
         sweep_seconds=np.array(sweep_seconds),
@@ -490,3 +553,114 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
         discount, tol, max_iter, "vi", 6, False, undiscounted=rules.objective == "combo"
     )
     return rules, OPPONENTS[opponent], float(discount), float(tol), int(max_iter), split
+
+
+#: What a sharded directory's manifest says it is, and its layout's version.
+SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 1
+
+
+def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:
+    """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
+    directory without it is an unfinished save)."""
+    from .persist import _rules_to_json, replace_atomically
+    from .solution import tie_slack
+
+    if rules.mirror:
+        raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
+    os.makedirs(out, exist_ok=True)
+    residual = residuals[-1] if residuals else 0.0
+    largest = max(_all([s.largest() for s in shards]))
+    slack = tie_slack(discount, residual, np.array([largest])) if residual <= tol else 0.0
+    _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz"), slack) for k, s in enumerate(shards)])
+    manifest = {
+        "format": SHARDED_FORMAT,
+        "format_version": SHARDED_VERSION,
+        "rules": _rules_to_json(rules),
+        "opponent": opponent,
+        "discount": discount,
+        "split": split,
+        "n_shards": len(shards),
+        "iterations": len(residuals),
+        "residual": residual,
+        "converged": residual <= tol,
+    }
+    text = json.dumps(manifest, indent=1).encode()
+    replace_atomically(os.path.join(os.fspath(out), "manifest.json"), lambda f: f.write(text))
+
+
+class ShardedValues:
+    """A sharded solve saved to a directory (``solve_sharded(..., out=DIR)``):
+    lookups open only the shard that owns the board (and keep it open).
+
+    Attributes:
+        rules, discount, opponent, split, n_shards, iterations, residual, converged: from the manifest.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        from .persist import _rules_from_json
+
+        self.path = os.fspath(path)
+        try:
+            with open(os.path.join(self.path, "manifest.json"), encoding="utf-8") as f:
+                manifest = json.load(f)
+        except (OSError, ValueError) as err:
+            raise ValueError(f"{self.path!r}: no readable manifest.json of a sharded solve ({err})") from None
+        if manifest.get("format") != SHARDED_FORMAT or manifest.get("format_version") != SHARDED_VERSION:
+            raise ValueError(f"{self.path!r}: manifest.json is not a {SHARDED_FORMAT} version {SHARDED_VERSION}")
+        self.rules = _rules_from_json(manifest["rules"])
+        self.discount: float = float(manifest["discount"])
+        self.opponent: str = str(manifest["opponent"])
+        self.split: str = str(manifest["split"])
+        self.n_shards: int = int(manifest["n_shards"])
+        self.iterations: int = int(manifest["iterations"])
+        self.residual: float = float(manifest["residual"])
+        self.converged: bool = bool(manifest["converged"])
+        self._shards: dict[int, dict[str, np.ndarray]] = {}
+
+    def _shard(self, k: int) -> dict[str, np.ndarray]:
+        if k not in self._shards:
+            name = os.path.join(self.path, f"shard-{k}.npz")
+            try:
+                with np.load(name) as data:
+                    arrays = {key: data[key] for key in ("boards", "values", "policy")}
+            except (OSError, ValueError, KeyError) as err:
+                raise ValueError(f"{name!r}: not a readable shard of a sharded solve ({err})") from None
+            n, P = len(arrays["boards"]), self.rules.n_pieces
+            if arrays["values"].shape != (n * P,) or arrays["policy"].shape != (n * P,):
+                raise ValueError(f"{name!r}: values and policy must hold {n * P} entries, one per state")
+            self._shards[k] = arrays
+        return self._shards[k]
+
+    def _state(self, board: int, piece: int | str) -> tuple[dict[str, np.ndarray], int, int]:
+        bits = np.array([int(board)], dtype=np.uint64)
+        p = self.rules.piece_index(piece)
+        shard = self._shard(int(shard_of(bits, self.n_shards, self.split, self.rules.width)[0]))
+        i = int(np.searchsorted(shard["boards"], bits[0]))
+        if i >= len(shard["boards"]) or shard["boards"][i] != bits[0]:
+            raise KeyError(f"board {int(board)} is not reachable from the start under these rules")
+        return shard, i * self.rules.n_pieces + p, p
+
+    def value(self, board: int, piece: int | str) -> float:
+        """The value of placing ``piece`` on ``board`` (bits), as :meth:`Solution.value`."""
+        shard, s, _ = self._state(board, piece)
+        return float(shard["values"][s])
+
+    def best_action(self, board: int, piece: int | str) -> Placement | None:
+        """An optimal :class:`~babytris.Placement`, or None at game over, as :meth:`Solution.best_action`."""
+        shard, s, p = self._state(board, piece)
+        number = int(shard["policy"][s])
+        return None if number < 0 else placement_table(self.rules).placements[p][number]
+
+    @property
+    def start_value(self) -> float:
+        """The start board's value before its first piece (drawn, or the minimax opponent's)."""
+        start = int(canonical_boards(np.array([self.rules.start], dtype=np.uint64), self.rules)[0])
+        values = np.array([self.value(start, p) for p in range(self.rules.n_pieces)])
+        if self.opponent == "minimax":
+            return float(values.min())
+        return float(values @ np.asarray(self.rules.probabilities))
+
+
+def load_sharded(path: str | os.PathLike) -> ShardedValues:
+    """The sharded solve saved in directory ``path`` (see :class:`ShardedValues`)."""
+    return ShardedValues(path)

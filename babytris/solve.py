@@ -147,7 +147,9 @@ def solve(
 
         if player is not None or reward is not None or minimize:
             raise ValueError("client: the sharded solve takes no player, reward or minimize (named opponents only)")
-        return solve_sharded(rules, client, discount=discount, tol=tol, max_iter=max_iter, opponent=opponent).solution
+        sharded = solve_sharded(rules, client, discount=discount, tol=tol, max_iter=max_iter, opponent=opponent)
+        assert sharded.solution is not None  # (gathered: no out= directory)
+        return sharded.solution
     _check_progress(progress)  # before the search, which may take a while
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)

@@ -96,6 +96,34 @@ def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
     assert solve_sharded(Rules(width=4, height=5), client, max_memory=need).solution.converged
 
 
+def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
+    from babytris.distributed import load_sharded
+
+    rules = Rules(width=4, height=4)
+    result = solve_sharded(rules, client, tol=1e-11, out=tmp_path / "shards")
+    assert result.solution is None
+    assert sorted(p.name for p in (tmp_path / "shards").iterdir()) == ["manifest.json", "shard-0.npz", "shard-1.npz"]
+    saved = load_sharded(tmp_path / "shards")
+    plain = babytris.solve(rules, tol=1e-11)
+    assert saved.rules == rules and saved.converged and saved.n_shards == 2
+    assert saved.start_value == pytest.approx(plain.start_value, abs=1e-9)
+    for i in range(0, plain.n_boards, 97):
+        board = int(plain.boards[i])
+        for piece in ("I", "L"):
+            assert saved.value(board, piece) == pytest.approx(plain.value(board, piece), abs=1e-9)
+            assert saved.best_action(board, piece) == plain.best_action(board, piece)
+    with pytest.raises(KeyError, match="not reachable"):
+        saved.value(0b1111_0000_0000_0001, "I")
+    (tmp_path / "shards" / "shard-1.npz").write_bytes(b"not a shard")
+    fresh = load_sharded(tmp_path / "shards")  # (shards open on first use)
+    with pytest.raises(ValueError, match="not a readable shard"):
+        for i in range(plain.n_boards):
+            fresh.value(int(plain.boards[i]), "I")
+    (tmp_path / "shards" / "manifest.json").unlink()  # as a save cut short leaves it
+    with pytest.raises(ValueError, match="no readable manifest.json"):
+        load_sharded(tmp_path / "shards")
+
+
 def test_owners_are_fixed_by_the_board():
     boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
     owners = shard_of(boards, 4, "hash", 4)
