@@ -32,7 +32,6 @@ __all__ = [
     "dead_value",
     "to_cells",
     "to_int",
-    "queue_chance",
     "start_chance",
     "draw_chance",
     "bags",
@@ -367,14 +366,6 @@ def start_chance(rules: Rules, node) -> float:
         bag = bag_after(rules, bag, p)
     if rules.randomizer == "bag" and bag != node[-1]:
         return 0.0
-    return chance
-
-
-def queue_chance(rules: Rules, node) -> float:
-    """The chance of a node's queue with independent draws (1 without previews)."""
-    chance = 1.0
-    for p in node[1] if isinstance(node, tuple) else ():
-        chance *= rules.probabilities[p]
     return chance
 
 

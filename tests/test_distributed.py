@@ -124,6 +124,16 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
         load_sharded(tmp_path / "shards")
 
 
+def test_more_sweeps_per_round_take_fewer_rounds_to_the_same_values(client):
+    rules = Rules(width=4, height=5)
+    one = solve_sharded(rules, client, tol=1e-10)
+    two = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=2)
+    assert len(two.sweep_seconds) < len(one.sweep_seconds)
+    assert np.abs(two.solution.values - one.solution.values).max() <= 1e-8
+    with pytest.raises(ValueError, match="sweeps_per_round"):
+        solve_sharded(rules, client, sweeps_per_round=0)
+
+
 def test_owners_are_fixed_by_the_board():
     boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
     owners = shard_of(boards, 4, "hash", 4)
