@@ -48,8 +48,8 @@ extensions = [
         for name in ("_core", "_layers", "_sweep", "_play", "_minimize", "_rate", "_lean", "_shard")
     ),
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:
-    # its playout kernels and the Python-facing Engine over them
-    *(extension(f"babytris.big.{name}") for name in ("_playout", "_engine")),
+    # its playout kernels, the TD(lambda) training games and the Python-facing Engine over them
+    *(extension(f"babytris.big.{name}") for name in ("_playout", "_td", "_engine")),
 ]
 
 

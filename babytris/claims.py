@@ -649,7 +649,9 @@ def _td_lines(games: int, published: float):
     return measure
 
 
-for _games, (_lines, _explored) in TABLE_3.items():
+# Longest first: reproducing all three in one process trains one run, whose start serves the
+# shorter rows (a run of n games is the first n games of a longer one with the same seed).
+for _games, (_lines, _explored) in sorted(TABLE_3.items(), reverse=True):
     claim(
         f"pirnay-td-lines-{_games // 1000}k",
         "pirnay",

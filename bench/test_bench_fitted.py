@@ -7,7 +7,8 @@ piece, then least squares; ``extra_info["iterations"]`` and the time per
 iteration (from the median round).  ``test_fitted_baby_4x5``: the same
 algorithm on the enumerated 4x5 Baby Tetris table, with the exact regret's
 policy extraction.  ``test_td_games_10x20``: TD(lambda) games per second
-with the paper's network (numpy).
+with the paper's network, compiled (babytris.big._td) and in numpy (the
+reference loop, the same games: compare the two medians of one run).
 """
 
 from __future__ import annotations
@@ -47,11 +48,15 @@ def test_fitted_baby_4x5(benchmark):
     assert (policy >= -1).all()
 
 
-@pytest.mark.parametrize("games", [200])
-def test_td_games_10x20(benchmark, games):
+@pytest.mark.parametrize("engine, games", [("compiled", 2000), ("numpy", 200)])
+def test_td_games_10x20(benchmark, engine, games):
     tetris = Tetris(width=10, height=20)
     result = benchmark.pedantic(
-        td.td_lambda, args=(tetris,), kwargs=dict(n_games=games, report_every=games), rounds=3, iterations=1
+        td.td_lambda,
+        args=(tetris,),
+        kwargs=dict(n_games=games, report_every=games, engine=engine),
+        rounds=3,
+        iterations=1,
     )
     benchmark.extra_info["games_per_second"] = games / benchmark.stats.stats.median
     benchmark.extra_info["placements_per_game"] = float(result.placements_per_game[-1])

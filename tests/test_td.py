@@ -1,13 +1,17 @@
-"""TD(lambda) with a small network: gradients, the exploration rule, one update by hand, learning a tiny game."""
+"""TD(lambda) with a small network: gradients, the exploration rule, one update by hand, learning a tiny game,
+and the compiled games against the numpy loop."""
 
 import copy
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import babytris
-from babytris.big import fitted, td
+from babytris.big import _td, fitted, td
 from babytris.big.features import rows_from_bits
+from babytris.big.tetris import Tetris
 from babytris.placements import engine
 
 
@@ -29,7 +33,7 @@ def test_gradient_equals_finite_differences():
 
 
 def test_exploration_follows_the_gain_over_the_worst_move():
-    rng = np.random.default_rng(3)
+    rng = td._Draws(np.random.default_rng(3))
     q = np.array([1.0, 4.0, 2.0, 1.0])  # gains 0, 3, 1, 0
     counts = np.bincount([td._explore(q, rng) for _ in range(20_000)], minlength=4)
     assert counts[0] == counts[3] == 0
@@ -97,3 +101,99 @@ def test_bad_arguments(kwargs, words):
     t = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
     with pytest.raises(ValueError, match=words):
         td.td_lambda(t, **kwargs)
+
+
+# --- the compiled games (babytris.big._td) against the numpy loop on the same draws ----------------
+
+
+def _same_run(a, b):
+    assert a.games.tolist() == b.games.tolist()
+    assert a.lines_per_game.tolist() == b.lines_per_game.tolist()
+    assert a.placements_per_game.tolist() == b.placements_per_game.tolist()
+    assert a.explored.tolist() == b.explored.tolist()
+    for mine, theirs in zip((a.network.W1, a.network.b1, a.network.w2), (b.network.W1, b.network.b1, b.network.w2)):
+        np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-11)
+    assert a.network.b2 == pytest.approx(b.network.b2, abs=1e-11)
+
+
+def test_compiled_games_equal_the_numpy_loop_on_10x20():
+    tetris = Tetris(width=10, height=20)
+    a = td.td_lambda(tetris, n_games=12, report_every=5, seed=5)  # compiled by default on a big board
+    b = td.td_lambda(tetris, n_games=12, report_every=5, seed=5, engine="numpy")
+    _same_run(a, b)
+    assert a.games.tolist() == [5, 10, 12] and a.placements_per_game.min() > 10
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    width=st.integers(3, 6),
+    height=st.integers(4, 8),
+    pieces=st.sampled_from([("tetrominoes",), ("I", "O"), ("L", "T", "S")]),
+    points=st.booleans(),
+    explore=st.booleans(),
+    trace=st.sampled_from([0.0, 0.6, 1.0]),
+    hidden=st.integers(1, 9),
+    max_placements=st.integers(1, 40),
+    seed=st.integers(0, 2**63 - 1),
+)
+def test_compiled_games_equal_the_numpy_loop(
+    width, height, pieces, points, explore, trace, hidden, max_placements, seed
+):
+    tetris = Tetris(width=width, height=height, pieces=pieces)
+    kwargs = dict(
+        n_games=7,
+        report_every=3,
+        seed=seed,
+        points=points,
+        explore=explore,
+        trace=trace,
+        hidden=hidden,
+        max_placements=max_placements,
+        learning_rate=0.05,
+    )
+    _same_run(td.td_lambda(tetris, engine="compiled", **kwargs), td.td_lambda(tetris, engine="numpy", **kwargs))
+
+
+def test_a_run_is_the_start_of_a_longer_one():
+    # What lets one 700,000-game run serve the 10,000 and 300,000 rows of `babytris reproduce`.
+    tetris = Tetris(width=6, height=8)
+    short = td.td_lambda(tetris, n_games=40, report_every=10, seed=3)
+    long = td.td_lambda(tetris, n_games=90, report_every=10, seed=3)
+    assert short.lines_per_game.tolist() == long.lines_per_game[:4].tolist()
+    assert short.placements_per_game.tolist() == long.placements_per_game[:4].tolist()
+
+
+def test_an_interrupted_run_keeps_the_games_played():
+    tetris = Tetris(width=6, height=8)
+    net = td.ValueNetwork(6, 8, seed=1)
+
+    def stop(games, lines):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        td.td_lambda(tetris, n_games=50, report_every=10, seed=2, network=net, progress=stop)
+    reference = td.td_lambda(tetris, n_games=10, seed=2, network=td.ValueNetwork(6, 8, seed=1)).network
+    for mine, theirs in zip((net.W1, net.b1, net.w2), (reference.W1, reference.b1, reference.w2)):
+        np.testing.assert_array_equal(mine, theirs)
+    assert net.b2 == reference.b2 and net.W1.flags.c_contiguous
+
+
+def test_the_kernel_draws_pieces_as_the_playouts_do():
+    draws = _td.Draws(7, [0.25, 0.25, 0.5])
+    pieces = np.array([draws.piece() for _ in range(40_000)])
+    assert np.bincount(pieces, minlength=3) / len(pieces) == pytest.approx([0.25, 0.25, 0.5], abs=0.01)
+    assert _td.seeded_state(7).dtype == np.uint64 and _td.seeded_state(7).tolist() != _td.seeded_state(8).tolist()
+    with pytest.raises(ValueError, match="n must be"):
+        draws.below(0)
+
+
+def test_engine_choices():
+    t = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
+    with pytest.raises(ValueError, match="engine: 'compiled' runs on big boards"):
+        td.td_lambda(t, n_games=1, engine="compiled")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        td.td_lambda(Tetris(width=4, height=6), n_games=1, engine="fast")
+    with pytest.raises(ValueError, match="network: its inputs are 12 cells"):
+        td.td_lambda(Tetris(width=4, height=6), n_games=1, network=td.ValueNetwork(3, 4))
+    with pytest.raises(ValueError, match="seed"):
+        td.td_lambda(Tetris(width=4, height=6), n_games=1, seed=-1)

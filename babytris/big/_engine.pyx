@@ -40,6 +40,7 @@ from babytris.big._board cimport *
 from babytris.big._playout cimport (
     Policy, Game, Record, make_policy, play_one, count_moves, fill_moves, features_one, greedy_chunk, copy_record,
 )
+from babytris.big._td cimport TDNet, TDSettings, td_games
 
 #: The tallest board.
 MAX_HEIGHT = 1024
@@ -429,3 +430,58 @@ cdef class Engine:
         G.start = &start[0]
         G.max_placements = max_placements
         return 0
+
+    def td_train(self, double[:, ::1] W1T, double[::1] b1, double[::1] w2, double[::1] b2,
+                 uint64_t[::1] rng_state, const double[::1] probabilities, scores, double rate, double trace,
+                 double discount, double placement_reward, double line_reward, double game_over, bint explore,
+                 int64_t max_placements, int64_t[::1] lines, int64_t[::1] placements, int64_t[::1] explored):
+        """TD(lambda) on ``len(lines)`` games from the empty board
+        (babytris.big._td): trains the network ``W1T`` (W1 transposed,
+        ``(width * height, hidden)``), ``b1``, ``w2`` and ``b2`` (one value) in
+        place and writes each game's rows cleared, placements and explored
+        moves.  ``scores`` (points by rows cleared) or None for
+        ``placement_reward + line_reward * rows``.  ``rng_state`` (4 words)
+        is read and advanced."""
+        cdef TDNet net
+        cdef TDSettings s
+        cdef int hidden = W1T.shape[1]
+        cdef int64_t n_games = lines.shape[0]
+        cdef int status
+        cdef const double[::1] sc
+        if W1T.shape[0] != self.geo.width * self.geo.height or hidden < 1:
+            raise ValueError(f"W1T must be ({self.geo.width * self.geo.height}, hidden)")
+        if b1.shape[0] != hidden or w2.shape[0] != hidden or b2.shape[0] != 1 or rng_state.shape[0] != 4:
+            raise ValueError("b1 and w2 need one entry per hidden unit, b2 one, rng_state four")
+        if placements.shape[0] != n_games or explored.shape[0] != n_games:
+            raise ValueError("lines, placements and explored need one entry per game")
+        if probabilities.shape[0] != self.geo.n_pieces:
+            raise ValueError(f"probabilities must have {self.geo.n_pieces} entries")
+        if max_placements < 0:
+            raise ValueError("max_placements must be >= 0")
+        cumulative = np.cumsum(probabilities)
+        cdef const double[::1] cum = cumulative
+        s.scores = NULL
+        if scores is not None:
+            sc = np.ascontiguousarray(scores, dtype=np.float64)
+            if sc.shape[0] < self.geo.max_rows + 1:
+                raise ValueError(f"scores needs {self.geo.max_rows + 1} entries (0 to {self.geo.max_rows} rows)")
+            s.scores = &sc[0]
+        s.rate, s.trace, s.discount = rate, trace, discount
+        s.placement_reward, s.line_reward, s.game_over = placement_reward, line_reward, game_over
+        s.cumulative = &cum[0]
+        s.explore = explore
+        s.max_placements = max_placements
+        eW1T = np.empty_like(W1T)
+        eb1 = np.empty(hidden)
+        ew2 = np.empty(hidden)
+        cdef double[:, ::1] e1 = eW1T
+        cdef double[::1] e2 = eb1, e3 = ew2
+        net.n_in, net.hidden = W1T.shape[0], hidden
+        net.W1T, net.b1, net.w2, net.b2 = &W1T[0, 0], &b1[0], &w2[0], &b2[0]
+        net.eW1T, net.eb1, net.ew2 = &e1[0, 0], &e2[0], &e3[0]
+        if n_games == 0:
+            return
+        with nogil:
+            status = td_games(&self.geo, &net, &s, &rng_state[0], n_games, &lines[0], &placements[0], &explored[0])
+        if status:
+            raise MemoryError("td_train: out of memory")

@@ -16,22 +16,34 @@ The paper's rewards are +1 per placement, +5 per line and -10 at game
 over; ``points=True`` rewards the rules' line scores instead, the objective
 the exact solvers optimise, so a learned policy's regret can be measured
 exactly (:func:`babytris.big.fitted.regret`).
+
+On a big board (:class:`babytris.big.tetris.Tetris`) the games run compiled
+(:mod:`babytris.big._td`, about 10x the numpy loop) and draw from the
+playouts' xoshiro256** stream; on an enumerated Baby Tetris table they run
+in numpy and draw from ``numpy.random.default_rng(seed)``.  ``engine="numpy"``
+runs the numpy loop on a big board too, drawing from the compiled stream
+(:class:`babytris.big._td.Draws`): it then plays the same games as the kernel
+and is its reference in the tests.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..validation import check_int, check_number
+from . import _td
 from .features import cells
-from .games import game_model
+from .games import BigGame, game_model
 
-__all__ = ["ValueNetwork", "TDResult", "td_lambda"]
+__all__ = ["ValueNetwork", "TDResult", "td_lambda", "ENGINES"]
+
+#: Where the games run: ``auto`` (compiled on a big board, numpy on an enumerated table), or one of the two.
+ENGINES = ("auto", "compiled", "numpy")
 
 
 class ValueNetwork:
@@ -122,6 +134,7 @@ def td_lambda(
     seed: int = 0,
     network: ValueNetwork | None = None,
     progress: Callable[[int, float], None] | None = None,
+    engine: str = "auto",
 ) -> TDResult:
     """Train a :class:`ValueNetwork` by TD(lambda) on ``n_games`` games.
 
@@ -140,6 +153,8 @@ def td_lambda(
         report_every: games per point of the learning curve.
         network: continue training this network (default: a new one).
         progress: called as ``progress(games, lines_per_game)`` at each report.
+        engine: ``"auto"`` (compiled on a big board, numpy on a table),
+            ``"compiled"`` (big boards only) or ``"numpy"``.
 
     Returns:
         :class:`TDResult`.
@@ -156,44 +171,108 @@ def td_lambda(
         ("game_over", game_over),
     ):
         check_number(name, number, -1e12, 1e12)
-    rng = np.random.default_rng(seed)
+    seed = check_int("seed", seed, 0, 2**63 - 1, high_text="2**63 - 1")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    big = isinstance(model, BigGame)
+    if engine == "compiled" and not big:
+        raise ValueError("engine: 'compiled' runs on big boards (babytris.big.tetris.Tetris) only; use 'numpy'")
     net = network if network is not None else ValueNetwork(model.width, model.height, hidden=hidden, seed=seed)
+    if net.W1.shape[1] != model.width * model.height:
+        raise ValueError(f"network: its inputs are {net.W1.shape[1]} cells, the board has {model.width * model.height}")
     scores = np.asarray(model.scores) if points else None
+    rewards = (placement_reward, line_reward, game_over)
+    settings = (learning_rate, trace, discount, *rewards, scores, explore, max_placements)
     started = time.perf_counter()
+    if isinstance(model, BigGame) and engine != "numpy":
+        blocks = _compiled_blocks(model, net, seed, n_games, report_every, settings)
+    else:
+        draws = _Draws(np.random.default_rng(seed)) if not big else _td.Draws(seed, model.probabilities)
+        blocks = _numpy_blocks(model, net, draws, n_games, report_every, settings)
     curve: list[tuple[int, float, float, float]] = []
-    lines_sum = placed_sum = explored_sum = 0
-    for played in range(1, n_games + 1):
-        lines, placed, explored = _play_and_learn(
-            model,
-            net,
-            rng,
-            learning_rate,
-            trace,
-            discount,
-            placement_reward,
-            line_reward,
-            game_over,
-            scores,
-            explore,
-            max_placements,
-        )
-        lines_sum += lines
-        placed_sum += placed
-        explored_sum += explored
-        if played % report_every == 0 or played == n_games:
-            block = report_every if played % report_every == 0 else played % report_every
-            curve.append((played, lines_sum / block, placed_sum / block, explored_sum / max(placed_sum, 1)))
+    played = 0
+    try:
+        for lines, placed, explored in blocks:
+            played += len(lines)
+            curve.append((played, lines.mean(), placed.mean(), explored.sum() / max(placed.sum(), 1)))
             if progress is not None:
-                progress(played, lines_sum / block)
-            lines_sum = placed_sum = explored_sum = 0
+                progress(played, float(lines.mean()))
+    finally:  # now, not when the generator is collected: the network must hold the games played
+        blocks.close()
     games, per_game, placements, explored_share = (np.array(c) for c in zip(*curve))
     return TDResult(net, games.astype(np.int64), per_game, placements, explored_share, time.perf_counter() - started)
+
+
+def _block_sizes(n_games: int, report_every: int) -> list[int]:
+    return [report_every] * (n_games // report_every) + ([n_games % report_every] if n_games % report_every else [])
+
+
+def _compiled_blocks(
+    model: BigGame, net: ValueNetwork, seed: int, n_games: int, report_every: int, settings: tuple
+) -> Generator[tuple[np.ndarray, np.ndarray, np.ndarray], None, None]:
+    """Per block of games, (rows cleared, placements, explored moves) int64
+    arrays, the games played by the compiled kernel on ``net`` in place."""
+    rate, trace, discount, placement_reward, line_reward, game_over, scores, explore, max_placements = settings
+    engine = model.tetris.engine
+    W1T = np.ascontiguousarray(net.W1.T)
+    b2 = np.array([net.b2])
+    state = _td.seeded_state(seed)
+    try:
+        for size in _block_sizes(n_games, report_every):
+            out = (np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64))
+            engine.td_train(
+                W1T,
+                net.b1,
+                net.w2,
+                b2,
+                state,
+                np.asarray(model.probabilities, dtype=np.float64),
+                scores,
+                rate,
+                trace,
+                discount,
+                placement_reward,
+                line_reward,
+                game_over,
+                explore,
+                max_placements,
+                *out,
+            )
+            yield out
+    finally:  # also when interrupted between blocks: the network keeps the games played
+        net.W1 = np.ascontiguousarray(W1T.T)
+        net.b2 = float(b2[0])
+
+
+def _numpy_blocks(
+    model: Any, net: ValueNetwork, draws: Any, n_games: int, report_every: int, settings: tuple
+) -> Generator[tuple[np.ndarray, np.ndarray, np.ndarray], None, None]:
+    """:func:`_compiled_blocks` in numpy, drawing from ``draws``."""
+    for size in _block_sizes(n_games, report_every):
+        out = np.array([_play_and_learn(model, net, draws, *settings) for _ in range(size)], dtype=np.int64)
+        yield out[:, 0], out[:, 1], out[:, 2]
+
+
+class _Draws:
+    """numpy's generator behind the draws the numpy loop makes (as :class:`babytris.big._td.Draws`)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def piece(self, probabilities: np.ndarray) -> int:
+        return int(self.rng.choice(len(probabilities), p=probabilities))
+
+    def uniform(self) -> float:
+        return float(self.rng.random())
+
+    def below(self, n: int) -> int:
+        return int(self.rng.integers(n))
 
 
 def _play_and_learn(
     model,
     net: ValueNetwork,
-    rng,
+    draws,
     rate,
     trace,
     discount,
@@ -212,7 +291,7 @@ def _play_and_learn(
     probabilities = model.probabilities
     lines_total = explored = placed = 0
     while placed < max_placements:
-        piece = int(rng.choice(len(probabilities), p=probabilities))
+        piece = draws.piece(probabilities) if isinstance(draws, _Draws) else draws.piece()
         offsets, nxt, lines = model.moves_lines(_one(state), piece)
         trail = tuple(trace * e + g for e, g in zip(trail, gradient))
         if len(lines) == 0:
@@ -223,7 +302,7 @@ def _play_and_learn(
         reward = scores[lines] if scores is not None else placement_reward + line_reward * lines
         q = reward + discount * after
         best = int(np.argmax(q))
-        choice = _explore(q, rng) if explore else best
+        choice = _explore(q, draws) if explore else best
         explored += choice != best
         net.step(trail, rate * (q[choice] - value))
         state = nxt[choice]
@@ -233,13 +312,13 @@ def _play_and_learn(
     return lines_total, placed, explored
 
 
-def _explore(q: np.ndarray, rng: np.random.Generator) -> int:
+def _explore(q: np.ndarray, draws) -> int:
     """The paper's rule: move k with chance proportional to ``q[k] - min q`` (uniform if all equal)."""
-    gain = q - q.min()
-    total = gain.sum()
+    cumulative = np.cumsum(q - q.min())
+    total = cumulative[-1]
     if not total > 0:
-        return int(rng.integers(len(q)))
-    return min(int(np.searchsorted(np.cumsum(gain), rng.random() * total, side="right")), len(q) - 1)
+        return int(draws.below(len(q)))
+    return min(int(np.searchsorted(cumulative, draws.uniform() * total, side="right")), len(q) - 1)
 
 
 def _one(state):
