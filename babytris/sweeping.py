@@ -3,6 +3,7 @@ policy iteration, Aitken extrapolation, and the choice of threads."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -43,6 +44,12 @@ class ThreadTuner:
     under :attr:`MIN_SECONDS` on one thread stay there: threads cannot pay
     for their start and barriers, and a scheduler hiccup of a few
     milliseconds would decide the probe.
+
+    The probe itself is what a busy machine makes costly (one threaded
+    sweep can take many times one thread's), so it waits until the cores
+    are free: until the tasks runnable on the machine besides this one
+    (:func:`runnable_elsewhere`) leave ``n_threads`` cores idle.  While
+    other processes keep the cores busy, the solve never leaves one thread.
     """
 
     #: Threads are kept only if a threaded sweep takes under this share of one thread's.
@@ -66,9 +73,14 @@ class ThreadTuner:
         return self._timed("evaluation", self.sweeper.evaluation_sweep, (W_prev,))
 
     def _choose(self, kind: str) -> int:
-        if not self._tried[kind] and self._one.get(kind, 0.0) >= self.MIN_SECONDS:
+        if not self._tried[kind] and self._one.get(kind, 0.0) >= self.MIN_SECONDS and self._cores_free():
             return self.n_threads
         return self._kept[kind]
+
+    def _cores_free(self) -> bool:
+        """Whether ``n_threads`` cores are idle now (True where the load cannot be read)."""
+        others = runnable_elsewhere()
+        return others is None or (os.cpu_count() or 1) - others >= self.n_threads
 
     def _timed(self, kind: str, sweep, args) -> float:
         threads = self._choose(kind)
@@ -86,6 +98,19 @@ class ThreadTuner:
         elif seconds > 2 * self._one[kind]:  # stalled: the machine got busy
             self._kept[kind] = 1
         return residual
+
+
+def runnable_elsewhere() -> int | None:
+    """Tasks runnable on the machine now besides the caller: the running
+    count of Linux's ``/proc/loadavg`` less one; None where it cannot be
+    read.  (It counts the whole machine's tasks, or in a container the
+    host's, as ``os.cpu_count()`` counts the host's cores.)"""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            running = int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(running - 1, 0)
 
 
 def modified_policy_iteration(

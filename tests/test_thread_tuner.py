@@ -41,6 +41,8 @@ class FakeSweeper:
 def clock(monkeypatch):
     fake = FakeClock()
     monkeypatch.setattr(sweeping.time, "perf_counter", fake)
+    monkeypatch.setattr(sweeping.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: 0)  # an idle machine unless a test says otherwise
     return fake
 
 
@@ -72,3 +74,24 @@ def test_threads_that_stall_fall_back_to_one_thread_for_good(clock):
 
 def test_one_thread_asked_is_one_thread(clock):
     assert run(clock, {1: 0.010, 2: 0.001}, n_threads=1) == [1] * 8
+
+
+def test_no_probe_while_other_tasks_hold_the_cores(clock, monkeypatch):
+    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: 2)  # a spinning process per core
+    assert run(clock, {1: 0.010, 2: 0.006}) == [1] * 8
+
+
+def test_the_probe_waits_for_free_cores(clock, monkeypatch):
+    busy = iter([1, 1, 0])  # one other task, then none: two cores free from the third look on
+    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: next(busy, 0))
+    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 2, 2, 2, 2]
+
+
+def test_unreadable_load_does_not_block_the_probe(clock, monkeypatch):
+    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: None)
+    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 2, 2, 2, 2, 2, 2]
+
+
+def test_runnable_elsewhere_reads_this_machine():
+    others = sweeping.runnable_elsewhere()
+    assert others is None or 0 <= others < 100_000
