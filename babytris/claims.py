@@ -610,9 +610,9 @@ def _c4w_states_hold_6_previews(fast: bool) -> Measurement:
 
 #: Table 3: games played -> (lines per game N_L, share of exploring moves N_E).
 TABLE_3 = {10_000: (0.21, 0.86), 300_000: (0.45, 0.81), 700_000: (0.77, 0.76)}
-#: Games per point of the learning curve, and the blocks either side whose spread is the noise.
+#: Games per point of the learning curve, and the blocks ending at a point whose spread is its noise.
 TD_BLOCK = 1000
-TD_NEIGHBOURS = 5
+TD_NOISE_BLOCKS = 11
 _td_runs: dict[int, Any] = {}  # n_games -> babytris.big.td.TDResult
 
 
@@ -633,16 +633,19 @@ def _td_lines(games: int, published: float):
     def measure(fast: bool) -> Measurement:
         run = _td_run(games)
         k = int(np.searchsorted(run.games, games))  # the block of games ending at `games`
-        near = run.lines_per_game[max(0, k - TD_NEIGHBOURS) : k + TD_NEIGHBOURS + 1]
+        # the blocks up to this one: the same whichever run's start serves the row
+        near = run.lines_per_game[max(0, k + 1 - TD_NOISE_BLOCKS) : k + 1]
         noise = float(np.std(near, ddof=1))
         lines = float(run.lines_per_game[k])
         off = abs(published - lines) / noise if noise > 0 else math.inf
         return Measurement(
             round(lines, 2),
             WITHIN_NOISE if off <= 3 else DIFFERS,
-            f"lines per game over games {games - TD_BLOCK + 1:,}-{games:,} of one run (the paper's network, "
-            f"rewards, rates and exploration); exploring share {run.explored[k]:.2f} (paper "
-            f"{TABLE_3[games][1]}); blocks nearby spread {noise:.3f}: {off:.1f} of it away"
+            f"lines per game over games {games - TD_BLOCK + 1:,}-{games:,} of one run, seed 0 (the paper's network, "
+            f"rewards, rates and exploration; the games run compiled, and a run is the start of any longer "
+            f"one with its seed, so one 700,000-game run gives the three rows); exploring share "
+            f"{run.explored[k]:.2f} (paper {TABLE_3[games][1]}); the {len(near)} blocks up to it spread "
+            f"{noise:.3f}: {off:.1f} of it away"
             + ("" if off <= 3 else "; the paper gives neither its initial weights nor the games N_L averages over"),
         )
 

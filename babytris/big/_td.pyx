@@ -29,7 +29,13 @@ from babytris.big._board cimport *
 
 
 cdef inline double sigmoid(double z) noexcept nogil:
-    return 1.0 / (1.0 + exp(-z))
+    return 1.0 / (1.0 + exp(-z))  # as the numpy loop computes it (near-ties round alike); exp is 2x tanh's speed
+
+
+cdef inline void set_board(const Geo* g, Board* b) noexcept nogil:
+    """The top and column heights of ``b``'s rows, written in place."""
+    b.top = board_top(b.rows, g.height)
+    heights_of(b.rows, b.top, g.width, g.full, b.heights)
 
 
 cdef inline double output(const TDNet* net, const double* z) noexcept nogil:
@@ -144,7 +150,7 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
     rng.s0, rng.s1, rng.s2, rng.s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     for game in range(n_games):
         memset(rows, 0, height * sizeof(uint16_t))
-        load_board(g, rows, &b)
+        set_board(g, &b)
         memset(net.eW1T, 0, n_weights * sizeof(double))
         memset(net.eb1, 0, H * sizeof(double))
         memset(net.ew2, 0, H * sizeof(double))
@@ -201,7 +207,7 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
             n_explored += choice != best
             step(net, s.rate * (q[choice] - value), eb2)
             memcpy(rows, after + choice * height, height * sizeof(uint16_t))
-            load_board(g, rows, &b)
+            set_board(g, &b)
             total_lines += move_lines[choice]
             placed += 1
             n_cells = board_sums(net, b.rows, b.top, W, zb, cells)

@@ -187,7 +187,8 @@ def td_lambda(
     if isinstance(model, BigGame) and engine != "numpy":
         blocks = _compiled_blocks(model, net, seed, n_games, report_every, settings)
     else:
-        draws = _Draws(np.random.default_rng(seed)) if not big else _td.Draws(seed, model.probabilities)
+        probabilities = np.asarray(model.probabilities, dtype=np.float64)
+        draws = _td.Draws(seed, probabilities) if big else _Draws(np.random.default_rng(seed), probabilities)
         blocks = _numpy_blocks(model, net, draws, n_games, report_every, settings)
     curve: list[tuple[int, float, float, float]] = []
     played = 0
@@ -207,41 +208,57 @@ def _block_sizes(n_games: int, report_every: int) -> list[int]:
     return [report_every] * (n_games // report_every) + ([n_games % report_every] if n_games % report_every else [])
 
 
+#: Games per call of the compiled kernel: Ctrl-C is seen between calls.
+GAMES_PER_CALL = 1000
+
+
 def _compiled_blocks(
     model: BigGame, net: ValueNetwork, seed: int, n_games: int, report_every: int, settings: tuple
 ) -> Generator[tuple[np.ndarray, np.ndarray, np.ndarray], None, None]:
     """Per block of games, (rows cleared, placements, explored moves) int64
-    arrays, the games played by the compiled kernel on ``net`` in place."""
+    arrays, the games played by the compiled kernel on ``net``, whose
+    weights hold every game played whenever a block is handed out (and when
+    the run is interrupted)."""
     rate, trace, discount, placement_reward, line_reward, game_over, scores, explore, max_placements = settings
     engine = model.tetris.engine
-    W1T = np.ascontiguousarray(net.W1.T)
-    b2 = np.array([net.b2])
+    W1T = np.ascontiguousarray(net.W1.T, dtype=np.float64)
+    net.b1 = np.ascontiguousarray(net.b1, dtype=np.float64)  # trained in place
+    net.w2 = np.ascontiguousarray(net.w2, dtype=np.float64)
+    b2 = np.array([net.b2], dtype=np.float64)
+    probabilities = np.asarray(model.probabilities, dtype=np.float64)
     state = _td.seeded_state(seed)
+
+    def write_back() -> None:
+        net.W1 = np.ascontiguousarray(W1T.T)
+        net.b2 = float(b2[0])
+
     try:
         for size in _block_sizes(n_games, report_every):
             out = (np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64))
-            engine.td_train(
-                W1T,
-                net.b1,
-                net.w2,
-                b2,
-                state,
-                np.asarray(model.probabilities, dtype=np.float64),
-                scores,
-                rate,
-                trace,
-                discount,
-                placement_reward,
-                line_reward,
-                game_over,
-                explore,
-                max_placements,
-                *out,
-            )
+            for lo in range(0, size, GAMES_PER_CALL):
+                hi = min(size, lo + GAMES_PER_CALL)
+                engine.td_train(
+                    W1T,
+                    net.b1,
+                    net.w2,
+                    b2,
+                    state,
+                    probabilities,
+                    scores,
+                    rate,
+                    trace,
+                    discount,
+                    placement_reward,
+                    line_reward,
+                    game_over,
+                    explore,
+                    max_placements,
+                    *(column[lo:hi] for column in out),
+                )
+            write_back()
             yield out
-    finally:  # also when interrupted between blocks: the network keeps the games played
-        net.W1 = np.ascontiguousarray(W1T.T)
-        net.b2 = float(b2[0])
+    finally:  # also when interrupted: the network keeps the games played
+        write_back()
 
 
 def _numpy_blocks(
@@ -256,11 +273,12 @@ def _numpy_blocks(
 class _Draws:
     """numpy's generator behind the draws the numpy loop makes (as :class:`babytris.big._td.Draws`)."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, probabilities: np.ndarray) -> None:
         self.rng = rng
+        self.probabilities = probabilities
 
-    def piece(self, probabilities: np.ndarray) -> int:
-        return int(self.rng.choice(len(probabilities), p=probabilities))
+    def piece(self) -> int:
+        return int(self.rng.choice(len(self.probabilities), p=self.probabilities))
 
     def uniform(self) -> float:
         return float(self.rng.random())
@@ -288,10 +306,9 @@ def _play_and_learn(
     x = net.inputs(model.rows(_one(state)))[0]
     value, gradient = net.value_and_gradient(x)
     trail = tuple(np.zeros_like(g) for g in gradient)
-    probabilities = model.probabilities
     lines_total = explored = placed = 0
     while placed < max_placements:
-        piece = draws.piece(probabilities) if isinstance(draws, _Draws) else draws.piece()
+        piece = draws.piece()
         offsets, nxt, lines = model.moves_lines(_one(state), piece)
         trail = tuple(trace * e + g for e, g in zip(trail, gradient))
         if len(lines) == 0:
@@ -326,4 +343,6 @@ def _one(state):
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * z))  # = 1 / (1 + exp(-z)), without overflow
+    # the compiled games' formula, so that near-ties round alike; exp(-z) = inf gives 0, as it should
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-z))
