@@ -42,20 +42,22 @@ class ThreadTuner:
     kept threaded sweep that later takes over twice one thread's time (the
     machine got busy) sends that kind back to one thread for good.  Sweeps
     under :attr:`MIN_SECONDS` on one thread stay there: threads cannot pay
-    for their start and barriers, and a scheduler hiccup of a few
-    milliseconds would decide the probe.
+    for their start and barriers.
 
     The probe itself is what a busy machine makes costly (one threaded
     sweep can take many times one thread's), so it waits until the cores
     are free: until the tasks runnable on the machine besides this one
     (:func:`runnable_elsewhere`) leave ``n_threads`` cores idle.  While
     other processes keep the cores busy, the solve never leaves one thread.
+    With that guard, sweeps down to a third of a millisecond are worth a
+    probe (on 2 cores, 4x5's evaluation sweeps of 0.7 ms take 0.42 ms on two
+    threads: its solve by default takes 0.83-0.93 of one thread's).
     """
 
     #: Threads are kept only if a threaded sweep takes under this share of one thread's.
     MARGIN = 0.8
     #: One-thread sweeps shorter than this are never tried on more threads.
-    MIN_SECONDS = 5e-3
+    MIN_SECONDS = 3e-4
 
     def __init__(self, sweeper: _sweep.Sweeper, n_threads: int) -> None:
         self.sweeper = sweeper

@@ -2,27 +2,37 @@
 setting against ``n_jobs=1``, on an idle machine and while other processes
 keep every core busy.  Target: the default at most 1.1x the one-thread time.
 
-Each case times both settings interleaved in one run (medians of 61, 31 and
-15 rounds on 4x4, 4x5 and 4x6: about a second of each, so a busy spell hits
-both alike and a few slow milliseconds do not decide), records the medians and their ratio in
-``extra_info``, and fails above the target.  ``busy`` starts one spinning
-process per core for the duration of the case.
+Each case times both settings interleaved in one run, records the medians,
+the means and the ratio of the means in ``extra_info``, and fails when that
+ratio is above the target.  ``busy`` starts one spinning process per core for
+the duration of the case.
+
+The check is on the mean, not the median: with every core busy, a solve of
+4x4 or 4x5 either finds a core to itself or shares one for its whole run, so
+its times fall in two clusters (36 and 75 ms at 4x5) and the median lands on
+either by chance (the same one-thread solve timed against itself gave median
+ratios 0.71-1.55 over 31 rounds).  The mean is what a user waits on average,
+and it settles as rounds grow: 61, 31 and 15 rounds on 4x4, 4x5 and 4x6 when
+idle (about a second of each setting), four times as many on 4x4 and 4x5 when
+busy (a 4x6 solve spans many scheduler slices and does not cluster).
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import time
 
 import pytest
-from timing import interleaved_medians
+from timing import interleaved_times
 
 import babytris
 
 TARGET = 1.1
 ROUNDS = {(4, 4): 61, (4, 5): 31, (4, 6): 15}
+BUSY_ROUNDS = {(4, 4): 241, (4, 5): 121, (4, 6): 15}
 
 SIZES = [
     pytest.param((4, 4), id="4x4"),
@@ -57,21 +67,24 @@ def load(request):
 
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
 def test_default_threads_against_one_thread(benchmark, table, load, opponent):
-    default, one = interleaved_medians(
+    rules = table.rules
+    defaults, ones = interleaved_times(
         lambda: babytris.solve_transitions(table, opponent=opponent),
         lambda: babytris.solve_transitions(table, opponent=opponent, n_jobs=1),
-        rounds=ROUNDS[table.rules.width, table.rules.height],
+        rounds=(ROUNDS if load == "idle" else BUSY_ROUNDS)[rules.width, rules.height],
     )
-    ratio = default / one
-    rules = table.rules
+    ratio = statistics.mean(defaults) / statistics.mean(ones)
     benchmark.group = f"threads: default against n_jobs=1 ({load})"
     benchmark.extra_info.update(
         size=f"{rules.width}x{rules.height}",
         opponent=opponent,
         load=load,
         cores=os.cpu_count(),
-        default_seconds=default,
-        one_thread_seconds=one,
+        rounds=len(ones),
+        default_seconds=statistics.median(defaults),
+        one_thread_seconds=statistics.median(ones),
+        default_mean_seconds=statistics.mean(defaults),
+        one_thread_mean_seconds=statistics.mean(ones),
         default_over_one_thread=ratio,
     )
     benchmark.pedantic(babytris.solve_transitions, args=(table,), kwargs=dict(opponent=opponent), rounds=1)

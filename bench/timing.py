@@ -7,10 +7,13 @@ import time
 from collections.abc import Callable
 
 
-def interleaved_medians(first: Callable[[], object], second: Callable[[], object], rounds: int) -> tuple[float, float]:
+def interleaved_times(
+    first: Callable[[], object], second: Callable[[], object], rounds: int
+) -> tuple[list[float], list[float]]:
     """Run ``first`` and ``second``, ``rounds`` times over, so that a busy spell
     hits both alike, each going first in every other round (so neither always
-    finds the caches the other left); returns the median seconds of each."""
+    finds the caches the other left); returns the seconds of each run, two
+    lists of ``rounds``."""
     firsts: list[float] = []
     seconds: list[float] = []
     for k in range(rounds):
@@ -19,4 +22,10 @@ def interleaved_medians(first: Callable[[], object], second: Callable[[], object
             started = time.perf_counter()
             job()
             times.append(time.perf_counter() - started)
+    return firsts, seconds
+
+
+def interleaved_medians(first: Callable[[], object], second: Callable[[], object], rounds: int) -> tuple[float, float]:
+    """:func:`interleaved_times`' median seconds of each job."""
+    firsts, seconds = interleaved_times(first, second, rounds)
     return statistics.median(firsts), statistics.median(seconds)

@@ -64,7 +64,8 @@ def test_threads_not_clearly_faster_are_dropped(clock):
 
 
 def test_short_sweeps_never_try_threads(clock):
-    assert run(clock, {1: 0.002, 2: 0.0001}) == [1] * 8
+    assert run(clock, {1: 0.0002, 2: 0.00001}) == [1] * 8
+    assert run(clock, {1: 0.0007, 2: 0.0004}) == [1, 1, 2, 2, 2, 2, 2, 2]  # 4x5's evaluation sweeps
 
 
 def test_threads_that_stall_fall_back_to_one_thread_for_good(clock):
