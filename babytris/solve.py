@@ -51,7 +51,7 @@ def solve(
     reward: Reward | None = None,
     method: str | None = None,
     accelerate: bool = True,
-    eval_sweeps: int = 6,
+    eval_sweeps: int | None = None,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | bool | None = None,
@@ -114,7 +114,9 @@ def solve(
         accelerate: extrapolate along the slowest mode once residuals fall
             by a steady ratio (Aitken); about halves the work.  (Not within
             the evaluation sweeps of a game, which are not linear.)
-        eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0).
+        eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0;
+            default: more the longer the horizon, ``0.4 / (1 - discount)``
+            kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`).
         n_jobs: threads (default: every core) building the move table and,
             where the rules layer the boards (see :func:`~babytris.states.sweep_order`),
             sharing each layer of a sweep; the result does not depend on it.
@@ -204,7 +206,7 @@ def solve_transitions(
     reward: Reward | None = None,
     method: str | None = None,
     accelerate: bool = True,
-    eval_sweeps: int = 6,
+    eval_sweeps: int | None = None,
     n_jobs: int | None = None,
     progress: Progress | ProgressBars | bool | None = None,
     minimize: bool = False,

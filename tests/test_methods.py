@@ -14,6 +14,7 @@ from strategies import small_rules
 
 import babytris
 from babytris import Rules, cli, reference
+from babytris.validation import default_eval_sweeps
 
 
 @pytest.mark.parametrize(
@@ -108,9 +109,26 @@ def test_every_method_records_its_evaluation_sweeps():
     mpi = babytris.solve(width=4, height=5, method="mpi")
     assert mpi.evaluation_sweeps.shape == (mpi.iterations,) and mpi.evaluation_sweeps.dtype == np.int32
     assert mpi.evaluation_sweeps.sum() > 0 and mpi.evaluation_sweeps[-1] == 0  # none after the last greedy sweep
-    assert np.all(mpi.evaluation_sweeps <= 6)  # eval_sweeps, the default 6
+    assert np.all(mpi.evaluation_sweeps <= default_eval_sweeps(0.9))  # eval_sweeps by default
     for method in ("vi", "jacobi"):
         s = babytris.solve(width=4, height=4, method=method)
         assert s.evaluation_sweeps.tolist() == [0] * s.iterations
     both = babytris.solve(width=4, height=4, minimize=True)  # the quotient's sweeps, then the game's
     assert both.evaluation_sweeps.shape == (both.iterations,)
+
+
+@pytest.mark.parametrize(
+    ("discount", "sweeps"), [(0.0, 4), (0.5, 4), (0.9, 4), (0.95, 8), (0.99, 40), (0.999, 40), (1.0, 40)]
+)
+def test_evaluation_sweeps_by_default_grow_with_the_horizon(discount, sweeps):
+    assert default_eval_sweeps(discount) == sweeps
+
+
+def test_the_default_evaluation_sweeps_are_those_of_the_discount(transitions_4x4):
+    for discount in (0.9, 0.99):
+        default = babytris.solve_transitions(transitions_4x4, discount=discount)
+        sweeps = default_eval_sweeps(discount)
+        given = babytris.solve_transitions(transitions_4x4, discount=discount, eval_sweeps=sweeps)
+        assert default.evaluation_sweeps.tolist() == given.evaluation_sweeps.tolist()
+        np.testing.assert_array_equal(default.values, given.values)
+    assert babytris.solve_transitions(transitions_4x4, discount=0.99).evaluation_sweeps.max() > 6
