@@ -115,7 +115,7 @@ def solve(
             by a steady ratio (Aitken); about halves the work.  (Not within
             the evaluation sweeps of a game, which are not linear.)
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0;
-            default: more the longer the horizon, ``0.4 / (1 - discount)``
+            default: more the longer the horizon, ``0.25 / (1 - discount)``
             kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`).
         n_jobs: threads (default: every core) building the move table and,
             where the rules layer the boards (see :func:`~babytris.states.sweep_order`),

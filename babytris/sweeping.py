@@ -51,7 +51,7 @@ class ThreadTuner:
     other processes keep the cores busy, the solve never leaves one thread.
     With that guard, sweeps down to a third of a millisecond are worth a
     probe (on 2 cores, 4x5's evaluation sweeps of 0.7 ms take 0.42 ms on two
-    threads: its solve by default takes 0.83-0.93 of one thread's).
+    threads: its solve by default takes 0.83-0.94 of one thread's).
     """
 
     #: Threads are kept only if a threaded sweep takes under this share of one thread's.

@@ -239,8 +239,8 @@ def opponents_report(entries: list[dict], rows: dict[tuple[int, int], dict[str, 
         "minimax solution) are solved once per size, not timed.  Best response of the player: to the minimax "
         "solution's piece choices; of the opponent: to the optimal player's placements; policy evaluation: the "
         "optimal player's value against random pieces.  Methods: `mpi` (modified policy iteration: a greedy "
-        "sweep, then up to 4 evaluation sweeps at discount 0.9) where one side is fixed or random, `vi` (value "
-        "iteration) where "
+        "sweep, then up to 6 evaluation sweeps, the default when this table was measured) where one side is fixed "
+        "or random, `vi` (value iteration) where "
         "both optimise or the player places at random.  Rounds: "
         + ", ".join(f"{size}: {n}" for size, n in rounds)
         + ".",

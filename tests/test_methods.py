@@ -118,7 +118,7 @@ def test_every_method_records_its_evaluation_sweeps():
 
 
 @pytest.mark.parametrize(
-    ("discount", "sweeps"), [(0.0, 4), (0.5, 4), (0.9, 4), (0.95, 8), (0.99, 40), (0.999, 40), (1.0, 40)]
+    ("discount", "sweeps"), [(0.0, 4), (0.5, 4), (0.9, 4), (0.95, 5), (0.97, 8), (0.99, 25), (0.999, 40), (1.0, 4)]
 )
 def test_evaluation_sweeps_by_default_grow_with_the_horizon(discount, sweeps):
     assert default_eval_sweeps(discount) == sweeps
