@@ -14,20 +14,14 @@ import numpy as np
 
 from babytris._layers import layered
 
-from babytris._types cimport board_t, index_t, interrupted, mix64, prefetch
+from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
 from babytris._index cimport Index, index_of, slot_of, bitmap_boards, renumber
 from babytris._soft cimport MAX_POSITIONS, free_at, reach
+from babytris._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, search_bitmap
 from babytris._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
-
-cdef enum:  # status codes of the enumeration (enumeration.py reads the negative ones)
-    OK = 0
-    OUT_OF_MEMORY = -1
-    OVER_BUDGET = -2
-    TOO_MANY_BOARDS = -3
-    INTERRUPTED = -4
 
 
 cdef object vec_to_numpy(Vec* v, str fmt, dtype):
@@ -334,7 +328,8 @@ cdef class Engine:
 
         Three passes: a breadth-first search that finds the boards and counts
         their moves (marking them in a bitmap if the board has at most
-        ``bitmap_max_cells`` cells, else in a hash map, then sorting); a count
+        ``bitmap_max_cells`` cells, its wide stretches shared by up to
+        ``n_threads`` threads; else in a hash map, then sorting); a count
         of each state's moves; then the moves, written in sorted order by up
         to ``n_threads`` threads, each with at least ``min_boards_per_thread``
         boards.  The result depends on none of these settings.
@@ -382,13 +377,15 @@ cdef class Engine:
         if n_words:
             bits = np.zeros(n_words, dtype=np.uint64)
             bits_view = bits
-            room = np.empty(g.max_moves + 1, dtype=np.uint64)   # one board's moves
+            room = np.empty(n_threads * search_room(g), dtype=np.uint64)   # each thread's moves of a batch
             room_view = room
         try:
             with nogil:
                 if n_words:
-                    status = discover_bitmap(g, start, &bits_view[0], n_words, &boards, &n_moves, max_bytes,
-                                             bytes_per_board_after, &peak, seen, &room_view[0])
+                    status = search_bitmap(g, expand_boards, start, &bits_view[0], &boards, &n_moves, max_bytes,
+                                           n_words * (sizeof(uint64_t) + sizeof(int32_t)),
+                                           sizeof(board_t) + sizeof(int64_t) * P + bytes_per_board_after,
+                                           MOVE_BYTES, &peak, seen, &room_view[0], search_room(g), n_threads)
                 else:
                     status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after,
                                       &peak, seen)
@@ -448,60 +445,58 @@ cdef class Engine:
         return OK, sorted_boards, layer_starts, offsets, next_board, lines, placement
 
 
-cdef int discover_bitmap(const Geometry* g, board_t start, uint64_t* bits, size_t n_words, Vec* boards,
-                         size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
-                         size_t* peak, int64_t* seen, board_t* next_boards) noexcept nogil:
-    """Pass 1 for small boards: breadth-first search marking boards in ``bits``
-    (``seen``, if not NULL: boards found and expanded so far, for a progress
-    bar; ``next_boards``: room for one board's moves)."""
-    cdef int P = g.n_pieces
-    cdef size_t head = 0, moves = 0, fixed = n_words * (sizeof(uint64_t) + sizeof(int32_t))
-    cdef int k, lines, n_next, j, p
+cdef inline size_t search_room(const Geometry* g) noexcept nogil:
+    """Boards of room each searching thread has for the moves of BATCH
+    boards: a whole number of cache lines, and one more, so that no two
+    threads write to one line."""
+    return (BATCH * <size_t>g.max_moves + 1 + 7) // 8 * 8 + 8
+
+
+cdef int expand_boards(const Geometry* g, const board_t* queue, size_t lo, size_t hi, uint64_t* bits,
+                       Vec* found, board_t* room, size_t* moves) noexcept nogil:
+    """Every move of boards ``queue[lo:hi]``: the boards not marked in
+    ``bits`` yet are marked and appended to ``found``; ``moves`` grows by
+    the moves made (``room``: :func:`search_room` boards).  Returns
+    OUT_OF_MEMORY if ``found`` cannot grow, else OK."""
+    cdef size_t bi, top, made = 0, n_next, j
+    cdef int k, lines, p
     cdef board_t b, nb, sm
     cdef uint64_t bit
-    if vec_reserve(boards, 1024) != 0:
-        return OUT_OF_MEMORY
-    (<board_t*>boards.data)[0] = start
-    boards.size = 1
-    bits[start >> 6] |= ONE << (start & 63)
-    while head < boards.size:
-        b = (<board_t*>boards.data)[head]
-        sm = smear_down(b, g.width, g.height)
+    cdef Vec mine = found[0]     # (a local copy: the threads' vectors share cache lines)
+    cdef int status = OK
+    while lo < hi and status == OK:
+        # The moves of a batch of boards first, prefetching their words of
+        # the bitmap; then the tests, with those loads in flight.
+        top = lo + BATCH if hi - lo > BATCH else hi
         n_next = 0
-        if g.soft:
-            for p in range(P):
-                n_next += soft_moves(g, b, p, next_boards + n_next, NULL, NULL)
-        else:
-            for k in range(g.first[P]):
-                if drop(g, b, sm, k, &nb, &lines):
-                    next_boards[n_next] = nb
-                    n_next += 1
+        for bi in range(lo, top):
+            b = queue[bi]
+            sm = smear_down(b, g.width, g.height)
+            if g.soft:
+                for p in range(g.n_pieces):
+                    n_next += soft_moves(g, b, p, room + n_next, NULL, NULL)
+            else:
+                for k in range(g.first[g.n_pieces]):
+                    if drop(g, b, sm, k, &nb, &lines):
+                        room[n_next] = nb
+                        prefetch(&bits[nb >> 6])
+                        n_next += 1
+        made += n_next
         for j in range(n_next):
-            nb = next_boards[j]
-            moves += 1
+            nb = room[j]
             bit = ONE << (nb & 63)
-            if bits[nb >> 6] & bit:
+            # (a plain load first: most moves lead to boards found already)
+            if atomic_load(&bits[nb >> 6]) & bit or fetch_or(&bits[nb >> 6], bit) & bit:
                 continue
-            bits[nb >> 6] |= bit
-            if vec_reserve(boards, boards.size + 1) != 0:
-                return OUT_OF_MEMORY
-            (<board_t*>boards.data)[boards.size] = nb
-            boards.size += 1
-        head += 1
-        if head % 4096 == 0 and interrupted():
-            return INTERRUPTED
-        if head % 4096 == 0 or head == boards.size:
-            if seen != NULL:
-                seen[0] = <int64_t>boards.size
-                seen[1] = <int64_t>head
-            peak[0] = (fixed + boards.capacity * sizeof(board_t)
-                       + boards.size * (sizeof(board_t) + sizeof(int64_t) * P + bytes_per_board_after)
-                       + moves * MOVE_BYTES)
-            if peak[0] > max_bytes:
-                n_moves[0] = moves
-                return OVER_BUDGET
-    n_moves[0] = moves
-    return OK
+            if vec_reserve(&mine, mine.size + 1) != 0:
+                status = OUT_OF_MEMORY
+                break
+            (<board_t*>mine.data)[mine.size] = nb
+            mine.size += 1
+        lo = top
+    found[0] = mine
+    moves[0] += made
+    return status
 
 
 cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,

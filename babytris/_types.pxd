@@ -1,5 +1,6 @@
 # C-level declarations every compiled module of babytris shares: the board
-# and index types, the key mixer of the hash tables, a prefetch hint.
+# and index types, the key mixer of the hash tables, a prefetch hint, an
+# atomic or.
 
 from libc.stdint cimport uint64_t, int32_t
 
@@ -45,3 +46,25 @@ cdef extern from *:
     #endif
     """
     void prefetch "BABYTRIS_PREFETCH"(const void* p) noexcept nogil
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BABYTRIS_FETCH_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
+    #define BABYTRIS_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define BABYTRIS_ATOMICS 1
+    #else
+    static inline unsigned long long babytris_fetch_or(unsigned long long* p, unsigned long long v) {
+        unsigned long long old = *p; *p = old | v; return old;
+    }
+    #define BABYTRIS_FETCH_OR(p, v) babytris_fetch_or((unsigned long long*)(p), (v))
+    #define BABYTRIS_LOAD(p) (*(p))
+    #define BABYTRIS_ATOMICS 0
+    #endif
+    """
+    # ``*p |= v`` as one atomic step; returns the word before.  Only where
+    # HAVE_ATOMICS: elsewhere it is a plain read and write, for one thread.
+    uint64_t fetch_or "BABYTRIS_FETCH_OR"(uint64_t* p, uint64_t v) noexcept nogil
+    uint64_t atomic_load "BABYTRIS_LOAD"(const uint64_t* p) noexcept nogil
+    const bint HAVE_ATOMICS "BABYTRIS_ATOMICS"

@@ -233,6 +233,29 @@ def test_hash_map_and_bitmap_indexes_agree(rules):
             assert a.dtype == b.dtype and np.array_equal(a, b)
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(width=4, height=5), Rules(width=4, height=5, moves="soft"), Rules(width=5, height=4, pieces="tetrominoes")],
+    ids=repr,
+)
+def test_threads_sharing_the_search_find_the_same_table(rules):
+    """The bitmap search shares its wide stretches (4,096 boards and more, as
+    these rules reach) among the threads: every thread count, and the
+    single-threaded hash map search, give the same arrays."""
+    from babytris.placements import engine
+
+    one = babytris.enumerate_boards(rules, n_jobs=1)
+    layer_of_residue = babytris.transitions.layers(rules)
+    with_map = engine(rules).enumerate(0, 2**31, 0, 1, 0, 0, layer_of_residue=layer_of_residue)
+    assert with_map[0] == 0
+    for n_jobs in (2, 3):
+        threaded = babytris.enumerate_boards(rules, n_jobs=n_jobs)
+        for name in ("boards", "offsets", "next_board", "lines", "placement"):
+            assert np.array_equal(getattr(threaded, name), getattr(one, name)), (n_jobs, name)
+    for name, array in zip(("boards", "layer_starts", "offsets", "next_board", "lines", "placement"), with_map[1:]):
+        assert np.array_equal(array, getattr(one, name)), name
+
+
 def test_thin_board_with_many_cells_uses_the_map_under_a_small_budget():
     """A 1x30 board has 2**30 possible boards but one reachable: the bitmap
     (192 MiB) would break a 100 MiB budget, so the hash map is used."""
