@@ -128,9 +128,9 @@ cdef inline double store_board(const Sweep* sw, int32_t b, double w, double resi
 
 
 cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
-    """:func:`greedy_range` for the common game: the best move, pieces drawn,
-    points by rows cleared; one accumulation per state, no branches but the
-    loop's."""
+    """:func:`greedy_range` for the common games: the best move, points by
+    rows cleared, pieces drawn (one accumulation per state, no branches but
+    the loop's) or given by an opponent, the least valuable of those it may give."""
     # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
     # and the policy leave *sw alone, and would reload every field per move.
     cdef const int64_t* offsets = sw.offsets
@@ -153,7 +153,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef int16_t arg
     cdef int32_t b
     cdef double best, q, w, delta, residual = 0.0
-    cdef bint better
+    cdef bint better, worst = sw.pieces == PIECES_WORST
     for i in range(first, last):
         b = order[i]
         if i + AHEAD < last:
@@ -162,7 +162,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             for e in range(offsets[s], offsets[s + P]):
                 prefetch(&R[nxt[e]])
         pr = chances(sw, b)
-        w = 0.0
+        w = INFINITY if worst else 0.0
         for p in range(P):
             s = <Py_ssize_t>b * P + p
             lo = offsets[s]
@@ -185,7 +185,10 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             if V_prev != NULL:
                 V_prev[s] = V[s]
             V[s] = best
-            w += pr[p] * best
+            if not worst:
+                w += pr[p] * best
+            elif pr[p] > 0.0 and best < w:
+                w = best
         delta = fabs(w - W[b])
         if delta > residual or delta != delta:
             residual = delta
@@ -299,8 +302,9 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     cdef double residual = 0.0
     cdef double v[64]
     cdef const double* probs
-    cdef double w
+    cdef double w, q
     cdef bint drawn = sw.pieces == PIECES_RANDOM and not custom
+    cdef bint worst = sw.pieces == PIECES_WORST and not custom
     for i in range(first, last):
         b = order[i]
         s = <Py_ssize_t>b * P
@@ -314,6 +318,17 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
                     w += probs[p] * (scores[lines[e]] + discount * W[nxt[e]])
                 else:
                     w += probs[p] * sw.dead
+        elif worst:
+            # The robust player's game: the least valuable piece the opponent may give.
+            probs = chances(sw, b)
+            w = INFINITY
+            for p in range(P):
+                if probs[p] > 0.0:
+                    q = sw.dead
+                    if policy[s + p] >= 0:
+                        e = offsets[s + p] + policy[s + p]
+                        q = scores[lines[e]] + discount * W[nxt[e]]
+                    w = q if q < w else w
         else:
             for p in range(P):
                 v[p] = sw.dead
@@ -331,7 +346,8 @@ cdef double sweep_layers(const Sweep* sw, bint greedy, const int64_t* layer_star
     ``n_threads`` threads (``block_residual``: scratch, one per block)."""
     cdef Py_ssize_t layer, k, first, last, n_blocks
     cdef double residual = 0.0, r
-    cdef bint drawn = sw.pieces == PIECES_RANDOM and sw.moves == MOVES_BEST and sw.move_reward == NULL
+    cdef bint drawn = ((sw.pieces == PIECES_RANDOM or sw.pieces == PIECES_WORST) and sw.moves == MOVES_BEST
+                       and sw.move_reward == NULL)
     for layer in range(n_layers):
         first = layer_starts[layer]
         n_blocks = (layer_starts[layer + 1] - first + BLOCK - 1) // BLOCK
