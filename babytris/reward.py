@@ -133,17 +133,18 @@ def heights(boards: np.ndarray, width: int, height: int) -> np.ndarray:
 
 
 def holes(boards: np.ndarray, width: int, height: int) -> np.ndarray:
-    """Empty cells lying under a filled cell of their column, per board (int64 array)."""
-    boards = np.asarray(boards, dtype=np.uint64)
-    out = np.zeros(boards.shape, dtype=np.int64)
-    one = np.uint64(1)
-    for col in range(width):
-        covered = np.zeros(boards.shape, dtype=bool)
-        for row in reversed(range(height)):
-            filled = ((boards >> np.uint64(row * width + col)) & one) != 0
-            out += covered & ~filled
-            covered |= filled
-    return out
+    """Empty cells lying under a filled cell of their column, per board (int64
+    array): the cells of the board smeared down (every cell at or below a
+    filled one filled) less its own."""
+    boards = np.ascontiguousarray(boards, dtype=np.uint64)
+    flat = boards.ravel()
+    smeared = flat.copy()
+    step = width
+    while step < width * height:  # shifts of 1, 2, 4, ... rows: each cell ends as the or of those above it
+        smeared |= smeared >> np.uint64(step)
+        step *= 2
+    out = popcounts(smeared).astype(np.int64) - popcounts(flat)
+    return out.reshape(boards.shape)
 
 
 def move_sources(transitions: Transitions) -> np.ndarray:
@@ -357,8 +358,17 @@ def holes_created(transitions: Transitions) -> np.ndarray:
     """Each move's holes after it less holes before (float64 array, one per
     move): the gap opponent's reward.  Negative where a clear removes holes;
     0 for a move that tops out (the lost board's empty rows are no holes)."""
-    rules = transitions.rules
-    count = holes(transitions.boards, rules.width, rules.height)
-    out = (count[transitions.next_board] - count[move_sources(transitions)]).astype(np.float64)
-    out[topped_out(transitions)] = 0.0
-    return out
+    t, rules = transitions, transitions.rules
+    count = holes(t.boards, rules.width, rules.height).astype(np.float64)
+    lost = (t.boards == np.uint64(lost_board(rules))).view(np.uint8) if rules.top_out else None
+    # In one compiled pass: holes of the board after, less those of the board before.
+    return _sweep.move_values(
+        t.offsets,
+        t.next_board,
+        t.lines,
+        -np.repeat(count, rules.n_pieces),
+        count,
+        np.zeros(int(t.lines.max(initial=0)) + 1),
+        lost,
+        0.0,
+    )

@@ -530,9 +530,15 @@ def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions
     if transitions.bags is not None:  # a piece the bag lacks cannot be given
         fill = np.inf if roles.pieces == PIECES_WORST else -np.inf
         values = np.where(transitions.draw_chances() > 0, values, fill)
-    if roles.pieces == PIECES_WORST:
-        return np.argmax(values <= values.min(axis=1, keepdims=True) + slack, axis=1).astype(np.int16)
-    return np.argmax(values >= values.max(axis=1, keepdims=True) - slack, axis=1).astype(np.int16)
+    # Column by column: reductions along a row of two or three pieces are slow in numpy.
+    worst = roles.pieces == PIECES_WORST
+    extreme = values[:, 0].copy()
+    for p in range(1, values.shape[1]):
+        (np.minimum if worst else np.maximum)(extreme, values[:, p], out=extreme)
+    choice = np.zeros(values.shape[0], dtype=np.int16)
+    for p in reversed(range(values.shape[1])):  # the first piece within slack wins
+        choice[values[:, p] <= extreme + slack if worst else values[:, p] >= extreme - slack] = p
+    return choice
 
 
 def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarray:

@@ -135,6 +135,23 @@ def test_weighted_reward_features():
     assert holes(np.array([0], dtype=np.uint64), 4, 4)[0] == 0
 
 
+@pytest.mark.parametrize(("width", "height"), [(3, 3), (4, 5), (10, 6), (8, 8)])
+def test_holes_of_random_boards_equal_the_reference(width, height):
+    """``holes`` smears each board down and counts the cells it added; the
+    reference walks every column (64-cell boards included)."""
+    rng = np.random.default_rng(width * 100 + height)
+    cells = width * height
+    boards = rng.integers(0, 2**62, size=500, dtype=np.uint64) * np.uint64(4) + rng.integers(
+        0, 4, size=500, dtype=np.uint64
+    )
+    if cells < 64:
+        boards &= np.uint64(2**cells - 1)
+    counted = holes(boards, width, height)
+    assert counted.dtype == np.int64 and counted.shape == (500,)
+    assert counted.tolist() == [reference.holes(int(b), width, height) for b in boards]
+    assert holes(boards.reshape(25, 20), width, height).tolist() == counted.reshape(25, 20).tolist()
+
+
 def test_robust_reward_solution_plays_by_its_reward(transitions_4x4):
     """A height penalty changes the values (in reward units) and the moves chosen."""
     r = Reward(lines=0, height=1, score=4, gaps=1.5)
