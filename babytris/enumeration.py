@@ -21,6 +21,7 @@ from .resources import (
     check_max_memory,
     estimate_bytes_per_board,
     format_bytes,
+    idle_cores,
     resolve_n_jobs,
     table_bytes,
 )
@@ -44,7 +45,10 @@ def enumerate_boards(
     A breadth-first search marks the boards found, in a bitmap over all
     ``2**cells`` boards when the board has at most 30 cells, else in a hash
     map; then the moves are written in sorted board order by ``n_jobs``
-    threads (default: every core).  The result does not depend on ``n_jobs``.
+    threads (default: every core other processes leave idle as the search
+    starts, see :func:`~babytris.resources.idle_cores`; the bitmap search
+    shares its wide stretches among them too).  The result does not depend
+    on ``n_jobs``.
     ``progress(found, expanded)``, if given, is called about ten times a
     second during the search (from a helper thread) with the boards found
     and expanded so far, and once at its end (see :class:`babytris.progress.ProgressBars`).
@@ -64,6 +68,7 @@ def enumerate_boards(
     """
     check_type("rules", rules, Rules, "a babytris.Rules")
     max_memory = check_max_memory(max_memory)
+    threads = resolve_n_jobs(n_jobs)
     per_board = estimate_bytes_per_board(rules, solver_bytes_per_board)
     worst_boards = (2**rules.width - 1) ** rules.height  # no full row survives a placement
     forecast = forecast_table(rules)
@@ -84,7 +89,7 @@ def enumerate_boards(
             start,
             max_memory,
             solver_bytes_per_board + LAYER_BYTES,
-            resolve_n_jobs(n_jobs),
+            idle_cores(threads) if n_jobs in (None, -1) else threads,  # (explicit n_jobs: as asked)
             MIN_BOARDS_PER_THREAD,
             layer_of_residue=layers(rules),
             progress=counts,

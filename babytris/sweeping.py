@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from . import _sweep
+from .resources import runnable_elsewhere
 
 __all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progress", "History", "ValuesBefore"]
 
@@ -100,19 +101,6 @@ class ThreadTuner:
         elif seconds > 2 * self._one[kind]:  # stalled: the machine got busy
             self._kept[kind] = 1
         return residual
-
-
-def runnable_elsewhere() -> int | None:
-    """Tasks runnable on the machine now besides the caller: the running
-    count of Linux's ``/proc/loadavg`` less one; None where it cannot be
-    read.  (It counts the whole machine's tasks, or in a container the
-    host's, as ``os.cpu_count()`` counts the host's cores.)"""
-    try:
-        with open("/proc/loadavg", encoding="ascii") as f:
-            running = int(f.read().split()[3].split("/")[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    return max(running - 1, 0)
 
 
 def modified_policy_iteration(

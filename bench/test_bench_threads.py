@@ -89,3 +89,29 @@ def test_default_threads_against_one_thread(benchmark, table, load, opponent):
     )
     benchmark.pedantic(babytris.solve_transitions, args=(table,), kwargs=dict(opponent=opponent), rounds=1)
     assert ratio <= TARGET, f"the default took {ratio:.2f}x one thread's time ({load}, target <= {TARGET})"
+
+
+def test_default_threads_against_one_thread_enumerating(benchmark, table, load):
+    """The same for the enumeration (its bitmap search and move table share
+    cores): ``enumerate_boards`` by default against ``n_jobs=1``."""
+    rules = table.rules
+    defaults, ones = interleaved_times(
+        lambda: babytris.enumerate_boards(rules),
+        lambda: babytris.enumerate_boards(rules, n_jobs=1),
+        rounds=(ROUNDS if load == "idle" else BUSY_ROUNDS)[rules.width, rules.height],
+    )
+    ratio = statistics.mean(defaults) / statistics.mean(ones)
+    benchmark.group = f"threads: enumeration by default against n_jobs=1 ({load})"
+    benchmark.extra_info.update(
+        size=f"{rules.width}x{rules.height}",
+        load=load,
+        cores=os.cpu_count(),
+        rounds=len(ones),
+        default_seconds=statistics.median(defaults),
+        one_thread_seconds=statistics.median(ones),
+        default_mean_seconds=statistics.mean(defaults),
+        one_thread_mean_seconds=statistics.mean(ones),
+        default_over_one_thread=ratio,
+    )
+    benchmark.pedantic(babytris.enumerate_boards, args=(rules,), rounds=1)
+    assert ratio <= TARGET, f"the default took {ratio:.2f}x one thread's time ({load}, target <= {TARGET})"

@@ -96,3 +96,13 @@ def test_unreadable_load_does_not_block_the_probe(clock, monkeypatch):
 def test_runnable_elsewhere_reads_this_machine():
     others = sweeping.runnable_elsewhere()
     assert others is None or 0 <= others < 100_000
+
+
+def test_the_enumeration_takes_only_idle_cores_by_default(monkeypatch):
+    from babytris import resources
+
+    monkeypatch.setattr(resources.os, "cpu_count", lambda: 4)
+    for others, idle in ((0, 4), (1, 3), (3, 1), (7, 1), (None, 4)):
+        monkeypatch.setattr(resources, "runnable_elsewhere", lambda others=others: others)
+        assert resources.idle_cores(4) == idle
+        assert resources.idle_cores(2) == min(2, idle)
