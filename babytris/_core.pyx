@@ -332,7 +332,8 @@ cdef class Engine:
         ``n_threads`` threads; else in a hash map, then sorting); a count
         of each state's moves; then the moves, written in sorted order by up
         to ``n_threads`` threads, each with at least ``min_boards_per_thread``
-        boards.  The result depends on none of these settings.
+        boards.  The result depends on none of these settings (only where a
+        search stops for ``max_bytes`` may, with threads, vary a little).
         """
         cdef Geometry* g = &self.geo
         cdef int P = g.n_pieces
@@ -383,7 +384,8 @@ cdef class Engine:
             with nogil:
                 if n_words:
                     status = search_bitmap(g, expand_boards, start, &bits_view[0], &boards, &n_moves, max_bytes,
-                                           n_words * (sizeof(uint64_t) + sizeof(int32_t)),
+                                           n_words * (sizeof(uint64_t) + sizeof(int32_t))
+                                           + n_threads * search_room(g) * sizeof(board_t),
                                            sizeof(board_t) + sizeof(int64_t) * P + bytes_per_board_after,
                                            MOVE_BYTES, &peak, seen, &room_view[0], search_room(g), n_threads)
                 else:

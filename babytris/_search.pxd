@@ -26,7 +26,7 @@ cdef enum:
     # A stretch holds at most SEARCH_STRETCH boards; threads share it, in
     # chunks of SEARCH_CHUNK, once it holds SEARCH_MIN_THREADED (below that a
     # parallel region costs more than it saves).
-    SEARCH_STRETCH = 65536
+    SEARCH_STRETCH = 16384
     SEARCH_CHUNK = 256
     SEARCH_MIN_THREADED = 4096
 
@@ -100,13 +100,15 @@ cdef inline int _stretches(const Geometry* g, Expand expand, board_t start, uint
         for t in range(n_threads):
             if status[t] != OK:
                 return status[t]
+            total += moves[t]
+            held += found[t].capacity
+            if found[t].size == 0:
+                continue    # (its data may be NULL)
             if vec_reserve(boards, boards.size + found[t].size) != 0:
                 return OUT_OF_MEMORY
             memcpy(<board_t*>boards.data + boards.size, found[t].data, found[t].size * sizeof(board_t))
             boards.size += found[t].size
             found[t].size = 0
-            held += found[t].capacity
-            total += moves[t]
         head = hi
         if interrupted():
             return INTERRUPTED

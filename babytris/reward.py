@@ -136,8 +136,8 @@ def holes(boards: np.ndarray, width: int, height: int) -> np.ndarray:
     """Empty cells lying under a filled cell of their column, per board (int64
     array): the cells of the board smeared down (every cell at or below a
     filled one filled) less its own."""
-    boards = np.ascontiguousarray(boards, dtype=np.uint64)
-    flat = boards.ravel()
+    boards = np.asarray(boards, dtype=np.uint64)
+    flat = np.ascontiguousarray(boards.ravel())
     smeared = flat.copy()
     step = width
     while step < width * height:  # shifts of 1, 2, 4, ... rows: each cell ends as the or of those above it

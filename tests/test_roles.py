@@ -150,6 +150,7 @@ def test_holes_of_random_boards_equal_the_reference(width, height):
     assert counted.dtype == np.int64 and counted.shape == (500,)
     assert counted.tolist() == [reference.holes(int(b), width, height) for b in boards]
     assert holes(boards.reshape(25, 20), width, height).tolist() == counted.reshape(25, 20).tolist()
+    assert holes(boards[0], width, height).shape == () and holes(boards[0], width, height) == counted[0]
 
 
 def test_robust_reward_solution_plays_by_its_reward(transitions_4x4):
