@@ -19,7 +19,6 @@ __all__ = [
     "Reward",
     "heights",
     "holes",
-    "move_sources",
     "move_rewards",
     "holes_created",
     "holes_filled",
@@ -145,13 +144,6 @@ def holes(boards: np.ndarray, width: int, height: int) -> np.ndarray:
         step *= 2
     out = popcounts(smeared).astype(np.int64) - popcounts(flat)
     return out.reshape(boards.shape)
-
-
-def move_sources(transitions: Transitions) -> np.ndarray:
-    """The board each move starts from (int64 array, one per move)."""
-    n_pieces = transitions.rules.n_pieces
-    per_board = np.diff(transitions.offsets[::n_pieces])
-    return np.repeat(np.arange(transitions.n_boards), per_board)
 
 
 #: Moves per pass when a reward is computed for every move: bounds the

@@ -117,7 +117,8 @@ def solve(
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0;
             default: more the longer the horizon, ``0.25 / (1 - discount)``
             kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`).
-        n_jobs: threads (default: every core) building the move table and,
+        n_jobs: threads (default: every core, less those other processes
+            keep busy) searching the boards and building the move table and,
             where the rules layer the boards (see :func:`~babytris.states.sweep_order`),
             sharing each layer of a sweep; the result does not depend on it.
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work

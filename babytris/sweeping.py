@@ -3,7 +3,6 @@ policy iteration, Aitken extrapolation, and the choice of threads."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -11,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from . import _sweep
-from .resources import runnable_elsewhere
+from .resources import idle_cores
 
 __all__ = ["modified_policy_iteration", "value_iteration", "ThreadTuner", "Progress", "History", "ValuesBefore"]
 
@@ -48,7 +47,7 @@ class ThreadTuner:
     The probe itself is what a busy machine makes costly (one threaded
     sweep can take many times one thread's), so it waits until the cores
     are free: until the tasks runnable on the machine besides this one
-    (:func:`runnable_elsewhere`) leave ``n_threads`` cores idle.  While
+    (:func:`~babytris.resources.idle_cores`) leave ``n_threads`` cores idle.  While
     other processes keep the cores busy, the solve never leaves one thread.
     With that guard, sweeps down to a third of a millisecond are worth a
     probe (on 2 cores, 4x5's evaluation sweeps of 0.7 ms take 0.42 ms on two
@@ -82,8 +81,7 @@ class ThreadTuner:
 
     def _cores_free(self) -> bool:
         """Whether ``n_threads`` cores are idle now (True where the load cannot be read)."""
-        others = runnable_elsewhere()
-        return others is None or (os.cpu_count() or 1) - others >= self.n_threads
+        return idle_cores(self.n_threads) == self.n_threads
 
     def _timed(self, kind: str, sweep, args) -> float:
         threads = self._choose(kind)

@@ -65,19 +65,17 @@ def load(request):
             spinner.wait()
 
 
-@pytest.mark.parametrize("opponent", ["random", "minimax"])
-def test_default_threads_against_one_thread(benchmark, table, load, opponent):
-    rules = table.rules
+def check_default_against_one_thread(benchmark, rules, load, default, one, **info):
+    """Time ``default()`` against ``one()`` interleaved, record medians, means
+    and the ratio of the means (with ``info``) in ``extra_info``, and fail
+    above the target."""
     defaults, ones = interleaved_times(
-        lambda: babytris.solve_transitions(table, opponent=opponent),
-        lambda: babytris.solve_transitions(table, opponent=opponent, n_jobs=1),
-        rounds=(ROUNDS if load == "idle" else BUSY_ROUNDS)[rules.width, rules.height],
+        default, one, rounds=(ROUNDS if load == "idle" else BUSY_ROUNDS)[rules.width, rules.height]
     )
     ratio = statistics.mean(defaults) / statistics.mean(ones)
-    benchmark.group = f"threads: default against n_jobs=1 ({load})"
     benchmark.extra_info.update(
         size=f"{rules.width}x{rules.height}",
-        opponent=opponent,
+        **info,
         load=load,
         cores=os.cpu_count(),
         rounds=len(ones),
@@ -87,31 +85,32 @@ def test_default_threads_against_one_thread(benchmark, table, load, opponent):
         one_thread_mean_seconds=statistics.mean(ones),
         default_over_one_thread=ratio,
     )
-    benchmark.pedantic(babytris.solve_transitions, args=(table,), kwargs=dict(opponent=opponent), rounds=1)
+    benchmark.pedantic(default, rounds=1)
     assert ratio <= TARGET, f"the default took {ratio:.2f}x one thread's time ({load}, target <= {TARGET})"
+
+
+@pytest.mark.parametrize("opponent", ["random", "minimax"])
+def test_default_threads_against_one_thread(benchmark, table, load, opponent):
+    benchmark.group = f"threads: default against n_jobs=1 ({load})"
+    check_default_against_one_thread(
+        benchmark,
+        table.rules,
+        load,
+        lambda: babytris.solve_transitions(table, opponent=opponent),
+        lambda: babytris.solve_transitions(table, opponent=opponent, n_jobs=1),
+        opponent=opponent,
+    )
 
 
 def test_default_threads_against_one_thread_enumerating(benchmark, table, load):
     """The same for the enumeration (its bitmap search and move table share
     cores): ``enumerate_boards`` by default against ``n_jobs=1``."""
     rules = table.rules
-    defaults, ones = interleaved_times(
+    benchmark.group = f"threads: enumeration by default against n_jobs=1 ({load})"
+    check_default_against_one_thread(
+        benchmark,
+        rules,
+        load,
         lambda: babytris.enumerate_boards(rules),
         lambda: babytris.enumerate_boards(rules, n_jobs=1),
-        rounds=(ROUNDS if load == "idle" else BUSY_ROUNDS)[rules.width, rules.height],
     )
-    ratio = statistics.mean(defaults) / statistics.mean(ones)
-    benchmark.group = f"threads: enumeration by default against n_jobs=1 ({load})"
-    benchmark.extra_info.update(
-        size=f"{rules.width}x{rules.height}",
-        load=load,
-        cores=os.cpu_count(),
-        rounds=len(ones),
-        default_seconds=statistics.median(defaults),
-        one_thread_seconds=statistics.median(ones),
-        default_mean_seconds=statistics.mean(defaults),
-        one_thread_mean_seconds=statistics.mean(ones),
-        default_over_one_thread=ratio,
-    )
-    benchmark.pedantic(babytris.enumerate_boards, args=(rules,), rounds=1)
-    assert ratio <= TARGET, f"the default took {ratio:.2f}x one thread's time ({load}, target <= {TARGET})"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from babytris import sweeping
+from babytris import resources, sweeping
 
 
 class FakeClock:
@@ -41,8 +41,8 @@ class FakeSweeper:
 def clock(monkeypatch):
     fake = FakeClock()
     monkeypatch.setattr(sweeping.time, "perf_counter", fake)
-    monkeypatch.setattr(sweeping.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: 0)  # an idle machine unless a test says otherwise
+    monkeypatch.setattr(resources.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 0)  # an idle machine unless a test says otherwise
     return fake
 
 
@@ -78,29 +78,27 @@ def test_one_thread_asked_is_one_thread(clock):
 
 
 def test_no_probe_while_other_tasks_hold_the_cores(clock, monkeypatch):
-    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: 2)  # a spinning process per core
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 2)  # a spinning process per core
     assert run(clock, {1: 0.010, 2: 0.006}) == [1] * 8
 
 
 def test_the_probe_waits_for_free_cores(clock, monkeypatch):
     busy = iter([1, 1, 0])  # one other task, then none: two cores free from the third look on
-    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: next(busy, 0))
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(busy, 0))
     assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 2, 2, 2, 2]
 
 
 def test_unreadable_load_does_not_block_the_probe(clock, monkeypatch):
-    monkeypatch.setattr(sweeping, "runnable_elsewhere", lambda: None)
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: None)
     assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 2, 2, 2, 2, 2, 2]
 
 
 def test_runnable_elsewhere_reads_this_machine():
-    others = sweeping.runnable_elsewhere()
+    others = resources.runnable_elsewhere()
     assert others is None or 0 <= others < 100_000
 
 
 def test_the_enumeration_takes_only_idle_cores_by_default(monkeypatch):
-    from babytris import resources
-
     monkeypatch.setattr(resources.os, "cpu_count", lambda: 4)
     for others, idle in ((0, 4), (1, 3), (3, 1), (7, 1), (None, 4)):
         monkeypatch.setattr(resources, "runnable_elsewhere", lambda others=others: others)
