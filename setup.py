@@ -45,7 +45,7 @@ extensions = [
     # the batch expansion of the sharded solve
     *(
         extension(f"babytris.{name}")
-        for name in ("_core", "_layers", "_sweep", "_play", "_minimize", "_rate", "_lean", "_shard")
+        for name in ("_core", "_layers", "_sweep", "_strategy", "_play", "_minimize", "_rate", "_lean", "_shard")
     ),
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:
     # its playout kernels, the TD(lambda) training games and the Python-facing Engine over them

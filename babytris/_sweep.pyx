@@ -38,59 +38,11 @@ from babytris._types cimport prefetch
 # larger number, already updated; such a sweep runs on one thread.
 # --------------------------------------------------------------------------
 
-# The two enums below are the codes babytris.roles passes to the Sweeper:
-# cpdef, so that roles imports them from here rather than retyping them.
-cpdef enum:
-    # How a board's value combines its pieces' (who gives the next piece).
-    PIECES_RANDOM = 0          # drawn: the mean weighted by the probabilities
-    PIECES_WORST = 1           # an opponent gives the piece with the least value
-    PIECES_BEST = 2            # an opponent gives the piece with the most value
-    PIECES_FIXED = 3           # a given piece per board
-
-cpdef enum:
-    # How a state's value combines its moves' (how the player places).
-    MOVES_BEST = 0             # the best move
-    MOVES_MEAN = 1             # uniformly at random: the mean
-    MOVES_FIXED = 2            # a given move per state
-
 cdef enum:
     # Live boards per block of a layer swept by several threads.
     BLOCK = 1024
     # Sweeps prefetch the values a board this many boards ahead will read.
     AHEAD = 6
-
-
-cdef struct Sweep:
-    int P
-    const int64_t* offsets
-    const int32_t* nxt
-    const uint8_t* lines
-    const double* scores       # points per rows cleared
-    const double* move_reward  # if not NULL, each move's reward (instead of scores[lines])
-    const double* probs        # the pieces' chances: P per chance class
-    const int32_t* chance      # if not NULL, each board's chance class (its bag); else class 0
-    double discount
-    double dead                # the value of a state with no move (game over)
-    int pieces                 # PIECES_*
-    int moves                  # MOVES_*
-    const int16_t* piece_choice    # PIECES_FIXED: the piece given on each board
-    const int16_t* fixed_move      # MOVES_FIXED: each state's move (offset in its row, -1: none)
-    const int32_t* order       # live boards in the order swept
-    bint independent_layers    # no board leads to one of its own layer: threads may share a layer
-    double* V
-    double* W
-    const double* R            # the board values moves read: W itself (Gauss-Seidel, in place) or, with
-                               # synchronous sweeps (Jacobi), W as it was before the sweep
-    double* V_prev             # if not NULL, receives V as it was (for extrapolation)
-    double* W_prev
-    int16_t* policy            # each state's chosen move (offset in its row), -1 where none
-
-
-cdef inline const double* chances(const Sweep* sw, int32_t b) noexcept nogil:
-    """The chances of the pieces on board b (P of them)."""
-    if sw.chance == NULL:
-        return sw.probs
-    return sw.probs + <Py_ssize_t>sw.chance[b] * sw.P
 
 
 cdef inline double combine_pieces(const Sweep* sw, int32_t b, const double* v) noexcept nogil:
@@ -154,6 +106,9 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef int32_t b
     cdef double best, q, w, delta, residual = 0.0
     cdef bint better, worst = sw.pieces == PIECES_WORST
+    cdef bint note = worst and sw.least_piece != NULL
+    cdef int least
+    cdef int64_t least_move
     for i in range(first, last):
         b = order[i]
         if i + AHEAD < last:
@@ -163,6 +118,8 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                 prefetch(&R[nxt[e]])
         pr = chances(sw, b)
         w = INFINITY if worst else 0.0
+        least = 0
+        least_move = -1
         for p in range(P):
             s = <Py_ssize_t>b * P + p
             lo = offsets[s]
@@ -189,6 +146,12 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                 w += pr[p] * best
             elif pr[p] > 0.0 and best < w:
                 w = best
+                least = p
+                least_move = lo + arg if arg >= 0 else -1
+        if note:
+            sw.least_piece[b] = <uint8_t>least
+            sw.least_next[b] = nxt[least_move] if least_move >= 0 else -1
+            sw.least_gain[b] = scores[lines[least_move]] if least_move >= 0 else dead
         delta = fabs(w - W[b])
         if delta > residual or delta != delta:
             residual = delta
@@ -340,14 +303,19 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     return residual
 
 
+cdef inline bint drawn_games(const Sweep* sw) noexcept nogil:
+    """Whether greedy sweeps take :func:`greedy_range_drawn`."""
+    return ((sw.pieces == PIECES_RANDOM or sw.pieces == PIECES_WORST) and sw.moves == MOVES_BEST
+            and sw.move_reward == NULL)
+
+
 cdef double sweep_layers(const Sweep* sw, bint greedy, const int64_t* layer_starts, Py_ssize_t n_layers,
                          int n_threads, double* block_residual) noexcept nogil:
     """One sweep, layer after layer; a layer's blocks are shared by
     ``n_threads`` threads (``block_residual``: scratch, one per block)."""
     cdef Py_ssize_t layer, k, first, last, n_blocks
     cdef double residual = 0.0, r
-    cdef bint drawn = ((sw.pieces == PIECES_RANDOM or sw.pieces == PIECES_WORST) and sw.moves == MOVES_BEST
-                       and sw.move_reward == NULL)
+    cdef bint drawn = drawn_games(sw)
     for layer in range(n_layers):
         first = layer_starts[layer]
         n_blocks = (layer_starts[layer + 1] - first + BLOCK - 1) // BLOCK
@@ -456,20 +424,46 @@ cdef class Sweeper:
     boards with no move at all that value in ``V`` and ``W``: they are not swept).
     """
 
-    cdef Sweep sw
-    cdef Py_ssize_t n_boards
-    cdef Py_ssize_t n_layers
-    cdef const int64_t* layer_starts
-    cdef double* block_residual
-    cdef public int n_threads
-    cdef object arrays           # keeps every array the pointers point into alive
-    cdef double[::1] before      # synchronous sweeps: W as it was before the sweep
+    # (its fields are declared in _sweep.pxd, where other compiled modules read them)
 
     def __cinit__(self):
         self.block_residual = NULL
+        self.sw.least_piece = NULL
+        self.sw.least_next = NULL
+        self.sw.least_gain = NULL
 
     def __dealloc__(self):
         free(self.block_residual)
+        self._free_least()
+
+    cdef void _free_least(self) noexcept:
+        free(self.sw.least_piece)
+        free(self.sw.least_next)
+        free(self.sw.least_gain)
+        self.sw.least_piece = NULL
+        self.sw.least_next = NULL
+        self.sw.least_gain = NULL
+        self.least_noted = False
+
+    def record_least_pieces(self):
+        """From now on, greedy sweeps with an opponent giving the least
+        valuable piece (``pieces=1``), the best move and points note on each
+        board that piece, where its move leads and that move's reward, for
+        :class:`babytris._strategy.OpponentResponse` (:attr:`least_noted`
+        says whether the last greedy sweep did)."""
+        if self.sw.least_piece != NULL:
+            return
+        cdef Py_ssize_t n = max(self.n_boards, 1), b
+        self.sw.least_piece = <uint8_t*>malloc(n)
+        self.sw.least_next = <int32_t*>malloc(n * sizeof(int32_t))
+        self.sw.least_gain = <double*>malloc(n * sizeof(double))
+        if self.sw.least_piece == NULL or self.sw.least_next == NULL or self.sw.least_gain == NULL:
+            self._free_least()
+            raise MemoryError("record_least_pieces: cannot allocate")
+        for b in range(self.n_boards):
+            self.sw.least_piece[b] = 0
+            self.sw.least_next[b] = -1
+            self.sw.least_gain[b] = self.sw.dead
 
     def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
                  const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
@@ -544,6 +538,7 @@ cdef class Sweeper:
         # The one allocation, after every check: a failed __init__ holds nothing
         # (and __init__ called again frees the buffer of the first call).
         free(self.block_residual)
+        self._free_least()
         self.block_residual = <double*>malloc(((widest + BLOCK - 1) // BLOCK + 1) * sizeof(double))
         if self.block_residual == NULL:
             raise MemoryError("Sweeper: cannot allocate")
@@ -601,6 +596,7 @@ cdef class Sweeper:
         with nogil:
             residual = sweep_layers(&self.sw, True, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)
+        self.least_noted = self.sw.least_piece != NULL and drawn_games(&self.sw)
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         return residual

@@ -23,7 +23,7 @@ def lean_applies(args: argparse.Namespace) -> bool:
         or args.hold
         or args.out
         or args.policy_csv
-        or args.method in ("mpi", "jacobi")
+        or args.method in ("mpi", "jacobi", "strategy")
         or args.moves != "hard"
         or args.randomizer != "iid"
     )

@@ -86,10 +86,11 @@ def solver_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=("mpi", "vi", "jacobi"),
+        choices=("mpi", "vi", "jacobi", "strategy"),
         default=None,
-        help="modified policy iteration (default, but for a player placing at random), value iteration in "
-        "place (vi: Gauss-Seidel) or synchronous value iteration (jacobi: each sweep reads the last one's values)",
+        help="modified policy iteration (default, but for a player placing at random and against minimax), "
+        "value iteration in place (vi: Gauss-Seidel), synchronous value iteration (jacobi: each sweep reads the "
+        "last one's values) or strategy iteration (default against minimax: the opponent evaluated exactly)",
     )
     parser.add_argument(
         "--no-accelerate",

@@ -72,16 +72,38 @@ def resolve_n_jobs(n_jobs: object) -> int:
 
 
 def runnable_elsewhere() -> int | None:
-    """Tasks runnable on the machine now besides the caller: the running
-    count of Linux's ``/proc/loadavg`` less one; None where it cannot be
-    read.  (It counts the whole machine's tasks, or in a container the
-    host's, as ``os.cpu_count()`` counts the host's cores.)"""
+    """Tasks runnable on the machine now besides this process's: the
+    running count of Linux's ``/proc/loadavg`` less this process's running
+    threads (at least the caller); None where it cannot be read.  (It counts
+    the whole machine's tasks, or in a container the host's, as
+    ``os.cpu_count()`` counts the host's cores.)  This process's own
+    threads are left out because OpenMP's workers spin for a while after a
+    parallel region: counted, they made a solve that had just run threads
+    see its own cores as busy and stay on one thread."""
     try:
         with open("/proc/loadavg", encoding="ascii") as f:
             running = int(f.read().split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return None
-    return max(running - 1, 0)
+    return max(running - _own_running_threads(), 0)
+
+
+def _own_running_threads() -> int:
+    """This process's threads in the running state (at least 1: the caller)."""
+    count = 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return 1
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:  # (the thread has ended)
+            continue
+        # The state follows the command name, which is in parentheses and may hold any character.
+        count += stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] == "R"
+    return max(count, 1)
 
 
 def idle_cores(threads: int) -> int:

@@ -119,6 +119,16 @@ class Roles:
         (Pollatschek and Avi-Itzhak) may cycle, so that is never done."""
         return self.single_agent or (self.moves == MOVES_BEST and self.pieces == PIECES_WORST)
 
+    @property
+    def strategy_iteration(self) -> bool:
+        """Whether strategy iteration applies (at a discount below 1): the
+        player takes the best move and the opponent gives the least valuable
+        piece, a zero-sum game of perfect information in which, once the
+        player's moves and the opponent's pieces are fixed, each board leads
+        to one board, so the opponent's choices can be evaluated exactly (see
+        :func:`babytris.sweeping.strategy_iteration`)."""
+        return self.moves == MOVES_BEST and self.pieces == PIECES_WORST
+
     def move_rewards(self, transitions: Transitions) -> np.ndarray | None:
         """Each move's reward, or None for the game's points."""
         if self.opponent == "gaps":

@@ -43,10 +43,12 @@ class Solution:
         converged: whether ``residual <= tol``.
         residuals: float64 array ``(iterations,)``, the residual of each greedy sweep.
         evaluation_sweeps: int32 array ``(iterations,)``, the policy-evaluation
-            sweeps run after each greedy sweep (modified policy iteration; 0
-            for value iteration), or None (a file saved before they were kept).
+            sweeps run after each greedy sweep (modified policy iteration; with
+            strategy iteration the opponent's exact evaluations and the sweeps
+            after them; 0 for value iteration), or None (a file saved before
+            they were kept).
         transitions: the reachable game graph that was solved.
-        method: ``"vi"``, ``"mpi"`` or ``"jacobi"``; ``tol``, ``max_iter`` as passed.
+        method: ``"vi"``, ``"mpi"``, ``"jacobi"`` or ``"strategy"``; ``tol``, ``max_iter`` as passed.
         opponent: who gives the next piece: ``"random"``, ``"minimax"``,
             ``"minavg"``, ``"gaps"`` or ``"given"`` (see :mod:`babytris.roles`).
         player: who places it: ``"optimal"``, ``"random"`` (no policy: the

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _sweep
+from . import _strategy, _sweep
 from .bags import bag_chances
 from .enumeration import enumerate_boards
 from .minimize import Partition
@@ -23,7 +23,7 @@ from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Role
 from .roles import OPPONENT_MODELS as OPPONENTS
 from .rules import Rules
 from .solution import Solution, tie_slack
-from .sweeping import Progress, ThreadTuner, modified_policy_iteration, value_iteration
+from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
 from .transitions import Transitions, independent_layers, layers, sweep_order
 from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
 
@@ -95,15 +95,19 @@ def solve(
         tol: stop once a Bellman optimality sweep changes no value by more
             than ``tol`` (> 0).
         max_iter: at most this many optimality sweeps (>= 1).
-        method: ``"mpi"`` (default when one side is fixed or random, and
-            for an optimal player against ``"minimax"``; ``"vi"`` for a
-            player placing at random or a given player against an optimising
-            opponent): modified policy iteration, each optimality sweep
-            followed by up to ``eval_sweeps`` cheaper sweeps evaluating its
-            greedy policy (against ``"minimax"``, the player's moves, with
+        method: ``"mpi"`` (default when one side is fixed or random; ``"vi"``
+            for a player placing at random or a given player against an
+            optimising opponent): modified policy iteration, each optimality
+            sweep followed by up to ``eval_sweeps`` cheaper sweeps evaluating
+            its greedy policy (against ``"minimax"``, the player's moves, with
             the opponent still choosing: van der Wal's generalized policy
             iteration, see :attr:`~babytris.roles.Roles.policy_iteration`);
-            ``"vi"``: value iteration.  Both
+            ``"strategy"`` (default for an optimal player against
+            ``"minimax"`` at a discount below 1): strategy iteration, each
+            optimality sweep followed by the opponent's exact evaluation and
+            improvement and ``eval_sweeps`` evaluation sweeps (Hoffman and
+            Karp, see :func:`~babytris.sweeping.strategy_iteration`);
+            ``"vi"``: value iteration.  All three
             sweep in place (Gauss-Seidel: a sweep reads the values it has
             already updated), largest boards first.  ``"jacobi"``: value
             iteration as textbooks write it, synchronous: each sweep reads
@@ -116,7 +120,9 @@ def solve(
             the evaluation sweeps of a game, which are not linear.)
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0;
             default: more the longer the horizon, ``0.25 / (1 - discount)``
-            kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`).
+            kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`)
+            and ``"strategy"`` (default 2, 4 above discount 0.9:
+            :func:`babytris.validation.default_strategy_sweeps`).
         n_jobs: threads (default: every core, less those other processes
             keep busy) searching the boards and building the move table and,
             where the rules layer the boards (see :func:`~babytris.states.sweep_order`),
@@ -156,7 +162,7 @@ def solve(
     _check_progress(progress)  # before the search, which may take a while
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)
-    method = solver_method(roles, method)
+    method = solver_method(roles, method, discount)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=rules.objective == "combo")
     per_board = solver_bytes_per_board(rules, method, bool(accelerate))
     if roles.reward is not None or roles.opponent == "gaps":
@@ -193,7 +199,9 @@ def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool) -> int:
     accelerated = method in ("vi", "jacobi") and accelerate
     per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if accelerated else 0)
     synchronous = 8 if method == "jacobi" else 0  # the board values of the sweep before
-    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD + synchronous
+    # strategy iteration: the opponent's piece per board, where it leads, its reward, a walk's scratch
+    strategy = _strategy.OpponentResponse.bytes_per_board() if method == "strategy" else 0
+    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD + synchronous + strategy
 
 
 def solve_transitions(
@@ -219,7 +227,7 @@ def solve_transitions(
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``, as :func:`solve`.
     """
     roles = resolve(transitions, opponent, player, reward)
-    method = solver_method(roles, method)
+    method = solver_method(roles, method, discount)
     discount, tol, max_iter, eval_sweeps, accelerate = check_solver_args(
         discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo"
     )
@@ -452,6 +460,16 @@ def _iterate(
     game's layers, over which synchronous sweeps jump; ``evaluations``, if
     given, gets the evaluation sweeps after each greedy one)."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
+    if method == "strategy":
+        return strategy_iteration(
+            tuned,
+            _strategy.OpponentResponse(arrays.sweeper),
+            tol,
+            max_iter,
+            eval_sweeps,
+            progress=progress,
+            evaluations=evaluations,
+        )
     if method == "mpi":
         return modified_policy_iteration(
             tuned,

@@ -99,7 +99,7 @@ def test_bad_max_memory_is_exit_2(value, capsys):
 def test_solve_against_an_opponent(capsys):
     assert cli.main(["solve", "--width", "4", "--height", "4", "--opponent", "minimax"]) == 0
     out = capsys.readouterr().out
-    assert "opponent minimax" in out and "(mpi)" in out
+    assert "opponent minimax" in out and "(strategy)" in out
 
 
 def test_solve_in_lean_mode(capsys):

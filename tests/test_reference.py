@@ -49,8 +49,10 @@ def games(draw):
             loss=draw(loss),
         )
     single_agent = opponent in ("random", "given") and player in ("optimal", "given")
-    game = opponent == "minimax" and player == "optimal"  # van der Wal's generalized policy iteration
-    method = draw(st.sampled_from(["mpi", "vi", "jacobi"] if single_agent or game else ["vi", "jacobi"]))
+    # van der Wal's generalized policy iteration, and strategy iteration
+    game = opponent == "minimax" and player == "optimal"
+    methods = ["vi", "jacobi"] + (["mpi"] if single_agent or game else []) + (["strategy"] if game else [])
+    method = draw(st.sampled_from(methods))
     seed = draw(st.integers(0, 2**32 - 1))
     return rules, discount, method, opponent, player, reward, seed
 

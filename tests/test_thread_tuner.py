@@ -104,3 +104,24 @@ def test_the_enumeration_takes_only_idle_cores_by_default(monkeypatch):
         monkeypatch.setattr(resources, "runnable_elsewhere", lambda others=others: others)
         assert resources.idle_cores(4) == idle
         assert resources.idle_cores(2) == min(2, idle)
+
+
+def test_runnable_elsewhere_leaves_out_this_process_threads(monkeypatch):
+    """OpenMP workers spin after a parallel region: counted as other tasks, they kept a solve that had
+    just run threads on one thread.  The count is the load's running tasks less this process's."""
+    assert resources._own_running_threads() >= 1  # the caller at least
+    loadavg = "0.50 0.40 0.30 5/300 1234\n"
+    real_open = open
+
+    def fake_open(path, *args, **kw):
+        if path == "/proc/loadavg":
+            import io
+
+            return io.StringIO(loadavg)
+        return real_open(path, *args, **kw)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(resources, "_own_running_threads", lambda: 3)
+    assert resources.runnable_elsewhere() == 2
+    monkeypatch.setattr(resources, "_own_running_threads", lambda: 7)
+    assert resources.runnable_elsewhere() == 0

@@ -69,10 +69,13 @@ def test_an_unconverged_solve_keeps_its_greedy_moves():
     assert not s.converged and s.tie_slack == 0.0
 
 
-def test_minimax_defaults_to_generalized_policy_iteration():
+def test_minimax_defaults_to_strategy_iteration_and_takes_generalized_policy_iteration():
     vi = babytris.solve(width=4, height=5, discount=0.9, opponent="minimax", method="vi", tol=1e-10)
-    mpi = babytris.solve(width=4, height=5, discount=0.9, opponent="minimax", tol=1e-10)
-    assert mpi.method == "mpi" and vi.method == "vi"
+    mpi = babytris.solve(width=4, height=5, discount=0.9, opponent="minimax", method="mpi", tol=1e-10)
+    strategy = babytris.solve(width=4, height=5, discount=0.9, opponent="minimax", tol=1e-10)
+    assert mpi.method == "mpi" and vi.method == "vi" and strategy.method == "strategy"
+    assert np.abs(strategy.values - vi.values).max() <= strategy.error_bound + vi.error_bound
+    assert strategy.iterations < mpi.iterations  # the opponent evaluated exactly
     assert np.abs(mpi.values - vi.values).max() <= mpi.error_bound + vi.error_bound
     assert mpi.start_value == pytest.approx(vi.start_value, abs=mpi.error_bound + vi.error_bound)
     assert mpi.iterations < vi.iterations / 2  # each greedy sweep followed by cheap evaluation sweeps
@@ -94,10 +97,17 @@ def test_methods_agree_on_policies_over_random_rules(rules, opponent, discount):
     # The same policy, but where two moves' values differ by about the slack
     # itself (say 2.2e-12 against slacks of 2.0e-12 and 2.6e-12: a soft-move
     # game with a one-cell piece): one run may count them tied and the other not.
-    for i, p in np.argwhere(vi.policy != mpi.policy):
-        values = vi.action_values(int(vi.boards[i]), int(p))
-        chosen = [q for move, q in values.items() if move.index in (vi.policy[i, p], mpi.policy[i, p])]
-        assert len(chosen) == 2 and abs(chosen[0] - chosen[1]) <= 2 * (vi.tie_slack + mpi.tie_slack)
+    others = [mpi]
+    if opponent == "minimax" and (discount < 1 or rules.objective != "combo"):
+        strategy = babytris.solve(rules, method="strategy", **kw)
+        assert strategy.converged
+        assert np.abs(strategy.values - vi.values).max() <= strategy.error_bound + vi.error_bound
+        others.append(strategy)
+    for other in others:
+        for i, p in np.argwhere(vi.policy != other.policy):
+            values = vi.action_values(int(vi.boards[i]), int(p))
+            chosen = [q for move, q in values.items() if move.index in (vi.policy[i, p], other.policy[i, p])]
+            assert len(chosen) == 2 and abs(chosen[0] - chosen[1]) <= 2 * (vi.tie_slack + other.tie_slack)
 
 
 def test_first_best_moves_refuses_bad_arguments(transitions_4x4):
