@@ -9,12 +9,16 @@ board are fixed, each board leads to one board: the game is a graph with
 one edge out of each node, and the values solve ``U[b] = c[b] + discount *
 U[f[b]]`` exactly, in one walk, each chain ending in a game over, a board
 already solved or a cycle (summed in closed form).
+
+Also :func:`chosen_pieces`, the pieces an opponent gives in a solution,
+the first of those tied.
 """
 
 from cython.parallel cimport prange
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 from babytris._types cimport prefetch
 from babytris._sweep cimport Sweeper, Sweep, chances, PIECES_WORST, MOVES_BEST
@@ -61,6 +65,7 @@ cdef class OpponentResponse:
     cdef uint8_t parity       # the parity of the next walk
     cdef int32_t* path        # the boards of the chain being walked
     cdef bint started
+    cdef Py_ssize_t generation  # the sweeper's setup this was made for
 
     def __cinit__(self):
         self.status = NULL
@@ -77,29 +82,24 @@ cdef class OpponentResponse:
             raise ValueError(f"OpponentResponse: the discount must be in [0, 1), got {sweeper.sw.discount}")
         if sweeper.before is not None:
             raise ValueError("OpponentResponse: not for synchronous sweeps")
-        if sweeper.sw.P > 255:
-            raise ValueError("OpponentResponse: at most 255 pieces")
-        cdef Py_ssize_t n = max(sweeper.n_boards, 1)
+        cdef Py_ssize_t n = max(sweeper.n_boards, 1), i
+        self.sweeper = None  # (unusable until every step below has succeeded)
+        self.sw = NULL
+        self.started = False
         free(self.status)  # (__init__ called again)
         free(self.path)
         self.status = <uint8_t*>malloc(n)
         self.path = <int32_t*>malloc(n * sizeof(int32_t))
         if self.status == NULL or self.path == NULL:
-            free(self.status)
-            free(self.path)
-            self.status = NULL
-            self.path = NULL
             raise MemoryError("OpponentResponse: cannot allocate")
         sweeper.record_least_pieces()
         self.sweeper = sweeper
+        self.generation = sweeper.generation
         self.sw = &sweeper.sw
         self.n_boards = sweeper.n_boards
         self.n_live = sweeper.layer_starts[sweeper.n_layers]
-        self.started = False
         self.parity = SOLVED_EVEN
-        cdef Py_ssize_t i
-        for i in range(self.n_boards):
-            self.status[i] = SOLVED_ALWAYS
+        memset(self.status, SOLVED_ALWAYS, self.n_boards)
         for i in range(self.n_live):
             self.status[sweeper.sw.order[i]] = SOLVED_ODD  # unseen in the first walk
 
@@ -116,8 +116,7 @@ cdef class OpponentResponse:
         out = np.empty(self.n_boards, dtype=np.int16)
         cdef int16_t[::1] o = out
         cdef Py_ssize_t b
-        if self.sw.least_piece == NULL or self.sweeper.n_boards != self.n_boards:
-            raise ValueError("pieces: the sweeper was set up anew; make a new OpponentResponse")
+        self._check()
         for b in range(self.n_boards):
             o[b] = self.sw.least_piece[b]
         return out
@@ -133,8 +132,10 @@ cdef class OpponentResponse:
         self.started = True
 
     cdef _check(self):
-        # (the arrays are the sweeper's: a sweeper set up anew has others, of another size)
-        if self.sw.least_piece == NULL or self.sweeper.n_boards != self.n_boards:
+        # (the arrays are the sweeper's: a sweeper set up anew has others, maybe of another size)
+        if self.sweeper is None or self.sw == NULL or self.status == NULL:
+            raise ValueError("OpponentResponse: not set up (its __init__ failed or was not called)")
+        if self.sweeper.generation != self.generation or self.sw.least_piece == NULL:
             raise ValueError("OpponentResponse: the sweeper was set up anew; make a new OpponentResponse")
 
     def step(self, double margin):
@@ -148,7 +149,8 @@ cdef class OpponentResponse:
         self._check()
         cdef Py_ssize_t moved
         with nogil:
-            evaluate(self.sw, self.status, self.path, self.n_live, self.parity)
+            evaluate(self.sw, self.sweeper.layer_starts, self.sweeper.n_layers, self.status, self.path,
+                     self.parity, self.sweeper.n_threads)
         self.parity = SOLVED_ODD if self.parity == SOLVED_EVEN else SOLVED_EVEN
         with nogil:
             moved = respond(self.sw, self.n_live, True, margin, self.sweeper.n_threads)
@@ -236,12 +238,63 @@ cdef Py_ssize_t respond_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last
     return moved
 
 
-cdef void evaluate(const Sweep* sw, uint8_t* status, int32_t* path, Py_ssize_t n_live,
-                   uint8_t solved) noexcept nogil:
+cdef void evaluate(const Sweep* sw, const int64_t* layer_starts, Py_ssize_t n_layers, uint8_t* status,
+                   int32_t* path, uint8_t solved, int n_threads) noexcept nogil:
     """``W[b]`` = the value of each live board b with the pieces given and
     the moves recorded, exactly (boards with no move keep theirs).
     ``status``: each board's, the live ones unseen (the other parity than
-    ``solved``, which they leave with); ``path``: scratch, one per board."""
+    ``solved``, which they leave with); ``path``: scratch, one per board.
+
+    Where no board leads to one of its own layer, most boards lead to one
+    of a layer swept before theirs: after the walks from the first layer's
+    boards, the layers that follow settle such boards in one pass each,
+    threads sharing a layer (a board reads only another layer's entries),
+    and the walks take what is left."""
+    cdef Py_ssize_t layer, k, n_blocks, first, last
+    cdef Py_ssize_t n_live = layer_starts[n_layers]
+    cdef uint8_t unseen = SOLVED_ODD if solved == SOLVED_EVEN else SOLVED_EVEN
+    if sw.independent_layers and n_layers > 1:
+        walk(sw, status, path, 0, layer_starts[1], solved)
+        for layer in range(1, n_layers):
+            first = layer_starts[layer]
+            n_blocks = (layer_starts[layer + 1] - first + BLOCK - 1) // BLOCK
+            for k in prange(n_blocks, num_threads=max(n_threads, 1), schedule="static"):
+                last = first + (k + 1) * BLOCK
+                if last > layer_starts[layer + 1]:
+                    last = layer_starts[layer + 1]
+                settle(sw, status, first + k * BLOCK, last, solved, unseen)
+    walk(sw, status, path, 0, n_live, solved)
+
+
+cdef void settle(const Sweep* sw, uint8_t* status, Py_ssize_t first, Py_ssize_t last, uint8_t solved,
+                 uint8_t unseen) noexcept nogil:
+    """Solve each unseen board of ``order[first:last]`` whose piece ends
+    the game or leads to a solved board; leave the others unseen."""
+    cdef const int32_t* leads_to = sw.least_next
+    cdef const double* gain = sw.least_gain
+    cdef const int32_t* order = sw.order
+    cdef double* W = sw.W
+    cdef double discount = sw.discount
+    cdef Py_ssize_t i
+    cdef int32_t b, a
+    for i in range(first, last):
+        b = order[i]
+        if status[b] != unseen:
+            continue
+        a = leads_to[b]
+        if a < 0:
+            W[b] = gain[b]
+        elif status[a] == solved or status[a] == SOLVED_ALWAYS:
+            W[b] = gain[b] + discount * W[a]
+        else:
+            continue
+        status[b] = solved
+
+
+cdef void walk(const Sweep* sw, uint8_t* status, int32_t* path, Py_ssize_t first, Py_ssize_t n_live,
+               uint8_t solved) noexcept nogil:
+    """Solve every unseen board of ``order[first:n_live]`` and the boards
+    its chain leads through, walking each chain to its end."""
     cdef const int32_t* leads_to = sw.least_next
     cdef const double* gain = sw.least_gain
     cdef const int32_t* order = sw.order
@@ -250,7 +303,7 @@ cdef void evaluate(const Sweep* sw, uint8_t* status, int32_t* path, Py_ssize_t n
     cdef Py_ssize_t i, j, k, top
     cdef int32_t b, next_
     cdef uint8_t unseen = SOLVED_ODD if solved == SOLVED_EVEN else SOLVED_EVEN
-    for i in range(n_live):
+    for i in range(first, n_live):
         if i + AHEAD < n_live:  # start the loads of a board a few ahead
             b = leads_to[order[i + AHEAD]]
             if b >= 0:
@@ -303,3 +356,43 @@ cdef void evaluate(const Sweep* sw, uint8_t* status, int32_t* path, Py_ssize_t n
             W[path[top]] = gain[path[top]] + discount * W[next_]
             status[path[top]] = solved
             next_ = path[top]
+
+
+def chosen_pieces(const double[:, ::1] values, double slack, bint least, const double[:, ::1] chances=None):
+    """The piece an opponent gives on each board: the first whose value is
+    within ``slack`` of the least (``least``) or the most of its row, among
+    the pieces of positive chance (``chances``, the same shape as
+    ``values``; None: all).  int16 array ``(len(values),)``; a row with a
+    NaN or no piece of positive chance gives piece 0."""
+    cdef Py_ssize_t n = values.shape[0], P = values.shape[1], b, p
+    if chances is not None and (chances.shape[0] != n or chances.shape[1] != P):
+        raise ValueError("chosen_pieces: chances must have the shape of values")
+    if not slack >= 0.0:
+        raise ValueError(f"chosen_pieces: slack must be >= 0, got {slack}")
+    import numpy as np
+    out = np.zeros(n, dtype=np.int16)
+    cdef int16_t[::1] o = out
+    cdef double extreme, v
+    cdef bint any_
+    with nogil:
+        for b in range(n):
+            any_ = False
+            extreme = 0.0
+            for p in range(P):
+                if chances is not None and not chances[b, p] > 0.0:
+                    continue
+                v = values[b, p]
+                if not any_ or v != v or (v < extreme if least else v > extreme):
+                    extreme = v
+                any_ = True
+                if v != v:
+                    break
+            if not any_ or extreme != extreme:
+                continue
+            for p in range(P):
+                if chances is not None and not chances[b, p] > 0.0:
+                    continue
+                if (values[b, p] <= extreme + slack) if least else (values[b, p] >= extreme - slack):
+                    o[b] = <int16_t>p
+                    break
+    return out

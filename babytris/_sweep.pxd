@@ -69,6 +69,7 @@ cdef class Sweeper:
     cdef object arrays           # keeps every array the pointers point into alive
     cdef double[::1] before      # synchronous sweeps: W as it was before the sweep
     cdef public bint least_noted  # whether the last greedy sweep noted the least valuable pieces
+    cdef readonly Py_ssize_t generation  # how many times __init__ has set the arrays up
 
     cdef void _remember(self) noexcept
     cdef void _free_least(self) noexcept

@@ -9,7 +9,7 @@ The inner loops hold no Python objects and run without the GIL.
 from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy
 
 import numpy as np
@@ -453,17 +453,15 @@ cdef class Sweeper:
         says whether the last greedy sweep did)."""
         if self.sw.least_piece != NULL:
             return
-        cdef Py_ssize_t n = max(self.n_boards, 1), b
-        self.sw.least_piece = <uint8_t*>malloc(n)
-        self.sw.least_next = <int32_t*>malloc(n * sizeof(int32_t))
-        self.sw.least_gain = <double*>malloc(n * sizeof(double))
+        cdef Py_ssize_t n = max(self.n_boards, 1)
+        # calloc: zeros (piece 0, board 0, reward 0) the pages get only when first written; the boards
+        # with no move are never written, and nothing reads their entries but as a valid board or piece.
+        self.sw.least_piece = <uint8_t*>calloc(n, 1)
+        self.sw.least_next = <int32_t*>calloc(n, sizeof(int32_t))
+        self.sw.least_gain = <double*>calloc(n, sizeof(double))
         if self.sw.least_piece == NULL or self.sw.least_next == NULL or self.sw.least_gain == NULL:
             self._free_least()
             raise MemoryError("record_least_pieces: cannot allocate")
-        for b in range(self.n_boards):
-            self.sw.least_piece[b] = 0
-            self.sw.least_next[b] = -1
-            self.sw.least_gain[b] = self.sw.dead
 
     def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
                  const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
@@ -543,6 +541,7 @@ cdef class Sweeper:
         if self.block_residual == NULL:
             raise MemoryError("Sweeper: cannot allocate")
         self.n_boards = n_boards
+        self.generation += 1  # (whatever holds pointers into the last setup must not use them)
         self.n_layers = layer_starts.shape[0] - 1
         self.layer_starts = &layer_starts[0]
         self.n_threads = n_threads
@@ -635,6 +634,7 @@ cdef class Sweeper:
                 raise ValueError("evaluation_sweep: W_prev shape does not match")
             self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
         self._remember()
+        self.least_noted = False  # (the values change under the pieces noted)
         with nogil:
             residual = sweep_layers(&self.sw, False, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)

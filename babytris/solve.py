@@ -546,18 +546,8 @@ def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions
     ``slack`` of the least or most valuable, among those a bag holds), None if drawn."""
     if roles.pieces not in (PIECES_WORST, PIECES_BEST):
         return roles.piece_choice
-    if transitions.bags is not None:  # a piece the bag lacks cannot be given
-        fill = np.inf if roles.pieces == PIECES_WORST else -np.inf
-        values = np.where(transitions.draw_chances() > 0, values, fill)
-    # Column by column: reductions along a row of two or three pieces are slow in numpy.
-    worst = roles.pieces == PIECES_WORST
-    extreme = values[:, 0].copy()
-    for p in range(1, values.shape[1]):
-        (np.minimum if worst else np.maximum)(extreme, values[:, p], out=extreme)
-    choice = np.zeros(values.shape[0], dtype=np.int16)
-    for p in reversed(range(values.shape[1])):  # the first piece within slack wins
-        choice[values[:, p] <= extreme + slack if worst else values[:, p] >= extreme - slack] = p
-    return choice
+    chances = np.ascontiguousarray(transitions.draw_chances()) if transitions.bags is not None else None
+    return _strategy.chosen_pieces(np.ascontiguousarray(values), slack, roles.pieces == PIECES_WORST, chances)
 
 
 def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarray:

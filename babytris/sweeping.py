@@ -72,8 +72,8 @@ class ThreadTuner:
         self.n_threads = n_threads
         # Per kind of sweep: one thread's last time, the setting kept, and whether the threads were tried.
         self._one: dict[str, float] = {}
-        self._kept = {"greedy": 1, "evaluation": 1}
-        self._tried = {"greedy": n_threads == 1, "evaluation": n_threads == 1}
+        self._kept: dict[str, int] = {}
+        self._tried: dict[str, bool] = {}
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
@@ -82,7 +82,15 @@ class ThreadTuner:
     def evaluation_sweep(self, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("evaluation", self.sweeper.evaluation_sweep, (W_prev,))
 
+    def timed(self, kind: str, work: Callable[[], float]) -> float:
+        """``work()``, which runs on the sweeper's ``n_threads``, tuned as
+        the sweeps are, by the times of earlier work of the same ``kind``
+        (the opponent's steps of strategy iteration); returns its result."""
+        return self._timed(kind, work, ())
+
     def _choose(self, kind: str) -> int:
+        self._kept.setdefault(kind, 1)
+        self._tried.setdefault(kind, self.n_threads == 1)
         if not self._tried[kind] and self._one.get(kind, 0.0) >= self.MIN_SECONDS and self._cores_free():
             return self.n_threads
         return self._kept[kind]
@@ -181,13 +189,18 @@ class Response(Protocol):
         """Evaluate the pieces given exactly and improve them; returns how many boards changed piece."""
 
 
-#: A round of :func:`strategy_iteration` that cuts the opponent short must
-#: bring the greedy residual below this share of the round before's...
+#: A round of :func:`strategy_iteration` must bring the greedy residual
+#: below this share of the round before's...
 SHORT_ROUND_GAIN = 0.9
-#: ... or it counts as a miss; after this many, every round runs to the opponent's best response.
-MAX_SHORT_MISSES = 3
+#: ... or it counts as a miss; after this many, every round runs to the
+#: opponent's best response...
+FULL_ROUNDS_AFTER = 3
+#: ... and after this many, rounds evaluate by sweeps alone.
+SWEEPS_ONLY_AFTER = 6
 #: An opponent changes piece only to one worth less by this share (times 1 + the value's size).
 STEP_MARGIN = 1e-12
+#: At most this many exact evaluations of the opponent a round.
+MAX_STEPS = 100
 
 
 def strategy_iteration(
@@ -225,13 +238,19 @@ def strategy_iteration(
     change is mostly wasted, so rounds stop the opponent after one
     evaluation and improvement while each greedy residual falls below
     :data:`SHORT_ROUND_GAIN` times the one before.  A round that misses
-    counts; after :data:`MAX_SHORT_MISSES` misses every round runs to the
-    best response.  So either the residual falls geometrically until it
-    passes the test, or Hoffman and Karp's iteration takes over: the run
-    ends either way.  (Cut-short rounds alone, both sides' choices
-    evaluated together as Pollatschek and Avi-Itzhak did, may cycle: with
-    one evaluation sweep a round, 4x5 at discount 0.99 had not converged
-    after 1000.)
+    counts; after :data:`FULL_ROUNDS_AFTER` misses every round runs to the
+    best response (at most :data:`MAX_STEPS` evaluations).  Exact
+    evaluations land within rounding of the answer, not on the fixed point
+    of the sweeps' own rounding, which a ``tol`` below the values' last
+    digits needs: after :data:`SWEEPS_ONLY_AFTER` misses the rounds drop them and
+    evaluate by sweeps alone, which is J. van der Wal's generalized policy
+    iteration (see :attr:`~babytris.roles.Roles.policy_iteration`), proven
+    to converge from any start.  So either the residual falls geometrically
+    until it passes the test, or one of the two proven iterations runs to
+    the end: the run ends either way.  (Cut-short rounds alone, both sides'
+    choices evaluated together as Pollatschek and Avi-Itzhak did, may
+    cycle: with one evaluation sweep a round, 4x5 at discount 0.99 had not
+    converged after 1000.)
     """
     residuals: list[float] = []
     misses = 0
@@ -245,17 +264,27 @@ def strategy_iteration(
             break
         if len(residuals) > 1 and not residuals[-1] < SHORT_ROUND_GAIN * residuals[-2]:
             misses += 1
-        response.start()
+        steps = 1 if misses < FULL_ROUNDS_AFTER else MAX_STEPS if misses < SWEEPS_ONLY_AFTER else 0
         taken = 0
-        while True:
+        if steps:
+            response.start()
+        while taken < steps:
             taken += 1
-            if response.step(STEP_MARGIN) == 0 or misses < MAX_SHORT_MISSES:
+            if _step(sweeper, response) == 0:
                 break
-        for _ in range(eval_sweeps):
+        for _ in range(eval_sweeps if steps else max(eval_sweeps, 1)):
             sweeper.evaluation_sweep()
         if evaluations is not None:
-            evaluations[-1] += taken + eval_sweeps
+            evaluations[-1] += taken + (eval_sweeps if steps else max(eval_sweeps, 1))
     return residuals
+
+
+def _step(sweeper: Sweeps, response: Response) -> int:
+    """One evaluation and improvement of the opponent, on the threads the
+    tuner picks for such steps if ``sweeper`` is a :class:`ThreadTuner`."""
+    if isinstance(sweeper, ThreadTuner):
+        return int(sweeper.timed("response", lambda: response.step(STEP_MARGIN)))
+    return response.step(STEP_MARGIN)
 
 
 # Extrapolate when the last two residual ratios agree this closely...

@@ -4,15 +4,22 @@ and the solve against the other methods."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from strategies import small_rules
 
 import babytris
 from babytris import _strategy, _sweep, sweeping
+from babytris.bags import bag_chances
+from babytris.roles import resolve
 from babytris.transitions import independent_layers, sweep_order
 
 
-def _sweeper(t, discount=0.9, pieces=_sweep.PIECES_WORST, **kw):
+def _sweeper(t, discount=0.9, pieces=_sweep.PIECES_WORST, layered=True, **kw):
     n, n_pieces = t.n_boards, t.rules.n_pieces
     values, board_values = np.zeros(n * n_pieces), np.zeros(n)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
@@ -30,7 +37,7 @@ def _sweeper(t, discount=0.9, pieces=_sweep.PIECES_WORST, **kw):
         order,
         layer_starts,
         pieces=pieces,
-        independent_layers=independent_layers(t),
+        independent_layers=layered and independent_layers(t),
         **kw,
     )
     return sweeper, values, board_values, policy
@@ -54,11 +61,15 @@ def _joint_values(t, policy, pieces, discount, sweeps=2000):
     return values, live
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("layered", [True, False])
 @pytest.mark.parametrize("height", [4, 5])
-def test_exact_evaluation_equals_a_long_plain_iteration(height):
-    """One walk gives what 2,000 synchronous sweeps of the fixed joint policy give (cycles included)."""
+def test_exact_evaluation_equals_a_long_plain_iteration(height, layered, threads):
+    """One walk gives what 2,000 synchronous sweeps of the fixed joint policy give (cycles included),
+    with the layers settled one pass each (threads sharing a layer) or by walks alone."""
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=height))
-    sweeper, values, board_values, policy = _sweeper(t)
+    sweeper, values, board_values, policy = _sweeper(t, layered=layered)
+    sweeper.n_threads = threads
     response = _strategy.OpponentResponse(sweeper)
     for _ in range(3):
         sweeper.greedy_sweep()
@@ -146,18 +157,88 @@ class _Scripted:
         return self.left.pop(0)
 
 
-def test_rounds_run_to_the_best_response_after_the_misses():
-    """Cut short (one step) while the residual keeps falling; after MAX_SHORT_MISSES misses every
-    round runs its steps until no piece moves (Hoffman and Karp), so the run must end."""
+def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
+    """Cut short (one step) while the residual keeps falling; after FULL_ROUNDS_AFTER misses every
+    round runs its steps until no piece moves (Hoffman and Karp); after SWEEPS_ONLY_AFTER, no exact
+    evaluation (van der Wal), at least one evaluation sweep a round."""
     falling = [8.0, 4.0, 2.0, 1.0]
-    stalled = [1.0] * sweeping.MAX_SHORT_MISSES + [1.0, 1.0, 1e-9]
+    stalled = [1.0] * (sweeping.SWEEPS_ONLY_AFTER + 2) + [1e-9]
     fake = _Scripted(falling + stalled, [5, 3, 1, 0])
-    residuals = sweeping.strategy_iteration(fake, fake, 1e-8, 100, 0)
+    evaluations: list[int] = []
+    residuals = sweeping.strategy_iteration(fake, fake, 1e-8, 100, 0, evaluations=evaluations)
     assert residuals == falling + stalled
-    short = len(falling) + sweeping.MAX_SHORT_MISSES - 1
-    assert fake.steps[:short] == [1] * short
-    assert fake.steps[short:-1] == [4] * (len(fake.steps) - short - 1)
-    assert fake.steps[-1] == 0  # the last greedy sweep passed the test
+    short = len(falling) + sweeping.FULL_ROUNDS_AFTER - 1
+    full = sweeping.SWEEPS_ONLY_AFTER - sweeping.FULL_ROUNDS_AFTER
+    assert fake.steps == [1] * short + [4] * full + [0] * (len(residuals) - short - full)
+    assert evaluations[short + full : -1] == [1] * (len(residuals) - short - full - 1)
+    assert evaluations[-1] == 0  # the last greedy sweep passed the test
+
+
+@pytest.mark.parametrize("full_after, sweeps_after", [(0, 10**9), (0, 0)])
+def test_full_rounds_and_sweeps_alone_reach_the_same_values(monkeypatch, full_after, sweeps_after):
+    """Hoffman and Karp's rounds from the start, and van der Wal's sweeps alone."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
+    plain = babytris.solve_transitions(t, opponent="minimax", tol=1e-10)
+    monkeypatch.setattr(sweeping, "FULL_ROUNDS_AFTER", full_after)
+    monkeypatch.setattr(sweeping, "SWEEPS_ONLY_AFTER", sweeps_after)
+    other = babytris.solve_transitions(t, opponent="minimax", tol=1e-10)
+    assert other.converged
+    assert np.max(np.abs(other.values - plain.values)) <= other.error_bound + plain.error_bound
+    assert np.array_equal(other.policy, plain.policy)
+    if sweeps_after:  # each round's evaluations run until the opponent is settled, then 2 sweeps
+        assert other.iterations < plain.iterations and other.evaluation_sweeps.max() > 3
+
+
+def test_values_beyond_the_tolerance_s_digits_still_converge():
+    """Values near 1e8 at discount 0.999: exact evaluations land a few units in the last place off the
+    sweeps' own fixed point, and tol=1e-8 is below one; the rounds then evaluate by sweeps and pass."""
+    rules = babytris.Rules(width=4, height=4, line_scores=(0, 1e5, 3e5, 5e5))
+    strategy = babytris.solve(rules, discount=0.999, opponent="minimax", max_iter=2000)
+    mpi = babytris.solve(rules, discount=0.999, opponent="minimax", method="mpi", max_iter=2000)
+    assert strategy.converged and mpi.converged
+    assert abs(strategy.start_value - mpi.start_value) <= strategy.error_bound + mpi.error_bound
+
+
+def test_a_response_refuses_a_sweeper_set_up_anew():
+    """A re-run Sweeper.__init__ frees the arrays a response works on: it must refuse, not walk them."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
+    sweeper, values, board_values, policy = _sweeper(t)
+    response = _strategy.OpponentResponse(sweeper)
+    sweeper.greedy_sweep()
+    response.start()
+    small = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
+    _, v, w, p = _sweeper(small)
+    order, layer_starts = sweep_order(small)
+    sweeper.__init__(
+        small.offsets,
+        small.next_board,
+        small.lines,
+        np.asarray(small.rules.line_scores, dtype=np.float64),
+        np.asarray(small.rules.probabilities, dtype=np.float64),
+        0.9,
+        v,
+        w,
+        p,
+        order,
+        layer_starts,
+        pieces=1,
+    )
+    _strategy.OpponentResponse(sweeper)  # (allocates the sweeper's arrays anew)
+    for call in (response.start, lambda: response.step(0.0), lambda: response.pieces):
+        with pytest.raises(ValueError, match="set up anew"):
+            call()
+    with pytest.raises(ValueError, match="not set up"):
+        _strategy.OpponentResponse.__new__(_strategy.OpponentResponse).start()
+
+
+def test_evaluation_sweeps_clear_the_noted_pieces():
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
+    sweeper, *_ = _sweeper(t)
+    _strategy.OpponentResponse(sweeper)
+    sweeper.greedy_sweep()
+    assert sweeper.least_noted
+    sweeper.evaluation_sweep()
+    assert not sweeper.least_noted
 
 
 @pytest.mark.parametrize("discount", [0.5, 0.9, 0.99])
@@ -214,3 +295,85 @@ def test_undiscounted_minimax_keeps_modified_policy_iteration():
     assert babytris.solve(rules, discount=1.0, opponent="minimax").method == "mpi"
     with pytest.raises(ValueError, match="discount"):
         babytris.solve(rules, discount=1.0, opponent="minimax", method="strategy")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(
+    rules=small_rules(variants=True),
+    discount=st.sampled_from([0.0, 0.3, 0.9, 0.99]),
+    bag=st.booleans(),
+    reward=st.sampled_from([None, babytris.Reward(loss=3.0, height=-0.25)]),
+    threads=st.sampled_from([1, 3]),
+    seed=st.integers(0, 2**31),
+)
+def test_the_response_on_random_games(rules, discount, bag, reward, threads, seed):
+    """Bags (pieces of zero chance), a cost for losing (the dead value), rewards per move (no noting
+    by the greedy sweep), random board values: start() gives the least valuable piece of positive
+    chance (first of equals), and every step's values are the fixed point of the pieces it evaluated."""
+    if bag and rules.objective != "combo":
+        rules = dataclasses.replace(rules, randomizer="bag", probabilities=None)
+    t = babytris.enumerate_boards(rules)
+    assume(t.n_moves > 0)
+    roles = resolve(t, "minimax", None, reward)
+    n, n_pieces = t.n_boards, rules.n_pieces
+    probs, chance = np.asarray(rules.probabilities, dtype=np.float64), None
+    if t.bags is not None:
+        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
+    dead = roles.dead_value(rules)
+    values, board_values = np.zeros(n * n_pieces), np.zeros(n)
+    live = np.diff(t.offsets[::n_pieces]) > 0
+    board_values[live] = np.random.default_rng(seed).normal(size=int(live.sum())) * 3
+    board_values[~live] = dead
+    policy = np.full(n * n_pieces, -1, dtype=np.int16)
+    order, layer_starts = sweep_order(t)
+    rewards = roles.move_rewards(t)
+    sweeper = _sweep.Sweeper(
+        t.offsets, t.next_board, t.lines, np.asarray(rules.line_scores, dtype=np.float64), probs, discount,
+        values, board_values, policy, order, layer_starts, pieces=1, dead_value=dead, chance=chance,
+        move_reward=rewards, independent_layers=independent_layers(t), n_threads=threads,
+    )  # fmt: skip
+    response = _strategy.OpponentResponse(sweeper)
+    sweeper.greedy_sweep()
+    response.start()
+    chances = probs.reshape(-1, n_pieces)[chance] if chance is not None else np.broadcast_to(probs, (n, n_pieces))
+    masked = np.where(chances > 0, values.reshape(n, n_pieces), np.inf)
+    assert np.array_equal(response.pieces[order], np.argmin(masked, axis=1)[order])
+    gains = rewards if rewards is not None else np.asarray(rules.line_scores, dtype=np.float64)[t.lines]
+    for _ in range(20):
+        pieces = response.pieces.astype(np.int64)
+        moved = response.step(0.0)
+        state = np.arange(n) * n_pieces + pieces
+        move = policy[state].astype(np.int64)
+        has = move >= 0
+        edge = np.where(has, t.offsets[state] + np.maximum(move, 0), 0)
+        gain = np.where(has, gains[edge], dead)
+        after = np.where(has, t.next_board[edge], 0)
+        expected = board_values.copy()
+        for _ in range(3000 if discount > 0.9 else 400):
+            expected = np.where(live, np.where(has, gain + discount * expected[after], dead), expected)
+        assert np.max(np.abs(expected[live] - board_values[live])) <= 1e-8 * (1 + np.abs(expected).max())
+        if moved == 0:
+            break
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), least=st.booleans(), slack=st.sampled_from([0.0, 1e-12]))
+def test_chosen_pieces_are_the_first_within_slack(data, least, slack):
+    """The compiled choice against numpy: the first piece of positive chance within the slack of the
+    row's least (most), piece 0 where a row has a NaN or no piece to give."""
+    rows = data.draw(st.integers(0, 6))
+    cell = st.sampled_from([0.0, 1.0, 1.0 + 1e-13, 2.0, -3.0, float("nan")])
+    v = np.array(data.draw(st.lists(cell, min_size=3 * rows, max_size=3 * rows)), dtype=np.float64).reshape(-1, 3)
+    chance = st.sampled_from([0.0, 0.5])
+    c = np.array(data.draw(st.lists(chance, min_size=3 * rows, max_size=3 * rows)), dtype=np.float64).reshape(-1, 3)
+    for chances in (None, c):
+        allowed = np.ones_like(v, dtype=bool) if chances is None else chances > 0
+        expected = np.zeros(len(v), dtype=np.int16)
+        for b, row in enumerate(v):
+            candidates = row[allowed[b]]
+            if len(candidates) == 0 or np.isnan(candidates).any():
+                continue
+            extreme = candidates.min() if least else candidates.max()
+            within = allowed[b] & ((row <= extreme + slack) if least else (row >= extreme - slack))
+            expected[b] = np.argmax(within)
+        assert np.array_equal(_strategy.chosen_pieces(v, slack, least, chances), expected)
