@@ -83,9 +83,15 @@ def test_no_probe_while_other_tasks_hold_the_cores(clock, monkeypatch):
 
 
 def test_the_probe_waits_for_free_cores(clock, monkeypatch):
+    """Cores found busy are not looked at again for BUSY_SECONDS (each look is system calls, where a
+    thread on a busy machine loses its core): with sweeps of 10 ms and 20 ms between looks, the
+    looks come before sweeps 3, 5 and 7, and the third finds the cores free."""
+    assert sweeping.ThreadTuner.BUSY_SECONDS == pytest.approx(0.02)
     busy = iter([1, 1, 0])  # one other task, then none: two cores free from the third look on
-    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(busy, 0))
-    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 2, 2, 2, 2]
+    looks = []
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(clock.now) or next(busy, 0))
+    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 1, 1, 2, 2]
+    assert looks == pytest.approx([0.020, 0.040, 0.060])
 
 
 def test_unreadable_load_does_not_block_the_probe(clock, monkeypatch):
