@@ -40,12 +40,24 @@ def extension(module: str) -> Extension:
 
 
 extensions = [
-    # the engine (placement, drop, clear, enumeration); the Bellman sweeps; playouts and
+    # the engine (placement, drop, clear, enumeration); the Bellman sweeps, strategy iteration
+    # and per-move arrays; playouts and
     # finite-horizon values; the refinement of minimize; the long-run rate; the lean solves;
     # the batch expansion of the sharded solve
     *(
         extension(f"babytris.{name}")
-        for name in ("_core", "_layers", "_sweep", "_strategy", "_play", "_minimize", "_rate", "_lean", "_shard")
+        for name in (
+            "_core",
+            "_layers",
+            "_sweep",
+            "_strategy",
+            "_moves",
+            "_play",
+            "_minimize",
+            "_rate",
+            "_lean",
+            "_shard",
+        )
     ),
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:
     # its playout kernels, the TD(lambda) training games and the Python-facing Engine over them

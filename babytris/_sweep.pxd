@@ -50,6 +50,12 @@ cdef struct Sweep:
     uint8_t* least_piece
     int32_t* least_next
     double* least_gain
+    # If not NULL (see Sweeper.cache_chosen_moves), greedy sweeps of the common games note each
+    # state's chosen move as the board it leads to (-1: none) and its rows cleared, and evaluation
+    # sweeps read these (one random load a move less) while chosen_valid says they hold.
+    int32_t* chosen_next
+    uint8_t* chosen_lines
+    bint chosen_valid
 
 
 cdef inline const double* chances(const Sweep* sw, int32_t b) noexcept nogil:
@@ -73,3 +79,4 @@ cdef class Sweeper:
 
     cdef void _remember(self) noexcept
     cdef void _free_least(self) noexcept
+    cdef void _free_chosen(self) noexcept

@@ -13,20 +13,6 @@ MOVES_BEST: int
 MOVES_MEAN: int
 MOVES_FIXED: int
 
-def move_values(
-    offsets: npt.NDArray[np.int64],
-    next_board: npt.NDArray[np.int32],
-    lines: npt.NDArray[np.uint8],
-    per_state: npt.NDArray[np.float64],
-    per_row: npt.NDArray[np.float64],
-    per_lines: npt.NDArray[np.float64],
-    final_rows: npt.NDArray[np.uint8] | None = None,
-    final_value: float = 0.0,
-) -> npt.NDArray[np.float64]: ...
-def placement_numbers(
-    offsets: npt.NDArray[np.int64], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]
-) -> npt.NDArray[np.int16]: ...
-
 class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form)."""
 
@@ -66,4 +52,9 @@ class Sweeper:
     @property
     def synchronous(self) -> bool: ...
     def first_best_moves(self, slack: float) -> int: ...
+    def cache_chosen_moves(self) -> None: ...
+    def record_least_pieces(self) -> None: ...
+    least_noted: bool
+    @property
+    def generation(self) -> int: ...
     def evaluation_sweep(self, W_prev: npt.NDArray[np.float64] | None = None) -> float: ...

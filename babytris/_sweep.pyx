@@ -8,13 +8,13 @@ The inner loops hold no Python objects and run without the GIL.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, INFINITY
-from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy
 
 import numpy as np
 
-from babytris._types cimport prefetch
+from babytris._types cimport first_decrease, first_outside, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -107,6 +107,8 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef double best, q, w, delta, residual = 0.0
     cdef bint better, worst = sw.pieces == PIECES_WORST
     cdef bint note = worst and sw.least_piece != NULL
+    cdef int32_t* chosen_next = sw.chosen_next
+    cdef uint8_t* chosen_lines = sw.chosen_lines
     cdef int least
     cdef int64_t least_move
     for i in range(first, last):
@@ -136,6 +138,9 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                     best = q if better else best
                     arg = <int16_t>(e - lo) if better else arg
             policy[s] = arg
+            if chosen_next != NULL:
+                chosen_next[s] = nxt[lo + arg] if arg >= 0 else -1
+                chosen_lines[s] = lines[lo + arg] if arg >= 0 else 0
             delta = fabs(best - V[s])
             if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
                 residual = delta
@@ -268,10 +273,31 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     cdef double w, q
     cdef bint drawn = sw.pieces == PIECES_RANDOM and not custom
     cdef bint worst = sw.pieces == PIECES_WORST and not custom
+    cdef const int32_t* chosen_next = sw.chosen_next
+    cdef const uint8_t* chosen_lines = sw.chosen_lines
+    cdef bint cached = sw.chosen_valid and chosen_next != NULL and (drawn or worst) and sw.moves == MOVES_BEST
+    cdef Py_ssize_t t
     for i in range(first, last):
         b = order[i]
         s = <Py_ssize_t>b * P
-        if drawn:
+        if cached:
+            # The common games with the chosen moves noted: one random load a move.
+            if i + AHEAD < last:
+                t = <Py_ssize_t>order[i + AHEAD] * P
+                for p in range(P):
+                    if chosen_next[t + p] >= 0:
+                        prefetch(&W[chosen_next[t + p]])
+            probs = chances(sw, b)
+            w = 0.0 if drawn else INFINITY
+            for p in range(P):
+                q = sw.dead
+                if chosen_next[s + p] >= 0:
+                    q = scores[chosen_lines[s + p]] + discount * W[chosen_next[s + p]]
+                if drawn:
+                    w += probs[p] * q
+                elif probs[p] > 0.0 and q < w:
+                    w = q
+        elif drawn:
             # The common case, kept to one accumulation per state.
             probs = chances(sw, b)
             w = 0.0
@@ -346,59 +372,6 @@ cdef double sweep_layers(const Sweep* sw, bint greedy, const int64_t* layer_star
     return residual
 
 
-def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
-                const double[::1] per_state, const double[::1] per_row, const double[::1] per_lines,
-                const uint8_t[::1] final_rows=None, double final_value=0.0):
-    """One value per move: ``per_state[s] + per_row[next_board[e]] +
-    per_lines[lines[e]]`` for each move e of state s, or ``final_value`` where
-    ``final_rows[next_board[e]]`` is set (float64 array; one pass, no
-    temporaries: the rewards of tables of 10**8 moves)."""
-    cdef Py_ssize_t n_states = offsets.shape[0] - 1, n_moves = next_board.shape[0], s, i
-    cdef int64_t e
-    if n_states < 0 or per_state.shape[0] != n_states or offsets[n_states] != n_moves or lines.shape[0] != n_moves:
-        raise ValueError("move_values: array shapes do not match")
-    for e in range(n_moves):
-        if not 0 <= next_board[e] < per_row.shape[0] or lines[e] >= per_lines.shape[0]:
-            raise ValueError(f"move_values: move {e} leads out of per_row or clears more rows than per_lines covers")
-    if final_rows is not None and final_rows.shape[0] != per_row.shape[0]:
-        raise ValueError("move_values: final_rows must have one entry per row")
-    out = np.empty(n_moves, dtype=np.float64)
-    cdef double[::1] o = out
-    cdef const uint8_t* final = &final_rows[0] if final_rows is not None and final_rows.shape[0] else NULL
-    with nogil:
-        for s in range(n_states):
-            for e in range(offsets[s], offsets[s + 1]):
-                i = next_board[e]
-                if final != NULL and final[i]:
-                    o[e] = final_value
-                else:
-                    o[e] = per_state[s] + per_row[i] + per_lines[lines[e]]
-    return out
-
-
-def placement_numbers(const int64_t[::1] offsets, const uint16_t[::1] placement, const int16_t[::1] moves):
-    """Each state's move given as its offset in the state's row (-1: none)
-    as the move's placement number: int16 array like ``moves``, -1 where none."""
-    cdef Py_ssize_t n = moves.shape[0], s
-    cdef int64_t e
-    if offsets.shape[0] != n + 1:
-        raise ValueError("placement_numbers: offsets must have one entry per state, and one more")
-    for s in range(n):
-        if moves[s] >= 0 and not offsets[s] + moves[s] < offsets[s + 1]:
-            raise ValueError(f"placement_numbers: moves[{s}] = {moves[s]} is not a move of its state")
-    if n and offsets[n] > placement.shape[0]:
-        raise ValueError("placement_numbers: offsets run past the placements")
-    out = np.empty(n, dtype=np.int16)
-    cdef int16_t[::1] o = out
-    with nogil:
-        for s in range(n):
-            if moves[s] >= 0:
-                o[s] = <int16_t>placement[offsets[s] + moves[s]]
-            else:
-                o[s] = -1
-    return out
-
-
 cdef class Sweeper:
     """In-place Bellman sweeps over a CSR move table (afterstate form).
 
@@ -428,6 +401,9 @@ cdef class Sweeper:
 
     def __cinit__(self):
         self.block_residual = NULL
+        self.sw.chosen_next = NULL
+        self.sw.chosen_lines = NULL
+        self.sw.chosen_valid = False
         self.sw.least_piece = NULL
         self.sw.least_next = NULL
         self.sw.least_gain = NULL
@@ -435,6 +411,29 @@ cdef class Sweeper:
     def __dealloc__(self):
         free(self.block_residual)
         self._free_least()
+        self._free_chosen()
+
+    cdef void _free_chosen(self) noexcept:
+        free(self.sw.chosen_next)
+        free(self.sw.chosen_lines)
+        self.sw.chosen_next = NULL
+        self.sw.chosen_lines = NULL
+        self.sw.chosen_valid = False
+
+    def cache_chosen_moves(self):
+        """From now on, greedy sweeps of the common games (the best move,
+        points, pieces drawn or the least valuable given) note each state's
+        chosen move as the board it leads to and its rows cleared, and the
+        evaluation sweeps after them read these: one random load a move
+        less (5 bytes a state)."""
+        if self.sw.chosen_next != NULL:
+            return
+        cdef Py_ssize_t n = max(self.n_boards * self.sw.P, 1)
+        self.sw.chosen_next = <int32_t*>malloc(n * sizeof(int32_t))
+        self.sw.chosen_lines = <uint8_t*>malloc(n)
+        if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
+            self._free_chosen()
+            raise MemoryError("cache_chosen_moves: cannot allocate")
 
     cdef void _free_least(self) noexcept:
         free(self.sw.least_piece)
@@ -518,10 +517,10 @@ cdef class Sweeper:
         if offsets[0] != 0:
             raise ValueError("Sweeper: offsets must start at 0")
         # The sweeps index V, W and the move arrays by these without checks: range-check them once.
-        i = _first_decrease(&offsets[0], n_boards * P + 1)
+        i = first_decrease(&offsets[0], n_boards * P + 1)
         if i >= 0:
             raise ValueError(f"Sweeper: offsets must not decrease; offsets[{i}] = {offsets[i]} < offsets[{i - 1}]")
-        i = _first_outside(&next_board[0] if n_moves else NULL, n_moves, n_boards)
+        i = first_outside(&next_board[0] if n_moves else NULL, n_moves, n_boards)
         if i >= 0:
             raise ValueError(f"Sweeper: next_board[{i}] = {next_board[i]} is outside [0, {n_boards})")
         for i in range(n_moves):
@@ -537,6 +536,7 @@ cdef class Sweeper:
         # (and __init__ called again frees the buffer of the first call).
         free(self.block_residual)
         self._free_least()
+        self._free_chosen()
         self.block_residual = <double*>malloc(((widest + BLOCK - 1) // BLOCK + 1) * sizeof(double))
         if self.block_residual == NULL:
             raise MemoryError("Sweeper: cannot allocate")
@@ -596,6 +596,8 @@ cdef class Sweeper:
             residual = sweep_layers(&self.sw, True, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)
         self.least_noted = self.sw.least_piece != NULL and drawn_games(&self.sw)
+        # (only live boards' states are noted; the evaluation sweeps read no other)
+        self.sw.chosen_valid = self.sw.chosen_next != NULL and drawn_games(&self.sw)
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         return residual
@@ -614,14 +616,22 @@ cdef class Sweeper:
         """Break ties the same way whatever the path to the values: every
         state's move becomes the first (in row order) whose value, with the
         current board values, is within ``slack`` (>= 0) of its best.  Only
-        for ``moves=0`` (the best move); returns how many states changed."""
-        cdef Py_ssize_t changed = 0
+        for ``moves=0`` (the best move); returns how many states changed.
+        Runs on ``n_threads`` (each state alone: the result does not depend on them)."""
+        cdef Py_ssize_t changed = 0, n = self.n_boards * self.sw.P, k, last
+        cdef Py_ssize_t n_blocks = (n + BLOCK * 8 - 1) // (BLOCK * 8)
         if self.sw.moves != MOVES_BEST:
             raise ValueError("first_best_moves: only where the player takes the best move (moves=0)")
         if not slack >= 0.0:
             raise ValueError(f"first_best_moves: slack must be >= 0, got {slack}")
+        self.sw.chosen_valid = False  # (the moves change under the cache)
         with nogil:
-            changed = first_within_range(&self.sw, 0, self.n_boards * self.sw.P, slack)
+            if self.n_threads > 1 and n_blocks > 1:
+                for k in prange(n_blocks, num_threads=self.n_threads, schedule="static"):
+                    last = min((k + 1) * BLOCK * 8, n)
+                    changed += first_within_range(&self.sw, k * BLOCK * 8, last, slack)
+            else:
+                changed = first_within_range(&self.sw, 0, n, slack)
         return changed
 
     def evaluation_sweep(self, double[::1] W_prev=None):
@@ -674,21 +684,3 @@ cdef Py_ssize_t first_within_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t
 cdef inline double _move_value(const Sweep* sw, int64_t e) noexcept nogil:
     """A move's reward plus the discounted value of the board it leads to."""
     return (sw.move_reward[e] if sw.move_reward != NULL else sw.scores[sw.lines[e]]) + sw.discount * sw.W[sw.nxt[e]]
-
-
-cdef Py_ssize_t _first_decrease(const int64_t* a, Py_ssize_t n) noexcept nogil:
-    """The first i with a[i] < a[i - 1], or -1."""
-    cdef Py_ssize_t i
-    for i in range(1, n):
-        if a[i] < a[i - 1]:
-            return i
-    return -1
-
-
-cdef Py_ssize_t _first_outside(const int32_t* a, Py_ssize_t n, Py_ssize_t high) noexcept nogil:
-    """The first i with a[i] outside [0, high), or -1."""
-    cdef Py_ssize_t i
-    for i in range(n):
-        if a[i] < 0 or a[i] >= high:
-            return i
-    return -1

@@ -2,7 +2,7 @@
 # and index types, the key mixer of the hash tables, a prefetch hint, an
 # atomic or.
 
-from libc.stdint cimport uint64_t, int32_t
+from libc.stdint cimport uint64_t, int32_t, int64_t
 
 ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
 ctypedef int32_t index_t       # dense board index; -1 = none
@@ -68,3 +68,23 @@ cdef extern from *:
     uint64_t fetch_or "BABYTRIS_FETCH_OR"(uint64_t* p, uint64_t v) noexcept nogil
     uint64_t atomic_load "BABYTRIS_LOAD"(const uint64_t* p) noexcept nogil
     const bint HAVE_ATOMICS "BABYTRIS_ATOMICS"
+
+
+# Checks of the arrays a compiled loop will index without checks.
+
+cdef inline Py_ssize_t first_decrease(const int64_t* a, Py_ssize_t n) noexcept nogil:
+    """The first i with a[i] < a[i - 1], or -1."""
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        if a[i] < a[i - 1]:
+            return i
+    return -1
+
+
+cdef inline Py_ssize_t first_outside(const int32_t* a, Py_ssize_t n, Py_ssize_t high) noexcept nogil:
+    """The first i with a[i] outside [0, high), or -1."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if a[i] < 0 or a[i] >= high:
+            return i
+    return -1

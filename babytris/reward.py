@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _sweep
+from . import _moves
 from ._layers import popcounts
 from .placements import lost_board, placement_table
 from .rules import Rules
@@ -196,7 +196,7 @@ def holes_filled(transitions: Transitions, moves: np.ndarray | None = None) -> n
         return np.zeros(t.n_moves if moves is None else len(moves), dtype=np.int64)
     if moves is None and not rules.hold:
         cells = popcounts(t.boards).astype(np.float64)
-        out = _sweep.move_values(
+        out = _moves.move_values(
             t.offsets,
             t.next_board,
             t.lines,
@@ -310,7 +310,7 @@ def move_rewards(transitions: Transitions, reward: Reward, moves: np.ndarray | N
             per_state += reward.new_holes * _placed_cells(t, cells)
             per_row -= reward.new_holes * cells
             per_lines = per_lines - reward.new_holes * rules.width * np.arange(len(per_lines))
-        return _sweep.move_values(
+        return _moves.move_values(
             t.offsets,
             t.next_board,
             t.lines,
@@ -354,7 +354,7 @@ def holes_created(transitions: Transitions) -> np.ndarray:
     count = holes(t.boards, rules.width, rules.height).astype(np.float64)
     lost = (t.boards == np.uint64(lost_board(rules))).view(np.uint8) if rules.top_out else None
     # In one compiled pass: holes of the board after, less those of the board before.
-    return _sweep.move_values(
+    return _moves.move_values(
         t.offsets,
         t.next_board,
         t.lines,

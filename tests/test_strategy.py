@@ -5,6 +5,7 @@ and the solve against the other methods."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
@@ -377,3 +378,29 @@ def test_chosen_pieces_are_the_first_within_slack(data, least, slack):
             within = allowed[b] & ((row <= extreme + slack) if least else (row >= extreme - slack))
             expected[b] = np.argmax(within)
         assert np.array_equal(_strategy.chosen_pieces(v, slack, least, chances), expected)
+
+
+@pytest.mark.parametrize("opponent", ["random", "minimax"])
+def test_the_chosen_moves_cache_changes_no_value(monkeypatch, opponent):
+    """Evaluation sweeps reading the chosen moves from the cache equal those reading the move table."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
+    cached = babytris.solve_transitions(t, opponent=opponent)
+    monkeypatch.setattr(sys.modules["babytris.solve"], "CHOSEN_MOVES_STATES", 0)
+    plain = babytris.solve_transitions(t, opponent=opponent)
+    assert np.array_equal(cached.values, plain.values) and np.array_equal(cached.policy, plain.policy)
+    assert cached.iterations == plain.iterations
+
+
+def test_the_chosen_moves_cache_is_read_only_after_a_greedy_sweep():
+    """Before any greedy sweep, and after the moves are re-chosen, evaluation sweeps read the table."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
+    sweeper, values, board_values, policy = _sweeper(t, pieces=_sweep.PIECES_RANDOM)
+    sweeper.cache_chosen_moves()
+    sweeper.evaluation_sweep()  # no move chosen yet: every board is worth the dead value
+    assert not board_values.any()
+    reference, ref_values, ref_board_values, ref_policy = _sweeper(t, pieces=_sweep.PIECES_RANDOM)
+    for s in (sweeper, reference):
+        s.greedy_sweep()
+        s.first_best_moves(0.5)  # wide ties: many moves change
+        s.evaluation_sweep()
+    assert np.array_equal(policy, ref_policy) and np.array_equal(board_values, ref_board_values)

@@ -132,3 +132,24 @@ def test_first_best_moves_refuses_bad_arguments(transitions_4x4):
         _sweep.Sweeper(*args).first_best_moves(float("nan"))
     with pytest.raises(ValueError, match="moves=0"):
         _sweep.Sweeper(*args, moves=_sweep.MOVES_MEAN).first_best_moves(0.0)
+
+
+def test_first_best_moves_do_not_depend_on_threads(transitions_4x4):
+    """Each state is re-chosen alone, so threads sharing the states change nothing."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
+    n = t.n_boards
+    rng = np.random.default_rng(5)
+    board_values = np.round(rng.random(n) * 4) / 4  # coarse values: many exact ties
+    policies, changed = [], []
+    for threads in (1, 2, 3):
+        policy = np.zeros(2 * n, dtype=np.int16)
+        policy[np.diff(t.offsets) == 0] = -1
+        sweeper = _sweep.Sweeper(
+            t.offsets, t.next_board, t.lines, np.asarray(t.rules.line_scores, dtype=np.float64),
+            np.asarray(t.rules.probabilities), 0.9, np.zeros(2 * n), board_values.copy(), policy,
+            np.arange(n, dtype=np.int32), np.array([0, n], dtype=np.int64), n_threads=threads,
+        )  # fmt: skip
+        changed.append(sweeper.first_best_moves(0.01))
+        policies.append(policy)
+    assert changed[0] > 0 and changed[0] == changed[1] == changed[2]
+    assert np.array_equal(policies[0], policies[1]) and np.array_equal(policies[0], policies[2])

@@ -1,0 +1,18 @@
+"""Type stubs for the per-move arrays (babytris/_moves.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+def move_values(
+    offsets: npt.NDArray[np.int64],
+    next_board: npt.NDArray[np.int32],
+    lines: npt.NDArray[np.uint8],
+    per_state: npt.NDArray[np.float64],
+    per_row: npt.NDArray[np.float64],
+    per_lines: npt.NDArray[np.float64],
+    final_rows: npt.NDArray[np.uint8] | None = None,
+    final_value: float = 0.0,
+) -> npt.NDArray[np.float64]: ...
+def placement_numbers(
+    offsets: npt.NDArray[np.int64], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]
+) -> npt.NDArray[np.int16]: ...
