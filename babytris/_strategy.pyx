@@ -133,7 +133,7 @@ cdef class OpponentResponse:
 
     cdef _check(self):
         # (the arrays are the sweeper's: a sweeper set up anew has others, maybe of another size)
-        if self.sweeper is None or self.sw == NULL or self.status == NULL:
+        if self.sweeper is None or self.sw == NULL or self.status == NULL or self.path == NULL:
             raise ValueError("OpponentResponse: not set up (its __init__ failed or was not called)")
         if self.sweeper.generation != self.generation or self.sw.least_piece == NULL:
             raise ValueError("OpponentResponse: the sweeper was set up anew; make a new OpponentResponse")
@@ -198,6 +198,10 @@ cdef Py_ssize_t respond_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last
     cdef const double* pr = probs
     cdef double discount = sw.discount, dead = sw.dead, own, low
     cdef bint lower
+    cdef const int32_t* chosen_next = sw.chosen_next
+    cdef const uint8_t* chosen_lines = sw.chosen_lines
+    cdef bint cached = sw.chosen_valid and chosen_next != NULL and move_reward == NULL
+    cdef int32_t a
     cdef Py_ssize_t i, s, moved = 0
     cdef int32_t b
     cdef int64_t e
@@ -205,7 +209,11 @@ cdef Py_ssize_t respond_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last
     for i in range(first, last):
         b = order[i]
         s = <Py_ssize_t>b * P
-        if revalue:
+        if revalue and cached:  # (the greedy sweep's note of the moves: one random load a move less)
+            for p in range(P):
+                a = chosen_next[s + p]
+                V[s + p] = dead if a < 0 else scores[chosen_lines[s + p]] + discount * W[a]
+        elif revalue:
             for p in range(P):
                 if policy[s + p] < 0:
                     V[s + p] = dead

@@ -62,15 +62,19 @@ def _joint_values(t, policy, pieces, discount, sweeps=2000):
     return values, live
 
 
+@pytest.mark.parametrize("cached", [True, False])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("layered", [True, False])
 @pytest.mark.parametrize("height", [4, 5])
-def test_exact_evaluation_equals_a_long_plain_iteration(height, layered, threads):
+def test_exact_evaluation_equals_a_long_plain_iteration(height, layered, threads, cached):
     """One walk gives what 2,000 synchronous sweeps of the fixed joint policy give (cycles included),
-    with the layers settled one pass each (threads sharing a layer) or by walks alone."""
+    with the layers settled one pass each (threads sharing a layer) or by walks alone, reading where
+    each piece leads from the chosen moves' cache or from the arrays noted for the walk."""
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=height))
     sweeper, values, board_values, policy = _sweeper(t, layered=layered)
     sweeper.n_threads = threads
+    if cached:
+        sweeper.cache_chosen_moves()
     response = _strategy.OpponentResponse(sweeper)
     for _ in range(3):
         sweeper.greedy_sweep()
