@@ -214,6 +214,8 @@ SWEEPS_ONLY_AFTER = 6
 STEP_MARGIN = 1e-12
 #: At most this many exact evaluations of the opponent a round.
 MAX_STEPS = 100
+#: The first round evaluates by this many sweeps alone, no exact evaluation.
+FIRST_ROUND_SWEEPS = 2
 
 
 def strategy_iteration(
@@ -248,8 +250,11 @@ def strategy_iteration(
     factor", J. ACM 60 (2013) 1).
 
     Far from the answer the opponent's best response to moves about to
-    change is mostly wasted, so rounds stop the opponent after one
-    evaluation and improvement while each greedy residual falls below
+    change is mostly wasted: the first round, whose moves come from values
+    of zero, evaluates by :data:`FIRST_ROUND_SWEEPS` sweeps alone (on 4x4-4x6
+    at discount 0.9, and on 4x5 at 0.5-0.99, as fast or faster than an exact
+    evaluation: 4x6 1.35x -> 1.30x the random-piece solve), and rounds stop
+    the opponent after one evaluation and improvement while each greedy residual falls below
     :data:`SHORT_ROUND_GAIN` times the one before.  A round that misses
     counts; after :data:`FULL_ROUNDS_AFTER` misses every round runs to the
     best response (at most :data:`MAX_STEPS` evaluations).  Exact
@@ -278,6 +283,9 @@ def strategy_iteration(
         if len(residuals) > 1 and not residuals[-1] < SHORT_ROUND_GAIN * residuals[-2]:
             misses += 1
         steps = 1 if misses < FULL_ROUNDS_AFTER else MAX_STEPS if misses < SWEEPS_ONLY_AFTER else 0
+        sweeps = eval_sweeps if steps else max(eval_sweeps, 1)
+        if len(residuals) == 1:
+            steps, sweeps = 0, FIRST_ROUND_SWEEPS
         taken = 0
         if steps:
             response.start()
@@ -285,10 +293,10 @@ def strategy_iteration(
             taken += 1
             if _step(sweeper, response) == 0:
                 break
-        for _ in range(eval_sweeps if steps else max(eval_sweeps, 1)):
+        for _ in range(sweeps):
             sweeper.evaluation_sweep()
         if evaluations is not None:
-            evaluations[-1] += taken + (eval_sweeps if steps else max(eval_sweeps, 1))
+            evaluations[-1] += taken + sweeps
     return residuals
 
 

@@ -163,9 +163,10 @@ class _Scripted:
 
 
 def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
-    """Cut short (one step) while the residual keeps falling; after FULL_ROUNDS_AFTER misses every
-    round runs its steps until no piece moves (Hoffman and Karp); after SWEEPS_ONLY_AFTER, no exact
-    evaluation (van der Wal), at least one evaluation sweep a round."""
+    """The first round by FIRST_ROUND_SWEEPS sweeps alone; then cut short (one step) while the residual
+    keeps falling; after FULL_ROUNDS_AFTER misses every round runs its steps until no piece moves
+    (Hoffman and Karp); after SWEEPS_ONLY_AFTER, no exact evaluation (van der Wal), at least one
+    evaluation sweep a round."""
     falling = [8.0, 4.0, 2.0, 1.0]
     stalled = [1.0] * (sweeping.SWEEPS_ONLY_AFTER + 2) + [1e-9]
     fake = _Scripted(falling + stalled, [5, 3, 1, 0])
@@ -174,7 +175,8 @@ def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
     assert residuals == falling + stalled
     short = len(falling) + sweeping.FULL_ROUNDS_AFTER - 1
     full = sweeping.SWEEPS_ONLY_AFTER - sweeping.FULL_ROUNDS_AFTER
-    assert fake.steps == [1] * short + [4] * full + [0] * (len(residuals) - short - full)
+    assert fake.steps == [0] + [1] * (short - 1) + [4] * full + [0] * (len(residuals) - short - full)
+    assert evaluations[0] == sweeping.FIRST_ROUND_SWEEPS
     assert evaluations[short + full : -1] == [1] * (len(residuals) - short - full - 1)
     assert evaluations[-1] == 0  # the last greedy sweep passed the test
 
