@@ -1,5 +1,6 @@
 """Iterating Bellman sweeps to a fixed point: value iteration, modified
-policy iteration, Aitken extrapolation, and the choice of threads."""
+policy iteration, strategy iteration (games against the least valuable
+piece), Aitken extrapolation, and the choice of threads."""
 
 from __future__ import annotations
 
