@@ -165,12 +165,7 @@ def modified_policy_iteration(
     missed = 0
     jumped = False
     while len(residuals) < max_iter:
-        residuals.append(sweeper.greedy_sweep())
-        if evaluations is not None:
-            evaluations.append(0)
-        if progress is not None:
-            progress(len(residuals), residuals[-1])
-        if residuals[-1] <= tol or len(residuals) == max_iter:
+        if _greedy_round(sweeper, residuals, tol, max_iter, progress, evaluations):
             break  # (after the last greedy sweep, values and policy stay as it left them)
         if jumped and residuals[-1] > residuals[-2]:
             missed += 1
@@ -274,12 +269,7 @@ def strategy_iteration(
     residuals: list[float] = []
     misses = 0
     while len(residuals) < max_iter:
-        residuals.append(sweeper.greedy_sweep())
-        if evaluations is not None:
-            evaluations.append(0)
-        if progress is not None:
-            progress(len(residuals), residuals[-1])
-        if residuals[-1] <= tol or len(residuals) == max_iter:
+        if _greedy_round(sweeper, residuals, tol, max_iter, progress, evaluations):
             break
         if len(residuals) > 1 and not residuals[-1] < SHORT_ROUND_GAIN * residuals[-2]:
             misses += 1
@@ -299,6 +289,25 @@ def strategy_iteration(
         if evaluations is not None:
             evaluations[-1] += taken + sweeps
     return residuals
+
+
+def _greedy_round(
+    sweeper: Sweeps,
+    residuals: list[float],
+    tol: float,
+    max_iter: int,
+    progress: Progress | None,
+    evaluations: list[int] | None,
+) -> bool:
+    """One greedy sweep, its residual appended to ``residuals`` (and a 0 to
+    ``evaluations``, for the evaluations after it) and reported; returns
+    whether the run ends after it (converged, or out of sweeps)."""
+    residuals.append(sweeper.greedy_sweep())
+    if evaluations is not None:
+        evaluations.append(0)
+    if progress is not None:
+        progress(len(residuals), residuals[-1])
+    return residuals[-1] <= tol or len(residuals) == max_iter
 
 
 def _step(sweeper: Sweeps, response: Response) -> int:
