@@ -102,7 +102,8 @@ def _own_running_threads() -> int:
         except OSError:  # (the thread has ended)
             continue
         # The state follows the command name, which is in parentheses and may hold any character.
-        count += stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] == "R"
+        state = stat.rfind(")") + 2
+        count += stat[state : state + 1] == "R"
     return max(count, 1)
 
 

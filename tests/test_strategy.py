@@ -44,21 +44,24 @@ def _sweeper(t, discount=0.9, pieces=_sweep.PIECES_WORST, layered=True, **kw):
     return sweeper, values, board_values, policy
 
 
-def _joint_values(t, policy, pieces, discount, sweeps=2000):
-    """Board values with the player's moves and the opponent's pieces fixed, by plain synchronous iteration."""
+def _joint_values(t, policy, pieces, discount, sweeps=2000, gains=None, dead=0.0, start=None):
+    """Board values with the player's moves and the opponent's pieces fixed, by plain synchronous
+    iteration from ``start`` (default zeros), and which boards are live: a live board's piece that
+    fits nowhere is worth ``dead``; boards with no move keep their start value.  ``gains``: each
+    move's reward (default: the line scores)."""
     n_pieces = t.rules.n_pieces
-    scores = np.asarray(t.rules.line_scores, dtype=np.float64)
+    if gains is None:
+        gains = np.asarray(t.rules.line_scores, dtype=np.float64)[t.lines]
     live = np.diff(t.offsets[::n_pieces]) > 0
     state = np.arange(t.n_boards) * n_pieces + pieces
     move = policy[state].astype(np.int64)
-    has = live & (move >= 0)
-    edge = t.offsets[state] + np.maximum(move, 0)
-    edge = np.where(has, edge, 0)
-    gain = np.where(has, scores[t.lines[edge]], 0.0)
+    has = move >= 0
+    edge = np.where(has, t.offsets[state] + np.maximum(move, 0), 0)
+    gain = np.where(has, gains[edge], dead)
     after = np.where(has, t.next_board[edge], 0)
-    values = np.zeros(t.n_boards)
+    values = np.zeros(t.n_boards) if start is None else start.copy()
     for _ in range(sweeps):
-        values = np.where(has, gain + discount * values[after], 0.0)
+        values = np.where(live, np.where(has, gain + discount * values[after], dead), values)
     return values, live
 
 
@@ -345,19 +348,11 @@ def test_the_response_on_random_games(rules, discount, bag, reward, threads, see
     chances = probs.reshape(-1, n_pieces)[chance] if chance is not None else np.broadcast_to(probs, (n, n_pieces))
     masked = np.where(chances > 0, values.reshape(n, n_pieces), np.inf)
     assert np.array_equal(response.pieces[order], np.argmin(masked, axis=1)[order])
-    gains = rewards if rewards is not None else np.asarray(rules.line_scores, dtype=np.float64)[t.lines]
     for _ in range(20):
         pieces = response.pieces.astype(np.int64)
         moved = response.step(0.0)
-        state = np.arange(n) * n_pieces + pieces
-        move = policy[state].astype(np.int64)
-        has = move >= 0
-        edge = np.where(has, t.offsets[state] + np.maximum(move, 0), 0)
-        gain = np.where(has, gains[edge], dead)
-        after = np.where(has, t.next_board[edge], 0)
-        expected = board_values.copy()
-        for _ in range(3000 if discount > 0.9 else 400):
-            expected = np.where(live, np.where(has, gain + discount * expected[after], dead), expected)
+        sweeps = 3000 if discount > 0.9 else 400
+        expected, _ = _joint_values(t, policy, pieces, discount, sweeps, rewards, dead, board_values)
         assert np.max(np.abs(expected[live] - board_values[live])) <= 1e-8 * (1 + np.abs(expected).max())
         if moved == 0:
             break
