@@ -138,6 +138,18 @@ cdef class OpponentResponse:
         if self.sweeper.generation != self.generation or self.sw.least_piece == NULL:
             raise ValueError("OpponentResponse: the sweeper was set up anew; make a new OpponentResponse")
 
+    def evaluate(self):
+        """Evaluate the pieces given exactly: write ``W``, as :meth:`step`
+        does, but leave ``V`` and the pieces alone (for a round that goes
+        on by sweeps, which choose the pieces anew)."""
+        if not self.started:
+            raise ValueError("evaluate: call start() first, after a greedy sweep")
+        self._check()
+        with nogil:
+            evaluate(self.sw, self.sweeper.layer_starts, self.sweeper.n_layers, self.status, self.path,
+                     self.parity, self.sweeper.n_threads)
+        self.parity = SOLVED_ODD if self.parity == SOLVED_EVEN else SOLVED_EVEN
+
     def step(self, double margin):
         """Evaluate the pieces given exactly, then move each board to a
         piece worth less than its own by more than ``margin`` times (1 + its
@@ -146,12 +158,8 @@ cdef class OpponentResponse:
             raise ValueError(f"step: margin must be >= 0, got {margin}")
         if not self.started:
             raise ValueError("step: call start() first, after a greedy sweep")
-        self._check()
         cdef Py_ssize_t moved
-        with nogil:
-            evaluate(self.sw, self.sweeper.layer_starts, self.sweeper.n_layers, self.status, self.path,
-                     self.parity, self.sweeper.n_threads)
-        self.parity = SOLVED_ODD if self.parity == SOLVED_EVEN else SOLVED_EVEN
+        self.evaluate()
         with nogil:
             moved = respond(self.sw, self.n_live, True, margin, self.sweeper.n_threads)
         return moved

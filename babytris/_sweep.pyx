@@ -107,10 +107,13 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef double best, q, w, delta, residual = 0.0
     cdef bint better, worst = sw.pieces == PIECES_WORST
     cdef bint note = worst and sw.least_piece != NULL
+    cdef uint8_t* least_piece = sw.least_piece
+    cdef int32_t* least_next = sw.least_next
+    cdef double* least_gain = sw.least_gain
     cdef int32_t* chosen_next = sw.chosen_next
     cdef uint8_t* chosen_lines = sw.chosen_lines
     cdef int least
-    cdef int64_t least_move
+    cdef int64_t least_move, mask
     for i in range(first, last):
         b = order[i]
         if i + AHEAD < last:
@@ -133,10 +136,11 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                 arg = 0
                 for e in range(lo + 1, hi):
                     q = scores[lines[e]] + discount * R[nxt[e]]
-                    # Branch-free max: a mispredicted branch would stall the loads in flight.
-                    better = q > best
-                    best = q if better else best
-                    arg = <int16_t>(e - lo) if better else arg
+                    # Branch-free max: a mispredicted branch would stall the loads in
+                    # flight, and the compiler branches on a select of two values.
+                    mask = -<int64_t>(q > best)
+                    best = q if q > best else best
+                    arg = <int16_t>((arg & ~mask) | ((e - lo) & mask))
             policy[s] = arg
             if chosen_next != NULL:
                 chosen_next[s] = nxt[lo + arg] if arg >= 0 else -1
@@ -149,14 +153,16 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             V[s] = best
             if not worst:
                 w += pr[p] * best
-            elif pr[p] > 0.0 and best < w:
-                w = best
-                least = p
-                least_move = lo + arg if arg >= 0 else -1
+            else:  # (branch-free too: which piece is least is a coin toss)
+                q = best if pr[p] > 0.0 else INFINITY
+                mask = -<int64_t>(q < w)
+                w = q if q < w else w
+                least = <int>((least & ~mask) | (p & mask))
+                least_move = (least_move & ~mask) | ((lo + arg if arg >= 0 else -1) & mask)
         if note:
-            sw.least_piece[b] = <uint8_t>least
-            sw.least_next[b] = nxt[least_move] if least_move >= 0 else -1
-            sw.least_gain[b] = scores[lines[least_move]] if least_move >= 0 else dead
+            least_piece[b] = <uint8_t>least
+            least_next[b] = nxt[least_move] if least_move >= 0 else -1
+            least_gain[b] = scores[lines[least_move]] if least_move >= 0 else dead
         delta = fabs(w - W[b])
         if delta > residual or delta != delta:
             residual = delta

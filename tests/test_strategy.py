@@ -89,6 +89,33 @@ def test_exact_evaluation_equals_a_long_plain_iteration(height, layered, threads
     assert np.max(np.abs(board_values[live] - expected[live])) < 1e-10
 
 
+@pytest.mark.parametrize("height", [4, 5])
+def test_evaluate_alone_writes_what_a_step_writes_and_leaves_the_rest(height):
+    """evaluate() gives the board values step() gives, the exact values of the pieces given, and
+    changes neither the state values nor the pieces (the sweeps after it choose anew); twice in a
+    row (the walks' status flips parity) it gives the same values again."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=height))
+    twins = [_sweeper(t) for _ in range(2)]
+    responses = [_strategy.OpponentResponse(sweeper) for sweeper, *_ in twins]
+    for (sweeper, *_), response in zip(twins, responses):
+        for _ in range(3):
+            sweeper.greedy_sweep()
+        response.start()
+    (_, values, board_values, policy), (_, _, stepped, _) = twins
+    pieces, values_before = responses[0].pieces, values.copy()
+    with pytest.raises(ValueError, match="start"):
+        _strategy.OpponentResponse(_sweeper(t)[0]).evaluate()
+    responses[0].evaluate()
+    responses[1].step(0.0)
+    assert np.array_equal(board_values, stepped)
+    assert np.array_equal(values, values_before) and np.array_equal(responses[0].pieces, pieces)
+    expected, live = _joint_values(t, policy, pieces.astype(np.int64), 0.9)
+    assert np.max(np.abs(board_values[live] - expected[live])) < 1e-10
+    first = board_values.copy()
+    responses[0].evaluate()
+    assert np.array_equal(board_values, first)
+
+
 def test_start_without_noting_gives_the_same_pieces():
     """The pass start() runs when the greedy sweep noted nothing gives the pieces the sweep notes."""
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
@@ -143,15 +170,18 @@ def test_the_response_refuses_what_it_cannot_evaluate():
 
 
 class _Scripted:
-    """A sweeper whose greedy residuals are given, and a response counting its steps."""
+    """A sweeper whose greedy residuals are given, and a response counting its
+    exact evaluations per round, and those with an improvement (steps)."""
 
     def __init__(self, residuals, moves_per_step):
         self.residuals = list(residuals)
         self.moves = list(moves_per_step)
         self.steps: list[int] = []
+        self.evaluations: list[int] = []
 
     def greedy_sweep(self, *_):
         self.steps.append(0)
+        self.evaluations.append(0)
         return self.residuals.pop(0)
 
     def evaluation_sweep(self, *_):
@@ -160,16 +190,20 @@ class _Scripted:
     def start(self):
         self.left = list(self.moves)
 
+    def evaluate(self):
+        self.evaluations[-1] += 1
+
     def step(self, margin):
         self.steps[-1] += 1
+        self.evaluations[-1] += 1
         return self.left.pop(0)
 
 
 def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
-    """The first round by FIRST_ROUND_SWEEPS sweeps alone; then cut short (one step) while the residual
-    keeps falling; after FULL_ROUNDS_AFTER misses every round runs its steps until no piece moves
-    (Hoffman and Karp); after SWEEPS_ONLY_AFTER, no exact evaluation (van der Wal), at least one
-    evaluation sweep a round."""
+    """The first round by FIRST_ROUND_SWEEPS sweeps alone; then cut short (one exact evaluation, no
+    improvement: the sweeps after it choose the pieces anew) while the residual keeps falling; after
+    FULL_ROUNDS_AFTER misses every round runs its steps until no piece moves (Hoffman and Karp); after
+    SWEEPS_ONLY_AFTER, no exact evaluation (van der Wal), at least one evaluation sweep a round."""
     falling = [8.0, 4.0, 2.0, 1.0]
     stalled = [1.0] * (sweeping.SWEEPS_ONLY_AFTER + 2) + [1e-9]
     fake = _Scripted(falling + stalled, [5, 3, 1, 0])
@@ -178,7 +212,8 @@ def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
     assert residuals == falling + stalled
     short = len(falling) + sweeping.FULL_ROUNDS_AFTER - 1
     full = sweeping.SWEEPS_ONLY_AFTER - sweeping.FULL_ROUNDS_AFTER
-    assert fake.steps == [0] + [1] * (short - 1) + [4] * full + [0] * (len(residuals) - short - full)
+    assert fake.steps == [0] * short + [4] * full + [0] * (len(residuals) - short - full)
+    assert fake.evaluations == [0] + [1] * (short - 1) + [4] * full + [0] * (len(residuals) - short - full)
     assert evaluations[0] == sweeping.FIRST_ROUND_SWEEPS
     assert evaluations[short + full : -1] == [1] * (len(residuals) - short - full - 1)
     assert evaluations[-1] == 0  # the last greedy sweep passed the test
