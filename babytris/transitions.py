@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._layers import popcounts
+from ._layers import live_boards, popcounts
 from .placements import canonical_boards, placement_table
 from .rules import Rules
 from .validation import is_int
@@ -495,16 +495,9 @@ def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
         ``(order, layer_starts)``: int32 board indices; int64 boundaries, layer
         ``k`` being ``order[layer_starts[k]:layer_starts[k + 1]]``.
     """
-    n_pieces = transitions.rules.n_pieces
-    rows = transitions.offsets[::n_pieces]
-    has_move = rows[1:] > rows[:-1]
-    order = np.flatnonzero(has_move).astype(np.int32)
+    order, starts = live_boards(transitions.offsets, transitions.rules.n_pieces, transitions.layer_starts)
     if len(transitions.layer_starts) == 2:
-        return order[::-1].copy(), np.array([0, len(order)], dtype=np.int64)
-    # (counts per layer: a cumulative sum over every board would cost a second at 4x7)
-    bounds = transitions.layer_starts
-    per_layer = [np.count_nonzero(has_move[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-    starts = np.concatenate([[0], np.cumsum(per_layer)]).astype(np.int64)
+        return order[::-1].copy(), starts
     if transitions.rules.hold:
         order = np.concatenate([order[a:b][::-1] for a, b in zip(starts[:-1], starts[1:])])
     return order, starts

@@ -276,3 +276,37 @@ def test_engine_rejects_bad_arguments():
 def test_max_memory_range():
     with pytest.raises(ValueError, match="max_memory"):
         babytris.enumerate_boards(Rules(width=4, height=4), max_memory=2**64)
+
+
+@given(
+    counts=st.lists(st.integers(0, 3), min_size=0, max_size=60),
+    n_pieces=st.integers(1, 3),
+    cuts=st.lists(st.integers(0, 20), max_size=4),
+)
+@settings(max_examples=200, deadline=None)
+def test_live_boards_are_the_boards_with_a_move(counts, n_pieces, cuts):
+    """The sweep order's compiled pass gives numpy's boards with a move and each layer's count."""
+    from babytris._layers import live_boards
+
+    n_boards = len(counts) // n_pieces
+    offsets = np.concatenate([[0], np.cumsum(counts[: n_boards * n_pieces])]).astype(np.int64)
+    bounds = np.array(sorted([0, n_boards, *(min(c, n_boards) for c in cuts)]), dtype=np.int64)
+    order, starts = live_boards(offsets, n_pieces, bounds)
+    has_move = offsets[n_pieces::n_pieces] > offsets[:-1:n_pieces]
+    assert order.dtype == np.int32 and np.array_equal(order, np.flatnonzero(has_move))
+    per_layer = [np.count_nonzero(has_move[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    assert np.array_equal(starts, np.concatenate([[0], np.cumsum(per_layer)]))
+
+
+def test_live_boards_refuses_tables_it_cannot_read():
+    from babytris._layers import live_boards
+
+    offsets = np.array([0, 1, 1, 2, 3], dtype=np.int64)  # 2 boards of 2 pieces
+    with pytest.raises(ValueError, match="n_boards"):
+        live_boards(offsets, 3, np.array([0, 1], dtype=np.int64))
+    with pytest.raises(ValueError, match="from 0"):
+        live_boards(offsets, 2, np.array([0, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match="from 0"):
+        live_boards(offsets, 2, np.array([0], dtype=np.int64))
+    with pytest.raises(ValueError, match="decrease"):
+        live_boards(offsets, 2, np.array([0, 2, 1, 2], dtype=np.int64))
