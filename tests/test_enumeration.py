@@ -310,3 +310,26 @@ def test_live_boards_refuses_tables_it_cannot_read():
         live_boards(offsets, 2, np.array([0], dtype=np.int64))
     with pytest.raises(ValueError, match="decrease"):
         live_boards(offsets, 2, np.array([0, 2, 1, 2], dtype=np.int64))
+
+
+@given(layer_of_residue=st.lists(st.integers(0, 5), min_size=1, max_size=7), width=st.integers(2, 5))
+@settings(max_examples=40, deadline=None)
+def test_bitmap_ranks_by_layer_agree_with_the_map_for_any_layering(layer_of_residue, width):
+    """The bitmap numbers boards layer by layer from a rank per word and layer; the map path regroups
+    sorted boards.  Any layering (layers left empty, several residues in one layer) gives both the
+    same boards, layer bounds and moves."""
+    from babytris._layers import popcounts
+    from babytris.placements import engine
+
+    rules = Rules(width=width, height=4)
+    layers_ = np.array(layer_of_residue, dtype=np.int64)
+    with_bitmap = engine(rules).enumerate(0, 2**30, 0, 2, layer_of_residue=layers_)
+    with_map = engine(rules).enumerate(0, 2**30, 0, 1, 0, 0, layer_of_residue=layers_)
+    assert with_bitmap[0] == with_map[0] == 0
+    boards, layer_starts = with_bitmap[1], with_bitmap[2]
+    assert len(layer_starts) == max(layer_of_residue) + 2
+    cells = popcounts(boards) % len(layer_of_residue)
+    for layer, (a, b) in enumerate(zip(layer_starts[:-1], layer_starts[1:])):
+        assert np.all(layers_[cells[a:b]] == layer) and np.all(np.diff(boards[a:b].astype(np.int64)) > 0)
+    for a, b in zip(with_bitmap[1:], with_map[1:]):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
