@@ -384,7 +384,7 @@ cdef class LeanSweeper:
                 W[i] += step * changes[i]
                 changes[i] = 0.0
 
-    def evaluation_sweep(self, W_prev=None):
+    def evaluation_sweep(self, changes=None):
         raise NotImplementedError("the lean sweeps are value iteration only (no policy is stored)")
 
     cdef double _block(self, Py_ssize_t block, int layer, float* prev) noexcept nogil:

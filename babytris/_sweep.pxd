@@ -43,6 +43,7 @@ cdef struct Sweep:
                                # synchronous sweeps (Jacobi), W as it was before the sweep
     double* V_prev             # if not NULL, receives V as it was (for extrapolation)
     double* W_prev
+    float* W_change            # if not NULL, receives each board's change of W (float32: an Aitken jump's direction)
     int16_t* policy            # each state's chosen move (offset in its row), -1 where none
     # If not NULL (PIECES_WORST, see Sweeper.record_least_pieces), greedy sweeps of the common
     # games note for each board the least valuable piece, where its move leads (-1: none) and that

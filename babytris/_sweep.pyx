@@ -75,6 +75,8 @@ cdef inline double store_board(const Sweep* sw, int32_t b, double w, double resi
         residual = delta
     if sw.W_prev != NULL:
         sw.W_prev[b] = sw.W[b]
+    if sw.W_change != NULL:
+        sw.W_change[b] = <float>(w - sw.W[b])
     sw.W[b] = w
     return residual
 
@@ -407,6 +409,7 @@ cdef class Sweeper:
 
     def __cinit__(self):
         self.block_residual = NULL
+        self.sw.W_change = NULL
         self.sw.chosen_next = NULL
         self.sw.chosen_lines = NULL
         self.sw.chosen_valid = False
@@ -640,21 +643,23 @@ cdef class Sweeper:
                 changed = first_within_range(&self.sw, 0, n, slack)
         return changed
 
-    def evaluation_sweep(self, double[::1] W_prev=None):
+    def evaluation_sweep(self, float[::1] changes=None):
         """One sweep evaluating the moves the last greedy sweep chose (before
         any greedy sweep: none, so every board gets the dead value); updates W only and
-        returns its largest change.  ``W_prev``, if given, receives W as it was."""
+        returns its largest change.  ``changes`` (float32), if given, receives
+        each swept board's change of W (the direction of an Aitken jump: 4
+        bytes a board where a copy of W takes 8)."""
         cdef double residual = 0.0
-        if W_prev is not None:
-            if W_prev.shape[0] != self.n_boards:
-                raise ValueError("evaluation_sweep: W_prev shape does not match")
-            self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
+        if changes is not None:
+            if changes.shape[0] != self.n_boards:
+                raise ValueError("evaluation_sweep: changes shape does not match")
+            self.sw.W_change = &changes[0] if self.n_boards else NULL
         self._remember()
         self.least_noted = False  # (the values change under the pieces noted)
         with nogil:
             residual = sweep_layers(&self.sw, False, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)
-        self.sw.W_prev = NULL
+        self.sw.W_change = NULL
         return residual
 
 

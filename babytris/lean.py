@@ -33,7 +33,7 @@ from .placements import canonical_boards, engine
 from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, resolve_n_jobs
 from .rules import Rules
 from .solution import tie_slack, value_error_bound
-from .sweeping import Progress, value_iteration
+from .sweeping import MAX_RECORDED_CHANGE, Progress, value_iteration
 from .transitions import layers
 from .validation import check_solver_args, make_rules
 
@@ -265,6 +265,9 @@ class _Changes:
     change in the recorded sweep, in float32 (4 bytes a board where a copy
     of the values takes 8; a jump's precision only sets how far it gets,
     and the sweeps after it decide convergence)."""
+
+    #: (float32's range: see :data:`~babytris.sweeping.MAX_RECORDED_CHANGE`)
+    max_change = MAX_RECORDED_CHANGE
 
     def __init__(self, sweeper: _lean.LeanSweeper, n_boards: int) -> None:
         self.sweeper = sweeper

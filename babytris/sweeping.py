@@ -4,6 +4,7 @@ piece), Aitken extrapolation, and the choice of threads."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -33,8 +34,9 @@ class Sweeps(Protocol):
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         """One optimality sweep; returns its residual (the largest change of a board's value)."""
 
-    def evaluation_sweep(self, W_prev: np.ndarray | None = None, /) -> float:
-        """One sweep evaluating the recorded policy; returns its residual."""
+    def evaluation_sweep(self, changes: np.ndarray | None = None, /) -> float:
+        """One sweep evaluating the recorded policy; returns its residual
+        (``changes``, float32, if given, receives each board's change)."""
 
 
 class ThreadTuner:
@@ -83,8 +85,8 @@ class ThreadTuner:
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
 
-    def evaluation_sweep(self, W_prev: np.ndarray | None = None, /) -> float:
-        return self._timed("evaluation", self.sweeper.evaluation_sweep, (W_prev,))
+    def evaluation_sweep(self, changes: np.ndarray | None = None, /) -> float:
+        return self._timed("evaluation", self.sweeper.evaluation_sweep, (changes,))
 
     def timed(self, kind: str, work: Callable[[], float]) -> float:
         """``work()``, which runs on the sweeper's ``n_threads``, tuned as
@@ -160,8 +162,8 @@ def modified_policy_iteration(
     """
     accelerate = accelerate and linear
     residuals: list[float] = []
-    # (a copy: the boards no sweep visits, with no move, keep their value through a jump)
-    board_values_before = board_values.copy() if accelerate else None
+    # (zeros: the boards no sweep visits, with no move, keep their value through a jump)
+    changes = np.zeros(board_values.size, dtype=np.float32) if accelerate else None
     missed = 0
     jumped = False
     while len(residuals) < max_iter:
@@ -173,15 +175,16 @@ def modified_policy_iteration(
         jumped = False
         evaluation: list[float] = []
         for _ in range(eval_sweeps):
-            record = accelerate and len(evaluation) >= 2
-            evaluation.append(sweeper.evaluation_sweep(board_values_before if record else None))
+            # (changes are recorded in float32: not where they may pass its range)
+            record = accelerate and len(evaluation) >= 2 and evaluation[-1] < MAX_RECORDED_CHANGE
+            evaluation.append(sweeper.evaluation_sweep(changes if record else None))
             if evaluations is not None:
                 evaluations[-1] += 1
             if evaluation[-1] <= tol:
                 break  # evaluated as finely as the answer needs
             ratio = _steady_ratio(evaluation)
-            if record and ratio is not None and board_values_before is not None:
-                _jump(ratio, (board_values, board_values_before))
+            if record and ratio is not None and changes is not None:
+                _jump_along(ratio, board_values, changes)
                 jumped = True
                 break
     return residuals
@@ -344,7 +347,10 @@ MAX_MISSED_JUMPS = 3
 
 class History(Protocol):
     """What an Aitken jump needs of the sweep before it: the arrays to hand
-    :meth:`Sweeps.greedy_sweep` to record it, and the jump itself."""
+    :meth:`Sweeps.greedy_sweep` to record it, and the jump itself; a sweep
+    is recorded only after one that changed no value by ``max_change`` or more."""
+
+    max_change: float
 
     def buffers(self) -> tuple[np.ndarray, np.ndarray]:
         """The two arrays the recording sweep is given."""
@@ -356,6 +362,8 @@ class History(Protocol):
 class ValuesBefore:
     """The default :class:`History`: copies of the state and board values,
     which the recording sweep overwrites with the values it found."""
+
+    max_change = math.inf
 
     def __init__(self, values: np.ndarray, board_values: np.ndarray) -> None:
         # (copies: the states no sweep visits, with no move, keep their value through a jump)
@@ -418,6 +426,7 @@ def value_iteration(
             and recorded < 0
             and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP
             and (_steady_ratio(residuals) is not None)
+            and residuals[-1] < history.max_change
         )
         if record and history is not None:
             residuals.append(sweeper.greedy_sweep(*history.buffers()))
@@ -447,6 +456,27 @@ def _steady_ratio(residuals: list[float]) -> float | None:
     r0, r1, r2 = residuals[-3:]
     ratio, previous = r2 / r1, r1 / r0
     return ratio if ratio < 0.99 and abs(ratio - previous) <= RATIO_AGREEMENT * ratio else None
+
+
+#: Modified policy iteration jumps only after an evaluation sweep changed no
+#: board value by this much: the jump's direction is kept in float32 (max
+#: 3.4e38), and the sweep recorded changes no value by more than the one before
+#: (games with such values, 1e30 and more, converge without jumps).
+MAX_RECORDED_CHANGE = 1e30
+
+#: Boards per slice of :func:`_jump_along` (its float64 scratch: 8 MiB).
+JUMP_SLICE = 2**20
+
+
+def _jump_along(ratio: float, values: np.ndarray, changes: np.ndarray) -> None:
+    """Aitken step along the recorded sweep's ``changes`` (float32):
+    ``values += ratio / (1 - ratio) * changes``, in place, slice by slice (no
+    temporary the size of the values); ``changes`` is left zeroed."""
+    step = ratio / (1.0 - ratio)
+    for first in range(0, values.size, JUMP_SLICE):
+        part = slice(first, first + JUMP_SLICE)
+        values[part] += step * changes[part].astype(np.float64)
+        changes[part] = 0.0
 
 
 def _jump(ratio: float, *pairs: tuple[np.ndarray, np.ndarray]) -> None:

@@ -118,3 +118,12 @@ def test_acceleration_is_left_out_where_its_copy_of_the_values_would_not_fit(mon
     roomy = solve_lean(rules, max_memory=2 * accelerated)
     assert squeezed.converged and squeezed.iterations > roomy.iterations  # no Aitken jumps: more sweeps
     assert np.abs(squeezed.board_values - roomy.board_values).max() <= squeezed.error_bound + roomy.error_bound
+
+
+def test_huge_scores_converge_without_jumps_their_float32_changes_could_not_hold():
+    """Values near 1e200 change by more than float32 holds (3.4e38): the sweeps record no changes
+    for a jump there (sweeping.MAX_RECORDED_CHANGE) and converge to the scaled values of the game."""
+    plain = babytris.solve(width=4, height=4)
+    big = solve_lean(width=4, height=4, line_scores=(0, 1e200, 3e200, 6e200), tol=1e192)
+    assert big.converged and np.isfinite(big.board_values).all()
+    assert abs(big.start_value / 1e200 - plain.start_value) <= (big.error_bound / 1e200 + plain.error_bound)

@@ -132,3 +132,42 @@ def test_the_default_evaluation_sweeps_are_those_of_the_discount(transitions_4x4
         assert default.evaluation_sweeps.tolist() == given.evaluation_sweeps.tolist()
         np.testing.assert_array_equal(default.values, given.values)
     assert babytris.solve_transitions(transitions_4x4, discount=0.99).evaluation_sweeps.max() > 6
+
+
+def test_a_recorded_evaluation_sweep_keeps_each_boards_change_in_float32(transitions_4x4):
+    """mpi's jump direction: evaluation_sweep(changes) writes float32(new W - old W) for each board
+    it sweeps and nothing else (boards with no move keep 0); the wrong shape or dtype is refused."""
+    from babytris import _sweep
+    from babytris.transitions import independent_layers, sweep_order
+
+    t = transitions_4x4
+    n, n_pieces = t.n_boards, t.rules.n_pieces
+    values, board_values = np.zeros(n * n_pieces), np.zeros(n)
+    order, layer_starts = sweep_order(t)
+    sweeper = _sweep.Sweeper(
+        t.offsets,
+        t.next_board,
+        t.lines,
+        np.asarray(t.rules.line_scores, dtype=np.float64),
+        np.asarray(t.rules.probabilities, dtype=np.float64),
+        0.9,
+        values,
+        board_values,
+        np.full(n * n_pieces, -1, dtype=np.int16),
+        order,
+        layer_starts,
+        independent_layers=independent_layers(t),
+    )
+    sweeper.greedy_sweep()
+    before = board_values.copy()
+    changes = np.zeros(n, dtype=np.float32)
+    residual = sweeper.evaluation_sweep(changes)
+    assert np.array_equal(changes, (board_values - before).astype(np.float32))
+    assert residual == np.max(np.abs(board_values - before)) > 0
+    dead = np.ones(n, dtype=bool)
+    dead[order] = False
+    assert dead.any() and not changes[dead].any()
+    with pytest.raises(ValueError, match="changes shape"):
+        sweeper.evaluation_sweep(np.zeros(n + 1, dtype=np.float32))
+    with pytest.raises(ValueError, match="mismatch"):
+        sweeper.evaluation_sweep(np.zeros(n))  # float64: the changes are float32

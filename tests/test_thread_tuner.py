@@ -33,7 +33,7 @@ class FakeSweeper:
     def greedy_sweep(self, V_prev=None, W_prev=None) -> float:
         return self._sweep()
 
-    def evaluation_sweep(self, W_prev=None) -> float:
+    def evaluation_sweep(self, changes=None) -> float:
         return self._sweep()
 
 
