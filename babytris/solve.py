@@ -35,8 +35,11 @@ __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 # iteration the value before a sweep (float64).
 SOLVER_BYTES_PER_STATE = 8 + 2 + 2
 ACCELERATED_VI_BYTES_PER_STATE = 8
-# ... and per board: its value and value before a sweep, its place in the live list.
-SOLVER_BYTES_PER_BOARD = 8 + 8 + 4
+# ... and per board: its value, its place in the live list; with acceleration
+# its value before a sweep (value iteration) or its change in a sweep (float32,
+# modified policy iteration).
+SOLVER_BYTES_PER_BOARD = 8 + 4
+ACCELERATED_BYTES_PER_BOARD = {"vi": 8, "jacobi": 8, "mpi": 4}
 #: Tables of at most this many states have their evaluation sweeps read the
 #: chosen moves from a cache of 5 bytes a state (at most 80 MiB: left out of
 #: the memory estimates), which spares them a random load a move
@@ -203,10 +206,11 @@ def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool) -> int:
     only: a weighted reward adds its per-move rewards)."""
     accelerated = method in ("vi", "jacobi") and accelerate
     per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if accelerated else 0)
+    history = ACCELERATED_BYTES_PER_BOARD.get(method, 0) if accelerate else 0
     synchronous = 8 if method == "jacobi" else 0  # the board values of the sweep before
     # strategy iteration: the opponent's piece per board, where it leads, its reward, a walk's scratch
     strategy = _strategy.OpponentResponse.bytes_per_board() if method == "strategy" else 0
-    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD + synchronous + strategy
+    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD + history + synchronous + strategy
 
 
 def solve_transitions(
