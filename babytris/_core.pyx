@@ -427,7 +427,8 @@ cdef class Engine:
             sorted_view = sorted_boards
             with nogil:
                 count_moves(g, sorted_view, offsets_view[1:], n_threads)
-            np.cumsum(offsets, out=offsets)
+                for i in range(1, <size_t>offsets_view.shape[0]):  # (numpy's cumsum: 2-3x as long)
+                    offsets_view[i] += offsets_view[i - 1]
             if offsets[-1] != n_moves:
                 raise AssertionError("enumeration: move counts disagree between passes")
             next_board = np.empty(n_moves, dtype=np.int32)

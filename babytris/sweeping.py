@@ -464,19 +464,19 @@ def _steady_ratio(residuals: list[float]) -> float | None:
 #: (games with such values, 1e30 and more, converge without jumps).
 MAX_RECORDED_CHANGE = 1e30
 
-#: Boards per slice of :func:`_jump_along` (its float64 scratch: 8 MiB).
+#: Boards per slice of :func:`_jump_along` (its float32 scratch: 4 MiB).
 JUMP_SLICE = 2**20
 
 
 def _jump_along(ratio: float, values: np.ndarray, changes: np.ndarray) -> None:
     """Aitken step along the recorded sweep's ``changes`` (float32):
     ``values += ratio / (1 - ratio) * changes``, in place, slice by slice (no
-    temporary the size of the values); ``changes`` is left zeroed."""
-    step = ratio / (1.0 - ratio)
+    temporary the size of the values).  ``changes`` stays as it is: every
+    recorded sweep writes each board it visits, and the others hold 0."""
+    step = np.float32(ratio / (1.0 - ratio))  # (the changes are float32-exact only, so is their product)
     for first in range(0, values.size, JUMP_SLICE):
         part = slice(first, first + JUMP_SLICE)
-        values[part] += step * changes[part].astype(np.float64)
-        changes[part] = 0.0
+        values[part] += changes[part] * step
 
 
 def _jump(ratio: float, *pairs: tuple[np.ndarray, np.ndarray]) -> None:
