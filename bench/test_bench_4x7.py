@@ -4,7 +4,7 @@ in at most 8 s and 2 GiB peak, kernel time under 10% of wall time.
 Each round runs the command (``babytris.cli.main``) in a fresh interpreter
 in an empty directory, which reports its own wall time, its user and kernel
 CPU time (``getrusage``) and its peak resident memory (``VmHWM``, the whole
-process, interpreter included), all measured from after the import.
+process, interpreter and import included); times are measured from after the import.
 
 Memory "as found" and "pre-touched".  On a virtual machine the first touch
 of memory the host has not backed yet is paid in the guest kernel: on the
@@ -59,7 +59,12 @@ def _run(code: str) -> str:
 
 
 def _solve_4x7() -> dict:
-    return json.loads(_run(CHILD).splitlines()[-1])
+    """One run's figures; fails unless the command ended well (``main`` returns
+    its exit status: a refusal or a solve that did not converge is not a run)."""
+    run = json.loads(_run(CHILD).splitlines()[-1])
+    if run["code"] != 0:
+        raise RuntimeError(f"babytris solve --width 4 --height 7 exited with status {run['code']}")
+    return run
 
 
 def _medians(runs: list[dict]) -> dict:
