@@ -137,27 +137,15 @@ def test_the_default_evaluation_sweeps_are_those_of_the_discount(transitions_4x4
 def test_a_recorded_evaluation_sweep_keeps_each_boards_change_in_float32(transitions_4x4):
     """mpi's jump direction: evaluation_sweep(changes) writes float32(new W - old W) for each board
     it sweeps and nothing else (boards with no move keep 0); the wrong shape or dtype is refused."""
+    from test_strategy import _sweeper  # (the same Sweeper over a table as the strategy tests build)
+
     from babytris import _sweep
-    from babytris.transitions import independent_layers, sweep_order
+    from babytris.transitions import sweep_order
 
     t = transitions_4x4
-    n, n_pieces = t.n_boards, t.rules.n_pieces
-    values, board_values = np.zeros(n * n_pieces), np.zeros(n)
-    order, layer_starts = sweep_order(t)
-    sweeper = _sweep.Sweeper(
-        t.offsets,
-        t.next_board,
-        t.lines,
-        np.asarray(t.rules.line_scores, dtype=np.float64),
-        np.asarray(t.rules.probabilities, dtype=np.float64),
-        0.9,
-        values,
-        board_values,
-        np.full(n * n_pieces, -1, dtype=np.int16),
-        order,
-        layer_starts,
-        independent_layers=independent_layers(t),
-    )
+    n = t.n_boards
+    sweeper, _, board_values, _ = _sweeper(t, pieces=_sweep.PIECES_RANDOM)
+    order, _ = sweep_order(t)
     sweeper.greedy_sweep()
     before = board_values.copy()
     changes = np.zeros(n, dtype=np.float32)
