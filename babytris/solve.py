@@ -25,7 +25,7 @@ from .rules import Rules
 from .solution import Solution, tie_slack
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
 from .transitions import Transitions, independent_layers, layers, sweep_order
-from .validation import METHODS, check_bool, check_solver_args, make_rules, solver_method
+from .validation import METHODS, check_bool, check_solver_args, default_eval_sweeps, make_rules, solver_method
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
@@ -365,6 +365,7 @@ def _solve(
             roles.single_agent,
             period,
             evaluations,
+            sweeps_alone=default_eval_sweeps(discount),
         )
         values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
@@ -382,6 +383,7 @@ def _solve(
         roles.single_agent,
         period,
         evaluations,
+        sweeps_alone=default_eval_sweeps(discount),
     )
     evaluations += [0] * (len(residuals) - len(evaluations))  # (value iteration: none)
     iterations = len(residuals)
@@ -464,12 +466,16 @@ def _iterate(
     linear: bool,
     period: int = 1,
     evaluations: list[int] | None = None,
+    *,
+    sweeps_alone: int | None = None,
 ) -> list[float]:
     """Run ``method`` on ``arrays``' sweeper to ``tol``; returns the greedy
     residuals (``linear``: whether evaluation sweeps are, see
     :func:`~babytris.sweeping.modified_policy_iteration`; ``period``: the
     game's layers, over which synchronous sweeps jump; ``evaluations``, if
-    given, gets the evaluation sweeps after each greedy one)."""
+    given, gets the evaluation sweeps after each greedy one; ``sweeps_alone``:
+    strategy iteration's evaluation sweeps in a round without an exact
+    evaluation, modified policy iteration's by default)."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
     if method == "strategy":
         return strategy_iteration(
@@ -478,6 +484,7 @@ def _iterate(
             tol,
             max_iter,
             eval_sweeps,
+            sweeps_alone=sweeps_alone,
             progress=progress,
             evaluations=evaluations,
         )

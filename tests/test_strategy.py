@@ -173,9 +173,10 @@ class _Scripted:
     """A sweeper whose greedy residuals are given, and a response counting its
     exact evaluations per round, and those with an improvement (steps)."""
 
-    def __init__(self, residuals, moves_per_step):
+    def __init__(self, residuals, moves_per_step, sweep_residual=1.0):
         self.residuals = list(residuals)
         self.moves = list(moves_per_step)
+        self.sweep_residual = sweep_residual
         self.steps: list[int] = []
         self.evaluations: list[int] = []
 
@@ -185,7 +186,7 @@ class _Scripted:
         return self.residuals.pop(0)
 
     def evaluation_sweep(self, *_):
-        return 0.0
+        return self.sweep_residual
 
     def start(self):
         self.left = list(self.moves)
@@ -203,7 +204,8 @@ def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
     """The first round by FIRST_ROUND_SWEEPS sweeps alone; then cut short (one exact evaluation, no
     improvement: the sweeps after it choose the pieces anew) while the residual keeps falling; after
     FULL_ROUNDS_AFTER misses every round runs its steps until no piece moves (Hoffman and Karp); after
-    SWEEPS_ONLY_AFTER, no exact evaluation (van der Wal), at least one evaluation sweep a round."""
+    SWEEPS_ONLY_AFTER, a round that missed has no exact evaluation (van der Wal), and at least one
+    evaluation sweep."""
     falling = [8.0, 4.0, 2.0, 1.0]
     stalled = [1.0] * (sweeping.SWEEPS_ONLY_AFTER + 2) + [1e-9]
     fake = _Scripted(falling + stalled, [5, 3, 1, 0])
@@ -219,6 +221,29 @@ def test_rounds_run_to_the_best_response_after_the_misses_then_sweep():
     assert evaluations[-1] == 0  # the last greedy sweep passed the test
 
 
+def test_after_the_sweeps_take_over_rounds_that_gain_evaluate_exactly_until_given_up():
+    """Past SWEEPS_ONLY_AFTER misses, a round whose residual fell by SHORT_ROUND_GAIN gets one exact
+    evaluation (no improvement), one that missed none; past EXACT_GIVEN_UP_AFTER misses, none at all."""
+    assert (sweeping.FULL_ROUNDS_AFTER, sweeping.SWEEPS_ONLY_AFTER, sweeping.EXACT_GIVEN_UP_AFTER) == (3, 6, 12)
+    script = [8.0, 4.0, 2.0, 1.0] + [1.0] * 6 + [0.5, 0.25] + [0.25] * 6 + [0.1, 1e-9]
+    fake = _Scripted(script, [5, 3, 1, 0])
+    evaluations: list[int] = []
+    assert sweeping.strategy_iteration(fake, fake, 1e-8, 100, 2, sweeps_alone=7, evaluations=evaluations) == script
+    #                    falling    misses 1-2, 3-5 (full), 6   gain   misses 7-12    given up, end
+    assert fake.evaluations == [0, 1, 1, 1] + [1, 1, 4, 4, 4, 0] + [1, 1] + [0] * 6 + [0, 0]
+    assert fake.steps == [0] * 6 + [4, 4, 4] + [0] * 11
+    # (a round without an exact evaluation runs sweeps_alone sweeps)
+    assert evaluations == [sweeping.FIRST_ROUND_SWEEPS, 3, 3, 3, 3, 3, 6, 6, 6, 7, 3, 3] + [7] * 7 + [0]
+
+
+def test_a_round_s_sweeps_stop_once_one_changes_nothing_beyond_the_tolerance():
+    fake = _Scripted([8.0, 4.0, 2.0] + [2.0] * 6 + [1e-9], [1, 0], sweep_residual=1e-9)
+    evaluations: list[int] = []
+    sweeping.strategy_iteration(fake, fake, 1e-8, 100, 3, sweeps_alone=9, evaluations=evaluations)
+    #                  first round, short rounds, full rounds (2 steps), sweeps alone, end
+    assert evaluations == [1, 2, 2, 2, 2, 3, 3, 3, 1, 0]
+
+
 @pytest.mark.parametrize("full_after, sweeps_after", [(0, 10**9), (0, 0)])
 def test_full_rounds_and_sweeps_alone_reach_the_same_values(monkeypatch, full_after, sweeps_after):
     """Hoffman and Karp's rounds from the start, and van der Wal's sweeps alone."""
@@ -226,12 +251,31 @@ def test_full_rounds_and_sweeps_alone_reach_the_same_values(monkeypatch, full_af
     plain = babytris.solve_transitions(t, opponent="minimax", tol=1e-10)
     monkeypatch.setattr(sweeping, "FULL_ROUNDS_AFTER", full_after)
     monkeypatch.setattr(sweeping, "SWEEPS_ONLY_AFTER", sweeps_after)
+    monkeypatch.setattr(sweeping, "EXACT_GIVEN_UP_AFTER", sweeps_after)
     other = babytris.solve_transitions(t, opponent="minimax", tol=1e-10)
     assert other.converged
     assert np.max(np.abs(other.values - plain.values)) <= other.error_bound + plain.error_bound
     assert np.array_equal(other.policy, plain.policy)
     if sweeps_after:  # each round's evaluations run until the opponent is settled, then 2 sweeps
         assert other.iterations < plain.iterations and other.evaluation_sweeps.max() > 3
+
+
+def test_a_long_bag_game_converges_in_few_rounds():
+    """A 3x4 bag game at discount 0.995: the best responses gain little a round, the misses run out,
+    and sweeps alone (4 a round) took 400+ rounds; now an exact evaluation follows each round that
+    gains, and rounds without one run modified policy iteration's sweeps, stopping at ``tol``."""
+    rules = babytris.Rules(
+        width=3,
+        height=4,
+        pieces=[[(0, 0), (0, 1), (1, 0)], [(0, 0), (1, 0)], [(0, 0), (1, 0), (2, 0)]],
+        randomizer="bag",
+    )
+    strategy = babytris.solve(rules, discount=0.995, opponent="minimax", tol=1e-10, max_iter=5000)
+    mpi = babytris.solve(rules, discount=0.995, opponent="minimax", tol=1e-10, method="mpi", max_iter=5000)
+    assert strategy.method == "strategy" and strategy.converged and mpi.converged
+    assert strategy.iterations <= 25 < mpi.iterations  # (17 and 97)
+    assert np.max(np.abs(strategy.values - mpi.values)) <= strategy.error_bound + mpi.error_bound
+    assert np.array_equal(strategy.policy, mpi.policy)
 
 
 def test_values_beyond_the_tolerance_s_digits_still_converge():
