@@ -13,6 +13,7 @@ cdef struct Geometry:
     int n_pieces
     board_t full_row           # the bits of row 0
     const board_t* mask
+    const board_t* top         # each mask at its highest position wholly on the board
     const uint8_t* rows
     const int32_t* first
     bint clears_only           # a placement that clears no row is no move (the combo objective)

@@ -105,15 +105,18 @@ cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
     cdef int y = g.height - g.rows[k]   # highest position wholly on the board
     if g.top_out and topped_out(g, board):
         return False
-    if (m << (y * w)) & smeared:
+    if g.top[k] & smeared:
         if g.top_out:
             after[0] = g.lost
             lines[0] = 0
             return True
         return False
-    while y > 0 and not ((m << ((y - 1) * w)) & smeared):
-        y -= 1
-    return settle(g, board, k, y, after, lines)
+    # The positions where the piece meets ``smeared`` are those below where it
+    # rests (smeared is closed downwards): count them, without a branch.
+    cdef int below = 0, j
+    for j in range(y):
+        below += ((m << (j * w)) & smeared) != 0
+    return settle(g, board, k, below, after, lines)
 
 
 cdef inline bint settle(const Geometry* g, board_t board, int k, int y, board_t* after, int* lines) noexcept nogil:
@@ -213,7 +216,7 @@ cdef class Engine:
     """Placement tables for one rule set (built by ``babytris.placements.engine``)."""
 
     cdef Geometry geo
-    cdef readonly object masks, rows, first, mirror_rows, turns
+    cdef readonly object masks, rows, first, mirror_rows, turns, tops
     cdef const uint16_t[::1] mr
     cdef const int32_t[::1] tv
 
@@ -242,6 +245,10 @@ cdef class Engine:
         self.geo.n_pieces = f.shape[0] - 1
         self.geo.full_row = (ONE << width) - 1 if width < 64 else ~(<board_t>0)
         self.geo.mask = &m[0] if m.shape[0] else NULL
+        # (rows[k] <= height: the shift stays below 64)
+        self.tops = self.masks << ((height - self.rows.astype(np.uint64)) * np.uint64(width))
+        cdef const board_t[::1] t = self.tops
+        self.geo.top = &t[0] if t.shape[0] else NULL
         self.geo.rows = &r[0] if r.shape[0] else NULL
         self.geo.first = &f[0]
         self.geo.clears_only = clears_only
@@ -596,13 +603,13 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1]
                 # Every placement is a move, but none from the lost board.
                 if not topped_out(g, boards[i]):
                     c = g.first[p + 1] - g.first[p]
-            else:
+            elif g.clears_only:
                 for k in range(g.first[p], g.first[p + 1]):
-                    if g.clears_only:
-                        if drop(g, boards[i], sm, k, &nb, &lines):
-                            c = c + 1
-                    elif not ((g.mask[k] << ((g.height - g.rows[k]) * g.width)) & sm):
+                    if drop(g, boards[i], sm, k, &nb, &lines):
                         c = c + 1
+            else:  # (a placement is a move if it fits at its highest position: no branch)
+                for k in range(g.first[p], g.first[p + 1]):
+                    c = c + ((g.top[k] & sm) == 0)
             counts[i * g.n_pieces + p] = c
 
 
