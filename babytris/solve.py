@@ -130,7 +130,10 @@ def solve(
             default: more the longer the horizon, ``0.25 / (1 - discount)``
             kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`)
             and ``"strategy"`` (default 2, 4 above discount 0.9:
-            :func:`babytris.validation.default_strategy_sweeps`).
+            :func:`babytris.validation.default_strategy_sweeps`; once strategy
+            iteration gives up its exact evaluations, after 12 missed rounds,
+            its rounds run ``"mpi"``'s default number instead, see
+            :func:`babytris.sweeping.strategy_iteration`).
         n_jobs: threads (default: every core, less those other processes
             keep busy) searching the boards and building the move table and,
             where the rules layer the boards (see :func:`~babytris.states.sweep_order`),

@@ -18,6 +18,7 @@ from babytris import _strategy, _sweep, sweeping
 from babytris.bags import bag_chances
 from babytris.roles import resolve
 from babytris.transitions import independent_layers, sweep_order
+from babytris.validation import default_eval_sweeps, default_strategy_sweeps
 
 
 def _sweeper(t, discount=0.9, pieces=_sweep.PIECES_WORST, layered=True, **kw):
@@ -232,8 +233,8 @@ def test_after_the_sweeps_take_over_rounds_that_gain_evaluate_exactly_until_give
     #                    falling    misses 1-2, 3-5 (full), 6   gain   misses 7-12    given up, end
     assert fake.evaluations == [0, 1, 1, 1] + [1, 1, 4, 4, 4, 0] + [1, 1] + [0] * 6 + [0, 0]
     assert fake.steps == [0] * 6 + [4, 4, 4] + [0] * 11
-    # (a round without an exact evaluation runs sweeps_alone sweeps)
-    assert evaluations == [sweeping.FIRST_ROUND_SWEEPS, 3, 3, 3, 3, 3, 6, 6, 6, 7, 3, 3] + [7] * 7 + [0]
+    # (sweeps_alone sweeps once the exact evaluations are given up, eval_sweeps before)
+    assert evaluations == [sweeping.FIRST_ROUND_SWEEPS, 3, 3, 3, 3, 3, 6, 6, 6, 2, 3, 3] + [2] * 5 + [7, 7, 0]
 
 
 def test_a_round_s_sweeps_stop_once_one_changes_nothing_beyond_the_tolerance():
@@ -275,7 +276,17 @@ def test_a_long_bag_game_converges_in_few_rounds():
     assert strategy.method == "strategy" and strategy.converged and mpi.converged
     assert strategy.iterations <= 25 < mpi.iterations  # (17 and 97)
     assert np.max(np.abs(strategy.values - mpi.values)) <= strategy.error_bound + mpi.error_bound
-    assert np.array_equal(strategy.policy, mpi.policy)
+
+
+def test_once_exact_evaluations_are_given_up_rounds_run_mpi_s_sweeps(monkeypatch):
+    """solve() hands strategy iteration modified policy iteration's number of sweeps for the
+    rounds after the exact evaluations are given up (here from the start)."""
+    for name in ("FULL_ROUNDS_AFTER", "SWEEPS_ONLY_AFTER", "EXACT_GIVEN_UP_AFTER"):
+        monkeypatch.setattr(sweeping, name, 0)
+    s = babytris.solve(width=4, height=4, discount=0.95, opponent="minimax", tol=1e-10)
+    assert s.method == "strategy" and s.converged
+    assert default_eval_sweeps(0.95) == 5 != default_strategy_sweeps(0.95)
+    assert max(s.evaluation_sweeps[1:]) == 5
 
 
 def test_values_beyond_the_tolerance_s_digits_still_converge():
