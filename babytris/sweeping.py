@@ -305,8 +305,8 @@ def strategy_iteration(
         missed = len(residuals) > 1 and not residuals[-1] < SHORT_ROUND_GAIN * residuals[-2]
         misses += missed
         steps = _exact_steps(misses, missed)
-        given_up = misses >= EXACT_GIVEN_UP_AFTER and sweeps_alone is not None
-        sweeps = eval_sweeps if steps else max(sweeps_alone if given_up else eval_sweeps, 1)
+        alone = sweeps_alone if sweeps_alone is not None and misses >= EXACT_GIVEN_UP_AFTER else eval_sweeps
+        sweeps = eval_sweeps if steps else max(alone, 1)
         if len(residuals) == 1:
             steps, sweeps = 0, FIRST_ROUND_SWEEPS
         taken = 0
