@@ -477,8 +477,8 @@ def _iterate(
     :func:`~babytris.sweeping.modified_policy_iteration`; ``period``: the
     game's layers, over which synchronous sweeps jump; ``evaluations``, if
     given, gets the evaluation sweeps after each greedy one; ``sweeps_alone``:
-    strategy iteration's evaluation sweeps in a round without an exact
-    evaluation, modified policy iteration's by default)."""
+    strategy iteration's evaluation sweeps a round once it gives up its exact
+    evaluations, see :func:`~babytris.sweeping.strategy_iteration`)."""
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
     if method == "strategy":
         return strategy_iteration(
