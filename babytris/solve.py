@@ -479,7 +479,9 @@ def _iterate(
     given, gets the evaluation sweeps after each greedy one; ``sweeps_alone``:
     strategy iteration's evaluation sweeps a round once it gives up its exact
     evaluations, see :func:`~babytris.sweeping.strategy_iteration`)."""
-    tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs))
+    # (what the first sweep touches first: state and board values, and a move chosen of 2 bytes a state)
+    fresh = arrays.values.nbytes + arrays.board_values.nbytes + 2 * arrays.values.size
+    tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs), fresh)
     if method == "strategy":
         return strategy_iteration(
             tuned,

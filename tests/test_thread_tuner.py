@@ -94,6 +94,27 @@ def test_the_probe_waits_for_free_cores(clock, monkeypatch):
     assert looks == pytest.approx([0.020, 0.040, 0.060])
 
 
+def test_a_first_sweep_of_large_fresh_arrays_runs_on_the_threads(clock, monkeypatch):
+    """The untimed first sweep shares its page faults among the threads if it first touches
+    THREADED_FIRST_TOUCHES bytes or more and the cores are free; a busy look then holds no probe off."""
+    large = sweeping.ThreadTuner.THREADED_FIRST_TOUCHES
+
+    def first(touches):
+        sweeper = FakeSweeper(clock, {1: 0.010, 2: 0.006})
+        tuner = sweeping.ThreadTuner(sweeper, 2, touches)
+        for _ in range(8):
+            tuner.greedy_sweep()
+        return sweeper.used
+
+    assert first(large) == [2, 1, 2, 2, 2, 2, 2, 2]
+    assert first(large - 1) == [1, 1, 2, 2, 2, 2, 2, 2]
+    busy = iter([1])  # a task of a moment at the first look, none after
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(busy, 0))
+    assert first(large) == [1, 1, 2, 2, 2, 2, 2, 2]
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 2)
+    assert first(large) == [1] * 8
+
+
 def test_unreadable_load_does_not_block_the_probe(clock, monkeypatch):
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: None)
     assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 2, 2, 2, 2, 2, 2]
