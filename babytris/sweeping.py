@@ -53,7 +53,9 @@ class ThreadTuner:
     kept threaded sweep that later takes over twice one thread's time (the
     machine got busy) sends that kind back to one thread for good.  Sweeps
     under :attr:`MIN_SECONDS` on one thread stay there: threads cannot pay
-    for their start and barriers.
+    for their start and barriers.  The first sweep, untimed, runs on the
+    threads only if it first touches ``first_touches`` bytes, at least
+    :attr:`THREADED_FIRST_TOUCHES`, and the cores are free.
 
     The probe itself is what a busy machine makes costly (one threaded
     sweep can take many times one thread's), so it waits until the cores
