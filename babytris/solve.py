@@ -347,6 +347,7 @@ def _solve(
     if method in ("mpi", "strategy") and transitions.n_states <= CHOSEN_MOVES_STATES:
         sweeper.cache_chosen_moves()
     partition, residuals = None, []
+    sweeps_alone = default_eval_sweeps(discount)  # (strategy iteration's, once it gives up exact evaluations)
     evaluations: list[int] = []  # evaluation sweeps after each greedy one (modified policy iteration)
     if warm is not None:
         values[:], board_values[:], residuals = warm[0].ravel(), warm[1], list(warm[2])
@@ -368,7 +369,7 @@ def _solve(
             roles.single_agent,
             period,
             evaluations,
-            sweeps_alone=default_eval_sweeps(discount),
+            sweeps_alone=sweeps_alone,
         )
         values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
@@ -386,7 +387,7 @@ def _solve(
         roles.single_agent,
         period,
         evaluations,
-        sweeps_alone=default_eval_sweeps(discount),
+        sweeps_alone=sweeps_alone,
     )
     evaluations += [0] * (len(residuals) - len(evaluations))  # (value iteration: none)
     iterations = len(residuals)

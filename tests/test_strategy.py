@@ -264,7 +264,7 @@ def test_full_rounds_and_sweeps_alone_reach_the_same_values(monkeypatch, full_af
 def test_a_long_bag_game_converges_in_few_rounds():
     """A 3x4 bag game at discount 0.995: the best responses gain little a round, the misses run out,
     and sweeps alone (4 a round) took 400+ rounds; now an exact evaluation follows each round that
-    gains, and rounds without one run modified policy iteration's sweeps, stopping at ``tol``."""
+    gains, until 12 misses give the exact evaluations up, and a round's sweeps stop at ``tol``."""
     rules = babytris.Rules(
         width=3,
         height=4,
