@@ -7,18 +7,18 @@ integers and numpy buffers in, loops without the GIL; the sweeps are in _sweep.p
 
 from cython cimport view
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t
+from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t, INT32_MAX
 from libc.stdlib cimport malloc, realloc, free
 
 import numpy as np
 
 from babytris._layers import layered
 
-from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, prefetch
+from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
 from babytris._index cimport Index, index_of, slot_of, bitmap_boards, renumber
 from babytris._soft cimport MAX_POSITIONS, free_at, reach
-from babytris._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, search_bitmap
+from babytris._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, TOO_MANY_MOVES, search_bitmap
 from babytris._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
@@ -324,12 +324,13 @@ cdef class Engine:
         Returns ``(status, boards, layer_starts, offsets, next_board, lines,
         placement)``: ``boards`` (uint64), layer ``i`` being
         ``boards[layer_starts[i]:layer_starts[i + 1]]`` (int64), sorted
-        ascending within it; ``offsets`` (int64,
+        ascending within it; ``offsets`` (int32,
         ``n_boards * n_pieces + 1``) delimit the moves of state
         ``board * n_pieces + piece``; per move the next board's index (int32),
         rows cleared (uint8) and placement number within the piece (uint16).
         ``status`` is 0, or on failure ``(code, n_boards_so_far, bytes)`` and
-        the arrays are None.  The layers cost 13 bytes per board more while
+        the arrays are None (TOO_MANY_MOVES, over 2**31 - 1 moves: the moves
+        in place of the bytes).  The layers cost 13 bytes per board more while
         the table is built.  Everything held, plus ``bytes_per_board_after``
         per board (what the caller allocates next), stays under ``max_bytes``.
 
@@ -350,7 +351,7 @@ cdef class Engine:
         cdef Vec boards
         cdef size_t n_moves = 0, peak = 0
         cdef int status
-        cdef int64_t[::1] offsets_view
+        cdef offset_t[::1] offsets_view
         cdef const board_t[::1] sorted_view
         cdef uint64_t[::1] bits_view
         cdef int32_t[::1] rank_view
@@ -393,15 +394,17 @@ cdef class Engine:
                     status = search_bitmap(g, expand_boards, start, &bits_view[0], &boards, &n_moves, max_bytes,
                                            n_words * (sizeof(uint64_t) + sizeof(int32_t))
                                            + n_threads * search_room(g) * sizeof(board_t),
-                                           sizeof(board_t) + sizeof(int64_t) * P + bytes_per_board_after,
+                                           sizeof(board_t) + sizeof(offset_t) * P + bytes_per_board_after,
                                            MOVE_BYTES, &peak, seen, &room_view[0], search_room(g), n_threads)
                 else:
                     status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after,
                                       &peak, seen)
+            if status == OK and n_moves > INT32_MAX:  # (the table's offsets are int32)
+                status = TOO_MANY_MOVES
             if status != OK:
                 n = boards.size
                 vec_free(&boards)
-                return (status, n, peak), None, None, None, None, None, None
+                return (status, n, peak if status != TOO_MANY_MOVES else n_moves), None, None, None, None, None, None
             if n_words:
                 # The bitmap lists the boards in order: write them over the
                 # search queue, which holds as many.
@@ -429,7 +432,7 @@ cdef class Engine:
                                 table.slots[i].value = perm_view[table.slots[i].value]
             if min_boards_per_thread > 0:
                 n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
-            offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int64)
+            offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int32)
             offsets_view = offsets
             sorted_view = sorted_boards
             with nogil:
@@ -584,7 +587,7 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
     return status
 
 
-cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1] counts,
+cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1] counts,
                       int n_threads) noexcept nogil:
     """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``."""
     cdef Py_ssize_t i
@@ -614,7 +617,7 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, int64_t[::1]
 
 
 cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] boards,
-                    const int64_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
+                    const offset_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
                     uint16_t[::1] placement, int n_threads) noexcept nogil:
     """Pass 3: every move of every board, at its row; threads share the boards.
 

@@ -7,7 +7,7 @@ from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t
 
 import numpy as np
 
-from babytris._types cimport board_t
+from babytris._types cimport board_t, offset_t
 from babytris._index cimport popcount
 
 
@@ -63,7 +63,7 @@ def popcounts(const uint64_t[::1] boards):
     return out
 
 
-def live_boards(const int64_t[::1] offsets, int n_pieces, const int64_t[::1] layer_starts):
+def live_boards(const offset_t[::1] offsets, int n_pieces, const int64_t[::1] layer_starts):
     """``(order, starts)``: the boards with a move (int32, ascending), and
     where each layer's begin in it (int64, one more than the layers), in
     two passes over the rows and no array but the result (a mask and the

@@ -5,10 +5,12 @@ numbers of chosen moves (``babytris.solve``)."""
 
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
 
+from babytris._types cimport offset_t
+
 import numpy as np
 
 
-def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+def move_values(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                 const double[::1] per_state, const double[::1] per_row, const double[::1] per_lines,
                 const uint8_t[::1] final_rows=None, double final_value=0.0):
     """One value per move: ``per_state[s] + per_row[next_board[e]] +
@@ -38,7 +40,7 @@ def move_values(const int64_t[::1] offsets, const int32_t[::1] next_board, const
     return out
 
 
-def placement_numbers(const int64_t[::1] offsets, const uint16_t[::1] placement, const int16_t[::1] moves):
+def placement_numbers(const offset_t[::1] offsets, const uint16_t[::1] placement, const int16_t[::1] moves):
     """Each state's move given as its offset in the state's row (-1: none)
     as the move's placement number: int16 array like ``moves``, -1 where none."""
     cdef Py_ssize_t n = moves.shape[0], s

@@ -33,7 +33,7 @@ cdef enum:
 # --------------------------------------------------------------------------
 
 from babytris.rng cimport Rng, splitmix64, rng_seed, rng_uniform, rng_below
-from babytris._types cimport interrupted
+from babytris._types cimport interrupted, offset_t
 
 
 def game_seeds(seed, Py_ssize_t n):
@@ -54,7 +54,7 @@ def game_seeds(seed, Py_ssize_t n):
 # Policies: from placement numbers to offsets into the states' rows.
 # --------------------------------------------------------------------------
 
-def placement_rows(const int64_t[::1] offsets, const uint16_t[::1] placement, const int64_t[::1] policy,
+def placement_rows(const offset_t[::1] offsets, const uint16_t[::1] placement, const int64_t[::1] policy,
                    int16_t[::1] rows):
     """A policy of placement numbers as offsets into the states' rows:
     ``rows[s] = e - offsets[s]`` for the move e of state s with
@@ -93,7 +93,7 @@ def placement_rows(const int64_t[::1] offsets, const uint16_t[::1] placement, co
 
 cdef struct Game:
     int P
-    const int64_t* offsets        # state s = board * P + piece has moves offsets[s]:offsets[s+1]
+    const offset_t* offsets       # state s = board * P + piece has moves offsets[s]:offsets[s+1]
     const int32_t* next_board
     const uint8_t* lines
     const double* scores          # points by rows cleared
@@ -143,7 +143,7 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
     points[0] = total
 
 
-def play_games(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                const double[::1] scores, const double[::1] probabilities, int32_t start, int64_t n_actions,
                const uint64_t[::1] seeds, const int16_t[::1] pieces, const int16_t[::1] rows,
                double[::1] points, int64_t[::1] placements, int n_threads=1, const int32_t[::1] chance=None):

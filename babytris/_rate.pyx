@@ -18,7 +18,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from libc.math cimport INFINITY
 
-from babytris._types cimport interrupted
+from babytris._types cimport interrupted, offset_t
 
 import numpy as np
 
@@ -39,7 +39,7 @@ cdef int64_t FOREVER = (<int64_t>1) << 40
 # The survival kernel and the ranks of the other boards
 # --------------------------------------------------------------------------
 
-cdef inline bint doomed(const int64_t* offsets, const int32_t* next_board, const int32_t* rank,
+cdef inline bint doomed(const offset_t* offsets, const int32_t* next_board, const int32_t* rank,
                         int P, int32_t b, int32_t k) noexcept nogil:
     """Whether some piece has no move on board b into a board alive before
     pass k (rank -1, or k: marked in this pass)."""
@@ -60,7 +60,7 @@ cdef inline bint doomed(const int64_t* offsets, const int32_t* next_board, const
     return False
 
 
-def survival_kernel(const int64_t[::1] offsets, const int32_t[::1] next_board, int n_pieces,
+def survival_kernel(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces,
                     int32_t[::1] rank, int n_threads=1):
     """The greatest set S of boards where every piece has a move into S.
 
@@ -88,7 +88,7 @@ def survival_kernel(const int64_t[::1] offsets, const int32_t[::1] next_board, i
     flags = np.zeros(n, dtype=np.uint8)
     cdef int32_t[::1] alive = alive_list
     cdef uint8_t[::1] flag = flags
-    cdef const int64_t* off = &offsets[0]
+    cdef const offset_t* off = &offsets[0]
     cdef const int32_t* nxt = &next_board[0] if next_board.shape[0] else NULL
     cdef int32_t* rk = &rank[0]
     m = n
@@ -121,7 +121,7 @@ def survival_kernel(const int64_t[::1] offsets, const int32_t[::1] next_board, i
     return int(k)
 
 
-def restrict(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines, int n_pieces,
+def restrict(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines, int n_pieces,
              const int32_t[::1] boards, const int32_t[::1] index):
     """The moves between the boards of a set, in a compact table.
 
@@ -138,8 +138,8 @@ def restrict(const int64_t[::1] offsets, const int32_t[::1] next_board, const ui
     cdef int64_t s, e, count = 0, at = 0
     if P < 1 or n_states % P or index.shape[0] != n_states // P or offsets[n_states] != next_board.shape[0]:
         raise ValueError("restrict: array shapes do not match")
-    new_offsets = np.zeros(m * P + 1, dtype=np.int64)
-    cdef int64_t[::1] c_off = new_offsets
+    new_offsets = np.zeros(m * P + 1, dtype=np.int32)
+    cdef offset_t[::1] c_off = new_offsets
     with nogil:
         for i in range(m):
             for p in range(P):
@@ -174,7 +174,7 @@ def restrict(const int64_t[::1] offsets, const int32_t[::1] next_board, const ui
 cdef struct Game:
     int P
     bint worst                  # pieces: the opponent's least valuable (else drawn with `probabilities`)
-    const int64_t* offsets      # compact state i * P + p: moves offsets[s]:offsets[s+1]
+    const offset_t* offsets     # compact state i * P + p: moves offsets[s]:offsets[s+1]
     const int32_t* next_board
     const uint8_t* lines
     const double* scores        # points by rows cleared
@@ -257,7 +257,7 @@ cdef double closure_extreme(const Game* g, const double* delta, const int16_t* r
     return out
 
 
-def relative_value_iteration(const int64_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+def relative_value_iteration(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                              const double[::1] scores, const double[::1] probabilities, bint worst, double tau,
                              double tol, int64_t max_iter, const int32_t[::1] lower_seeds, int32_t upper_start,
                              int32_t reference, double[::1] U, double[::1] delta, int16_t[::1] rows,
@@ -347,7 +347,7 @@ def relative_value_iteration(const int64_t[::1] offsets, const int32_t[::1] next
 # Off the kernel: the chance of reaching it, and the moves
 # --------------------------------------------------------------------------
 
-cdef inline void reach_pass(const int64_t* offsets, const int32_t* next_board, const double* probabilities, int P,
+cdef inline void reach_pass(const offset_t* offsets, const int32_t* next_board, const double* probabilities, int P,
                             const int32_t* outside, const double* x_lo, const double* x_hi,
                             double* new_lo, double* new_hi, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef Py_ssize_t k
@@ -374,7 +374,7 @@ cdef inline void reach_pass(const int64_t* offsets, const int32_t* next_board, c
         new_hi[k] = sum_hi
 
 
-def reach(const int64_t[::1] offsets, const int32_t[::1] next_board, const double[::1] probabilities,
+def reach(const offset_t[::1] offsets, const int32_t[::1] next_board, const double[::1] probabilities,
           const int32_t[::1] outside, double[::1] x_lo, double[::1] x_hi, double tol, int64_t max_iter,
           int n_threads=1):
     """The largest chance, against pieces drawn with ``probabilities``, of
@@ -427,7 +427,7 @@ def reach(const int64_t[::1] offsets, const int32_t[::1] next_board, const doubl
     return int(it), float(gap)
 
 
-def fill_policy(const int64_t[::1] offsets, const int32_t[::1] next_board, int n_pieces, const int32_t[::1] rank,
+def fill_policy(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces, const int32_t[::1] rank,
                 const double[::1] chance, int16_t[::1] rows, int16_t[::1] pieces):
     """Moves and pieces on the boards off the kernel (``rank[b] >= 0``).
 
@@ -480,7 +480,7 @@ def fill_policy(const int64_t[::1] offsets, const int32_t[::1] next_board, int n
             pieces[b] = worst_piece
 
 
-def reachable(const int64_t[::1] offsets, const int32_t[::1] next_board, int n_pieces, const uint8_t[::1] expand,
+def reachable(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces, const uint8_t[::1] expand,
               int32_t start):
     """uint8 array ``(n_boards,)``: the boards reachable from ``start`` by
     any pieces and moves, going on only from boards with ``expand[b]``

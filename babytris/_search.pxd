@@ -20,6 +20,7 @@ cdef enum:  # status codes of the enumeration (enumeration.py reads the negative
     OVER_BUDGET = -2
     TOO_MANY_BOARDS = -3
     INTERRUPTED = -4
+    TOO_MANY_MOVES = -5        # more moves than int32 offsets number (the table's limit)
 
 
 cdef enum:

@@ -9,7 +9,9 @@ from libc.stdint cimport uint64_t, int64_t, uint8_t, uint16_t
 
 import numpy as np
 
-from babytris._types cimport board_t
+from babytris.transitions import offsets_from_counts
+
+from babytris._types cimport board_t, offset_t
 from babytris._core cimport Geometry, engine_geometry, smeared_board, drop_piece
 
 
@@ -44,7 +46,7 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
     """Every move of every (board, piece) of ``boards`` (uint64), by ``n_threads`` threads.
 
     Returns:
-        ``(offsets, next_bits, lines, placement)``: int64 ``(len(boards) *
+        ``(offsets, next_bits, lines, placement)``: int32 ``(len(boards) *
         n_pieces + 1,)`` delimiting the moves of state ``i * n_pieces + p``,
         then per move the board after as bits (uint64), the rows cleared
         (uint8) and the placement number within the piece (uint16), as
@@ -62,13 +64,12 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
     if n:
         for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
             count_moves(g, boards[i], &c[i * P])
-    offsets = np.zeros(n * P + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = offsets_from_counts(counts)
     cdef Py_ssize_t n_moves = offsets[n * P]
     next_bits = np.empty(n_moves, dtype=np.uint64)
     lines = np.empty(n_moves, dtype=np.uint8)
     placement = np.empty(n_moves, dtype=np.uint16)
-    cdef const int64_t[::1] o = offsets
+    cdef const offset_t[::1] o = offsets
     cdef uint64_t[::1] nb = next_bits
     cdef uint8_t[::1] cl = lines
     cdef uint16_t[::1] pl = placement

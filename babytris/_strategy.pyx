@@ -20,7 +20,7 @@ from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from babytris._types cimport prefetch
+from babytris._types cimport offset_t, prefetch
 from babytris._sweep cimport Sweeper, Sweep, chances, PIECES_WORST, MOVES_BEST
 
 cdef enum:
@@ -193,7 +193,7 @@ cdef Py_ssize_t respond_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last
     cdef int32_t* leads_to = sw.least_next
     cdef double* gain = sw.least_gain
     cdef const int32_t* order = sw.order
-    cdef const int64_t* offsets = sw.offsets
+    cdef const offset_t* offsets = sw.offsets
     cdef const int16_t* policy = sw.policy
     cdef const int32_t* nxt = sw.nxt
     cdef const uint8_t* lines = sw.lines

@@ -5,6 +5,8 @@ compiled modules (``_strategy.pyx``) work on a Sweeper's validated arrays."""
 
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 
+from babytris._types cimport offset_t
+
 # The two enums below are the codes babytris.roles passes to the Sweeper:
 # cpdef, so that roles imports them from here rather than retyping them.
 cpdef enum:
@@ -22,7 +24,7 @@ cpdef enum:
 
 cdef struct Sweep:
     int P
-    const int64_t* offsets
+    const offset_t* offsets
     const int32_t* nxt
     const uint8_t* lines
     const double* scores       # points per rows cleared

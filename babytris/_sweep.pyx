@@ -14,7 +14,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from babytris._types cimport first_decrease, first_outside, prefetch
+from babytris._types cimport first_decrease, first_outside, offset_t, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -87,7 +87,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     the loop's) or given by an opponent, the least valuable of those it may give."""
     # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
     # and the policy leave *sw alone, and would reload every field per move.
-    cdef const int64_t* offsets = sw.offsets
+    cdef const offset_t* offsets = sw.offsets
     cdef const int32_t* nxt = sw.nxt
     cdef const uint8_t* lines = sw.lines
     cdef const double* scores = sw.scores
@@ -179,7 +179,7 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
     recording each state's move; returns the largest |change| of V or W."""
     # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
     # and the policy leave *sw alone, and would reload every field per move.
-    cdef const int64_t* offsets = sw.offsets
+    cdef const offset_t* offsets = sw.offsets
     cdef const int32_t* nxt = sw.nxt
     cdef const uint8_t* lines = sw.lines
     cdef const double* scores = sw.scores
@@ -260,7 +260,7 @@ cdef double evaluation_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last)
     W is kept: V is recomputed by the next greedy sweep, so this pass reads
     one move per state where a greedy sweep reads a row (the chosen moves
     lie in the rows in order, so their loads run ahead of the random ones)."""
-    cdef const int64_t* offsets = sw.offsets
+    cdef const offset_t* offsets = sw.offsets
     cdef const int32_t* nxt = sw.nxt
     cdef const uint8_t* lines = sw.lines
     cdef const double* move_reward = sw.move_reward
@@ -471,7 +471,7 @@ cdef class Sweeper:
             self._free_least()
             raise MemoryError("record_least_pieces: cannot allocate")
 
-    def __init__(self, const int64_t[::1] offsets, const int32_t[::1] next_board,
+    def __init__(self, const offset_t[::1] offsets, const int32_t[::1] next_board,
                  const uint8_t[::1] lines, const double[::1] scores, const double[::1] probs,
                  double discount, double[::1] V, double[::1] W, int16_t[::1] policy,
                  const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,

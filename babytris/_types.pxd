@@ -6,6 +6,7 @@ from libc.stdint cimport uint64_t, int32_t, int64_t
 
 ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
 ctypedef int32_t index_t       # dense board index; -1 = none
+ctypedef int32_t offset_t      # a move's number in a table (its CSR offsets): tables hold < 2**31 moves
 
 
 cdef extern from "Python.h":
@@ -72,7 +73,7 @@ cdef extern from *:
 
 # Checks of the arrays a compiled loop will index without checks.
 
-cdef inline Py_ssize_t first_decrease(const int64_t* a, Py_ssize_t n) noexcept nogil:
+cdef inline Py_ssize_t first_decrease(const offset_t* a, Py_ssize_t n) noexcept nogil:
     """The first i with a[i] < a[i - 1], or -1."""
     cdef Py_ssize_t i
     for i in range(1, n):

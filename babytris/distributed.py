@@ -56,7 +56,7 @@ from .roles import PIECES_RANDOM, PIECES_WORST
 from .rules import Rules
 from .solution import Solution
 from .solve import solver_bytes_per_board
-from .transitions import Transitions, layer_order, layered_indices, layers
+from .transitions import Transitions, layer_order, layered_indices, layers, offsets_from_counts
 from .validation import check_int, check_solver_args, solver_method
 
 __all__ = [
@@ -162,7 +162,7 @@ class Shard:
             base += len(wanted)
         self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
         n_rows = base
-        self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=np.int64)])
+        self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
         self.next_board = nxt.astype(np.int32)
         self.V = np.zeros(n_rows * P)
         self.W = np.zeros(n_rows)
@@ -451,7 +451,7 @@ def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
     the gathered table with the solver's arrays
     (:func:`babytris.resources.table_bytes`).  Measured at 4x5 and 4x6 with
     2 workers: within 20% of the client's peak (docs/results.md)."""
-    parts = n_boards * (8 + 16 + 16 + 8) + n_moves * (8 + 1 + 2)
+    parts = n_boards * (8 + 8 + 16 + 8) + n_moves * (8 + 1 + 2)  # (two int32 offsets: 8)
     reorder = n_moves * (8 + 8)
     return 3 * parts + reorder + table_bytes(rules, n_boards, n_moves, solver_bytes_per_board(rules, "vi", False))
 
@@ -481,8 +481,7 @@ def _assemble(
     counts = np.concatenate([np.diff(p["offsets"]) for p in parts])  # per state, shard after shard
     firsts = np.concatenate([[0], np.cumsum(counts)])[:-1]
     states = (order[:, None] * P + np.arange(P)).ravel()  # each new state's old number
-    offsets = np.zeros(len(states) + 1, dtype=np.int64)
-    np.cumsum(counts[states], out=offsets[1:])
+    offsets = offsets_from_counts(counts[states])
     gather = np.repeat(firsts[states] - offsets[:-1], counts[states]) + np.arange(offsets[-1])
     sorted_boards = boards[order]
     next_bits = np.concatenate([p["next_bits"] for p in parts])[gather]

@@ -26,7 +26,7 @@ from .resources import (
     table_bytes,
 )
 from .rules import Rules
-from .transitions import HOLD_MOVE, Transitions, layers
+from .transitions import HOLD_MOVE, Transitions, layers, offsets_from_counts, too_many_moves
 from .validation import check_type
 
 __all__ = ["enumerate_boards", "with_previews"]
@@ -102,6 +102,8 @@ def enumerate_boards(
             raise MemoryError(f"enumeration ran out of memory after {n_seen:,} boards")
         if code == -3:
             raise MemoryLimitError(f"more than 2**31 boards reachable for {rules!r}")
+        if code == -5:  # (footprint: the moves found)
+            raise MemoryLimitError(f"{rules.width}x{rules.height}: {too_many_moves(footprint)}")
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
             f"{format_bytes(max_memory)}: over {n_seen:,} boards reachable, {format_bytes(footprint)} already, "
@@ -217,8 +219,7 @@ def with_previews(
         other = np.where(dealt, np.where(slot == 0, 1, np.where(swap, counts[board * n_pieces + held], 0)), 0)
     else:
         other = np.zeros_like(own)
-    offsets = np.zeros(n_states + 1, dtype=np.int64)
-    np.cumsum(own + other, out=offsets[1:])
+    offsets = offsets_from_counts(own + other)
     move_state = np.repeat(state, own + other)
     j = np.arange(offsets[-1]) - offsets[:-1][move_state]
     ms, mb = move_state, board[move_state]

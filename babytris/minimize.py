@@ -40,7 +40,7 @@ import numpy as np
 
 from . import _minimize
 from .roles import MOVES_BEST, MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, resolve
-from .transitions import Transitions
+from .transitions import Transitions, offsets_from_counts
 from .validation import check_bool
 
 __all__ = ["Partition", "minimize"]
@@ -151,6 +151,7 @@ def minimize(
     weight_id = _ids(weights)
     absent = chances == 0
     board_starts = np.arange(0, t.n_states + 1, n_pieces, dtype=np.int64)
+    state_starts = t.offsets.astype(np.int64)  # (relabel's rows start at int64 offsets)
     states = np.zeros(t.n_states, dtype=np.int64)
     boards = np.zeros(t.n_boards, dtype=np.int64)
     n_states = n_boards = 1
@@ -158,7 +159,7 @@ def minimize(
     while True:
         rounds += 1
         codes = reward_id * n_boards + boards[t.next_board]
-        states, new_n_states = _minimize.relabel(t.offsets, codes, states, moves_as_set)
+        states, new_n_states = _minimize.relabel(state_starts, codes, states, moves_as_set)
         if zero is not None and zero.any():
             states, new_n_states = _merge(states, zero)
         codes = weight_id * (new_n_states + 1) + np.where(absent, new_n_states, states)
@@ -169,8 +170,7 @@ def minimize(
     _, representatives = np.unique(boards, return_index=True)
     quotient_rows = (representatives[:, None] * n_pieces + np.arange(n_pieces)).ravel()
     counts = np.diff(t.offsets)[quotient_rows]
-    offsets = np.zeros(quotient_rows.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = offsets_from_counts(counts)
     moves = np.repeat(t.offsets[quotient_rows] - offsets[:-1], counts) + np.arange(offsets[-1])
     return Partition(
         transitions=t,

@@ -27,7 +27,7 @@ from .reward import Reward
 from .roles import OPPONENT_MODELS, PLAYER_MODELS
 from .rules import Rules
 from .solution import Solution
-from .transitions import TableError, Transitions, layers
+from .transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from .validation import METHODS, check_bool, check_int, check_number
 
 __all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
@@ -54,7 +54,7 @@ _DTYPES = {
     "solution_opponent_policy": np.int16,
     "table_boards": np.uint64,
     "table_layer_starts": np.int64,
-    "table_offsets": np.int64,
+    "table_offsets": np.int64,  # (int32 in memory; int64 on file, as format 1 wrote them)
     "table_next_board": np.int32,
     "table_lines": np.uint8,
     "table_placement": np.uint16,
@@ -125,7 +125,7 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
     }
     arrays.update(
         {
-            f"table_{name}": getattr(solution.transitions, name)
+            f"table_{name}": getattr(solution.transitions, name).astype(_DTYPES[f"table_{name}"], copy=False)
             for name in _TABLE_ARRAYS
             if getattr(solution.transitions, name) is not None
         }
@@ -205,6 +205,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     saved_rules = settings["rules"]
     _check_arrays(path, saved_rules, settings, contents)
     table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS}
+    table_arrays["offsets"] = _narrow_offsets(path, contents["table_offsets"], len(contents["table_next_board"]))
     try:  # the table checks itself: boards, layers, offsets, next boards, lines, placements
         table = Transitions(saved_rules, seconds=settings["table_seconds"], **table_arrays)
     except TableError as err:
@@ -216,6 +217,20 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution
+
+
+def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) -> np.ndarray:
+    """The file's int64 offsets as the table's int32, once each lies in
+    ``[0, n_moves]`` (out of range, the cast would wrap one into range)."""
+    if n_moves > MAX_MOVES:
+        raise SolutionFileError(path, "table_next_board", too_many_moves(n_moves))
+    outside = (offsets < 0) | (offsets > n_moves)
+    if outside.any():
+        bad = int(np.flatnonzero(outside)[0])
+        raise SolutionFileError(
+            path, "table_offsets", f"offsets[{bad}] = {offsets[bad]:,} lies outside [0, {n_moves:,}]"
+        )
+    return offsets.astype(np.int32)
 
 
 def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:

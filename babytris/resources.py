@@ -32,6 +32,8 @@ MIN_BOARDS_PER_THREAD = 50_000
 
 # Bytes per move in the table: next board (int32), rows cleared (uint8), placement (uint16).
 MOVE_BYTES = 4 + 1 + 2
+# Bytes per state in the table: its offset (int32).
+OFFSET_BYTES = 4
 # Bytes per board the numbering by layers holds while the table is built:
 # the boards regrouped (uint64), each one's new number (int32) and layer (uint8).
 LAYER_BYTES = 8 + 4 + 1
@@ -46,7 +48,7 @@ def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> i
     its map slots, its rows of the table with every placement legal, and what
     the solver keeps for it."""
     n_moves = most_moves(rules)
-    return 8 + 4 * 16 + 8 * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
+    return 8 + 4 * 16 + OFFSET_BYTES * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
 
 
 def table_bytes(rules: Rules, n_boards: int, n_moves: int, solver_bytes_per_board: int = 0) -> int:
@@ -57,7 +59,7 @@ def table_bytes(rules: Rules, n_boards: int, n_moves: int, solver_bytes_per_boar
     the hash map), or, while solving, the solver's arrays."""
     cells = rules.width * rules.height
     index = 12 * 2**cells // 64 if cells <= 30 else 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())
-    table = n_boards * (8 + 8 * rules.n_pieces) + MOVE_BYTES * n_moves
+    table = n_boards * (8 + OFFSET_BYTES * rules.n_pieces) + MOVE_BYTES * n_moves
     return table + max(LAYER_BYTES * n_boards + index, solver_bytes_per_board * n_boards)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ._layers import live_boards, popcounts
 from .placements import canonical_boards, placement_table
+from .resources import MemoryLimitError
 from .rules import Rules
 from .validation import is_int
 
@@ -18,6 +19,8 @@ __all__ = [
     "Transitions",
     "TableError",
     "HOLD_MOVE",
+    "MAX_MOVES",
+    "offsets_from_counts",
     "layers",
     "layer_order",
     "layered_indices",
@@ -39,11 +42,17 @@ class TableError(ValueError):
         self.field, self.problem = field, problem
 
 
+#: The most moves a table holds: its offsets are int32, which every sweep
+#: reads once per state (half the bytes of int64: 285 MB less at 4x7).  A
+#: bigger game is refused with :class:`~babytris.MemoryLimitError` and goes
+#: to the lean mode, which stores no moves.
+MAX_MOVES = 2**31 - 1
+
 #: The dtype of each array of a table (the compiled loops read them as these C types).
 DTYPES = {
     "boards": np.uint64,
     "layer_starts": np.int64,
-    "offsets": np.int64,
+    "offsets": np.int32,
     "next_board": np.int32,
     "lines": np.uint8,
     "placement": np.uint16,
@@ -309,6 +318,27 @@ class Transitions:
         )
 
 
+def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
+    """The offsets of a table whose state ``s`` has ``counts[s]`` moves: int32
+    ``(len(counts) + 1,)``, rising from 0.  Raises
+    :class:`~babytris.MemoryLimitError` if the moves are more than
+    :data:`MAX_MOVES`."""
+    total = int(np.sum(counts, dtype=np.int64))
+    if total > MAX_MOVES:
+        raise MemoryLimitError(too_many_moves(total))
+    offsets = np.zeros(len(counts) + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:], dtype=np.int32)
+    return offsets
+
+
+def too_many_moves(n_moves: int) -> str:
+    """The refusal of a table of ``n_moves`` moves, more than :data:`MAX_MOVES`."""
+    return (
+        f"{n_moves:,} moves: a move table holds at most 2**31 - 1 = {MAX_MOVES:,} (int32 offsets); "
+        "use the lean mode (babytris.solve_lean, or babytris solve --mode lean), which stores no moves"
+    )
+
+
 def check_table(t: Transitions) -> None:
     """Raise :class:`TableError` unless ``t``'s arrays are a table babytris
     could have built: the dtypes of :data:`DTYPES`, C-contiguous, shapes that
@@ -371,6 +401,8 @@ def check_table(t: Transitions) -> None:
             "offsets", f"{len(offsets):,} entries, not n_boards * n_pieces + 1 = {n * rules.n_pieces + 1:,}"
         )
     # (comparisons, not np.diff: one byte per entry instead of eight, as this runs on every table)
+    if n_moves > MAX_MOVES:
+        raise TableError("next_board", too_many_moves(n_moves))
     falls = offsets[1:] < offsets[:-1]
     if offsets[0] != 0 or offsets[-1] != n_moves or falls.any():
         where = ""

@@ -281,7 +281,8 @@ def test_a_table_cannot_be_edited_in_place(transitions_4x4):
 @pytest.mark.parametrize(
     "field, value, words",
     [
-        ("offsets", np.zeros(5, dtype=np.int64), "offsets: 5 entries"),
+        ("offsets", np.zeros(5, dtype=np.int32), "offsets: 5 entries"),
+        ("offsets", np.zeros(25_957, dtype=np.int64), "offsets: must be a 1-d int32 array, got int64"),
         ("next_board", np.zeros(3, dtype=np.int64), "next_board: must be a 1-d int32 array"),
         ("lines", [0, 1], "lines: must be a 1-d uint8 array, got list"),
     ],

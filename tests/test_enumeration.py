@@ -289,7 +289,7 @@ def test_live_boards_are_the_boards_with_a_move(counts, n_pieces, cuts):
     from babytris._layers import live_boards
 
     n_boards = len(counts) // n_pieces
-    offsets = np.concatenate([[0], np.cumsum(counts[: n_boards * n_pieces])]).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts[: n_boards * n_pieces])]).astype(np.int32)
     bounds = np.array(sorted([0, n_boards, *(min(c, n_boards) for c in cuts)]), dtype=np.int64)
     order, starts = live_boards(offsets, n_pieces, bounds)
     has_move = offsets[n_pieces::n_pieces] > offsets[:-1:n_pieces]
@@ -301,7 +301,7 @@ def test_live_boards_are_the_boards_with_a_move(counts, n_pieces, cuts):
 def test_live_boards_refuses_tables_it_cannot_read():
     from babytris._layers import live_boards
 
-    offsets = np.array([0, 1, 1, 2, 3], dtype=np.int64)  # 2 boards of 2 pieces
+    offsets = np.array([0, 1, 1, 2, 3], dtype=np.int32)  # 2 boards of 2 pieces
     with pytest.raises(ValueError, match="n_boards"):
         live_boards(offsets, 3, np.array([0, 1], dtype=np.int64))
     with pytest.raises(ValueError, match="from 0"):

@@ -94,3 +94,34 @@ def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
     # 4 wide: 12,978 boards at height 4 and 182,101 at height 5 (the published counts)
     assert forecast_boards(Rules(width=4, height=8)) == int(182101 * (182101 / 12978) ** 3)
     assert forecast_boards(Rules(width=4, height=7)) is None  # 28 cells: searched in a bitmap, no forecast
+
+
+def test_offsets_past_2_31_moves_are_refused_for_the_lean_mode():
+    """The table's offsets are int32: counts summing past them are refused, not wrapped."""
+    from babytris.transitions import MAX_MOVES, offsets_from_counts
+
+    offsets = offsets_from_counts(np.array([MAX_MOVES - 1, 1, 0]))
+    assert offsets.dtype == np.int32 and offsets.tolist() == [0, MAX_MOVES - 1, MAX_MOVES, MAX_MOVES]
+    with pytest.raises(MemoryLimitError, match=r"2,147,483,648 moves: a move table holds at most .*lean mode"):
+        offsets_from_counts(np.array([MAX_MOVES, 1]))
+
+
+class _EngineFindingTooManyMoves:
+    """An engine whose search reports 2**31 + 7 moves (too many for int32 offsets)."""
+
+    def enumerate(self, *args, **kwargs):
+        return (-5, 1_000, 2**31 + 7), None, None, None, None, None, None
+
+
+def test_an_enumeration_past_2_31_moves_is_refused_and_the_cli_goes_lean(monkeypatch, capsys):
+    import importlib
+
+    from babytris import cli
+
+    enumeration = importlib.import_module("babytris.enumeration")
+    monkeypatch.setattr(enumeration, "engine", lambda rules: _EngineFindingTooManyMoves())
+    with pytest.raises(MemoryLimitError, match=r"4x4: 2,147,483,655 moves: a move table holds at most"):
+        babytris.enumerate_boards(Rules(width=4, height=4))
+    assert cli.main(["solve", "--width", "4", "--height", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "lean" in out and "2,147,483,655 moves" in out

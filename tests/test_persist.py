@@ -213,6 +213,11 @@ def test_arrays_are_checked(saved):
         (dict(table_offsets=values_with(contents, "table_offsets", 0, 1)), "table_offsets"),
         (dict(table_offsets=values_with(contents, "table_offsets", -1, n_moves - 1)), "table_offsets"),
         (dict(table_offsets=offsets.astype(np.int32)), "table_offsets: dtype"),
+        # (int32 in memory: a value 2**32 off would wrap back onto the right one)
+        (
+            dict(table_offsets=values_with(contents, "table_offsets", 1000, int(offsets[1000]) + 2**32)),
+            "table_offsets: offsets\\[1000\\] = .* lies outside",
+        ),
         (dict(table_next_board=values_with(contents, "table_next_board", 10, n)), "table_next_board"),
         (dict(table_next_board=values_with(contents, "table_next_board", 10, -1)), "table_next_board"),
         (dict(table_lines=values_with(contents, "table_lines", 10, 200)), "table_lines"),
