@@ -4,7 +4,7 @@ import numpy as np
 import numpy.typing as npt
 
 def move_values(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     lines: npt.NDArray[np.uint8],
     per_state: npt.NDArray[np.float64],
@@ -14,5 +14,5 @@ def move_values(
     final_value: float = 0.0,
 ) -> npt.NDArray[np.float64]: ...
 def placement_numbers(
-    offsets: npt.NDArray[np.int64], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]
+    offsets: npt.NDArray[np.int32], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]
 ) -> npt.NDArray[np.int16]: ...

@@ -4,22 +4,22 @@ import numpy as np
 import numpy.typing as npt
 
 def survival_kernel(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     n_pieces: int,
     rank: npt.NDArray[np.int32],
     n_threads: int = 1,
 ) -> int: ...
 def restrict(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     lines: npt.NDArray[np.uint8],
     n_pieces: int,
     boards: npt.NDArray[np.int32],
     index: npt.NDArray[np.int32],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.int16]]: ...
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.int16]]: ...
 def relative_value_iteration(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     lines: npt.NDArray[np.uint8],
     scores: npt.NDArray[np.float64],
@@ -38,7 +38,7 @@ def relative_value_iteration(
     n_threads: int = 1,
 ) -> tuple[int, float, float]: ...
 def reach(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     probabilities: npt.NDArray[np.float64],
     outside: npt.NDArray[np.int32],
@@ -49,7 +49,7 @@ def reach(
     n_threads: int = 1,
 ) -> tuple[int, float]: ...
 def fill_policy(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     n_pieces: int,
     rank: npt.NDArray[np.int32],
@@ -58,7 +58,7 @@ def fill_policy(
     pieces: npt.NDArray[np.int16],
 ) -> None: ...
 def reachable(
-    offsets: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
     n_pieces: int,
     expand: npt.NDArray[np.uint8],

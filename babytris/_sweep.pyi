@@ -19,7 +19,7 @@ class Sweeper:
     n_threads: int
     def __init__(
         self,
-        offsets: npt.NDArray[np.int64],
+        offsets: npt.NDArray[np.int32],
         next_board: npt.NDArray[np.int32],
         lines: npt.NDArray[np.uint8],
         scores: npt.NDArray[np.float64],
