@@ -14,7 +14,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from babytris._types cimport first_decrease, first_outside, offset_t, prefetch
+from babytris._types cimport first_bad_move, first_bad_state, offset_t, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -525,20 +525,19 @@ cdef class Sweeper:
             raise ValueError(f"Sweeper: n_threads must be >= 1, got {n_threads}")
         if offsets[0] != 0:
             raise ValueError("Sweeper: offsets must start at 0")
-        # The sweeps index V, W and the move arrays by these without checks: range-check them once.
-        i = first_decrease(&offsets[0], n_boards * P + 1)
+        # The sweeps index V, W and the move arrays by these without checks: range-check them once
+        # (the evaluation sweeps read the policy, so it must hold moves of its states).
+        i = first_bad_state(&offsets[0], &policy[0] if n_boards else NULL, n_boards * P)
+        if i >= 0 and offsets[i + 1] < offsets[i]:
+            raise ValueError(f"Sweeper: offsets must not decrease; offsets[{i + 1}] = {offsets[i + 1]} < offsets[{i}]")
         if i >= 0:
-            raise ValueError(f"Sweeper: offsets must not decrease; offsets[{i}] = {offsets[i]} < offsets[{i - 1}]")
-        i = first_outside(&next_board[0] if n_moves else NULL, n_moves, n_boards)
-        if i >= 0:
+            raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state (or -1)")
+        i = first_bad_move(&next_board[0] if n_moves else NULL, &lines[0] if n_moves else NULL, n_moves, n_boards,
+                           scores.shape[0])
+        if i >= 0 and not 0 <= next_board[i] < n_boards:
             raise ValueError(f"Sweeper: next_board[{i}] = {next_board[i]} is outside [0, {n_boards})")
-        for i in range(n_moves):
-            if lines[i] >= scores.shape[0]:
-                raise ValueError("Sweeper: a move clears more rows than scores covers")
-        # (the evaluation sweeps read the policy, so it must hold moves of its states)
-        for i in range(n_boards * P):
-            if not -1 <= policy[i] < offsets[i + 1] - offsets[i]:
-                raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state (or -1)")
+        if i >= 0:
+            raise ValueError("Sweeper: a move clears more rows than scores covers")
         self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
                        fixed_move, move_reward, chance)
         # The one allocation, after every check: a failed __init__ holds nothing

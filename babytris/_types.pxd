@@ -2,7 +2,7 @@
 # and index types, the key mixer of the hash tables, a prefetch hint, an
 # atomic or.
 
-from libc.stdint cimport uint64_t, int32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, int64_t, int32_t, int16_t, uint8_t
 
 ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
 ctypedef int32_t index_t       # dense board index; -1 = none
@@ -71,21 +71,42 @@ cdef extern from *:
     const bint HAVE_ATOMICS "BABYTRIS_ATOMICS"
 
 
-# Checks of the arrays a compiled loop will index without checks.
+# Checks of the arrays a compiled loop will index without checks.  Each
+# first only accumulates a flag, a loop the compiler vectorizes, and looks for
+# where only if something is wrong (a solve checks its table every time).
 
-cdef inline Py_ssize_t first_decrease(const offset_t* a, Py_ssize_t n) noexcept nogil:
-    """The first i with a[i] < a[i - 1], or -1."""
-    cdef Py_ssize_t i
-    for i in range(1, n):
-        if a[i] < a[i - 1]:
-            return i
+cdef inline Py_ssize_t first_bad_state(const offset_t* offsets, const int16_t* policy,
+                                       Py_ssize_t n) noexcept nogil:
+    """The first state s < n whose moves ``offsets[s]:offsets[s + 1]`` run
+    backwards, or whose ``policy[s]`` is neither -1 nor one of them; -1 if none."""
+    cdef Py_ssize_t s
+    cdef uint32_t count
+    cdef int bad = 0
+    # (32-bit unsigned throughout, so that it vectorizes: policy p is -1 or a
+    # move when p + 1 <= count; a p below -1 wraps to the top)
+    for s in range(n):
+        count = <uint32_t>offsets[s + 1] - <uint32_t>offsets[s]
+        bad |= (offsets[s + 1] < offsets[s]) | (<uint32_t>(<int32_t>policy[s] + 1) > count)
+    if bad:
+        for s in range(n):
+            if offsets[s + 1] < offsets[s] or not -1 <= policy[s] < <int64_t>offsets[s + 1] - offsets[s]:
+                return s
     return -1
 
 
-cdef inline Py_ssize_t first_outside(const int32_t* a, Py_ssize_t n, Py_ssize_t high) noexcept nogil:
-    """The first i with a[i] outside [0, high), or -1."""
-    cdef Py_ssize_t i
-    for i in range(n):
-        if a[i] < 0 or a[i] >= high:
-            return i
+cdef inline Py_ssize_t first_bad_move(const int32_t* next_board, const uint8_t* lines, Py_ssize_t n,
+                                      Py_ssize_t n_boards, Py_ssize_t n_scores) noexcept nogil:
+    """The first move e < n whose ``next_board[e]`` lies outside
+    [0, n_boards) or whose ``lines[e]`` is n_scores or more; -1 if none."""
+    cdef Py_ssize_t e
+    cdef int bad = 0
+    # (8- and 32-bit unsigned, so that it vectorizes: a negative board wraps to the top)
+    cdef uint32_t boards = <uint32_t>min(n_boards, <Py_ssize_t>0xFFFFFFFF)
+    cdef uint8_t most_lines = <uint8_t>min(n_scores - 1, 255)
+    for e in range(n):
+        bad |= (<uint32_t>next_board[e] >= boards) | (lines[e] > most_lines)
+    if bad:
+        for e in range(n):
+            if next_board[e] < 0 or next_board[e] >= n_boards or lines[e] >= n_scores:
+                return e
     return -1

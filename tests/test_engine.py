@@ -328,4 +328,23 @@ def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
     policy[5] = t.offsets[6] - t.offsets[5]
     with pytest.raises(ValueError, match=r"policy\[5\] = \d+ is not a move of its state"):
         sweeper(t.offsets.copy(), t.next_board.copy(), policy)
+    # (the checks compare as unsigned: negatives must wrap to the top, not pass)
+    policy[5] = -2
+    with pytest.raises(ValueError, match=r"policy\[5\] = -2 is not a move of its state"):
+        sweeper(t.offsets.copy(), t.next_board.copy(), policy)
+    next_board = t.next_board.copy()
+    next_board[-1] = -1
+    with pytest.raises(ValueError, match=rf"next_board\[{t.n_moves - 1}\] = -1 is outside"):
+        sweeper(t.offsets.copy(), next_board)
+    offsets = t.offsets.copy()
+    offsets[7] = -(2**31)  # (a fall from which the next count would overflow 32 bits)
+    with pytest.raises(ValueError, match=r"offsets must not decrease; offsets\[7\]"):
+        sweeper(offsets, t.next_board.copy())
+    lines = np.ascontiguousarray(t.lines).copy()
+    lines[3] = len(t.rules.line_scores)
+    with pytest.raises(ValueError, match="clears more rows than scores covers"):
+        _sweep.Sweeper(
+            t.offsets, t.next_board, lines, np.asarray(t.rules.line_scores), np.asarray(t.rules.probabilities),
+            0.9, np.zeros(n * P), np.zeros(n), np.full(n * P, -1, dtype=np.int16), order, starts,
+        )  # fmt: skip
     assert sweeper(t.offsets.copy(), t.next_board.copy()).greedy_sweep() > 0
