@@ -42,4 +42,5 @@ class Engine:
         bitmap_max_cells: int = ...,
         layer_of_residue: npt.NDArray[np.int64] | None = None,
         progress: npt.NDArray[np.int64] | None = None,
+        placements_up_to: int = ...,
     ) -> tuple[Any, ...]: ...

@@ -7,7 +7,7 @@ integers and numpy buffers in, loops without the GIL; the sweeps are in _sweep.p
 
 from cython cimport view
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t, INT32_MAX
+from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t, INT32_MAX, SIZE_MAX
 from libc.stdlib cimport malloc, realloc, free
 
 import numpy as np
@@ -312,7 +312,8 @@ cdef class Engine:
 
     def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
                   Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS,
-                  const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None):
+                  const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None,
+                  size_t placements_up_to=SIZE_MAX):
         """Every board reachable from ``start`` and the move table, boards
         numbered by layer, then in ascending order.
 
@@ -330,7 +331,9 @@ cdef class Engine:
         rows cleared (uint8) and placement number within the piece (uint16).
         ``status`` is 0, or on failure ``(code, n_boards_so_far, bytes)`` and
         the arrays are None (TOO_MANY_MOVES, over 2**31 - 1 moves: the moves
-        in place of the bytes).  The layers cost 13 bytes per board more while
+        in place of the bytes).  ``placement`` is None where the moves are
+        more than ``placements_up_to`` (hard drops only: see
+        ``_moves.dropped_placements``).  The layers cost 13 bytes per board more while
         the table is built.  Everything held, plus ``bytes_per_board_after``
         per board (what the caller allocates next), stays under ``max_bytes``.
 
@@ -443,7 +446,7 @@ cdef class Engine:
                 raise AssertionError("enumeration: move counts disagree between passes")
             next_board = np.empty(n_moves, dtype=np.int32)
             lines = np.empty(n_moves, dtype=np.uint8)
-            placement = np.empty(n_moves, dtype=np.uint16)
+            placement = np.empty(n_moves if g.soft or n_moves <= placements_up_to else 0, dtype=np.uint16)
             next_view = next_board
             lines_view = lines
             placement_view = placement
@@ -455,7 +458,8 @@ cdef class Engine:
         finally:
             map_free(&table)
             vec_free(&boards)       # emptied already unless an error came first
-        return OK, sorted_boards, layer_starts, offsets, next_board, lines, placement
+        return OK, sorted_boards, layer_starts, offsets, next_board, lines, (
+            placement if placement.shape[0] == n_moves else None)
 
 
 cdef inline size_t search_room(const Geometry* g) noexcept nogil:
@@ -619,7 +623,9 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1
 cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] boards,
                     const offset_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
                     uint16_t[::1] placement, int n_threads) noexcept nogil:
-    """Pass 3: every move of every board, at its row; threads share the boards.
+    """Pass 3: every move of every board, at its row; threads share the boards
+    (placement numbers only if ``placement`` has room: hard drops may leave them
+    to be dropped again when asked).
 
     Returns -1 if the threads' buffers cannot be allocated."""
     cdef Py_ssize_t n = boards.shape[0], chunk, lo, hi, i
@@ -661,7 +667,8 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
                     if drop(g, b, sm, k, &nb, &n_lines):
                         keys[e - e0] = nb
                         lines[e] = <uint8_t>n_lines
-                        placement[e] = <uint16_t>(k - g.first[p])
+                        if numbers_at != NULL:
+                            numbers_at[e] = <uint16_t>(k - g.first[p])
                         prefetch(slot_of(ix, nb))
                         e += 1
         for e in range(e0, offsets[hi * P]):

@@ -3,6 +3,8 @@
 import numpy as np
 import numpy.typing as npt
 
+from babytris._core import Engine
+
 def move_values(
     offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],
@@ -16,3 +18,10 @@ def move_values(
 def placement_numbers(
     offsets: npt.NDArray[np.int32], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]
 ) -> npt.NDArray[np.int16]: ...
+def dropped_placements(
+    engine: Engine,
+    boards: npt.NDArray[np.uint64],
+    offsets: npt.NDArray[np.int32],
+    moves: npt.NDArray[np.int16] | None = None,
+    n_threads: int = 1,
+) -> npt.NDArray[np.uint16] | npt.NDArray[np.int16]: ...

@@ -1,11 +1,14 @@
 # cython: language_level=3
 """Arrays with one entry per move of the CSR move table, in one compiled
-pass each: the moves' rewards (``babytris.reward``) and the placement
-numbers of chosen moves (``babytris.solve``)."""
+pass each: the moves' rewards (``babytris.reward``), the placement numbers
+of chosen moves (``babytris.solve``), and the placement numbers recomputed
+by the engine instead of stored (``Transitions.placement``)."""
 
-from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
+from cython.parallel cimport prange
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t, uint64_t
 
-from babytris._types cimport offset_t
+from babytris._types cimport board_t, offset_t
+from babytris._core cimport Geometry, engine_geometry, smeared_board, drop_piece
 
 import numpy as np
 
@@ -61,3 +64,93 @@ def placement_numbers(const offset_t[::1] offsets, const uint16_t[::1] placement
             else:
                 o[s] = -1
     return out
+
+
+cdef int64_t renumber_state(const Geometry* g, board_t board, board_t smeared, int p, int64_t row,
+                            uint16_t* out, int64_t wanted) noexcept nogil:
+    """The placements of piece p that are moves on ``board``, in the order
+    the engine's table lists them: their numbers into ``out[0:row]`` (if
+    ``out`` is not NULL), or, with ``wanted`` >= 0, only the number of the
+    ``wanted``-th, returned.  Otherwise returns how many moves there are
+    (the caller compares that with the row)."""
+    cdef int k, lines
+    cdef board_t after
+    cdef int64_t found = 0
+    # (as the engine counts them: with plain rules a placement is a move if it
+    # fits at its highest position, no drop needed; otherwise the drop says)
+    cdef bint plain = not (g.top_out or g.clears_only)
+    for k in range(g.first[p], g.first[p + 1]):
+        if ((g.top[k] & smeared) == 0) if plain else drop_piece(g, board, smeared, k, &after, &lines):
+            if found == wanted:
+                return k - g.first[p]
+            if out != NULL and found < row:
+                out[found] = <uint16_t>(k - g.first[p])
+            found += 1
+    return -1 if wanted >= 0 else found
+
+
+def dropped_placements(engine, const uint64_t[::1] boards, const offset_t[::1] offsets,
+                       const int16_t[::1] moves=None, int n_threads=1):
+    """The placement numbers of the moves of a table of hard drops, dropped
+    again by ``engine`` instead of stored: the table's boards and offsets
+    (one row per (board, piece), as :meth:`Engine.enumerate` builds them).
+
+    Returns:
+        with ``moves`` None, uint16 per move (the table's ``placement``);
+        else each state's move given as its offset in the state's row (-1:
+        none) as its placement number, int16 like ``moves``, -1 where none.
+
+    Raises ValueError if a row does not hold the moves the engine finds (a
+    table of other rules, or of soft moves, whose numbers come from a search).
+    """
+    cdef const Geometry* g = engine_geometry(engine)
+    cdef Py_ssize_t n = boards.shape[0], n_states, i, s
+    cdef int P = g.n_pieces, p
+    cdef int64_t row, found
+    cdef board_t smeared
+    if g.soft:
+        raise ValueError("dropped_placements: soft moves are numbered by their search, which the table keeps")
+    n_states = n * P
+    if offsets.shape[0] != n_states + 1 or offsets[0] != 0:
+        raise ValueError("dropped_placements: offsets must hold one entry per (board, piece), and one more, from 0")
+    for s in range(n_states):
+        if offsets[s + 1] < offsets[s]:
+            raise ValueError(f"dropped_placements: offsets fall at {s + 1}")
+    if moves is not None:
+        if moves.shape[0] != n_states:
+            raise ValueError("dropped_placements: moves must hold one entry per state")
+        for s in range(n_states):
+            if moves[s] >= 0 and not moves[s] < offsets[s + 1] - offsets[s]:
+                raise ValueError(f"dropped_placements: moves[{s}] = {moves[s]} is not a move of its state")
+    # (a state the engine disagrees on, written by whichever thread finds one: shared, unlike a local)
+    problem = np.full(1, -1, dtype=np.int64)
+    cdef int64_t[::1] bad = problem
+    numbers = np.empty(offsets[n_states] if moves is None else n_states, dtype=np.uint16 if moves is None else np.int16)
+    cdef uint16_t[::1] all_out
+    cdef int16_t[::1] chosen_out
+    cdef uint16_t* at = NULL
+    if moves is None:
+        all_out = numbers
+        at = &all_out[0] if all_out.shape[0] else NULL
+    else:
+        chosen_out = numbers
+    for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
+        smeared = smeared_board(g, boards[i])
+        for p in range(P):
+            s = i * P + p
+            row = offsets[s + 1] - offsets[s]
+            if moves is None:
+                found = renumber_state(g, boards[i], smeared, p, row, at + offsets[s] if at != NULL else NULL, -1)
+                if found != row:
+                    bad[0] = s
+            elif moves[s] < 0:
+                chosen_out[s] = -1
+            else:
+                found = renumber_state(g, boards[i], smeared, p, row, NULL, moves[s])
+                if found < 0:
+                    bad[0] = s
+                chosen_out[s] = <int16_t>found
+    if bad[0] >= 0:
+        raise ValueError(f"dropped_placements: state {bad[0]} has {offsets[bad[0] + 1] - offsets[bad[0]]} moves in "
+                         "the table, not the ones the engine drops")
+    return numbers

@@ -17,6 +17,7 @@ from .resources import (
     DEFAULT_MAX_MEMORY,
     LAYER_BYTES,
     MIN_BOARDS_PER_THREAD,
+    STORED_PLACEMENTS,
     MemoryLimitError,
     check_max_memory,
     estimate_bytes_per_board,
@@ -93,6 +94,7 @@ def enumerate_boards(
             MIN_BOARDS_PER_THREAD,
             layer_of_residue=layers(rules),
             progress=counts,
+            placements_up_to=STORED_PLACEMENTS,
         )
     if status != 0:
         code, n_seen, footprint = status

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "MIN_BOARDS_PER_THREAD",
     "MemoryLimitError",
+    "STORED_PLACEMENTS",
     "estimate_bytes_per_board",
     "table_bytes",
     "resolve_n_jobs",
@@ -34,6 +35,15 @@ MIN_BOARDS_PER_THREAD = 50_000
 MOVE_BYTES = 4 + 1 + 2
 # Bytes per state in the table: its offset (int32).
 OFFSET_BYTES = 4
+# Bytes per move of a placement number (uint16), which a big table does not store.
+PLACEMENT_BYTES = 2
+
+#: A table of hard drops with more moves than this drops its pieces again
+#: for ``Transitions.placement`` when first read (64 MiB of uint16: from 4x7
+#: on) rather than storing the numbers while it is built: a solve reads only
+#: its chosen moves' numbers, dropped again per state (4x7: 194 MB less at
+#: the peak).
+STORED_PLACEMENTS = 2**25
 # Bytes per board the numbering by layers holds while the table is built:
 # the boards regrouped (uint64), each one's new number (int32) and layer (uint8).
 LAYER_BYTES = 8 + 4 + 1
@@ -59,7 +69,8 @@ def table_bytes(rules: Rules, n_boards: int, n_moves: int, solver_bytes_per_boar
     the hash map), or, while solving, the solver's arrays."""
     cells = rules.width * rules.height
     index = 12 * 2**cells // 64 if cells <= 30 else 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())
-    table = n_boards * (8 + OFFSET_BYTES * rules.n_pieces) + MOVE_BYTES * n_moves
+    stored = rules.moves == "soft" or n_moves <= STORED_PLACEMENTS
+    table = n_boards * (8 + OFFSET_BYTES * rules.n_pieces) + (MOVE_BYTES - (0 if stored else PLACEMENT_BYTES)) * n_moves
     return table + max(LAYER_BYTES * n_boards + index, solver_bytes_per_board * n_boards)
 
 

@@ -15,9 +15,9 @@ from .bags import bag_chances
 from .enumeration import enumerate_boards
 from .minimize import Partition
 from .minimize import minimize as minimize_states
-from .placements import most_moves
+from .placements import engine, most_moves
 from .progress import ProgressBars
-from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
+from .resources import DEFAULT_MAX_MEMORY, idle_cores, resolve_n_jobs
 from .reward import Reward, check_reward
 from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
@@ -401,7 +401,7 @@ def _solve(
         sweeper.first_best_moves(slack)
     values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
-    placement = _placement_numbers(transitions, policy.reshape(n, n_pieces))
+    placement = _placement_numbers(transitions, policy.reshape(n, n_pieces), idle_cores(resolve_n_jobs(n_jobs)))
     return Solution(
         rules=rules,
         discount=float(discount),
@@ -574,9 +574,15 @@ def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions
     return _strategy.chosen_pieces(np.ascontiguousarray(values), slack, roles.pieces == PIECES_WORST, chances)
 
 
-def _placement_numbers(transitions: Transitions, moves: np.ndarray) -> np.ndarray:
+def _placement_numbers(transitions: Transitions, moves: np.ndarray, threads: int = 1) -> np.ndarray:
     """Moves given as offsets in their rows (-1: none), shape ``(n_boards,
-    n_pieces)``, as placement numbers (int16, -1 where none)."""
+    n_pieces)``, as placement numbers (int16, -1 where none; ``threads``: for
+    a table that drops its pieces again)."""
     if transitions.n_moves == 0:
         return np.full(moves.shape, -1, dtype=np.int16)
+    if not transitions.placement_stored:  # (a big table: drop the chosen moves again, not every move)
+        numbers = _moves.dropped_placements(
+            engine(transitions.rules), transitions.boards, transitions.offsets, moves.ravel(), threads
+        )
+        return numbers.reshape(moves.shape)
     return _moves.placement_numbers(transitions.offsets, transitions.placement, moves.ravel()).reshape(moves.shape)

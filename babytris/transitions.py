@@ -4,13 +4,14 @@ sweeps visit them in."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from ._layers import live_boards, popcounts
-from .placements import canonical_boards, placement_table
+from .placements import canonical_boards, engine, placement_table
 from .resources import MemoryLimitError
 from .rules import Rules
 from .validation import is_int
@@ -69,7 +70,9 @@ class Transitions:
     State ``s = board * n_pieces + piece`` has moves ``offsets[s]:offsets[s+1]``;
     for each move ``next_board`` (int32 board index), ``lines`` (uint8 rows
     cleared) and ``placement`` (uint16, number of the move among the piece's
-    placements, see :func:`placement_table`).  ``boards[i]`` (uint64) is board
+    placements, see :func:`placement_table`; a big table of hard drops, over
+    :data:`~babytris.resources.STORED_PLACEMENTS` moves, drops its pieces again when it is first
+    read instead of storing it from the start).  ``boards[i]`` (uint64) is board
     ``i``.  Boards are numbered layer by layer (see :func:`layers`), layer
     ``k`` being ``boards[layer_starts[k]:layer_starts[k + 1]]``, and in
     ascending order within a layer, so a lookup is a binary search.  With one
@@ -111,9 +114,20 @@ class Transitions:
         # that read it trust its ranges (a bad offset would read out of bounds).
         check_table(self)
         for name in DTYPES:
-            array = getattr(self, name)
+            array = self._stored(name)
             if array is not None:
                 array.flags.writeable = False
+
+    def _stored(self, name: str) -> np.ndarray | None:
+        """The array ``name`` as the table holds it: None for placement
+        numbers not dropped again yet, without dropping them."""
+        return self.__dict__["_placement"] if name == "placement" else getattr(self, name)
+
+    @property
+    def placement_stored(self) -> bool:
+        """Whether the placement numbers are held (False: a big table of hard
+        drops, which drops its pieces again when ``placement`` is first read)."""
+        return self._stored("placement") is not None
 
     @property
     def n_boards(self) -> int:
@@ -207,16 +221,15 @@ class Transitions:
 
     @property
     def nbytes(self) -> int:
-        """The bytes held by the table's arrays."""
+        """The bytes held by the table's arrays (placement numbers only once held)."""
         arrays: tuple[np.ndarray, ...] = (
             self.boards,
             self.layer_starts,
             self.offsets,
             self.next_board,
             self.lines,
-            self.placement,
         )
-        arrays += tuple(a for a in (self.queues, self.slots, self.bags) if a is not None)
+        arrays += tuple(a for a in (self._stored("placement"), self.queues, self.slots, self.bags) if a is not None)
         return sum(a.nbytes for a in arrays)
 
     def board_index(
@@ -318,6 +331,35 @@ class Transitions:
         )
 
 
+def _placement_numbers(t: Transitions) -> np.ndarray:
+    """Each move's placement number among its piece's placements: uint16 array
+    ``(n_moves,)``, held, or dropped again by the engine on first read
+    (read-only, then held like the others)."""
+    numbers = t.__dict__["_placement"]
+    if numbers is None:
+        from ._moves import dropped_placements
+        from .resources import idle_cores
+
+        numbers = dropped_placements(engine(t.rules), t.boards, t.offsets, n_threads=idle_cores(os.cpu_count() or 1))
+        numbers.flags.writeable = False
+        t.__dict__["_placement"] = numbers
+    return numbers
+
+
+def _hold_placement_numbers(t: Transitions, numbers: np.ndarray | None) -> None:
+    t.__dict__["_placement"] = numbers
+
+
+# The dataclass's field ``placement`` is this property (its __init__ sets fields
+# through object.__setattr__, which the property's setter serves): one name for
+# every reader, whether the numbers are held or dropped again when asked.
+setattr(  # noqa: B010 (the field's type stays an array for mypy and the readers)
+    Transitions,
+    "placement",
+    property(_placement_numbers, _hold_placement_numbers, doc=_placement_numbers.__doc__),
+)
+
+
 def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
     """The offsets of a table whose state ``s`` has ``counts[s]`` moves: int32
     ``(len(counts) + 1,)``, rising from 0.  Raises
@@ -350,7 +392,9 @@ def check_table(t: Transitions) -> None:
     if not isinstance(rules, Rules):
         raise TableError("rules", f"must be a babytris.Rules, got {type(rules).__name__}")
     for name, dtype in DTYPES.items():
-        array = getattr(t, name)
+        array = t._stored(name)
+        if name == "placement" and array is None:
+            continue  # (dropped again when read: checked below)
         # Node tables (preview, hold or bag) have queues, slots with hold and
         # bags with a bag; a table of the boards alone (the base with_previews builds on) none.
         if name in ("slots", "bags") and array is None:
@@ -411,8 +455,9 @@ def check_table(t: Transitions) -> None:
             where = f"; offsets[{bad + 1}] = {offsets[bad + 1]:,} is below offsets[{bad}] = {offsets[bad]:,}"
         raise TableError("offsets", f"must rise from 0 to the number of moves, {n_moves:,}{where}")
     for name in ("lines", "placement"):
-        if len(getattr(t, name)) != n_moves:
-            raise TableError(name, f"{len(getattr(t, name)):,} entries, not one per move ({n_moves:,})")
+        array = t._stored(name)
+        if array is not None and len(array) != n_moves:
+            raise TableError(name, f"{len(array):,} entries, not one per move ({n_moves:,})")
     if n_moves and (next_board.view(np.uint32) >= n).any():  # (negatives wrap to the top: one pass)
         bad = int(np.flatnonzero((next_board < 0) | (next_board >= n))[0])
         raise TableError("next_board", f"move {bad} leads to row {next_board[bad]}, outside the {n:,} rows")
@@ -420,8 +465,11 @@ def check_table(t: Transitions) -> None:
         raise TableError("lines", f"a move clears more than the {len(rules.line_scores) - 1} rows the rules score")
     table = placement_table(rules)
     numbers = int(table.number_first[-1]) if rules.hold else int(np.diff(table.number_first).max())
-    placement = t.placement
-    if n_moves and placement.max() >= numbers:  # (one pass where all is well)
+    placement = t._stored("placement")
+    if placement is None:  # (dropped again when read, by the engine: in range)
+        if t.queues is not None or rules.moves == "soft":
+            raise TableError("placement", "missing: only a table of hard drops without nodes drops its pieces again")
+    elif n_moves and placement.max() >= numbers:  # (one pass where all is well)
         outside = placement >= numbers
         if rules.hold:
             outside &= placement != HOLD_MOVE  # the hold move, with hold only
