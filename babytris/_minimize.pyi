@@ -4,7 +4,7 @@ import numpy as np
 import numpy.typing as npt
 
 def relabel(
-    starts: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int32] | npt.NDArray[np.int64],
     codes: npt.NDArray[np.int64],
     previous: npt.NDArray[np.int64],
     as_set: bool = False,

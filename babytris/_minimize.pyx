@@ -7,12 +7,17 @@ Equal signatures get equal labels, whatever their hash: rows that hash alike
 are compared element by element, so no collision can merge two rows.
 """
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 from babytris._types cimport mix64
 
 import numpy as np
+
+# Rows start at a table's int32 offsets (states) or at int64 ones (boards).
+ctypedef fused start_t:
+    int32_t
+    int64_t
 
 
 cdef void sort_row(int64_t* a, Py_ssize_t n) noexcept nogil:
@@ -64,7 +69,7 @@ cdef Py_ssize_t unique_prefix(int64_t* a, Py_ssize_t n) noexcept nogil:
     return kept
 
 
-cdef inline bint same_row(const int64_t* codes, const int64_t* starts, const int64_t* lengths,
+cdef inline bint same_row(const int64_t* codes, const start_t* starts, const int64_t* lengths,
                           const int64_t* previous, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     cdef int64_t k, n = lengths[i]
     if previous[i] != previous[j] or lengths[j] != n:
@@ -75,7 +80,7 @@ cdef inline bint same_row(const int64_t* codes, const int64_t* starts, const int
     return True
 
 
-def relabel(const int64_t[::1] starts, int64_t[::1] codes, const int64_t[::1] previous, bint as_set=False):
+def relabel(const start_t[::1] starts, int64_t[::1] codes, const int64_t[::1] previous, bint as_set=False):
     """Label row i (``codes[starts[i]:starts[i + 1]]``) by its previous label
     and the sorted multiset of its codes (with ``as_set``, the set: repeated
     codes count once).

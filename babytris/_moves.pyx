@@ -51,8 +51,9 @@ def placement_numbers(const offset_t[::1] offsets, const uint16_t[::1] placement
     if offsets.shape[0] != n + 1:
         raise ValueError("placement_numbers: offsets must have one entry per state, and one more")
     for s in range(n):
-        if moves[s] >= 0 and not offsets[s] + moves[s] < offsets[s + 1]:
-            raise ValueError(f"placement_numbers: moves[{s}] = {moves[s]} is not a move of its state")
+        if not -1 <= moves[s] < offsets[s + 1] - offsets[s]:
+            raise ValueError(f"placement_numbers: moves[{s}] = {moves[s]} is not a move of its state: "
+                             f"must be in [-1, {offsets[s + 1] - offsets[s]})")
     if n and offsets[n] > placement.shape[0]:
         raise ValueError("placement_numbers: offsets run past the placements")
     out = np.empty(n, dtype=np.int16)
@@ -67,26 +68,28 @@ def placement_numbers(const offset_t[::1] offsets, const uint16_t[::1] placement
 
 
 cdef int64_t renumber_state(const Geometry* g, board_t board, board_t smeared, int p, int64_t row,
-                            uint16_t* out, int64_t wanted) noexcept nogil:
-    """The placements of piece p that are moves on ``board``, in the order
-    the engine's table lists them: their numbers into ``out[0:row]`` (if
-    ``out`` is not NULL), or, with ``wanted`` >= 0, only the number of the
-    ``wanted``-th, returned.  Otherwise returns how many moves there are
-    (the caller compares that with the row)."""
+                            uint16_t* out, int64_t wanted, int16_t* number) noexcept nogil:
+    """How many placements of piece p are moves on ``board``; their numbers,
+    in the order the engine's table lists them, go into ``out[0:row]`` (if
+    ``out`` is not NULL), and the ``wanted``-th's into ``number`` (if
+    ``wanted`` >= 0; -1 if there is none or ``wanted`` is -1).  The caller compares the count
+    with the row, so a table of other rules cannot pass."""
     cdef int k, lines
     cdef board_t after
     cdef int64_t found = 0
     # (as the engine counts them: with plain rules a placement is a move if it
     # fits at its highest position, no drop needed; otherwise the drop says)
     cdef bint plain = not (g.top_out or g.clears_only)
+    if number != NULL:
+        number[0] = -1
     for k in range(g.first[p], g.first[p + 1]):
         if ((g.top[k] & smeared) == 0) if plain else drop_piece(g, board, smeared, k, &after, &lines):
             if found == wanted:
-                return k - g.first[p]
+                number[0] = <int16_t>(k - g.first[p])
             if out != NULL and found < row:
                 out[found] = <uint16_t>(k - g.first[p])
             found += 1
-    return -1 if wanted >= 0 else found
+    return found
 
 
 def dropped_placements(engine, const uint64_t[::1] boards, const offset_t[::1] offsets,
@@ -112,16 +115,20 @@ def dropped_placements(engine, const uint64_t[::1] boards, const offset_t[::1] o
         raise ValueError("dropped_placements: soft moves are numbered by their search, which the table keeps")
     n_states = n * P
     if offsets.shape[0] != n_states + 1 or offsets[0] != 0:
-        raise ValueError("dropped_placements: offsets must hold one entry per (board, piece), and one more, from 0")
+        raise ValueError(f"dropped_placements: offsets must hold len(boards) * n_pieces + 1 = {n_states + 1:,} "
+                         f"entries from 0, got {offsets.shape[0]:,}")
     for s in range(n_states):
         if offsets[s + 1] < offsets[s]:
-            raise ValueError(f"dropped_placements: offsets fall at {s + 1}")
+            raise ValueError(f"dropped_placements: offsets[{s + 1}] = {offsets[s + 1]} falls below "
+                             f"offsets[{s}] = {offsets[s]}")
     if moves is not None:
         if moves.shape[0] != n_states:
-            raise ValueError("dropped_placements: moves must hold one entry per state")
+            raise ValueError(f"dropped_placements: moves must hold one entry per state ({n_states:,}), "
+                             f"got {moves.shape[0]:,}")
         for s in range(n_states):
-            if moves[s] >= 0 and not moves[s] < offsets[s + 1] - offsets[s]:
-                raise ValueError(f"dropped_placements: moves[{s}] = {moves[s]} is not a move of its state")
+            if not -1 <= moves[s] < offsets[s + 1] - offsets[s]:
+                raise ValueError(f"dropped_placements: moves[{s}] = {moves[s]} is not a move of its state: "
+                                 f"must be in [-1, {offsets[s + 1] - offsets[s]})")
     # (a state the engine disagrees on, written by whichever thread finds one: shared, unlike a local)
     problem = np.full(1, -1, dtype=np.int64)
     cdef int64_t[::1] bad = problem
@@ -140,16 +147,12 @@ def dropped_placements(engine, const uint64_t[::1] boards, const offset_t[::1] o
             s = i * P + p
             row = offsets[s + 1] - offsets[s]
             if moves is None:
-                found = renumber_state(g, boards[i], smeared, p, row, at + offsets[s] if at != NULL else NULL, -1)
-                if found != row:
-                    bad[0] = s
-            elif moves[s] < 0:
-                chosen_out[s] = -1
+                found = renumber_state(g, boards[i], smeared, p, row, at + offsets[s] if at != NULL else NULL,
+                                       -1, NULL)
             else:
-                found = renumber_state(g, boards[i], smeared, p, row, NULL, moves[s])
-                if found < 0:
-                    bad[0] = s
-                chosen_out[s] = <int16_t>found
+                found = renumber_state(g, boards[i], smeared, p, row, NULL, moves[s], &chosen_out[s])
+            if found != row:
+                bad[0] = s
     if bad[0] >= 0:
         raise ValueError(f"dropped_placements: state {bad[0]} has {offsets[bad[0] + 1] - offsets[bad[0]]} moves in "
                          "the table, not the ones the engine drops")

@@ -531,13 +531,15 @@ cdef class Sweeper:
         if i >= 0 and offsets[i + 1] < offsets[i]:
             raise ValueError(f"Sweeper: offsets must not decrease; offsets[{i + 1}] = {offsets[i + 1]} < offsets[{i}]")
         if i >= 0:
-            raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state (or -1)")
+            raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state: must be in "
+                             f"[-1, {offsets[i + 1] - offsets[i]})")
         i = first_bad_move(&next_board[0] if n_moves else NULL, &lines[0] if n_moves else NULL, n_moves, n_boards,
                            scores.shape[0])
         if i >= 0 and not 0 <= next_board[i] < n_boards:
             raise ValueError(f"Sweeper: next_board[{i}] = {next_board[i]} is outside [0, {n_boards})")
         if i >= 0:
-            raise ValueError("Sweeper: a move clears more rows than scores covers")
+            raise ValueError(f"Sweeper: lines[{i}] = {lines[i]}: a move clears more rows than the "
+                             f"{scores.shape[0]} scores cover")
         self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
                        fixed_move, move_reward, chance)
         # The one allocation, after every check: a failed __init__ holds nothing

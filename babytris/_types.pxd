@@ -101,7 +101,7 @@ cdef inline Py_ssize_t first_bad_move(const int32_t* next_board, const uint8_t* 
     cdef Py_ssize_t e
     cdef int bad = 0
     # (8- and 32-bit unsigned, so that it vectorizes: a negative board wraps to the top)
-    cdef uint32_t boards = <uint32_t>min(n_boards, <Py_ssize_t>0xFFFFFFFF)
+    cdef uint32_t boards = <uint32_t>min(n_boards, <Py_ssize_t>0x80000000)  # (int32 boards: < 2**31 anyway)
     cdef uint8_t most_lines = <uint8_t>min(n_scores - 1, 255)
     for e in range(n):
         bad |= (<uint32_t>next_board[e] >= boards) | (lines[e] > most_lines)

@@ -453,7 +453,8 @@ def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
     2 workers: within 20% of the client's peak (docs/results.md)."""
     parts = n_boards * (8 + 8 + 16 + 8) + n_moves * (8 + 1 + 2)  # (two int32 offsets: 8)
     reorder = n_moves * (8 + 8)
-    return 3 * parts + reorder + table_bytes(rules, n_boards, n_moves, solver_bytes_per_board(rules, "vi", False))
+    table = table_bytes(rules, n_boards, n_moves, solver_bytes_per_board(rules, "vi", False), placements=True)
+    return 3 * parts + reorder + table
 
 
 def _all(futures: list) -> list:

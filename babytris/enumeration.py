@@ -27,7 +27,7 @@ from .resources import (
     table_bytes,
 )
 from .rules import Rules
-from .transitions import HOLD_MOVE, Transitions, layers, offsets_from_counts, too_many_moves
+from .transitions import HOLD_MOVE, MAX_MOVES, Transitions, layers, offsets_from_counts, too_many_moves
 from .validation import check_type
 
 __all__ = ["enumerate_boards", "with_previews"]
@@ -80,6 +80,10 @@ def enumerate_boards(
             f"{format_bytes(max_memory)}: about {forecast[0]:,} boards and {forecast[1]:,} moves (forecast from the "
             f"smaller heights), {format_bytes(need)}; refused before the search. "
             "Raise max_memory, use a smaller board, or the lean mode (babytris.solve_lean)"
+        )
+    if forecast is not None and forecast[1] > MAX_MOVES:  # (refused before the search, as for memory)
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height}: about {too_many_moves(forecast[1])} (forecast from the smaller heights)"
         )
     started = time.perf_counter()
     start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
@@ -188,6 +192,7 @@ def with_previews(
     n_moves = 2 * base.n_moves * queues * slots * int(bag_counts(rules).astype(bool).sum()) // n_pieces
     # The build holds about a dozen int64 arrays per state and ten per move at its peak (measured).
     need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
+    need += 0 if base.placement_stored else 2 * base.n_moves  # (the base's numbers, dropped again below)
     what = f"preview={k}, hold={rules.hold}" + (f", a bag of {bags:,} contents" if rules.randomizer == "bag" else "")
     sizes = f"{n:,} boards x " + (f"{bags:,} bags x " if bags > 1 else "") + f"{queues:,} queues x {slots} hold slots"
     if rules.hold and placement_table(rules).number_first[-1] >= HOLD_MOVE:

@@ -151,7 +151,6 @@ def minimize(
     weight_id = _ids(weights)
     absent = chances == 0
     board_starts = np.arange(0, t.n_states + 1, n_pieces, dtype=np.int64)
-    state_starts = t.offsets.astype(np.int64)  # (relabel's rows start at int64 offsets)
     states = np.zeros(t.n_states, dtype=np.int64)
     boards = np.zeros(t.n_boards, dtype=np.int64)
     n_states = n_boards = 1
@@ -159,7 +158,7 @@ def minimize(
     while True:
         rounds += 1
         codes = reward_id * n_boards + boards[t.next_board]
-        states, new_n_states = _minimize.relabel(state_starts, codes, states, moves_as_set)
+        states, new_n_states = _minimize.relabel(t.offsets, codes, states, moves_as_set)
         if zero is not None and zero.any():
             states, new_n_states = _merge(states, zero)
         codes = weight_id * (new_n_states + 1) + np.where(absent, new_n_states, states)

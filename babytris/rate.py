@@ -424,10 +424,7 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
 def _placements(t: Transitions, rows: np.ndarray) -> np.ndarray:
     """Moves as offsets in their states' rows (-1: none) as placement
     numbers, int16 ``(n_boards, n_pieces)``, -1 where none."""
-    out = np.full(t.n_states, -1, dtype=np.int16)
-    has = rows >= 0
-    out[has] = t.placement[t.offsets[:-1][has] + rows[has]]
-    return out.reshape(t.n_boards, t.rules.n_pieces)
+    return t.chosen_placements(rows).reshape(t.n_boards, t.rules.n_pieces)
 
 
 def _threads(n_boards: int, n_jobs: int) -> int:

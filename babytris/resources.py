@@ -61,15 +61,20 @@ def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> i
     return 8 + 4 * 16 + OFFSET_BYTES * rules.n_pieces + MOVE_BYTES * n_moves + LAYER_BYTES + solver_bytes_per_board
 
 
-def table_bytes(rules: Rules, n_boards: int, n_moves: int, solver_bytes_per_board: int = 0) -> int:
+def table_bytes(
+    rules: Rules, n_boards: int, n_moves: int, solver_bytes_per_board: int = 0, *, placements: bool | None = None
+) -> int:
     """Bytes a table-mode solve of ``rules`` holds at its peak, given its
     boards, moves and what the solver keeps per board: the table (boards,
     offsets, moves) plus, while it is built, the layering's temporaries and
     the index of the boards (a bitmap over every board up to 30 cells, else
-    the hash map), or, while solving, the solver's arrays."""
+    the hash map), or, while solving, the solver's arrays.  ``placements``:
+    whether the table holds its placement numbers (default: as the
+    enumeration builds it, not past :data:`STORED_PLACEMENTS` moves of hard
+    drops)."""
     cells = rules.width * rules.height
     index = 12 * 2**cells // 64 if cells <= 30 else 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())
-    stored = rules.moves == "soft" or n_moves <= STORED_PLACEMENTS
+    stored = (rules.moves == "soft" or n_moves <= STORED_PLACEMENTS) if placements is None else placements
     table = n_boards * (8 + OFFSET_BYTES * rules.n_pieces) + (MOVE_BYTES - (0 if stored else PLACEMENT_BYTES)) * n_moves
     return table + max(LAYER_BYTES * n_boards + index, solver_bytes_per_board * n_boards)
 

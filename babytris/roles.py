@@ -221,7 +221,7 @@ def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "po
     if s >= 0:
         b, p = divmod(s, t.rules.n_pieces)
         where = f"piece {t.rules.piece_names[p]!r} on board index {b} (board {int(t.boards[b])})"
-        legal = t.placement[t.offsets[s] : t.offsets[s + 1]].tolist()
+        legal = t.state_placements(s).tolist()
         if not legal:
             raise ValueError(f"{name}: gives placement {flat[s]} for {where}, where it fits nowhere (must be -1)")
         if flat[s] == -1:

@@ -336,9 +336,10 @@ class Solution:
         else:
             gain = move_rewards(t, self.reward, np.arange(t.offsets[s], t.offsets[s + 1])).tolist()
         flipped = self._flipped(board)
+        numbers = t.state_placements(s).tolist()
         return {
-            self._placement(int(t.placement[e]), placed, flipped): g + self.discount * float(after[t.next_board[e]])
-            for e, g in zip(rows, gain)
+            self._placement(number, placed, flipped): g + self.discount * float(after[t.next_board[e]])
+            for e, g, number in zip(rows, gain, numbers)
         }
 
     def _bits(self, board: int | Board) -> int:

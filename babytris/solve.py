@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _moves, _strategy, _sweep
+from . import _strategy, _sweep
 from .bags import bag_chances
 from .enumeration import enumerate_boards
 from .minimize import Partition
 from .minimize import minimize as minimize_states
-from .placements import engine, most_moves
+from .placements import most_moves
 from .progress import ProgressBars
 from .resources import DEFAULT_MAX_MEMORY, idle_cores, resolve_n_jobs
 from .reward import Reward, check_reward
@@ -578,11 +578,4 @@ def _placement_numbers(transitions: Transitions, moves: np.ndarray, threads: int
     """Moves given as offsets in their rows (-1: none), shape ``(n_boards,
     n_pieces)``, as placement numbers (int16, -1 where none; ``threads``: for
     a table that drops its pieces again)."""
-    if transitions.n_moves == 0:
-        return np.full(moves.shape, -1, dtype=np.int16)
-    if not transitions.placement_stored:  # (a big table: drop the chosen moves again, not every move)
-        numbers = _moves.dropped_placements(
-            engine(transitions.rules), transitions.boards, transitions.offsets, moves.ravel(), threads
-        )
-        return numbers.reshape(moves.shape)
-    return _moves.placement_numbers(transitions.offsets, transitions.placement, moves.ravel()).reshape(moves.shape)
+    return transitions.chosen_placements(moves.ravel(), threads).reshape(moves.shape)

@@ -5,14 +5,17 @@ sweeps visit them in."""
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from ._layers import live_boards, popcounts
+from ._moves import dropped_placements
+from ._moves import placement_numbers as _moves_placement_numbers
 from .placements import canonical_boards, engine, placement_table
-from .resources import MemoryLimitError
+from .resources import MemoryLimitError, idle_cores
 from .rules import Rules
 from .validation import is_int
 
@@ -122,6 +125,32 @@ class Transitions:
         """The array ``name`` as the table holds it: None for placement
         numbers not dropped again yet, without dropping them."""
         return self.__dict__["_placement"] if name == "placement" else getattr(self, name)
+
+    def state_placements(self, state: int) -> np.ndarray:
+        """The placement numbers of state ``state``'s moves, in row order:
+        uint16 array ``(moves,)``; a table that does not hold them drops
+        that board's pieces again (not the whole table's)."""
+        lo, hi = int(self.offsets[state]), int(self.offsets[state + 1])
+        stored = self._stored("placement")
+        if stored is not None:
+            return stored[lo:hi]
+        P = self.rules.n_pieces
+        board = state // P
+        offsets = self.offsets[board * P : (board + 1) * P + 1] - self.offsets[board * P]
+        numbers = dropped_placements(engine(self.rules), self.boards[board : board + 1], offsets)
+        return numbers[lo - int(self.offsets[board * P]) : hi - int(self.offsets[board * P])]
+
+    def chosen_placements(self, rows: np.ndarray, n_threads: int = 1) -> np.ndarray:
+        """Each state's move, given as its offset in the state's row (int,
+        ``(n_states,)``; -1: none), as its placement number: int16 array
+        ``(n_states,)``, -1 where none.  A table that does not hold the
+        numbers drops again only these moves (on ``n_threads`` threads)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int16).reshape(-1)
+        if self.n_moves == 0:
+            return np.full(rows.shape, -1, dtype=np.int16)
+        if self._stored("placement") is None:
+            return dropped_placements(engine(self.rules), self.boards, self.offsets, rows, n_threads)
+        return _moves_placement_numbers(self.offsets, self.placement, rows)
 
     @property
     def placement_stored(self) -> bool:
@@ -331,18 +360,24 @@ class Transitions:
         )
 
 
+# (one table's numbers dropped again by one thread at a time: two readers at once wait for one array)
+_DROPPING = threading.Lock()
+
+
 def _placement_numbers(t: Transitions) -> np.ndarray:
     """Each move's placement number among its piece's placements: uint16 array
-    ``(n_moves,)``, held, or dropped again by the engine on first read
-    (read-only, then held like the others)."""
+    ``(n_moves,)``, held, or dropped again by the engine on first read, on the
+    idle cores (read-only, then held like the others)."""
     numbers = t.__dict__["_placement"]
     if numbers is None:
-        from ._moves import dropped_placements
-        from .resources import idle_cores
-
-        numbers = dropped_placements(engine(t.rules), t.boards, t.offsets, n_threads=idle_cores(os.cpu_count() or 1))
-        numbers.flags.writeable = False
-        t.__dict__["_placement"] = numbers
+        with _DROPPING:
+            numbers = t.__dict__["_placement"]
+            if numbers is None:
+                numbers = dropped_placements(
+                    engine(t.rules), t.boards, t.offsets, n_threads=idle_cores(os.cpu_count() or 1)
+                )
+                numbers.flags.writeable = False
+                t.__dict__["_placement"] = numbers
     return numbers
 
 

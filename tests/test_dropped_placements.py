@@ -83,11 +83,11 @@ def test_tables_the_engine_did_not_build_are_refused(monkeypatch):
     other = Rules(width=4, height=4, top_out=True)  # (the same pieces, more moves)
     with pytest.raises(ValueError, match="not the ones the engine drops"):
         dropped_placements(engine(other), t.boards, t.offsets)
-    with pytest.raises(ValueError, match="fewer moves than the table lists|not a move of its state"):
+    with pytest.raises(ValueError, match="not the ones the engine drops|not a move of its state"):
         dropped_placements(engine(other), t.boards, t.offsets, np.full(t.n_states, 2, dtype=np.int16))
-    with pytest.raises(ValueError, match="moves\\[0\\] = 99 is not a move of its state"):
+    with pytest.raises(ValueError, match=r"moves\[0\] = 99 is not a move of its state: must be in \[-1, \d+\)"):
         dropped_placements(engine(rules), t.boards, t.offsets, np.full(t.n_states, 99, dtype=np.int16))
-    with pytest.raises(ValueError, match="one entry per"):
+    with pytest.raises(ValueError, match=r"offsets must hold len\(boards\) \* n_pieces \+ 1 = 25,955 entries"):
         dropped_placements(engine(rules), t.boards[:-1], t.offsets)
     # Node tables (previews, hold, bags) derive their numbers from the plain table's: they must hold them.
     nodes = babytris.enumerate_boards(Rules(width=4, height=4, preview=1))
@@ -103,3 +103,52 @@ def test_tables_the_engine_did_not_build_are_refused(monkeypatch):
             0.0,
             queues=nodes.queues,
         )
+
+
+def test_a_table_of_other_rules_is_refused_when_its_chosen_moves_are_numbered(monkeypatch):
+    """A table the engine would not build for its rules (here: the combo
+    objective's moves under plain rules) is refused, not numbered wrongly."""
+    combo = dropping(Rules(width=4, height=4, objective="combo", start=0b0111_0111), monkeypatch)
+    plain = Rules(width=4, height=4, start=0b0111_0111)
+    t = Transitions(plain, combo.boards, combo.layer_starts, combo.offsets, combo.next_board, combo.lines, None, 0.0)  # type: ignore[arg-type]
+    counts = np.diff(t.offsets)
+    with pytest.raises(ValueError, match="not the ones the engine drops"):
+        t.chosen_placements(np.where(counts > 0, 0, -1))
+    with pytest.raises(ValueError, match="not the ones the engine drops"):
+        _ = t.placement
+
+
+def test_one_state_or_a_rate_drops_again_only_what_it_reads(monkeypatch):
+    rules = Rules(width=4, height=5)
+    stored = babytris.solve(rules)
+    t = dropping(rules, monkeypatch)
+    solution = babytris.solve_transitions(t)
+    for state in (0, 1, 777, t.n_states - 1):
+        assert np.array_equal(t.state_placements(state), stored.transitions.state_placements(state))
+    assert solution.action_values(0, 0) == stored.action_values(0, 0)
+    assert not t.placement_stored
+    small = Rules(width=4, height=4)
+    rate = babytris.long_run_rate(dropping(small, monkeypatch))
+    assert np.array_equal(rate.policy, babytris.long_run_rate(small).policy)
+
+
+def test_readers_at_once_share_one_array(monkeypatch):
+    import threading
+
+    t = dropping(Rules(width=4, height=5), monkeypatch)
+    seen: list = []
+    threads = [threading.Thread(target=lambda: seen.append(t.placement)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 4 and all(array is seen[0] for array in seen)
+
+
+def test_a_game_past_the_moves_a_table_holds_is_refused_before_the_search(monkeypatch):
+    from babytris import MemoryLimitError
+
+    # (4x8 is forecast from 4x4 and 4x5: about 1.4e9 moves, under the real limit)
+    monkeypatch.setattr(enumeration, "MAX_MOVES", 10**6)
+    with pytest.raises(MemoryLimitError, match=r"4x8: about [\d,]+ moves: a move table holds at most .*forecast"):
+        babytris.enumerate_boards(Rules(width=4, height=8), max_memory=2**45)

@@ -342,7 +342,7 @@ def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
         sweeper(offsets, t.next_board.copy())
     lines = np.ascontiguousarray(t.lines).copy()
     lines[3] = len(t.rules.line_scores)
-    with pytest.raises(ValueError, match="clears more rows than scores covers"):
+    with pytest.raises(ValueError, match=rf"lines\[3\] = {len(t.rules.line_scores)}: a move clears more rows than"):
         _sweep.Sweeper(
             t.offsets, t.next_board, lines, np.asarray(t.rules.line_scores), np.asarray(t.rules.probabilities),
             0.9, np.zeros(n * P), np.zeros(n), np.full(n * P, -1, dtype=np.int16), order, starts,
