@@ -411,7 +411,7 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
         survival=survival,
         guaranteed_placements=None if survives else int(rank[start]),
         kernel=kernel,
-        policy=_placements(t, rows),
+        policy=t.chosen_placements(rows).reshape(t.n_boards, t.rules.n_pieces),
         opponent_policy=pieces if opponent == "minimax" else None,
         bias=bias,
         transitions=t,
@@ -419,12 +419,6 @@ def _rate_of(t: Transitions, opponent: str, tol: float, max_iter: int, n_jobs: i
         max_iter=max_iter,
         seconds=time.perf_counter() - started,
     )
-
-
-def _placements(t: Transitions, rows: np.ndarray) -> np.ndarray:
-    """Moves as offsets in their states' rows (-1: none) as placement
-    numbers, int16 ``(n_boards, n_pieces)``, -1 where none."""
-    return t.chosen_placements(rows).reshape(t.n_boards, t.rules.n_pieces)
 
 
 def _threads(n_boards: int, n_jobs: int) -> int:

@@ -71,10 +71,12 @@ def table_bytes(
     the hash map), or, while solving, the solver's arrays.  ``placements``:
     whether the table holds its placement numbers (default: as the
     enumeration builds it, not past :data:`STORED_PLACEMENTS` moves of hard
-    drops)."""
+    drops without previews, hold or bags)."""
     cells = rules.width * rules.height
     index = 12 * 2**cells // 64 if cells <= 30 else 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())
-    stored = (rules.moves == "soft" or n_moves <= STORED_PLACEMENTS) if placements is None else placements
+    # (soft moves' numbers come from their search, and node tables derive theirs: both hold them)
+    stored = rules.moves == "soft" or rules.node_tables or n_moves <= STORED_PLACEMENTS
+    stored = stored if placements is None else placements
     table = n_boards * (8 + OFFSET_BYTES * rules.n_pieces) + (MOVE_BYTES - (0 if stored else PLACEMENT_BYTES)) * n_moves
     return table + max(LAYER_BYTES * n_boards + index, solver_bytes_per_board * n_boards)
 

@@ -401,7 +401,7 @@ def _solve(
         sweeper.first_best_moves(slack)
     values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
-    placement = _placement_numbers(transitions, policy.reshape(n, n_pieces), idle_cores(resolve_n_jobs(n_jobs)))
+    placement = transitions.chosen_placements(policy, idle_cores(resolve_n_jobs(n_jobs))).reshape(n, n_pieces)
     return Solution(
         rules=rules,
         discount=float(discount),
@@ -572,10 +572,3 @@ def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions
         return roles.piece_choice
     chances = np.ascontiguousarray(transitions.draw_chances()) if transitions.bags is not None else None
     return _strategy.chosen_pieces(np.ascontiguousarray(values), slack, roles.pieces == PIECES_WORST, chances)
-
-
-def _placement_numbers(transitions: Transitions, moves: np.ndarray, threads: int = 1) -> np.ndarray:
-    """Moves given as offsets in their rows (-1: none), shape ``(n_boards,
-    n_pieces)``, as placement numbers (int16, -1 where none; ``threads``: for
-    a table that drops its pieces again)."""
-    return transitions.chosen_placements(moves.ravel(), threads).reshape(moves.shape)

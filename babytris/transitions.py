@@ -360,7 +360,7 @@ class Transitions:
         )
 
 
-# (one table's numbers dropped again by one thread at a time: two readers at once wait for one array)
+# (numbers are dropped again by one thread at a time, any table's: two readers of one table share one array)
 _DROPPING = threading.Lock()
 
 
