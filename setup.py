@@ -40,8 +40,8 @@ def extension(module: str) -> Extension:
 
 
 extensions = [
-    # the engine (placement, drop, clear, enumeration); the Bellman sweeps, strategy iteration
-    # and per-move arrays; playouts and
+    # the engine (placement, drop, clear, enumeration); the Bellman sweeps, the greedy backups
+    # from given board values, strategy iteration and per-move arrays; playouts and
     # finite-horizon values; the refinement of minimize; the long-run rate; the lean solves;
     # the batch expansion of the sharded solve
     *(
@@ -50,6 +50,7 @@ extensions = [
             "_core",
             "_layers",
             "_sweep",
+            "_greedy",
             "_strategy",
             "_moves",
             "_play",

@@ -82,6 +82,8 @@ cdef class OpponentResponse:
             raise ValueError(f"OpponentResponse: the discount must be in [0, 1), got {sweeper.sw.discount}")
         if sweeper.before is not None:
             raise ValueError("OpponentResponse: not for synchronous sweeps")
+        if sweeper.sw.V == NULL and sweeper.n_boards:
+            raise ValueError("OpponentResponse: the sweeper must keep state values (not V=None)")
         cdef Py_ssize_t n = max(sweeper.n_boards, 1), i
         self.sweeper = None  # (unusable until every step below has succeeded)
         self.sw = NULL

@@ -25,7 +25,7 @@ class Sweeper:
         scores: npt.NDArray[np.float64],
         probs: npt.NDArray[np.float64],
         discount: float,
-        V: npt.NDArray[np.float64],
+        V: npt.NDArray[np.float64] | None,
         W: npt.NDArray[np.float64],
         policy: npt.NDArray[np.int16],
         order: npt.NDArray[np.int32],

@@ -14,7 +14,8 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from babytris._types cimport first_bad_move, first_bad_state, offset_t, prefetch
+from babytris._greedy cimport Backup, first_best
+from babytris._types cimport check_move_table, offset_t, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -84,7 +85,9 @@ cdef inline double store_board(const Sweep* sw, int32_t b, double w, double resi
 cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
     """:func:`greedy_range` for the common games: the best move, points by
     rows cleared, pieces drawn (one accumulation per state, no branches but
-    the loop's) or given by an opponent, the least valuable of those it may give."""
+    the loop's) or given by an opponent, the least valuable of those it may
+    give.  The only sweep that runs with V NULL: it then writes board values
+    alone, and its residual is their largest change."""
     # Locals, not sw.*: the C compiler cannot tell that the stores into V, W
     # and the policy leave *sw alone, and would reload every field per move.
     cdef const offset_t* offsets = sw.offsets
@@ -147,12 +150,13 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             if chosen_next != NULL:
                 chosen_next[s] = nxt[lo + arg] if arg >= 0 else -1
                 chosen_lines[s] = lines[lo + arg] if arg >= 0 else 0
-            delta = fabs(best - V[s])
-            if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
-                residual = delta
-            if V_prev != NULL:
-                V_prev[s] = V[s]
-            V[s] = best
+            if V != NULL:   # (NULL: board values only, see Sweeper)
+                delta = fabs(best - V[s])
+                if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
+                    residual = delta
+                if V_prev != NULL:
+                    V_prev[s] = V[s]
+                V[s] = best
             if not worst:
                 w += pr[p] * best
             else:  # (branch-free too: which piece is least is a coin toss)
@@ -386,7 +390,10 @@ cdef class Sweeper:
     Holds views of the caller's arrays: ``V`` (float64, ``n_boards * P``),
     ``W`` (float64, ``n_boards``), ``policy`` (int16, ``n_boards * P``: the
     chosen move's offset in its row, -1 where no move fits); each sweep
-    updates them in place.  ``order`` (int32) lists the boards with a move in
+    updates them in place.  ``V=None`` keeps board values alone (for the
+    common games: ``pieces`` 0 or 1, ``moves=0``, no ``move_reward``): a
+    greedy sweep's residual is then the largest change of W, and
+    :func:`babytris._greedy.state_values` gives the state values after.  ``order`` (int32) lists the boards with a move in
     the order to sweep them, ``layer_starts`` (int64) cuts it into layers.
     With ``independent_layers`` (no board leads to another of its own layer:
     the caller vouches for it) up to ``n_threads`` threads share each layer;
@@ -479,8 +486,8 @@ cdef class Sweeper:
                  const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
                  double dead_value=0.0, bint synchronous=False, const int32_t[::1] chance=None):
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
-        cdef int P = probs.shape[0] if chance is None or n_boards == 0 else V.shape[0] // n_boards
-        if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or V.shape[0] != n_boards * P:
+        cdef int P = probs.shape[0] if chance is None or n_boards == 0 else policy.shape[0] // n_boards
+        if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or (V is not None and V.shape[0] != n_boards * P):
             raise ValueError("Sweeper: array shapes do not match")
         if probs.shape[0] % P or (chance is None and probs.shape[0] != P):
             raise ValueError("Sweeper: probs must hold P chances (and P per class with chance)")
@@ -490,10 +497,8 @@ cdef class Sweeper:
             for i in range(n_boards):
                 if not 0 <= chance[i] < probs.shape[0] // P:
                     raise ValueError(f"Sweeper: chance[{i}] = {chance[i]} is not a chance class")
-        if policy.shape[0] != V.shape[0] or scores.shape[0] < 1:
+        if policy.shape[0] != n_boards * P or scores.shape[0] < 1:
             raise ValueError("Sweeper: array shapes do not match")
-        if lines.shape[0] != n_moves or offsets[n_boards * P] != n_moves:
-            raise ValueError("Sweeper: offsets do not match the moves")
         if layer_starts.shape[0] < 1 or layer_starts[0] != 0 or layer_starts[layer_starts.shape[0] - 1] != order.shape[0]:
             raise ValueError("Sweeper: layer_starts must run from 0 to len(order)")
         for i in range(layer_starts.shape[0] - 1):
@@ -505,6 +510,9 @@ cdef class Sweeper:
                 raise ValueError("Sweeper: order holds a board out of range")
         if not PIECES_RANDOM <= pieces <= PIECES_FIXED or not MOVES_BEST <= moves <= MOVES_FIXED:
             raise ValueError(f"Sweeper: unknown pieces={pieces} or moves={moves}")
+        if V is None and not ((pieces == PIECES_RANDOM or pieces == PIECES_WORST) and moves == MOVES_BEST
+                              and move_reward is None):
+            raise ValueError("Sweeper: V=None (board values only) needs pieces=0 or 1, moves=0 and no move_reward")
         if (pieces == PIECES_FIXED) != (piece_choice is not None) or (moves == MOVES_FIXED) != (fixed_move is not None):
             raise ValueError("Sweeper: give piece_choice with pieces=3 and fixed_move with moves=2, and only then")
         if piece_choice is not None:
@@ -523,23 +531,10 @@ cdef class Sweeper:
             raise ValueError("Sweeper: move_reward must have one entry per move")
         if n_threads < 1:
             raise ValueError(f"Sweeper: n_threads must be >= 1, got {n_threads}")
-        if offsets[0] != 0:
-            raise ValueError("Sweeper: offsets must start at 0")
-        # The sweeps index V, W and the move arrays by these without checks: range-check them once
-        # (the evaluation sweeps read the policy, so it must hold moves of its states).
-        i = first_bad_state(&offsets[0], &policy[0] if n_boards else NULL, n_boards * P)
-        if i >= 0 and offsets[i + 1] < offsets[i]:
-            raise ValueError(f"Sweeper: offsets must not decrease; offsets[{i + 1}] = {offsets[i + 1]} < offsets[{i}]")
-        if i >= 0:
-            raise ValueError(f"Sweeper: policy[{i}] = {policy[i]} is not a move of its state: must be in "
-                             f"[-1, {offsets[i + 1] - offsets[i]})")
-        i = first_bad_move(&next_board[0] if n_moves else NULL, &lines[0] if n_moves else NULL, n_moves, n_boards,
-                           scores.shape[0])
-        if i >= 0 and not 0 <= next_board[i] < n_boards:
-            raise ValueError(f"Sweeper: next_board[{i}] = {next_board[i]} is outside [0, {n_boards})")
-        if i >= 0:
-            raise ValueError(f"Sweeper: lines[{i}] = {lines[i]}: a move clears more rows than the "
-                             f"{scores.shape[0]} scores cover")
+        # The sweeps index V, W and the move arrays by these without checks (the evaluation
+        # sweeps read the policy, so it must hold moves of its states).
+        check_move_table("Sweeper", offsets, &policy[0] if n_boards else NULL, next_board, lines, n_boards,
+                         scores.shape[0])
         self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
                        fixed_move, move_reward, chance)
         # The one allocation, after every check: a failed __init__ holds nothing
@@ -571,7 +566,7 @@ cdef class Sweeper:
         self.sw.fixed_move = &fixed_move[0] if fixed_move is not None and n_boards else NULL
         self.sw.order = &order[0] if order.shape[0] else NULL
         self.sw.independent_layers = independent_layers
-        self.sw.V = &V[0] if n_boards else NULL
+        self.sw.V = &V[0] if V is not None and n_boards else NULL
         self.sw.W = &W[0] if n_boards else NULL
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
@@ -596,6 +591,8 @@ cdef class Sweeper:
         cdef double residual = 0.0
         if (V_prev is None) != (W_prev is None):
             raise ValueError("greedy_sweep: give both V_prev and W_prev, or neither")
+        if V_prev is not None and self.sw.V == NULL and self.n_boards:
+            raise ValueError("greedy_sweep: no V_prev where the sweeps keep no state values (V=None)")
         if V_prev is not None:
             if V_prev.shape[0] != self.n_boards * self.sw.P or W_prev.shape[0] != self.n_boards:
                 raise ValueError("greedy_sweep: V_prev / W_prev shapes do not match")
@@ -627,21 +624,19 @@ cdef class Sweeper:
         state's move becomes the first (in row order) whose value, with the
         current board values, is within ``slack`` (>= 0) of its best.  Only
         for ``moves=0`` (the best move); returns how many states changed.
-        Runs on ``n_threads`` (each state alone: the result does not depend on them)."""
-        cdef Py_ssize_t changed = 0, n = self.n_boards * self.sw.P, k, last
-        cdef Py_ssize_t n_blocks = (n + BLOCK * 8 - 1) // (BLOCK * 8)
+        Runs on ``n_threads`` (each state alone: the result does not depend
+        on them); see :func:`babytris._greedy.first_best_moves`, the same on given arrays."""
+        cdef Backup m
+        cdef Py_ssize_t changed = 0
         if self.sw.moves != MOVES_BEST:
             raise ValueError("first_best_moves: only where the player takes the best move (moves=0)")
         if not slack >= 0.0:
             raise ValueError(f"first_best_moves: slack must be >= 0, got {slack}")
         self.sw.chosen_valid = False  # (the moves change under the cache)
+        m.offsets, m.nxt, m.lines, m.scores = self.sw.offsets, self.sw.nxt, self.sw.lines, self.sw.scores
+        m.move_reward, m.W, m.discount = self.sw.move_reward, self.sw.W, self.sw.discount
         with nogil:
-            if self.n_threads > 1 and n_blocks > 1:
-                for k in prange(n_blocks, num_threads=self.n_threads, schedule="static"):
-                    last = min((k + 1) * BLOCK * 8, n)
-                    changed += first_within_range(&self.sw, k * BLOCK * 8, last, slack)
-            else:
-                changed = first_within_range(&self.sw, 0, n, slack)
+            changed = first_best(&m, self.sw.policy, slack, NULL, self.n_boards * self.sw.P, self.n_threads)
         return changed
 
     def evaluation_sweep(self, float[::1] changes=None):
@@ -663,36 +658,3 @@ cdef class Sweeper:
         self.sw.W_change = NULL
         return residual
 
-
-cdef Py_ssize_t first_within_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last, double slack) noexcept nogil:
-    """Re-choose the move of states ``first:last`` (MOVES_BEST) as the first
-    in row order whose value, with the board values W, is within ``slack`` of
-    the row's best; returns how many states changed their move."""
-    cdef Py_ssize_t s, changed = 0
-    cdef int64_t e, lo, hi
-    cdef double best, q
-    cdef int16_t arg
-    for s in range(first, last):
-        lo = sw.offsets[s]
-        hi = sw.offsets[s + 1]
-        if lo == hi:
-            continue
-        best = -INFINITY
-        for e in range(lo, hi):
-            q = _move_value(sw, e)
-            if q > best:
-                best = q
-        arg = 0
-        for e in range(lo, hi):
-            if _move_value(sw, e) >= best - slack:
-                arg = <int16_t>(e - lo)
-                break
-        if arg != sw.policy[s]:
-            changed += 1
-            sw.policy[s] = arg
-    return changed
-
-
-cdef inline double _move_value(const Sweep* sw, int64_t e) noexcept nogil:
-    """A move's reward plus the discounted value of the board it leads to."""
-    return (sw.move_reward[e] if sw.move_reward != NULL else sw.scores[sw.lines[e]]) + sw.discount * sw.W[sw.nxt[e]]

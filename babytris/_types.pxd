@@ -78,18 +78,25 @@ cdef extern from *:
 cdef inline Py_ssize_t first_bad_state(const offset_t* offsets, const int16_t* policy,
                                        Py_ssize_t n) noexcept nogil:
     """The first state s < n whose moves ``offsets[s]:offsets[s + 1]`` run
-    backwards, or whose ``policy[s]`` is neither -1 nor one of them; -1 if none."""
+    backwards, or whose ``policy[s]`` (if not NULL) is neither -1 nor one of
+    them; -1 if none."""
     cdef Py_ssize_t s
     cdef uint32_t count
     cdef int bad = 0
-    # (32-bit unsigned throughout, so that it vectorizes: policy p is -1 or a
-    # move when p + 1 <= count; a p below -1 wraps to the top)
-    for s in range(n):
-        count = <uint32_t>offsets[s + 1] - <uint32_t>offsets[s]
-        bad |= (offsets[s + 1] < offsets[s]) | (<uint32_t>(<int32_t>policy[s] + 1) > count)
+    if policy == NULL:  # (the offsets alone)
+        for s in range(n):
+            bad |= offsets[s + 1] < offsets[s]
+    else:
+        # (32-bit unsigned throughout, so that it vectorizes: policy p is -1 or a
+        # move when p + 1 <= count; a p below -1 wraps to the top)
+        for s in range(n):
+            count = <uint32_t>offsets[s + 1] - <uint32_t>offsets[s]
+            bad |= (offsets[s + 1] < offsets[s]) | (<uint32_t>(<int32_t>policy[s] + 1) > count)
     if bad:
         for s in range(n):
-            if offsets[s + 1] < offsets[s] or not -1 <= policy[s] < <int64_t>offsets[s + 1] - offsets[s]:
+            if offsets[s + 1] < offsets[s]:
+                return s
+            if policy != NULL and not -1 <= policy[s] < <int64_t>offsets[s + 1] - offsets[s]:
                 return s
     return -1
 
@@ -110,3 +117,30 @@ cdef inline Py_ssize_t first_bad_move(const int32_t* next_board, const uint8_t* 
             if next_board[e] < 0 or next_board[e] >= n_boards or lines[e] >= n_scores:
                 return e
     return -1
+
+
+cdef inline int check_move_table(str who, const offset_t[::1] offsets, const int16_t* policy,
+                                 const int32_t[::1] next_board, const uint8_t[::1] lines, Py_ssize_t n_boards,
+                                 Py_ssize_t n_scores) except -1:
+    """Raise ValueError, naming ``who``, unless the offsets run from 0 to the
+    moves without decreasing, each move leads to a board in [0, n_boards) and
+    clears fewer rows than ``n_scores``, and each ``policy[s]`` (if not NULL)
+    is -1 or a move of state s: what the compiled loops index by unchecked."""
+    cdef Py_ssize_t n = offsets.shape[0] - 1, n_moves = next_board.shape[0], i
+    if n < 0 or lines.shape[0] != n_moves or offsets[n] != n_moves:
+        raise ValueError(f"{who}: offsets do not match the moves")
+    if offsets[0] != 0:
+        raise ValueError(f"{who}: offsets must start at 0")
+    i = first_bad_state(&offsets[0], policy, n)
+    if i >= 0 and offsets[i + 1] < offsets[i]:
+        raise ValueError(f"{who}: offsets must not decrease; offsets[{i + 1}] = {offsets[i + 1]} < offsets[{i}]")
+    if i >= 0:
+        raise ValueError(f"{who}: policy[{i}] = {policy[i]} is not a move of its state: must be in "
+                         f"[-1, {offsets[i + 1] - offsets[i]})")
+    i = first_bad_move(&next_board[0] if n_moves else NULL, &lines[0] if n_moves else NULL, n_moves, n_boards,
+                       n_scores)
+    if i >= 0 and not 0 <= next_board[i] < n_boards:
+        raise ValueError(f"{who}: next_board[{i}] = {next_board[i]} is outside [0, {n_boards})")
+    if i >= 0:
+        raise ValueError(f"{who}: lines[{i}] = {lines[i]}: a move clears more rows than the {n_scores} scores cover")
+    return 0

@@ -151,9 +151,13 @@ class Solution:
         modulus ``discount`` (``g``) in the max norm whatever the order of
         the updates, the opponent's min or max and the player's max.  So
         ``|W - W*| <= residual / (1 - g)`` and every value written in that
-        sweep is within ``g * residual / (1 - g)`` of the truth.  A rounding
-        allowance of 16 ulps per backup, ``16 * eps * max|values| / (1 - g)``,
-        is added.
+        sweep is within ``g * residual / (1 - g)`` of the truth.  (Big tables
+        solved by modified policy iteration keep board values alone while they
+        sweep, see ``babytris.solve.BOARD_VALUES_ONLY_STATES``: their residual
+        is the board values' change alone, and their state values come from
+        the last sweep's board values by one more backup, within ``g`` times
+        that.)  A rounding allowance of 16 ulps per backup,
+        ``16 * eps * max|values| / (1 - g)``, is added.
         """
         return value_error_bound(self.discount, self.residual, self.values)
 

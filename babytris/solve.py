@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _strategy, _sweep
+from . import _greedy, _strategy, _sweep
 from .bags import bag_chances
 from .enumeration import enumerate_boards
 from .minimize import Partition
@@ -45,6 +45,14 @@ ACCELERATED_BYTES_PER_BOARD = {"vi": 8, "jacobi": 8, "mpi": 4}
 #: the memory estimates), which spares them a random load a move
 #: (:meth:`_sweep.Sweeper.cache_chosen_moves`).
 CHOSEN_MOVES_STATES = 2**24
+#: Modified policy iteration over tables of more states than this, in the
+#: common games (the best move, points, pieces drawn or the least valuable
+#: given), keeps the board values alone while it sweeps, and writes the state
+#: values once, from the converged board values, after the sweep order and
+#: the jump's changes are freed (:func:`babytris._greedy.state_values`): 8
+#: bytes a state less at the sweeps' peak.  (Smaller tables keep the state
+#: values through the sweeps: one pass less.)
+BOARD_VALUES_ONLY_STATES = 2**24
 
 
 def solve(
@@ -204,16 +212,23 @@ def solve(
         )
 
 
-def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool) -> int:
+def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool, n_boards: int | None = None) -> int:
     """Bytes the solver allocates per board beside the move table (points
-    only: a weighted reward adds its per-move rewards)."""
+    only: a weighted reward adds its per-move rewards); given ``n_boards``,
+    those of a table that size, which modified policy iteration may solve
+    keeping board values alone (see :data:`BOARD_VALUES_ONLY_STATES`)."""
+    P = rules.n_pieces
+    if method == "mpi" and n_boards is not None and n_boards * P > BOARD_VALUES_ONLY_STATES:
+        # The peak comes once the sweeps are done: state values and moves, with the board values
+        # (while the state values are written) or the placement numbers (after they are freed).
+        return 8 * P + 2 * P + max(8, 2 * P)
     accelerated = method in ("vi", "jacobi") and accelerate
     per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if accelerated else 0)
     history = ACCELERATED_BYTES_PER_BOARD.get(method, 0) if accelerate else 0
     synchronous = 8 if method == "jacobi" else 0  # the board values of the sweep before
     # strategy iteration: the opponent's piece per board, where it leads, its reward, a walk's scratch
     strategy = _strategy.OpponentResponse.bytes_per_board() if method == "strategy" else 0
-    return per_state * rules.n_pieces + SOLVER_BYTES_PER_BOARD + history + synchronous + strategy
+    return per_state * P + SOLVER_BYTES_PER_BOARD + history + synchronous + strategy
 
 
 def solve_transitions(
@@ -323,6 +338,17 @@ def _solve(
     values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
     policy = np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
+    boards_only = (
+        method == "mpi"
+        and transitions.n_states > BOARD_VALUES_ONLY_STATES
+        and roles.pieces in (_sweep.PIECES_RANDOM, PIECES_WORST)
+        and roles.moves == MOVES_BEST
+        and roles.move_rewards(transitions) is None
+        and warm is None
+        and not minimize
+    )
+    # (with boards_only, the state values are written once the sweeps are done: till then the
+    # zeros allocated for them are pages never touched, which hold no memory)
     period = len(layers(rules))  # cell counts step round the layers: synchronous sweeps' modes cycle so
     with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
         move_reward = roles.move_rewards(transitions)
@@ -334,7 +360,7 @@ def _solve(
         scores,
         probs,
         float(discount),
-        values,
+        None if boards_only else values,
         board_values,
         policy,
         order,
@@ -371,12 +397,12 @@ def _solve(
             evaluations,
             sweeps_alone=sweeps_alone,
         )
-        values[:] = partition.expand(quotient.values).ravel()  # (flat quotient values: group * P + piece)
+        values[:] = partition.expand(np.asarray(quotient.values)).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
     done = len(residuals)
     told = None if progress is None else (lambda iteration, residual: progress(done + iteration, residual))
     residuals += _iterate(
-        _Arrays(sweeper, values, board_values),
+        _Arrays(sweeper, None if boards_only else values, board_values, policy),
         method,
         tol,
         max(1, max_iter - done),
@@ -396,12 +422,25 @@ def _solve(
     # rounding along the way (the method, the threads); once converged, take
     # the first of those within what the values can tell apart, so that the
     # policy depends on the game alone.
-    slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
-    if roles.moves == MOVES_BEST and residual <= tol:
-        sweeper.first_best_moves(slack)
+    threads = idle_cores(resolve_n_jobs(n_jobs))
+    tied = roles.moves == MOVES_BEST and residual <= tol
+    if boards_only:
+        del sweeper, order  # (and the jump's changes are gone: room for the state values)
+        table = (transitions.offsets, transitions.next_board, transitions.lines, scores, board_values, discount)
+        _greedy.state_values(*table, values, dead_value=dead, n_threads=threads)
+        slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
+        if tied:
+            _greedy.first_best_moves(*table, policy, slack, best=values, n_threads=threads)
+        del table
+    else:
+        slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
+        if tied:
+            sweeper.first_best_moves(slack)
+        del sweeper, order
+    del board_values  # (the solution keeps none of these: freed before its placement numbers)
     values = values.reshape(n, n_pieces)
     # The policy holds each move's offset in its row; report the placement number.
-    placement = transitions.chosen_placements(policy, idle_cores(resolve_n_jobs(n_jobs))).reshape(n, n_pieces)
+    placement = transitions.chosen_placements(policy, threads).reshape(n, n_pieces)
     return Solution(
         rules=rules,
         discount=float(discount),
@@ -451,11 +490,12 @@ def check_value_range(scores: np.ndarray, move_reward: np.ndarray | None, dead: 
 
 @dataclass
 class _Arrays:
-    """A sweeper with the value arrays it updates."""
+    """A sweeper with the arrays it updates."""
 
     sweeper: _sweep.Sweeper
-    values: np.ndarray
+    values: np.ndarray | None  # (None: board values only, see BOARD_VALUES_ONLY_STATES)
     board_values: np.ndarray
+    policy: np.ndarray
 
 
 def _iterate(
@@ -480,8 +520,8 @@ def _iterate(
     given, gets the evaluation sweeps after each greedy one; ``sweeps_alone``:
     strategy iteration's evaluation sweeps a round once it gives up its exact
     evaluations, see :func:`~babytris.sweeping.strategy_iteration`)."""
-    # (what the first sweep touches first: state and board values, and a move chosen of 2 bytes a state)
-    fresh = arrays.values.nbytes + arrays.board_values.nbytes + 2 * arrays.values.size
+    # (what the first sweep touches first: state and board values, and the moves chosen)
+    fresh = (0 if arrays.values is None else arrays.values.nbytes) + arrays.board_values.nbytes + arrays.policy.nbytes
     tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs), fresh)
     if method == "strategy":
         return strategy_iteration(
@@ -506,6 +546,8 @@ def _iterate(
             linear=linear,
             evaluations=evaluations,
         )
+    if arrays.values is None:  # (boards_only is for modified policy iteration alone)
+        raise ValueError(f"method={method!r} sweeps state values: give them")
     return value_iteration(
         tuned,
         arrays.values,
@@ -546,6 +588,7 @@ def _quotient_sweeper(
     n, n_pieces = partition.n_board_classes, partition.transitions.rules.n_pieces
     values, board_values = _initial_values(partition.offsets, n_pieces, modes["dead_value"])
     live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
+    policy = np.full(n * n_pieces, -1, dtype=np.int16)
     sweeper = _sweep.Sweeper(
         partition.offsets,
         partition.next_board,
@@ -555,14 +598,14 @@ def _quotient_sweeper(
         discount,
         values,
         board_values,
-        np.full(n * n_pieces, -1, dtype=np.int16),
+        policy,
         live,
         np.array([0, live.size], dtype=np.int64),
         **modes,
         chance=None if chance is None else chance[partition.representatives].copy(),
         move_reward=partition.move_reward,
     )
-    return _Arrays(sweeper, values, board_values)
+    return _Arrays(sweeper, values, board_values, policy)
 
 
 def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions: Transitions) -> np.ndarray | None:

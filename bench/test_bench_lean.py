@@ -64,7 +64,8 @@ def test_memory_estimate(benchmark, peak_rss, mode, size):
     if mode == "solve_lean":
         estimate = lean_bytes(rules, table.n_boards)
     else:  # the default solve: modified policy iteration, accelerated
-        estimate = table_bytes(rules, table.n_boards, table.n_moves, solver_bytes_per_board(rules, "mpi", True))
+        per_board = solver_bytes_per_board(rules, "mpi", True, table.n_boards)
+        estimate = table_bytes(rules, table.n_boards, table.n_moves, per_board)
     measured = peak_rss.mib(mode, width, height) * 2**20
     off = estimate / measured - 1
     benchmark.group = "memory estimate against the measured peak"
