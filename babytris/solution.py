@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,9 @@ class Solution:
             ``p`` to place, counting that placement's points.
         policy: int16 array ``(n_boards, n_pieces)``: the number of the best
             placement among the piece's placements (the lowest of those tied
-            within :attr:`tie_slack`), -1 where none fits.
+            within :attr:`tie_slack`), -1 where none fits.  (A table that
+            does not hold placement numbers, 4x7 and up, numbers the chosen
+            moves when the policy is first read: :class:`ChosenMoves`.)
         iterations: greedy (Bellman optimality) sweeps run.
         residual: the largest change of a board's value in the last greedy sweep.
             :attr:`error_bound` turns it into a proven bound on the values' error.
@@ -190,7 +193,8 @@ class Solution:
     @property
     def nbytes(self) -> int:
         """The bytes held by the values, policy, residuals and move table."""
-        return self.values.nbytes + self.policy.nbytes + self.residuals.nbytes + self.transitions.nbytes
+        policy = self.__dict__["_policy"].nbytes  # (the moves not yet numbered hold as many bytes)
+        return self.values.nbytes + policy + self.residuals.nbytes + self.transitions.nbytes
 
     def index(
         self,
@@ -429,3 +433,60 @@ def _largest(values: np.ndarray) -> float:
     if values.size == 0:
         return 0.0
     return float(max(abs(values.max()), abs(values.min())))
+
+
+@dataclass(frozen=True)
+class ChosenMoves:
+    """A solution's moves as the sweeps left them, each state's move as its
+    offset in the state's row of the table (int16 ``(n_boards, n_pieces)``,
+    -1: none), to be numbered as placements when :attr:`Solution.policy` is
+    first read: a table of hard drops past
+    :data:`~babytris.resources.STORED_PLACEMENTS` moves holds no placement
+    numbers, and dropping the chosen pieces again takes 0.5 s at 4x7, which
+    a solve whose policy nobody reads need not pay.  ``n_jobs``: the most
+    threads the numbering may take (the cores idle then)."""
+
+    rows: np.ndarray
+    n_jobs: int
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows.nbytes
+
+    def placements(self, transitions: Transitions) -> np.ndarray:
+        """The moves as placement numbers: int16 ``rows.shape``, -1 where none."""
+        from .resources import idle_cores
+
+        numbers = transitions.chosen_placements(self.rows, idle_cores(self.n_jobs))
+        return numbers.reshape(self.rows.shape)
+
+
+# (one numbering at a time, any solution's: two readers of one solution share one array)
+_NUMBERING = threading.Lock()
+
+
+def _policy(solution: Solution) -> np.ndarray:
+    """int16 array ``(n_boards, n_pieces)``: each state's best placement
+    number, -1 where none fits (see the class's attributes)."""
+    held = solution.__dict__["_policy"]
+    if isinstance(held, ChosenMoves):
+        with _NUMBERING:
+            held = solution.__dict__["_policy"]
+            if isinstance(held, ChosenMoves):
+                held = held.placements(solution.transitions)
+                solution.__dict__["_policy"] = held
+    return held
+
+
+def _hold_policy(solution: Solution, policy: np.ndarray | ChosenMoves) -> None:
+    solution.__dict__["_policy"] = policy
+
+
+# The dataclass's field ``policy`` is this property, as ``Transitions.placement`` is: its
+# __init__ sets fields through object.__setattr__, which the setter serves, so a solve may
+# give the moves as ChosenMoves and every reader still gets placement numbers.
+setattr(  # noqa: B010 (the field's type stays an array for mypy and the readers)
+    Solution,
+    "policy",
+    property(_policy, _hold_policy, doc=_policy.__doc__),
+)

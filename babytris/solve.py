@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from .reward import Reward, check_reward
 from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
 from .rules import Rules
-from .solution import Solution, tie_slack
+from .solution import ChosenMoves, Solution, tie_slack
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
 from .transitions import Transitions, independent_layers, layers, sweep_order
 from .validation import METHODS, check_bool, check_solver_args, default_eval_sweeps, make_rules, solver_method
@@ -439,8 +439,13 @@ def _solve(
         del sweeper, order
     del board_values  # (the solution keeps none of these: freed before its placement numbers)
     values = values.reshape(n, n_pieces)
-    # The policy holds each move's offset in its row; report the placement number.
-    placement = transitions.chosen_placements(policy, threads).reshape(n, n_pieces)
+    # The policy holds each move's offset in its row; report the placement number (a table that
+    # does not hold them numbers the moves when the policy is first read).
+    moves = policy.reshape(n, n_pieces)
+    if transitions.placement_stored:
+        placement = transitions.chosen_placements(moves, threads).reshape(n, n_pieces)
+    else:
+        placement = cast(np.ndarray, ChosenMoves(moves, resolve_n_jobs(n_jobs)))
     return Solution(
         rules=rules,
         discount=float(discount),

@@ -58,14 +58,38 @@ def test_dropped_numbers_equal_the_stored_ones(rules):
     assert chosen.dtype == np.int16 and np.array_equal(chosen, expected)
 
 
-def test_a_solve_reads_only_the_chosen_moves_numbers(monkeypatch):
+def test_a_solve_numbers_its_chosen_moves_only_when_its_policy_is_read(monkeypatch):
+    from babytris.solution import ChosenMoves
+
     rules = Rules(width=4, height=5)
     t = dropping(rules, monkeypatch)
     solution = babytris.solve_transitions(t)
-    assert not t.placement_stored  # (the solve dropped its chosen moves only)
     stored = babytris.solve(rules)
+    held = solution.__dict__["_policy"]
+    assert isinstance(held, ChosenMoves) and held.rows.shape == stored.policy.shape
+    assert solution.nbytes == stored.nbytes - stored.transitions.placement.nbytes  # (no numbering to count it)
+    assert isinstance(solution.__dict__["_policy"], ChosenMoves)
     assert np.array_equal(solution.policy, stored.policy)
+    assert solution.__dict__["_policy"] is solution.policy  # (numbered once, then held)
+    assert not t.placement_stored  # (the solve dropped its chosen moves only)
     assert np.array_equal(solution.values, stored.values)
+    assert solution.best_action(int(stored.boards[5]), 1) == stored.best_action(int(stored.boards[5]), 1)
+
+
+def test_readers_of_a_policy_at_once_share_one_array(monkeypatch):
+    import pickle
+    import threading
+
+    solution = babytris.solve_transitions(dropping(Rules(width=4, height=4), monkeypatch))
+    again = pickle.loads(pickle.dumps(solution))  # (the moves not yet numbered travel as they are)
+    seen: list = []
+    threads = [threading.Thread(target=lambda: seen.append(solution.policy)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 4 and all(array is seen[0] for array in seen)
+    assert np.array_equal(again.policy, seen[0]) and np.array_equal(seen[0], babytris.solve(solution.rules).policy)
 
 
 def test_a_saved_table_that_drops_again_loads_with_its_numbers(monkeypatch, tmp_path):
