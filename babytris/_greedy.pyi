@@ -14,6 +14,7 @@ def state_values(
     *,
     dead_value: float = 0.0,
     move_reward: npt.NDArray[np.float64] | None = None,
+    policy: npt.NDArray[np.int16] | None = None,
     n_threads: int = 1,
 ) -> None: ...
 def first_best_moves(

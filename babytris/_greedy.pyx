@@ -28,12 +28,14 @@ cdef inline double move_value(const Backup* m, int64_t e) noexcept nogil:
     return (m.move_reward[e] if m.move_reward != NULL else m.scores[m.lines[e]]) + m.discount * m.W[m.nxt[e]]
 
 
-cdef void values_range(const Backup* m, double* V, double dead, Py_ssize_t first, Py_ssize_t last,
-                       Py_ssize_t n) noexcept nogil:
-    """``V[s]`` for states ``first:last`` (of n): the best move's value, ``dead`` where none."""
+cdef void values_range(const Backup* m, double* V, int16_t* policy, double dead, Py_ssize_t first,
+                       Py_ssize_t last, Py_ssize_t n) noexcept nogil:
+    """``V[s]`` for states ``first:last`` (of n): the best move's value, ``dead``
+    where none; and if ``policy`` is not NULL, the first best move (-1: none)."""
     cdef Py_ssize_t s
     cdef int64_t e, lo, hi
     cdef double best, q
+    cdef int16_t arg
     for s in range(first, last):
         if s + AHEAD < n:
             for e in range(m.offsets[s + AHEAD], m.offsets[s + AHEAD + 1]):
@@ -41,12 +43,17 @@ cdef void values_range(const Backup* m, double* V, double dead, Py_ssize_t first
         lo = m.offsets[s]
         hi = m.offsets[s + 1]
         best = dead
+        arg = -1
         if lo < hi:
             best = move_value(m, lo)
+            arg = 0
             for e in range(lo + 1, hi):
                 q = move_value(m, e)
+                arg = <int16_t>(e - lo) if q > best else arg
                 best = q if q > best else best  # (as the sweeps take their max)
         V[s] = best
+        if policy != NULL:
+            policy[s] = arg
 
 
 cdef Py_ssize_t first_within_range(const Backup* m, int16_t* policy, double slack, const double* known,
@@ -105,24 +112,30 @@ cdef int setup(Backup* m, str who, const offset_t[::1] offsets, const int32_t[::
 
 def state_values(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                  const double[::1] scores, const double[::1] W, double discount, double[::1] V, *,
-                 double dead_value=0.0, const double[::1] move_reward=None, int n_threads=1):
+                 double dead_value=0.0, const double[::1] move_reward=None, int16_t[::1] policy=None,
+                 int n_threads=1):
     """Write each state's value from the board values ``W`` into ``V``
     (float64, one per state: ``len(offsets) - 1``): its best move's reward
     (``scores[lines]``, or ``move_reward``) plus ``discount`` times the value
-    of the board it leads to, ``dead_value`` where no move fits.  One Bellman
-    backup per state that leaves W alone; the result does not depend on ``n_threads``."""
+    of the board it leads to, ``dead_value`` where no move fits; and into
+    ``policy`` (int16, one per state), if given, the first of its best
+    moves (its offset in the row, -1 where none).  One Bellman backup per
+    state that leaves W alone; the result does not depend on ``n_threads``."""
     cdef Backup m
     cdef Py_ssize_t n = offsets.shape[0] - 1, n_blocks, k
+    cdef int16_t* chosen = &policy[0] if policy is not None and n else NULL
     if V.shape[0] != n:
         raise ValueError(f"state_values: V must have one entry per state ({n}), got {V.shape[0]}")
+    if policy is not None and policy.shape[0] != n:
+        raise ValueError(f"state_values: policy must have one entry per state ({n}), got {policy.shape[0]}")
     setup(&m, "state_values", offsets, next_board, lines, scores, W, discount, move_reward, NULL, n_threads)
     n_blocks = (n + BLOCK - 1) // BLOCK
     with nogil:
         if n_threads > 1 and n_blocks > 1:
             for k in prange(n_blocks, num_threads=n_threads, schedule="static"):
-                values_range(&m, &V[0], dead_value, k * BLOCK, min((k + 1) * BLOCK, n), n)
+                values_range(&m, &V[0], chosen, dead_value, k * BLOCK, min((k + 1) * BLOCK, n), n)
         elif n:
-            values_range(&m, &V[0], dead_value, 0, n, n)
+            values_range(&m, &V[0], chosen, dead_value, 0, n, n)
 
 
 def first_best_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,

@@ -27,7 +27,7 @@ class Sweeper:
         discount: float,
         V: npt.NDArray[np.float64] | None,
         W: npt.NDArray[np.float64],
-        policy: npt.NDArray[np.int16],
+        policy: npt.NDArray[np.int16] | None,
         order: npt.NDArray[np.int32],
         layer_starts: npt.NDArray[np.int64],
         *,

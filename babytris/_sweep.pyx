@@ -146,7 +146,8 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                     mask = -<int64_t>(q > best)
                     best = q if q > best else best
                     arg = <int16_t>((arg & ~mask) | ((e - lo) & mask))
-            policy[s] = arg
+            if policy != NULL:  # (NULL: board values only, the chosen moves noted below)
+                policy[s] = arg
             if chosen_next != NULL:
                 chosen_next[s] = nxt[lo + arg] if arg >= 0 else -1
                 chosen_lines[s] = lines[lo + arg] if arg >= 0 else 0
@@ -393,7 +394,9 @@ cdef class Sweeper:
     updates them in place.  ``V=None`` keeps board values alone (for the
     common games: ``pieces`` 0 or 1, ``moves=0``, no ``move_reward``): a
     greedy sweep's residual is then the largest change of W, and
-    :func:`babytris._greedy.state_values` gives the state values after.  ``order`` (int32) lists the boards with a move in
+    :func:`babytris._greedy.state_values` gives the state values after;
+    with ``policy=None`` too, the moves chosen are kept only in the cache
+    of :meth:`cache_chosen_moves`, which the evaluation sweeps read.  ``order`` (int32) lists the boards with a move in
     the order to sweep them, ``layer_starts`` (int64) cuts it into layers.
     With ``independent_layers`` (no board leads to another of its own layer:
     the caller vouches for it) up to ``n_threads`` threads share each layer;
@@ -486,7 +489,7 @@ cdef class Sweeper:
                  const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
                  double dead_value=0.0, bint synchronous=False, const int32_t[::1] chance=None):
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
-        cdef int P = probs.shape[0] if chance is None or n_boards == 0 else policy.shape[0] // n_boards
+        cdef int P = probs.shape[0] if chance is None or n_boards == 0 else (offsets.shape[0] - 1) // n_boards
         if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or (V is not None and V.shape[0] != n_boards * P):
             raise ValueError("Sweeper: array shapes do not match")
         if probs.shape[0] % P or (chance is None and probs.shape[0] != P):
@@ -497,7 +500,7 @@ cdef class Sweeper:
             for i in range(n_boards):
                 if not 0 <= chance[i] < probs.shape[0] // P:
                     raise ValueError(f"Sweeper: chance[{i}] = {chance[i]} is not a chance class")
-        if policy.shape[0] != n_boards * P or scores.shape[0] < 1:
+        if (policy is not None and policy.shape[0] != n_boards * P) or scores.shape[0] < 1:
             raise ValueError("Sweeper: array shapes do not match")
         if layer_starts.shape[0] < 1 or layer_starts[0] != 0 or layer_starts[layer_starts.shape[0] - 1] != order.shape[0]:
             raise ValueError("Sweeper: layer_starts must run from 0 to len(order)")
@@ -513,6 +516,8 @@ cdef class Sweeper:
         if V is None and not ((pieces == PIECES_RANDOM or pieces == PIECES_WORST) and moves == MOVES_BEST
                               and move_reward is None):
             raise ValueError("Sweeper: V=None (board values only) needs pieces=0 or 1, moves=0 and no move_reward")
+        if policy is None and V is not None:
+            raise ValueError("Sweeper: policy=None only with V=None (board values and the chosen moves' cache)")
         if (pieces == PIECES_FIXED) != (piece_choice is not None) or (moves == MOVES_FIXED) != (fixed_move is not None):
             raise ValueError("Sweeper: give piece_choice with pieces=3 and fixed_move with moves=2, and only then")
         if piece_choice is not None:
@@ -533,8 +538,8 @@ cdef class Sweeper:
             raise ValueError(f"Sweeper: n_threads must be >= 1, got {n_threads}")
         # The sweeps index V, W and the move arrays by these without checks (the evaluation
         # sweeps read the policy, so it must hold moves of its states).
-        check_move_table("Sweeper", offsets, &policy[0] if n_boards else NULL, next_board, lines, n_boards,
-                         scores.shape[0])
+        check_move_table("Sweeper", offsets, &policy[0] if policy is not None and n_boards else NULL, next_board,
+                         lines, n_boards, scores.shape[0])
         self.arrays = (offsets, next_board, lines, scores, probs, V, W, policy, order, layer_starts, piece_choice,
                        fixed_move, move_reward, chance)
         # The one allocation, after every check: a failed __init__ holds nothing
@@ -575,9 +580,11 @@ cdef class Sweeper:
         if synchronous:
             self.before = np.array(W, dtype=np.float64)
             self.sw.R = &self.before[0] if n_boards else NULL
-        self.sw.policy = &policy[0] if n_boards else NULL
+        self.sw.policy = &policy[0] if policy is not None and n_boards else NULL
         if move_reward is not None and n_moves == 0:
             self.sw.move_reward = &scores[0]   # never read, but marks the custom rewards
+        if policy is None:
+            self.cache_chosen_moves()  # (the evaluation sweeps' only record of the moves)
 
     @property
     def n_live(self):
@@ -630,6 +637,8 @@ cdef class Sweeper:
         cdef Py_ssize_t changed = 0
         if self.sw.moves != MOVES_BEST:
             raise ValueError("first_best_moves: only where the player takes the best move (moves=0)")
+        if self.sw.policy == NULL and self.n_boards:
+            raise ValueError("first_best_moves: this sweeper keeps no policy (policy=None)")
         if not slack >= 0.0:
             raise ValueError(f"first_best_moves: slack must be >= 0, got {slack}")
         self.sw.chosen_valid = False  # (the moves change under the cache)
@@ -646,6 +655,8 @@ cdef class Sweeper:
         each swept board's change of W (the direction of an Aitken jump: 4
         bytes a board where a copy of W takes 8)."""
         cdef double residual = 0.0
+        if self.sw.policy == NULL and not self.sw.chosen_valid and self.n_boards:
+            raise ValueError("evaluation_sweep: no move chosen yet (policy=None): run a greedy sweep first")
         if changes is not None:
             if changes.shape[0] != self.n_boards:
                 raise ValueError("evaluation_sweep: changes shape does not match")

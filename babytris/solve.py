@@ -335,9 +335,6 @@ def _solve(
         dead_value=dead,
         synchronous=method == "jacobi",
     )
-    values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
-    policy = np.full(n * n_pieces, -1, dtype=np.int16)
-    order, layer_starts = sweep_order(transitions)
     boards_only = (
         method == "mpi"
         and transitions.n_states > BOARD_VALUES_ONLY_STATES
@@ -347,8 +344,12 @@ def _solve(
         and warm is None
         and not minimize
     )
-    # (with boards_only, the state values are written once the sweeps are done: till then the
-    # zeros allocated for them are pages never touched, which hold no memory)
+    values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
+    # (with boards_only the state values and the moves are written once the sweeps are done, the
+    # moves noted meanwhile in the sweeper's cache: till then their arrays are pages never
+    # touched, which hold no memory)
+    policy = np.empty(n * n_pieces, dtype=np.int16) if boards_only else np.full(n * n_pieces, -1, dtype=np.int16)
+    order, layer_starts = sweep_order(transitions)
     period = len(layers(rules))  # cell counts step round the layers: synchronous sweeps' modes cycle so
     with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
         move_reward = roles.move_rewards(transitions)
@@ -362,7 +363,7 @@ def _solve(
         float(discount),
         None if boards_only else values,
         board_values,
-        policy,
+        None if boards_only else policy,
         order,
         layer_starts,
         **modes,
@@ -400,9 +401,11 @@ def _solve(
         values[:] = partition.expand(np.asarray(quotient.values)).ravel()  # (flat quotient values: group * P + piece)
         board_values[:] = quotient.board_values[partition.board_labels]
     done = len(residuals)
+    # (what the first sweep touches first: the values and the moves chosen, 5 bytes a state in the cache)
+    fresh = board_values.nbytes + (5 * len(policy) if boards_only else values.nbytes + policy.nbytes)
     told = None if progress is None else (lambda iteration, residual: progress(done + iteration, residual))
     residuals += _iterate(
-        _Arrays(sweeper, None if boards_only else values, board_values, policy),
+        _Arrays(sweeper, None if boards_only else values, board_values, fresh),
         method,
         tol,
         max(1, max_iter - done),
@@ -425,9 +428,9 @@ def _solve(
     threads = idle_cores(resolve_n_jobs(n_jobs))
     tied = roles.moves == MOVES_BEST and residual <= tol
     if boards_only:
-        del sweeper, order  # (and the jump's changes are gone: room for the state values)
+        del sweeper, order  # (with its cache of the moves, and the jump's changes: room for the values, moves)
         table = (transitions.offsets, transitions.next_board, transitions.lines, scores, board_values, discount)
-        _greedy.state_values(*table, values, dead_value=dead, n_threads=threads)
+        _greedy.state_values(*table, values, dead_value=dead, policy=policy, n_threads=threads)
         slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
         if tied:
             _greedy.first_best_moves(*table, policy, slack, best=values, n_threads=threads)
@@ -500,7 +503,7 @@ class _Arrays:
     sweeper: _sweep.Sweeper
     values: np.ndarray | None  # (None: board values only, see BOARD_VALUES_ONLY_STATES)
     board_values: np.ndarray
-    policy: np.ndarray
+    first_touches: int  # bytes the first sweep writes first (the values, the moves chosen)
 
 
 def _iterate(
@@ -525,9 +528,7 @@ def _iterate(
     given, gets the evaluation sweeps after each greedy one; ``sweeps_alone``:
     strategy iteration's evaluation sweeps a round once it gives up its exact
     evaluations, see :func:`~babytris.sweeping.strategy_iteration`)."""
-    # (what the first sweep touches first: state and board values, and the moves chosen)
-    fresh = (0 if arrays.values is None else arrays.values.nbytes) + arrays.board_values.nbytes + arrays.policy.nbytes
-    tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs), fresh)
+    tuned = ThreadTuner(arrays.sweeper, resolve_n_jobs(n_jobs), arrays.first_touches)
     if method == "strategy":
         return strategy_iteration(
             tuned,
@@ -610,7 +611,7 @@ def _quotient_sweeper(
         chance=None if chance is None else chance[partition.representatives].copy(),
         move_reward=partition.move_reward,
     )
-    return _Arrays(sweeper, values, board_values, policy)
+    return _Arrays(sweeper, values, board_values, values.nbytes + board_values.nbytes + policy.nbytes)
 
 
 def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions: Transitions) -> np.ndarray | None:

@@ -96,6 +96,16 @@ def test_the_sweeper_refuses_board_values_only_where_it_cannot(transitions_4x4):
         sweeper.greedy_sweep(np.zeros(2 * n), np.zeros(n))
     with pytest.raises(ValueError, match="state values"):
         _strategy.OpponentResponse(sweeper)
+    no_policy = args[:8] + (None,) + args[9:]
+    with pytest.raises(ValueError, match="policy=None only with V=None"):
+        _sweep.Sweeper(*no_policy[:6], np.zeros(2 * n), *no_policy[7:])
+    sweeper = _sweep.Sweeper(*no_policy)
+    with pytest.raises(ValueError, match="no move chosen yet"):
+        sweeper.evaluation_sweep()  # (the moves live in the cache a greedy sweep fills)
+    with pytest.raises(ValueError, match="keeps no policy"):
+        sweeper.first_best_moves(0.0)
+    sweeper.greedy_sweep()
+    sweeper.evaluation_sweep()
 
 
 def test_a_boards_only_sweep_moves_the_board_values_as_the_usual_one(transitions_4x4):
@@ -106,17 +116,21 @@ def test_a_boards_only_sweep_moves_the_board_values_as_the_usual_one(transitions
     order, starts = sweep_order(t)
     common = (t.offsets, t.next_board, t.lines, np.asarray(t.rules.line_scores, dtype=np.float64),
               np.asarray(t.rules.probabilities), 0.9)  # fmt: skip
-    V, W1, W2 = np.zeros(2 * n), np.zeros(n), np.zeros(n)
+    V, W1, W2, W3 = np.zeros(2 * n), np.zeros(n), np.zeros(n), np.zeros(n)
     p1, p2 = np.full(2 * n, -1, dtype=np.int16), np.full(2 * n, -1, dtype=np.int16)
     kw = dict(independent_layers=independent_layers(t))
     usual = _sweep.Sweeper(*common, V, W1, p1, order, starts, **kw)
     lean = _sweep.Sweeper(*common, None, W2, p2, order, starts, **kw)
+    leanest = _sweep.Sweeper(*common, None, W3, None, order, starts, n_threads=2, **kw)  # (moves in the cache)
     for _ in range(5):
         usual.greedy_sweep()
         r = lean.greedy_sweep()
-        assert np.array_equal(W1, W2) and np.array_equal(p1, p2)
+        assert leanest.greedy_sweep() == r
+        assert np.array_equal(W1, W2) and np.array_equal(p1, p2) and np.array_equal(W1, W3)
         usual.evaluation_sweep()
         lean.evaluation_sweep()
+        leanest.evaluation_sweep()
+        assert np.array_equal(W1, W2) and np.array_equal(W1, W3)
     assert r > 0
 
 

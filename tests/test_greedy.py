@@ -34,6 +34,12 @@ def test_state_values_are_each_states_best_move(transitions_4x4, threads):
     V = np.full(t.n_states, np.nan)
     _greedy.state_values(offsets, nxt, lines, scores, W, 0.9, V, dead_value=-2.5, n_threads=threads)
     assert np.array_equal(V, expected)
+    policy = np.full(t.n_states, 99, dtype=np.int16)
+    _greedy.state_values(offsets, nxt, lines, scores, W, 0.9, V, policy=policy, n_threads=threads)
+    first = np.zeros(t.n_states, dtype=np.int16)
+    first[np.diff(offsets) == 0] = -1
+    _greedy.first_best_moves(offsets, nxt, lines, scores, W, 0.9, first, 0.0)
+    assert np.array_equal(policy, first)  # (the first best move, -1 where none)
     assert (np.diff(offsets) == 0).any()  # (the dead value is tested)
 
 
@@ -97,6 +103,8 @@ def test_bad_arrays_are_refused_with_their_place(transitions_4x4):
     wild[5] = 40
     with pytest.raises(ValueError, match=r"first_best_moves: policy\[5\] = 40 is not a move of its state"):
         _greedy.first_best_moves(offsets, nxt, lines, scores, W, 0.9, wild, 0.0)
+    with pytest.raises(ValueError, match="policy must have one entry per state"):
+        _greedy.state_values(offsets, nxt, lines, scores, W, 0.9, V, policy=policy[1:])
     with pytest.raises(ValueError, match="V must have one entry per state"):
         _greedy.state_values(offsets, nxt, lines, scores, W, 0.9, V[:-1])
     with pytest.raises(ValueError, match="offsets do not match the moves"):
