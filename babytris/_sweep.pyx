@@ -396,7 +396,8 @@ cdef class Sweeper:
     greedy sweep's residual is then the largest change of W, and
     :func:`babytris._greedy.state_values` gives the state values after;
     with ``policy=None`` too, the moves chosen are kept only in the cache
-    of :meth:`cache_chosen_moves`, which the evaluation sweeps read.  ``order`` (int32) lists the boards with a move in
+    of :meth:`cache_chosen_moves` (in ``chosen_room`` if given), which the
+    evaluation sweeps read.  ``order`` (int32) lists the boards with a move in
     the order to sweep them, ``layer_starts`` (int64) cuts it into layers.
     With ``independent_layers`` (no board leads to another of its own layer:
     the caller vouches for it) up to ``n_threads`` threads share each layer;
@@ -433,21 +434,32 @@ cdef class Sweeper:
         self._free_chosen()
 
     cdef void _free_chosen(self) noexcept:
-        free(self.sw.chosen_next)
-        free(self.sw.chosen_lines)
+        if self.chosen_room is None:  # (else the cache lies in the caller's buffer)
+            free(self.sw.chosen_next)
+            free(self.sw.chosen_lines)
+        self.chosen_room = None
         self.sw.chosen_next = NULL
         self.sw.chosen_lines = NULL
         self.sw.chosen_valid = False
 
-    def cache_chosen_moves(self):
+    def cache_chosen_moves(self, uint8_t[::1] room=None):
         """From now on, greedy sweeps of the common games (the best move,
         points, pieces drawn or the least valuable given) note each state's
         chosen move as the board it leads to and its rows cleared, and the
         evaluation sweeps after them read these: one random load a move
-        less (5 bytes a state)."""
+        less (5 bytes a state).  ``room``, if given, holds the cache (at
+        least 5 bytes a state, starting 4-byte aligned; kept alive by the
+        sweeper): memory the caller uses only once the sweeps are done."""
         if self.sw.chosen_next != NULL:
             return
         cdef Py_ssize_t n = max(self.n_boards * self.sw.P, 1)
+        if room is not None:
+            if room.shape[0] < 5 * n or (<size_t>&room[0]) % 4:
+                raise ValueError(f"cache_chosen_moves: room must hold {5 * n} bytes from a 4-byte boundary")
+            self.chosen_room = room
+            self.sw.chosen_next = <int32_t*>&room[0]
+            self.sw.chosen_lines = &room[4 * n]
+            return
         self.sw.chosen_next = <int32_t*>malloc(n * sizeof(int32_t))
         self.sw.chosen_lines = <uint8_t*>malloc(n)
         if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
@@ -487,7 +499,8 @@ cdef class Sweeper:
                  const int32_t[::1] order, const int64_t[::1] layer_starts, *, int pieces=PIECES_RANDOM,
                  int moves=MOVES_BEST, const int16_t[::1] piece_choice=None, const int16_t[::1] fixed_move=None,
                  const double[::1] move_reward=None, bint independent_layers=False, int n_threads=1,
-                 double dead_value=0.0, bint synchronous=False, const int32_t[::1] chance=None):
+                 double dead_value=0.0, bint synchronous=False, const int32_t[::1] chance=None,
+                 uint8_t[::1] chosen_room=None):
         cdef Py_ssize_t n_boards = W.shape[0], n_moves = next_board.shape[0], i, widest = 1
         cdef int P = probs.shape[0] if chance is None or n_boards == 0 else (offsets.shape[0] - 1) // n_boards
         if not 1 <= P <= 64 or offsets.shape[0] != n_boards * P + 1 or (V is not None and V.shape[0] != n_boards * P):
@@ -584,7 +597,7 @@ cdef class Sweeper:
         if move_reward is not None and n_moves == 0:
             self.sw.move_reward = &scores[0]   # never read, but marks the custom rewards
         if policy is None:
-            self.cache_chosen_moves()  # (the evaluation sweeps' only record of the moves)
+            self.cache_chosen_moves(chosen_room)  # (the evaluation sweeps' only record of the moves)
 
     @property
     def n_live(self):

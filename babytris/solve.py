@@ -344,12 +344,19 @@ def _solve(
         and warm is None
         and not minimize
     )
-    values, board_values = _initial_values(transitions.offsets, n_pieces, dead)
+    values, board_values = _initial_values(transitions.offsets, n_pieces, dead, states=not boards_only)
     # (with boards_only the state values and the moves are written once the sweeps are done, the
     # moves noted meanwhile in the sweeper's cache: till then their arrays are pages never
     # touched, which hold no memory)
     policy = np.empty(n * n_pieces, dtype=np.int16) if boards_only else np.full(n * n_pieces, -1, dtype=np.int16)
     order, layer_starts = sweep_order(transitions)
+    # The state values' pages, written only once the sweeps are done, hold the sweeps' scratch till
+    # then where there is room (P >= 2): a jump's direction (4 bytes a board, zeros as allocated) and the
+    # chosen moves' cache (5 bytes a state): 500 MB touched once, not twice, at 4x7.
+    changes = room = None
+    if boards_only and 4 + 5 * n_pieces <= 8 * n_pieces:
+        changes = values.view(np.float32)[:n]
+        room = values.view(np.uint8)[4 * n :]
     period = len(layers(rules))  # cell counts step round the layers: synchronous sweeps' modes cycle so
     with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
         move_reward = roles.move_rewards(transitions)
@@ -370,6 +377,7 @@ def _solve(
         chance=chance,
         move_reward=move_reward,
         independent_layers=independent_layers(transitions),
+        chosen_room=room,
     )
     if method in ("mpi", "strategy") and transitions.n_states <= CHOSEN_MOVES_STATES:
         sweeper.cache_chosen_moves()
@@ -405,7 +413,7 @@ def _solve(
     fresh = board_values.nbytes + (5 * len(policy) if boards_only else values.nbytes + policy.nbytes)
     told = None if progress is None else (lambda iteration, residual: progress(done + iteration, residual))
     residuals += _iterate(
-        _Arrays(sweeper, None if boards_only else values, board_values, fresh),
+        _Arrays(sweeper, None if boards_only else values, board_values, fresh, changes),
         method,
         tol,
         max(1, max_iter - done),
@@ -428,7 +436,7 @@ def _solve(
     threads = idle_cores(resolve_n_jobs(n_jobs))
     tied = roles.moves == MOVES_BEST and residual <= tol
     if boards_only:
-        del sweeper, order  # (with its cache of the moves, and the jump's changes: room for the values, moves)
+        del sweeper, order, changes, room  # (the sweeps' scratch: room for the values and moves)
         table = (transitions.offsets, transitions.next_board, transitions.lines, scores, board_values, discount)
         _greedy.state_values(*table, values, dead_value=dead, policy=policy, n_threads=threads)
         slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
@@ -504,6 +512,7 @@ class _Arrays:
     values: np.ndarray | None  # (None: board values only, see BOARD_VALUES_ONLY_STATES)
     board_values: np.ndarray
     first_touches: int  # bytes the first sweep writes first (the values, the moves chosen)
+    changes: np.ndarray | None = None  # room for a jump's direction (modified policy iteration)
 
 
 def _iterate(
@@ -551,6 +560,7 @@ def _iterate(
             progress=progress,
             linear=linear,
             evaluations=evaluations,
+            changes=arrays.changes,
         )
     if arrays.values is None:  # (boards_only is for modified policy iteration alone)
         raise ValueError(f"method={method!r} sweeps state values: give them")
@@ -566,15 +576,19 @@ def _iterate(
     )
 
 
-def _initial_values(offsets: np.ndarray, n_pieces: int, dead: float) -> tuple[np.ndarray, np.ndarray]:
+def _initial_values(
+    offsets: np.ndarray, n_pieces: int, dead: float, *, states: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Starting state and board values (flat, and per board): 0, but ``dead``
     for the states with no move, and for the boards with no move at all (the
-    sweeps never visit those)."""
+    sweeps never visit those); ``states=False`` leaves the state values 0
+    (a solve keeping board values alone writes them all at its end)."""
     values = np.zeros(len(offsets) - 1)
     board_values = np.zeros(values.size // n_pieces)
     if dead:
         no_move = np.diff(offsets) == 0
-        values[no_move] = dead
+        if states:
+            values[no_move] = dead
         board_values[no_move.reshape(-1, n_pieces).all(axis=1)] = dead
     return values, board_values
 

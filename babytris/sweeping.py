@@ -55,7 +55,8 @@ class ThreadTuner:
     under :attr:`MIN_SECONDS` on one thread stay there: threads cannot pay
     for their start and barriers.  The first sweep, untimed, runs on the
     threads only if it first touches ``first_touches`` bytes, at least
-    :attr:`THREADED_FIRST_TOUCHES`, and the cores are free.
+    :attr:`THREADED_FIRST_TOUCHES`, and the cores are free; so does the
+    first sweep recording a jump's direction (it first touches its array).
 
     The probe itself is what a busy machine makes costly (one threaded
     sweep can take many times one thread's), so it waits until the cores
@@ -91,12 +92,18 @@ class ThreadTuner:
         self._kept: dict[str, int] = {}
         self._tried: dict[str, bool] = {}
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
+        self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
 
     def evaluation_sweep(self, changes: np.ndarray | None = None, /) -> float:
+        if changes is not None and not self._recorded:
+            # The first sweep recording a jump's direction first touches its pages (143 MB at 4x7:
+            # it took twice a sweep's time, and sent the threads back for good as a stall).
+            self._recorded = True
+            self._untimed += 1
         return self._timed("evaluation", self.sweeper.evaluation_sweep, (changes,))
 
     def timed(self, kind: str, work: Callable[[], float]) -> float:
@@ -160,6 +167,7 @@ def modified_policy_iteration(
     progress: Progress | None = None,
     linear: bool = True,
     evaluations: list[int] | None = None,
+    changes: np.ndarray | None = None,
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
     sweeps evaluating its policy; returns the greedy sweeps' residuals
@@ -175,11 +183,16 @@ def modified_policy_iteration(
     ``linear=False`` says the evaluation sweeps still choose (the opponent
     in a zero-sum game, see :attr:`babytris.roles.Roles.policy_iteration`):
     their residuals need not fall by a steady ratio, and no jump is made.
+    ``changes``: room for a jump's direction (float32 zeros, one per board), if
+    the caller has some; else it is allocated here.
     """
     accelerate = accelerate and linear
     residuals: list[float] = []
-    # (zeros: the boards no sweep visits, with no move, keep their value through a jump)
-    changes = np.zeros(board_values.size, dtype=np.float32) if accelerate else None
+    if changes is not None and (changes.dtype != np.float32 or changes.shape != board_values.shape):
+        raise ValueError("changes must be float32, one per board")
+    if accelerate and changes is None:
+        # (zeros: the boards no sweep visits, with no move, keep their value through a jump)
+        changes = np.zeros(board_values.size, dtype=np.float32)
     missed = 0
     jumped = False
     while len(residuals) < max_iter:

@@ -152,3 +152,39 @@ def test_random_rule_sets_agree_with_the_reference(monkeypatch, rules, opponent,
     for i, board in enumerate(solution.boards):
         for piece in range(rules.n_pieces):
             assert solution.values[i, piece] == pytest.approx(ref.value(int(board), piece), abs=slack)
+
+
+def test_a_loss_is_the_value_of_states_without_a_move(monkeypatch):
+    """The state values are written at the end, the dead value (-loss) included; the
+    sweeps' scratch in their pages (a jump's direction starts from zeros) is not disturbed by it."""
+    calls = []
+    real = solve_module._greedy.state_values
+    monkeypatch.setattr(solve_module._greedy, "state_values", lambda *a, **k: calls.append(1) or real(*a, **k))
+    rules = babytris.Rules(width=4, height=5)
+    reward = babytris.Reward(score=1, loss=5)
+    usual, lean = _both(monkeypatch, rules, reward=reward, method="mpi")
+    assert calls == [1]  # (the usual solve writes its state values as it sweeps)
+    assert lean.values.min() == -5.0 and np.array_equal(lean.values == -5.0, usual.values == -5.0)
+    assert np.abs(lean.values - usual.values).max() <= lean.error_bound + usual.error_bound
+    assert np.array_equal(lean.policy, usual.policy)
+
+
+def test_the_cache_in_the_callers_room_is_checked(transitions_4x4):
+    t = transitions_4x4
+    n = t.n_boards
+    args = (
+        t.offsets, t.next_board, t.lines, np.asarray(t.rules.line_scores, dtype=np.float64),
+        np.asarray(t.rules.probabilities), 0.9, None, np.zeros(n), None,
+        np.arange(n, dtype=np.int32), np.array([0, n], dtype=np.int64),
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=f"room must hold {5 * 2 * n} bytes"):
+        _sweep.Sweeper(*args, chosen_room=np.zeros(5 * 2 * n - 1, dtype=np.uint8))
+    with pytest.raises(ValueError, match="4-byte boundary"):
+        _sweep.Sweeper(*args, chosen_room=np.zeros(5 * 2 * n + 8, dtype=np.uint8)[1:])
+    room = np.zeros(5 * 2 * n, dtype=np.uint8)
+    sweeper = _sweep.Sweeper(*args, chosen_room=room)
+    sweeper.greedy_sweep()
+    chosen_next = room[: 4 * 2 * n].view(np.int32)
+    assert (chosen_next >= -1).all() and (chosen_next < n).all() and (chosen_next >= 0).any()
+    del sweeper  # (the room is the caller's: nothing freed twice)
+    assert room.sum() > 0
