@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -473,7 +474,8 @@ def check_table(t: Transitions) -> None:
     if len(starts) != len(layers(rules)) + 1 or starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) < 0):
         raise TableError("layer_starts", f"must be {len(layers(rules)) + 1} starts rising from 0 to {n} rows")
     for lo, hi in zip(starts[:-1], starts[1:]):
-        if hi - lo > 1 and np.any(boards[lo + 1 : hi] < boards[lo : hi - 1]):  # (np.diff of uint64 would wrap around)
+        # (np.diff of uint64 would wrap around)
+        if hi - lo > 1 and _first_where(np.less, boards[lo + 1 : hi], boards[lo : hi - 1]) >= 0:
             raise TableError("boards", "not in ascending order within a layer")
     if len(offsets) != n * rules.n_pieces + 1:
         raise TableError(
@@ -482,19 +484,18 @@ def check_table(t: Transitions) -> None:
     # (comparisons, not np.diff: one byte per entry instead of eight, as this runs on every table)
     if n_moves > MAX_MOVES:
         raise TableError("next_board", too_many_moves(n_moves))
-    falls = offsets[1:] < offsets[:-1]
-    if offsets[0] != 0 or offsets[-1] != n_moves or falls.any():
+    bad = _first_where(np.less, offsets[1:], offsets[:-1])
+    if offsets[0] != 0 or offsets[-1] != n_moves or bad >= 0:
         where = ""
-        if falls.any():
-            bad = int(np.flatnonzero(falls)[0])
+        if bad >= 0:
             where = f"; offsets[{bad + 1}] = {offsets[bad + 1]:,} is below offsets[{bad}] = {offsets[bad]:,}"
         raise TableError("offsets", f"must rise from 0 to the number of moves, {n_moves:,}{where}")
     for name in ("lines", "placement"):
         array = t._stored(name)
         if array is not None and len(array) != n_moves:
             raise TableError(name, f"{len(array):,} entries, not one per move ({n_moves:,})")
-    if n_moves and (next_board.view(np.uint32) >= n).any():  # (negatives wrap to the top: one pass)
-        bad = int(np.flatnonzero((next_board < 0) | (next_board >= n))[0])
+    bad = _first_where(np.greater_equal, next_board.view(np.uint32), n)  # (negatives wrap to the top)
+    if bad >= 0:
         raise TableError("next_board", f"move {bad} leads to row {next_board[bad]}, outside the {n:,} rows")
     if n_moves and t.lines.max() >= len(rules.line_scores):
         raise TableError("lines", f"a move clears more than the {len(rules.line_scores) - 1} rows the rules score")
@@ -523,6 +524,23 @@ def check_table(t: Transitions) -> None:
             expected = np.arange(shape[axis]).reshape([-1 if a == axis else 1 for a in range(4)])
             if not (array.reshape(shape) == expected).all():
                 raise TableError(name, "does not follow the rows' layout: board, then bag, queue and hold slot")
+
+
+#: Entries per slice of the table checks' comparisons: their scratch (4 MiB of
+#: bools) is reused, where comparing whole arrays at 4x7 took 180 MB of fresh
+#: memory, each page first touched and zeroed by the kernel.
+CHECK_SLICE = 2**22
+
+
+def _first_where(compare: Callable[..., np.ndarray], left: np.ndarray, right: np.ndarray | int) -> int:
+    """The first i where ``compare(left[i], right[i])`` holds (``right``: an
+    array as long as ``left``, or a number), slice by slice; -1 if none."""
+    for first in range(0, len(left), CHECK_SLICE):
+        part = slice(first, first + CHECK_SLICE)
+        found = np.flatnonzero(compare(left[part], right if isinstance(right, int) else right[part]))
+        if found.size:
+            return first + int(found[0])
+    return -1
 
 
 def layered_indices(rules: Rules, boards: np.ndarray, layer_starts: np.ndarray, query: np.ndarray) -> np.ndarray:
