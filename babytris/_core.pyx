@@ -12,11 +12,11 @@ from libc.stdlib cimport malloc, realloc, free
 
 import numpy as np
 
-from babytris._layers import layered
+from babytris._layers import bitmap_layered, layered
 
 from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
-from babytris._index cimport Index, index_of, slot_of, bitmap_boards, renumber
+from babytris._index cimport Index, index_of, slot_of, renumber
 from babytris._soft cimport MAX_POSITIONS, free_at, reach
 from babytris._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, TOO_MANY_MOVES, search_bitmap
 from babytris._vec cimport Vec, vec_init, vec_reserve, vec_free
@@ -409,13 +409,12 @@ cdef class Engine:
                 vec_free(&boards)
                 return (status, n, peak if status != TOO_MANY_MOVES else n_moves), None, None, None, None, None, None
             if n_words:
-                # The bitmap lists the boards in order: write them over the
+                # The bitmap lists the boards in order: write them by layer over the
                 # search queue, which holds as many.
                 rank = np.empty(n_words, dtype=np.int32)
                 rank_view = rank
-                with nogil:
-                    bitmap_boards(&bits_view[0], n_words, &rank_view[0], <board_t*>boards.data)
                 sorted_boards = vec_to_numpy(&boards, "Q", np.uint64)
+                layer_starts, new_index = bitmap_layered(bits, rank, sorted_boards, layer_of_residue)
                 ix.bits = &bits_view[0]
                 ix.rank = &rank_view[0]
             else:
@@ -423,7 +422,7 @@ cdef class Engine:
                 sorted_view = sorted_boards
                 with nogil:
                     renumber(&table, sorted_view)
-            sorted_boards, layer_starts, new_index = layered(sorted_boards, layer_of_residue)
+                sorted_boards, layer_starts, new_index = layered(sorted_boards, layer_of_residue)
             if new_index is not None:
                 perm_view = new_index
                 if n_words:

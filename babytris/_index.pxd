@@ -52,21 +52,6 @@ cdef inline const void* slot_of(const Index* ix, board_t key) noexcept nogil:
     return &ix.table.slots[mix64(key) & (ix.table.capacity - 1)]
 
 
-cdef inline void bitmap_boards(const uint64_t* bits, size_t n_words, int32_t* rank, board_t* boards) noexcept nogil:
-    """The set bits of ``bits`` in order into ``boards``; the count before each word into ``rank``."""
-    cdef size_t w, n = 0
-    cdef uint64_t word
-    cdef int bit
-    for w in range(n_words):
-        rank[w] = <int32_t>n
-        word = bits[w]
-        while word:
-            bit = lowest_bit(word)
-            boards[n] = (<board_t>w << 6) | <board_t>bit
-            n += 1
-            word &= word - 1
-
-
 cdef inline void renumber(BoardMap* table, const board_t[::1] boards) noexcept nogil:
     """Pass 2: point the map at each board's position in sorted order."""
     cdef Py_ssize_t i, n = boards.shape[0]

@@ -1,14 +1,79 @@
 # cython: language_level=3
 """Boards by layer: the filled-cell counts that split the boards into the
 layers the sweeps visit in order (see :func:`babytris.transitions.layers`),
-and the stable grouping of the enumeration's sorted boards by layer."""
+and the stable grouping of the enumeration's sorted boards by layer (or of
+the boards of its bitmap, written by layer straight away)."""
 
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t
 
 import numpy as np
 
 from babytris._types cimport board_t, offset_t
-from babytris._index cimport popcount
+from babytris._index cimport lowest_bit, popcount
+
+
+cdef int layer_count(const int64_t[::1] layer_of_residue) except -1:
+    """The layers ``layer_of_residue`` numbers (1 if None), each checked to lie in [0, 64)."""
+    cdef Py_ssize_t i
+    cdef int n_layers = 1
+    if layer_of_residue is None:
+        return 1
+    if layer_of_residue.shape[0] < 1:
+        raise ValueError("layer_of_residue must not be empty")
+    for i in range(layer_of_residue.shape[0]):
+        if not 0 <= layer_of_residue[i] < 64:
+            raise ValueError("layer_of_residue: layers must be in [0, 64)")
+        n_layers = max(n_layers, <int>layer_of_residue[i] + 1)
+    return n_layers
+
+
+def bitmap_layered(const uint64_t[::1] bits, int32_t[::1] rank, board_t[::1] boards,
+                   const int64_t[::1] layer_of_residue):
+    """The boards of the enumeration's bitmap (bit b of word w: board
+    64 w + b) written into ``boards`` (one entry per set bit) grouped by layer
+    as :func:`layered` groups sorted boards, the set bits before each word
+    into ``rank`` (int32, one per word); returns ``(layer_starts,
+    new_index)`` as :func:`layered` does: ``new_index[k]``, the number of the
+    k-th board in ascending order (None with one layer).  No sorted copy and
+    no layer per board are held (at 4x7: 321 MB of fresh memory less)."""
+    cdef Py_ssize_t n_words = bits.shape[0], w, k = 0, n = boards.shape[0]
+    cdef int m = 1 if layer_of_residue is None else layer_of_residue.shape[0], layer, n_layers
+    cdef uint64_t word
+    cdef board_t board
+    cdef int64_t fill[65]
+    n_layers = layer_count(layer_of_residue)
+    if rank.shape[0] != n_words:
+        raise ValueError("bitmap_layered: rank must have one entry per word")
+    layer_starts = np.zeros(n_layers + 1, dtype=np.int64)
+    cdef int64_t[::1] starts = layer_starts
+    with nogil:  # (the count per layer, and the number of boards)
+        for w in range(n_words):
+            word = bits[w]
+            while word:
+                board = (<board_t>w << 6) | <board_t>lowest_bit(word)
+                starts[(layer_of_residue[popcount(board) % m] if n_layers > 1 else 0) + 1] += 1
+                word &= word - 1
+        for layer in range(n_layers):
+            starts[layer + 1] += starts[layer]
+            fill[layer] = starts[layer]
+    if starts[n_layers] != n:
+        raise ValueError(f"bitmap_layered: boards must hold the {starts[n_layers]} set bits, got {n}")
+    new_index = np.empty(n, dtype=np.int32) if n_layers > 1 else None
+    cdef int32_t[::1] to_new = new_index
+    with nogil:
+        for w in range(n_words):
+            rank[w] = <int32_t>k
+            word = bits[w]
+            while word:
+                board = (<board_t>w << 6) | <board_t>lowest_bit(word)
+                layer = <int>layer_of_residue[popcount(board) % m] if n_layers > 1 else 0
+                if n_layers > 1:
+                    to_new[k] = <int32_t>fill[layer]
+                boards[fill[layer]] = board
+                fill[layer] += 1
+                k += 1
+                word &= word - 1
+    return layer_starts, new_index
 
 
 def layered(sorted_boards, const int64_t[::1] layer_of_residue):
@@ -17,15 +82,9 @@ def layered(sorted_boards, const int64_t[::1] layer_of_residue):
     there is one layer and nothing moves)."""
     cdef const board_t[::1] b = sorted_boards
     cdef Py_ssize_t n = b.shape[0], i
-    cdef int m = 1 if layer_of_residue is None else layer_of_residue.shape[0], n_layers = 1, layer
+    cdef int m = 1 if layer_of_residue is None else layer_of_residue.shape[0], layer
     cdef int64_t fill[65]
-    if m < 1:
-        raise ValueError("layer_of_residue must not be empty")
-    if layer_of_residue is not None:
-        for i in range(m):
-            if not 0 <= layer_of_residue[i] < 64:
-                raise ValueError("layer_of_residue: layers must be in [0, 64)")
-            n_layers = max(n_layers, <int>layer_of_residue[i] + 1)
+    cdef int n_layers = layer_count(layer_of_residue)
     layer_starts = np.zeros(n_layers + 1, dtype=np.int64)
     cdef int64_t[::1] starts = layer_starts
     if n_layers == 1:

@@ -1,0 +1,43 @@
+"""The enumeration's boards by layer: written straight from the bitmap
+(``_layers.bitmap_layered``) or regrouped from sorted boards (``_layers.layered``),
+the same boards, numbers and layer starts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from babytris import _layers
+
+
+@pytest.mark.parametrize("residues", [None, [0], [1, 0], [3, 2, 1, 0], [0, 2, 1], [5, 5, 0, 63]])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_straight_from_the_bitmap_equals_regrouping_sorted_boards(residues, seed):
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2**63, size=300, dtype=np.uint64) & rng.integers(0, 2**63, size=300, dtype=np.uint64)
+    bits[7] = 0
+    bits[-1] = np.uint64(2**64 - 1)
+    boards = np.flatnonzero(np.unpackbits(bits.view(np.uint8), bitorder="little")).astype(np.uint64)
+    layer_of_residue = None if residues is None else np.array(residues, dtype=np.int64)
+    expected_boards, expected_starts, expected_index = _layers.layered(boards.copy(), layer_of_residue)
+    rank = np.full(len(bits), -7, dtype=np.int32)
+    out = np.zeros(len(boards), dtype=np.uint64)
+    starts, index = _layers.bitmap_layered(bits, rank, out, layer_of_residue)
+    assert np.array_equal(out, expected_boards) and np.array_equal(starts, expected_starts)
+    assert (index is None) == (expected_index is None)
+    if index is not None:
+        assert np.array_equal(index, expected_index)
+    popcounts = np.unpackbits(bits.view(np.uint8)).reshape(-1, 64).sum(axis=1)
+    assert np.array_equal(rank, np.concatenate([[0], np.cumsum(popcounts)[:-1]]))
+
+
+def test_sizes_that_do_not_match_the_bitmap_are_refused():
+    bits = np.array([0b1011, 0, 1], dtype=np.uint64)
+    with pytest.raises(ValueError, match="boards must hold the 4 set bits, got 3"):
+        _layers.bitmap_layered(bits, np.zeros(3, np.int32), np.zeros(3, np.uint64), None)
+    with pytest.raises(ValueError, match="rank must have one entry per word"):
+        _layers.bitmap_layered(bits, np.zeros(2, np.int32), np.zeros(4, np.uint64), None)
+    with pytest.raises(ValueError, match=r"layers must be in \[0, 64\)"):
+        _layers.bitmap_layered(bits, np.zeros(3, np.int32), np.zeros(4, np.uint64), np.array([0, 64]))
+    with pytest.raises(ValueError, match="must not be empty"):
+        _layers.bitmap_layered(bits, np.zeros(3, np.int32), np.zeros(4, np.uint64), np.zeros(0, np.int64))
