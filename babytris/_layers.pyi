@@ -14,5 +14,8 @@ def bitmap_layered(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32] | None]: ...
 def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...
 def live_boards(
-    offsets: npt.NDArray[np.int32], n_pieces: int, layer_starts: npt.NDArray[np.int64]
+    offsets: npt.NDArray[np.int32],
+    n_pieces: int,
+    layer_starts: npt.NDArray[np.int64],
+    out: npt.NDArray[np.int32] | None = None,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...

@@ -122,11 +122,13 @@ def popcounts(const uint64_t[::1] boards):
     return out
 
 
-def live_boards(const offset_t[::1] offsets, int n_pieces, const int64_t[::1] layer_starts):
+def live_boards(const offset_t[::1] offsets, int n_pieces, const int64_t[::1] layer_starts, int32_t[::1] out=None):
     """``(order, starts)``: the boards with a move (int32, ascending), and
     where each layer's begin in it (int64, one more than the layers), in
     two passes over the rows and no array but the result (a mask and the
-    indices of numpy's ``flatnonzero`` cost 13 bytes a board at 4x7)."""
+    indices of numpy's ``flatnonzero`` cost 13 bytes a board at 4x7).
+    ``out``, if given (one entry per board at least), receives the order,
+    which is then a view of its start."""
     cdef Py_ssize_t n_layers = layer_starts.shape[0] - 1, layer, b, k = 0
     if n_pieces < 1 or offsets.shape[0] < 1 or (offsets.shape[0] - 1) % n_pieces:
         raise ValueError("live_boards: offsets must hold n_boards * n_pieces + 1 entries")
@@ -142,7 +144,9 @@ def live_boards(const offset_t[::1] offsets, int n_pieces, const int64_t[::1] la
             for b in range(layer_starts[layer], layer_starts[layer + 1]):
                 k += offsets[(b + 1) * n_pieces] > offsets[b * n_pieces]
             at[layer + 1] = k
-    order = np.empty(k, dtype=np.int32)
+    if out is not None and out.shape[0] < layer_starts[n_layers]:
+        raise ValueError("live_boards: out must have an entry per board")
+    order = np.empty(k, dtype=np.int32) if out is None else np.asarray(out)[:k]
     cdef int32_t[::1] o = order
     k = 0
     with nogil:

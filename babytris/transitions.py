@@ -537,9 +537,9 @@ def _first_where(compare: Callable[..., np.ndarray], left: np.ndarray, right: np
     array as long as ``left``, or a number), slice by slice; -1 if none."""
     for first in range(0, len(left), CHECK_SLICE):
         part = slice(first, first + CHECK_SLICE)
-        found = np.flatnonzero(compare(left[part], right if isinstance(right, int) else right[part]))
-        if found.size:
-            return first + int(found[0])
+        found = compare(left[part], right if isinstance(right, int) else right[part])
+        if found.any():  # (where, only if anything: the common case is one pass)
+            return first + int(np.flatnonzero(found)[0])
     return -1
 
 
@@ -613,7 +613,7 @@ def layers(rules: Rules) -> np.ndarray:
     return np.array(_layers(rules), dtype=np.int64)
 
 
-def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
+def sweep_order(transitions: Transitions, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The boards that have a move, in the order sweeps visit them.
 
     With several layers, in number order (a layer after the one its moves
@@ -624,11 +624,15 @@ def sweep_order(transitions: Transitions) -> tuple[np.ndarray, np.ndarray]:
     row of it; with previews it may lead to an earlier one, read from the
     sweep before (the layers are then not independent: see :func:`independent_layers`).
 
+    ``out`` (int32, an entry per board), if given, receives the order where
+    its layers are independent (the order is then a view of its start).
+
     Returns:
         ``(order, layer_starts)``: int32 board indices; int64 boundaries, layer
         ``k`` being ``order[layer_starts[k]:layer_starts[k + 1]]``.
     """
-    order, starts = live_boards(transitions.offsets, transitions.rules.n_pieces, transitions.layer_starts)
+    out = out if independent_layers(transitions) else None  # (the others reorder a copy)
+    order, starts = live_boards(transitions.offsets, transitions.rules.n_pieces, transitions.layer_starts, out)
     if len(transitions.layer_starts) == 2:
         return order[::-1].copy(), starts
     if transitions.rules.hold:

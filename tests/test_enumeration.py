@@ -296,6 +296,11 @@ def test_live_boards_are_the_boards_with_a_move(counts, n_pieces, cuts):
     assert order.dtype == np.int32 and np.array_equal(order, np.flatnonzero(has_move))
     per_layer = [np.count_nonzero(has_move[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     assert np.array_equal(starts, np.concatenate([[0], np.cumsum(per_layer)]))
+    room = np.full(n_boards + 3, -9, dtype=np.int32)
+    into, again = live_boards(offsets, n_pieces, bounds, room)
+    assert np.array_equal(into, order) and np.array_equal(again, starts)
+    assert not len(order) or np.shares_memory(into, room)
+    assert (room[len(order) :] == -9).all()
 
 
 def test_live_boards_refuses_tables_it_cannot_read():
@@ -310,6 +315,8 @@ def test_live_boards_refuses_tables_it_cannot_read():
         live_boards(offsets, 2, np.array([0], dtype=np.int64))
     with pytest.raises(ValueError, match="decrease"):
         live_boards(offsets, 2, np.array([0, 2, 1, 2], dtype=np.int64))
+    with pytest.raises(ValueError, match="out must have an entry per board"):
+        live_boards(offsets, 2, np.array([0, 2], dtype=np.int64), np.zeros(1, dtype=np.int32))
 
 
 @given(layer_of_residue=st.lists(st.integers(0, 5), min_size=1, max_size=7), width=st.integers(2, 5))
