@@ -43,4 +43,5 @@ class Engine:
         layer_of_residue: npt.NDArray[np.int64] | None = None,
         progress: npt.NDArray[np.int64] | None = None,
         placements_up_to: int = ...,
+        ranks_by_layer_cells: int = ...,
     ) -> tuple[Any, ...]: ...

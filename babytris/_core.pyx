@@ -16,7 +16,7 @@ from babytris._layers import bitmap_layered, layered
 
 from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
-from babytris._index cimport Index, index_of, slot_of, renumber
+from babytris._index cimport Index, index_of, slot_of, renumber, use_layer_ranks
 from babytris._soft cimport MAX_POSITIONS, free_at, reach
 from babytris._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, TOO_MANY_MOVES, search_bitmap
 from babytris._vec cimport Vec, vec_init, vec_reserve, vec_free
@@ -50,6 +50,7 @@ cdef enum:
     # lookups in flight to hide memory latency.
     BATCH = 32
     MOVE_BYTES = 4 + 1 + 2      # next board, rows cleared, placement number
+    RANKS_BY_LAYER_CELLS = 27   # bitmaps this big number boards by layer without a permutation (4x7+)
 
 
 cdef inline board_t remove_row(board_t b, int row, int width) noexcept nogil:
@@ -313,7 +314,7 @@ cdef class Engine:
     def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
                   Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS,
                   const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None,
-                  size_t placements_up_to=SIZE_MAX):
+                  size_t placements_up_to=SIZE_MAX, int ranks_by_layer_cells=RANKS_BY_LAYER_CELLS):
         """Every board reachable from ``start`` and the move table, boards
         numbered by layer, then in ascending order.
 
@@ -334,7 +335,8 @@ cdef class Engine:
         in place of the bytes).  ``placement`` is None where the moves are
         more than ``placements_up_to`` (hard drops only: see
         ``_moves.dropped_placements``).  The layers cost 13 bytes per board more while
-        the table is built.  Everything held, plus ``bytes_per_board_after``
+        the table is built (4 with a bitmap; none where it has ``ranks_by_layer_cells`` cells or more:
+        ``_layers.bitmap_layered``).  Everything held, plus ``bytes_per_board_after``
         per board (what the caller allocates next), stays under ``max_bytes``.
 
         Three passes: a breadth-first search that finds the boards and counts
@@ -374,6 +376,7 @@ cdef class Engine:
         ix.bits = NULL
         ix.rank = NULL
         ix.perm = NULL
+        ix.same_layer = NULL
         if n_threads < 1:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
         if cells < 64 and start >> cells:
@@ -409,14 +412,16 @@ cdef class Engine:
                 vec_free(&boards)
                 return (status, n, peak if status != TOO_MANY_MOVES else n_moves), None, None, None, None, None, None
             if n_words:
-                # The bitmap lists the boards in order: write them by layer over the
-                # search queue, which holds as many.
-                rank = np.empty(n_words, dtype=np.int32)
-                rank_view = rank
+                # The bitmap lists the boards in order: write them by layer over the search queue,
+                # which holds as many (big ones with ranks per layer, no permutation to look up).
                 sorted_boards = vec_to_numpy(&boards, "Q", np.uint64)
-                layer_starts, new_index = bitmap_layered(bits, rank, sorted_boards, layer_of_residue)
+                layer_starts, rank, new_index, same_layer = bitmap_layered(
+                    bits, sorted_boards, layer_of_residue, cells >= ranks_by_layer_cells)
+                rank_view = rank
                 ix.bits = &bits_view[0]
                 ix.rank = &rank_view[0]
+                if same_layer is not None:
+                    use_layer_ranks(&ix, same_layer, layer_of_residue)
             else:
                 sorted_boards = np.sort(vec_to_numpy(&boards, "Q", np.uint64), kind="quicksort")
                 sorted_view = sorted_boards

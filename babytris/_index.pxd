@@ -2,7 +2,7 @@
 # bitmap over every possible board (its rank among the set bits) or from the
 # hash map, inline.  _core.pyx fills and reads it.
 
-from libc.stdint cimport uint64_t, int32_t
+from libc.stdint cimport uint64_t, int64_t, int32_t
 
 from babytris._types cimport board_t, index_t, mix64, prefetch
 from babytris._boardmap cimport BoardMap, map_get, map_probe
@@ -31,18 +31,42 @@ cdef struct Index:
     # Board -> its number: the map, or (if bits) the bitmap.
     const BoardMap* table
     const uint64_t* bits
-    const int32_t* rank        # set bits before each word
+    const int32_t* rank        # set bits before each word (with same_layer: per word and layer, see below)
     const int32_t* perm        # if not NULL, a board's number from its rank in the bitmap
+    # Big bitmaps number boards by layer without a permutation (a random load a lookup, and 4
+    # bytes a board): rank[w * n_layers + L] is the number of layer L's first board in word w
+    # or after, same_layer[(h % m) * n_layers + L] the bits j of a word whose boards have h
+    # filled cells above bit 6 that lie in layer L (see _layers.bitmap_layered).
+    const uint64_t* same_layer
+    const int64_t* layer_of_residue
+    int m
+    int n_layers
 
 
 cdef inline index_t index_of(const Index* ix, board_t key) noexcept nogil:
     cdef size_t w
     cdef index_t i
+    cdef int c, layer
     if ix.bits != NULL:
         w = <size_t>(key >> 6)
+        if ix.same_layer != NULL:
+            c = popcount(key)
+            layer = <int>ix.layer_of_residue[c % ix.m]
+            return ix.rank[w * ix.n_layers + layer] + popcount(
+                ix.bits[w] & ix.same_layer[((c - popcount(key & 63)) % ix.m) * ix.n_layers + layer]
+                & (((<board_t>1) << (key & 63)) - 1))
         i = ix.rank[w] + popcount(ix.bits[w] & (((<board_t>1) << (key & 63)) - 1))
         return ix.perm[i] if ix.perm != NULL else i
     return map_get(ix.table, key)
+
+
+cdef inline void use_layer_ranks(Index* ix, const uint64_t[::1] same_layer,
+                                 const int64_t[::1] layer_of_residue) noexcept:
+    """Number the bitmap's boards by the ranks per layer (``ix.rank`` must hold them)."""
+    ix.same_layer = &same_layer[0]
+    ix.layer_of_residue = &layer_of_residue[0]
+    ix.m = <int>layer_of_residue.shape[0]
+    ix.n_layers = <int>(same_layer.shape[0] // layer_of_residue.shape[0])
 
 
 cdef inline const void* slot_of(const Index* ix, board_t key) noexcept nogil:

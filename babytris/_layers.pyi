@@ -8,10 +8,12 @@ def layered(
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int32] | None]: ...
 def bitmap_layered(
     bits: npt.NDArray[np.uint64],
-    rank: npt.NDArray[np.int32],
     boards: npt.NDArray[np.uint64],
     layer_of_residue: npt.NDArray[np.int64] | None,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32] | None]: ...
+    by_layer: bool = False,
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int32] | None, npt.NDArray[np.uint64] | None
+]: ...
 def popcounts(boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]: ...
 def live_boards(
     offsets: npt.NDArray[np.int32],

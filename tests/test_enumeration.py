@@ -228,9 +228,11 @@ def test_hash_map_and_bitmap_indexes_agree(rules):
     for layer_of_residue in (None, babytris.transitions.layers(rules)):
         with_bitmap = engine(rules).enumerate(0, 2**30, 0, 2, layer_of_residue=layer_of_residue)
         with_map = engine(rules).enumerate(0, 2**30, 0, 2, 0, 0, layer_of_residue=layer_of_residue)
-        assert with_bitmap[0] == with_map[0] == 0
-        for a, b in zip(with_bitmap[1:], with_map[1:]):
-            assert a.dtype == b.dtype and np.array_equal(a, b)
+        # (and the bitmap numbering boards by layer without a permutation, as big ones do)
+        by_layer = engine(rules).enumerate(0, 2**30, 0, 2, layer_of_residue=layer_of_residue, ranks_by_layer_cells=0)
+        assert with_bitmap[0] == with_map[0] == by_layer[0] == 0
+        for a, b, c in zip(with_bitmap[1:], with_map[1:], by_layer[1:]):
+            assert a.dtype == b.dtype == c.dtype and np.array_equal(a, b) and np.array_equal(a, c)
 
 
 @pytest.mark.parametrize(
@@ -252,8 +254,11 @@ def test_threads_sharing_the_search_find_the_same_table(rules):
         threaded = babytris.enumerate_boards(rules, n_jobs=n_jobs)
         for name in ("boards", "offsets", "next_board", "lines", "placement"):
             assert np.array_equal(getattr(threaded, name), getattr(one, name)), (n_jobs, name)
-    for name, array in zip(("boards", "layer_starts", "offsets", "next_board", "lines", "placement"), with_map[1:]):
-        assert np.array_equal(array, getattr(one, name)), name
+    by_layer = engine(rules).enumerate(0, 2**31, 0, 2, layer_of_residue=layer_of_residue, ranks_by_layer_cells=0)
+    assert by_layer[0] == 0
+    names = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement")
+    for name, array, numbered in zip(names, with_map[1:], by_layer[1:]):
+        assert np.array_equal(array, getattr(one, name)) and np.array_equal(numbered, array), name
 
 
 def test_thin_board_with_many_cells_uses_the_map_under_a_small_budget():
