@@ -44,8 +44,10 @@ PLACEMENT_BYTES = 2
 #: its chosen moves' numbers, dropped again per state (4x7: 194 MB less at
 #: the peak).
 STORED_PLACEMENTS = 2**25
-# Bytes per board the numbering by layers holds while the table is built:
-# the boards regrouped (uint64), each one's new number (int32) and layer (uint8).
+# Bytes per board the numbering by layers holds while the table is built, at
+# most: with the hash map, the boards regrouped (uint64), each one's new number
+# (int32) and layer (uint8); a bitmap writes the boards by layer in place and
+# holds the numbers alone, or from 27 cells on none (_layers.bitmap_layered).
 LAYER_BYTES = 8 + 4 + 1
 
 
