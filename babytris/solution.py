@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ import numpy as np
 
 from .bags import bag_before, bag_holding
 from .board import Board
+from .lazy import as_held, lazy_field
 from .pieces import Piece, Placement
 from .placements import canonical_boards, mirror_boards, placement_table
 from .reward import Reward, move_rewards
@@ -193,7 +193,7 @@ class Solution:
     @property
     def nbytes(self) -> int:
         """The bytes held by the values, policy, residuals and move table."""
-        policy = self.__dict__["_policy"].nbytes  # (the moves not yet numbered hold as many bytes)
+        policy = as_held(self, "policy").nbytes  # (the moves not yet numbered hold as many bytes)
         return self.values.nbytes + policy + self.residuals.nbytes + self.transitions.nbytes
 
     def index(
@@ -453,40 +453,15 @@ class ChosenMoves:
     def nbytes(self) -> int:
         return self.rows.nbytes
 
-    def placements(self, transitions: Transitions) -> np.ndarray:
-        """The moves as placement numbers: int16 ``rows.shape``, -1 where none."""
-        from .resources import idle_cores
 
-        numbers = transitions.chosen_placements(self.rows, idle_cores(self.n_jobs))
-        return numbers.reshape(self.rows.shape)
-
-
-# (one numbering at a time, any solution's: two readers of one solution share one array)
-_NUMBERING = threading.Lock()
-
-
-def _policy(solution: Solution) -> np.ndarray:
+def _numbered(solution: Solution, moves: ChosenMoves) -> np.ndarray:
     """int16 array ``(n_boards, n_pieces)``: each state's best placement
     number, -1 where none fits (see the class's attributes)."""
-    held = solution.__dict__["_policy"]
-    if isinstance(held, ChosenMoves):
-        with _NUMBERING:
-            held = solution.__dict__["_policy"]
-            if isinstance(held, ChosenMoves):
-                held = held.placements(solution.transitions)
-                solution.__dict__["_policy"] = held
-    return held
+    from .resources import idle_cores
+
+    numbers = solution.transitions.chosen_placements(moves.rows, idle_cores(moves.n_jobs))
+    return numbers.reshape(moves.rows.shape)
 
 
-def _hold_policy(solution: Solution, policy: np.ndarray | ChosenMoves) -> None:
-    solution.__dict__["_policy"] = policy
-
-
-# The dataclass's field ``policy`` is this property, as ``Transitions.placement`` is: its
-# __init__ sets fields through object.__setattr__, which the setter serves, so a solve may
-# give the moves as ChosenMoves and every reader still gets placement numbers.
-setattr(  # noqa: B010 (the field's type stays an array for mypy and the readers)
-    Solution,
-    "policy",
-    property(_policy, _hold_policy, doc=_policy.__doc__),
-)
+# A solve may give the moves as ChosenMoves: every reader still gets placement numbers.
+lazy_field(Solution, "policy", lambda policy: isinstance(policy, ChosenMoves), _numbered)

@@ -5,7 +5,6 @@ sweeps visit them in."""
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -15,6 +14,7 @@ import numpy as np
 from ._layers import live_boards, popcounts
 from ._moves import dropped_placements
 from ._moves import placement_numbers as _moves_placement_numbers
+from .lazy import as_held, lazy_field
 from .placements import canonical_boards, engine, placement_table
 from .resources import MemoryLimitError, idle_cores
 from .rules import Rules
@@ -125,7 +125,7 @@ class Transitions:
     def _stored(self, name: str) -> np.ndarray | None:
         """The array ``name`` as the table holds it: None for placement
         numbers not dropped again yet, without dropping them."""
-        return self.__dict__["_placement"] if name == "placement" else getattr(self, name)
+        return as_held(self, "placement") if name == "placement" else getattr(self, name)
 
     def state_placements(self, state: int) -> np.ndarray:
         """The placement numbers of state ``state``'s moves, in row order:
@@ -361,39 +361,17 @@ class Transitions:
         )
 
 
-# (numbers are dropped again by one thread at a time, any table's: two readers of one table share one array)
-_DROPPING = threading.Lock()
-
-
-def _placement_numbers(t: Transitions) -> np.ndarray:
+def _dropped_placements(t: Transitions, _: None) -> np.ndarray:
     """Each move's placement number among its piece's placements: uint16 array
     ``(n_moves,)``, held, or dropped again by the engine on first read, on the
     idle cores (read-only, then held like the others)."""
-    numbers = t.__dict__["_placement"]
-    if numbers is None:
-        with _DROPPING:
-            numbers = t.__dict__["_placement"]
-            if numbers is None:
-                numbers = dropped_placements(
-                    engine(t.rules), t.boards, t.offsets, n_threads=idle_cores(os.cpu_count() or 1)
-                )
-                numbers.flags.writeable = False
-                t.__dict__["_placement"] = numbers
+    numbers = dropped_placements(engine(t.rules), t.boards, t.offsets, n_threads=idle_cores(os.cpu_count() or 1))
+    numbers.flags.writeable = False
     return numbers
 
 
-def _hold_placement_numbers(t: Transitions, numbers: np.ndarray | None) -> None:
-    t.__dict__["_placement"] = numbers
-
-
-# The dataclass's field ``placement`` is this property (its __init__ sets fields
-# through object.__setattr__, which the property's setter serves): one name for
-# every reader, whether the numbers are held or dropped again when asked.
-setattr(  # noqa: B010 (the field's type stays an array for mypy and the readers)
-    Transitions,
-    "placement",
-    property(_placement_numbers, _hold_placement_numbers, doc=_placement_numbers.__doc__),
-)
+# One name for every reader, whether the numbers are held or dropped again when asked.
+lazy_field(Transitions, "placement", lambda numbers: numbers is None, _dropped_placements)
 
 
 def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
