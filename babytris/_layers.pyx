@@ -38,7 +38,8 @@ def bitmap_layered(const uint64_t[::1] bits, board_t[::1] boards, const int64_t[
     order (None with one layer); ``same_layer``, None.  No sorted copy and
     no layer per board are held (at 4x7: 321 MB of fresh memory less).
 
-    ``by_layer`` (with several layers) numbers the boards without
+    ``by_layer`` (with several layers, and where it takes less memory:
+    ``(n_layers - 1) * n_words < n_boards``) numbers the boards without
     ``new_index``: ``rank[w * n_layers + L]`` is then the number layer L's
     next board from word w on gets, and ``same_layer[(h % m) * n_layers + L]``
     (uint64, m = len(layer_of_residue)) the bits of a word whose boards have
@@ -50,9 +51,6 @@ def bitmap_layered(const uint64_t[::1] bits, board_t[::1] boards, const int64_t[
     cdef board_t board
     cdef int64_t fill[65]
     n_layers = layer_count(layer_of_residue)
-    by_layer = by_layer and n_layers > 1
-    rank = np.empty(n_words * (n_layers if by_layer else 1), dtype=np.int32)
-    cdef int32_t[::1] ranks = rank
     layer_starts = np.zeros(n_layers + 1, dtype=np.int64)
     cdef int64_t[::1] starts = layer_starts
     with nogil:  # (the count per layer, and the number of boards)
@@ -67,6 +65,11 @@ def bitmap_layered(const uint64_t[::1] bits, board_t[::1] boards, const int64_t[
             fill[layer] = starts[layer]
     if starts[n_layers] != n:
         raise ValueError(f"bitmap_layered: boards must hold the {starts[n_layers]} set bits, got {n}")
+    # (only where the ranks per layer, 4 bytes a word and layer, take less than a rank and the
+    # permutation, 4 bytes a word and 4 a board: not for a wide board's many layers over few boards)
+    by_layer = by_layer and n_layers > 1 and (n_layers - 1) * n_words < n
+    rank = np.empty(n_words * (n_layers if by_layer else 1), dtype=np.int32)
+    cdef int32_t[::1] ranks = rank
     new_index = np.empty(n, dtype=np.int32) if n_layers > 1 and not by_layer else None
     cdef int32_t[::1] to_new = new_index
     with nogil:

@@ -15,7 +15,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from babytris._greedy cimport Backup, first_best
-from babytris._types cimport check_move_table, offset_t, prefetch
+from babytris._types cimport check_move_table, check_room, offset_t, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -434,9 +434,11 @@ cdef class Sweeper:
         self._free_chosen()
 
     cdef void _free_chosen(self) noexcept:
-        if self.chosen_room is None:  # (else the cache lies in the caller's buffer)
+        # (a C flag, not chosen_room is None: the garbage collector may clear chosen_room first)
+        if not self.chosen_borrowed:
             free(self.sw.chosen_next)
             free(self.sw.chosen_lines)
+        self.chosen_borrowed = False
         self.chosen_room = None
         self.sw.chosen_next = NULL
         self.sw.chosen_lines = NULL
@@ -450,13 +452,16 @@ cdef class Sweeper:
         less (5 bytes a state).  ``room``, if given, holds the cache (at
         least 5 bytes a state, starting 4-byte aligned; kept alive by the
         sweeper): memory the caller uses only once the sweeps are done."""
-        if self.sw.chosen_next != NULL:
-            return
         cdef Py_ssize_t n = max(self.n_boards * self.sw.P, 1)
         if room is not None:
-            if room.shape[0] < 5 * n or (<size_t>&room[0]) % 4:
-                raise ValueError(f"cache_chosen_moves: room must hold {5 * n} bytes from a 4-byte boundary")
+            check_room("cache_chosen_moves: room", room, n)
+        if self.sw.chosen_next != NULL:
+            if room is not None:
+                raise ValueError("cache_chosen_moves: the cache is set up already; no room can be given now")
+            return
+        if room is not None:
             self.chosen_room = room
+            self.chosen_borrowed = True
             self.sw.chosen_next = <int32_t*>&room[0]
             self.sw.chosen_lines = &room[4 * n]
             return
@@ -531,6 +536,10 @@ cdef class Sweeper:
             raise ValueError("Sweeper: V=None (board values only) needs pieces=0 or 1, moves=0 and no move_reward")
         if policy is None and V is not None:
             raise ValueError("Sweeper: policy=None only with V=None (board values and the chosen moves' cache)")
+        if chosen_room is not None and policy is not None:
+            raise ValueError("Sweeper: chosen_room only with policy=None (give a cache's room to cache_chosen_moves)")
+        if chosen_room is not None:
+            check_room("Sweeper: chosen_room", chosen_room, max(n_boards * P, 1))
         if (pieces == PIECES_FIXED) != (piece_choice is not None) or (moves == MOVES_FIXED) != (fixed_move is not None):
             raise ValueError("Sweeper: give piece_choice with pieces=3 and fixed_move with moves=2, and only then")
         if piece_choice is not None:

@@ -144,3 +144,12 @@ cdef inline int check_move_table(str who, const offset_t[::1] offsets, const int
     if i >= 0:
         raise ValueError(f"{who}: lines[{i}] = {lines[i]}: a move clears more rows than the {n_scores} scores cover")
     return 0
+
+
+cdef inline int check_room(str who, const uint8_t[::1] room, Py_ssize_t n_states) except -1:
+    """Raise ValueError, naming ``who``, unless ``room`` holds the chosen moves' cache of n_states states."""
+    if room.shape[0] < 5 * n_states:
+        raise ValueError(f"{who} must hold 5 bytes a state ({5 * n_states}), got {room.shape[0]}")
+    if (<size_t>&room[0]) % 4:
+        raise ValueError(f"{who} must start on a 4-byte boundary (the boards the moves lead to are int32)")
+    return 0

@@ -219,9 +219,11 @@ def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool, n_boards
     keeping board values alone (see :data:`BOARD_VALUES_ONLY_STATES`)."""
     P = rules.n_pieces
     if method == "mpi" and n_boards is not None and n_boards * P > BOARD_VALUES_ONLY_STATES:
-        # The peak comes once the sweeps are done: state values and moves, with the board values
-        # (while the state values are written) or the placement numbers (after they are freed).
-        return 8 * P + 2 * P + max(8, 2 * P)
+        # While sweeping: the board values, and with one piece (no room in the values' and moves'
+        # pages) the jump's changes, the chosen moves' cache and the sweep order; after: state values
+        # and moves, with the board values (while the values are written) or the placement numbers.
+        sweeping = 8 + (0 if P >= 2 else 4 + 5 * P + 4)
+        return max(sweeping, 8 * P + 2 * P + max(8, 2 * P))
     accelerated = method in ("vi", "jacobi") and accelerate
     per_state = SOLVER_BYTES_PER_STATE + (ACCELERATED_VI_BYTES_PER_STATE if accelerated else 0)
     history = ACCELERATED_BYTES_PER_BOARD.get(method, 0) if accelerate else 0
@@ -335,12 +337,15 @@ def _solve(
         dead_value=dead,
         synchronous=method == "jacobi",
     )
+    with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
+        move_reward = roles.move_rewards(transitions)
+    check_value_range(scores, move_reward, dead, discount)
     boards_only = (
         method == "mpi"
         and transitions.n_states > BOARD_VALUES_ONLY_STATES
         and roles.pieces in (_sweep.PIECES_RANDOM, PIECES_WORST)
         and roles.moves == MOVES_BEST
-        and roles.move_rewards(transitions) is None
+        and move_reward is None
         and warm is None
         and not minimize
     )
@@ -361,9 +366,6 @@ def _solve(
         changes = values.view(np.float32)[:n]
         room = values.view(np.uint8)[4 * n :]
     period = len(layers(rules))  # cell counts step round the layers: synchronous sweeps' modes cycle so
-    with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
-        move_reward = roles.move_rewards(transitions)
-    check_value_range(scores, move_reward, dead, discount)
     sweeper = _sweep.Sweeper(
         transitions.offsets,
         transitions.next_board,

@@ -177,10 +177,15 @@ def test_the_cache_in_the_callers_room_is_checked(transitions_4x4):
         np.asarray(t.rules.probabilities), 0.9, None, np.zeros(n), None,
         np.arange(n, dtype=np.int32), np.array([0, n], dtype=np.int64),
     )  # fmt: skip
-    with pytest.raises(ValueError, match=f"room must hold {5 * 2 * n} bytes"):
+    with pytest.raises(
+        ValueError, match=rf"chosen_room must hold 5 bytes a state \({5 * 2 * n}\), got {5 * 2 * n - 1}"
+    ):
         _sweep.Sweeper(*args, chosen_room=np.zeros(5 * 2 * n - 1, dtype=np.uint8))
-    with pytest.raises(ValueError, match="4-byte boundary"):
+    with pytest.raises(ValueError, match="chosen_room must start on a 4-byte boundary"):
         _sweep.Sweeper(*args, chosen_room=np.zeros(5 * 2 * n + 8, dtype=np.uint8)[1:])
+    with_policy = args[:8] + (np.full(2 * n, -1, dtype=np.int16),) + args[9:]
+    with pytest.raises(ValueError, match="chosen_room only with policy=None"):
+        _sweep.Sweeper(*with_policy, chosen_room=np.zeros(5 * 2 * n, dtype=np.uint8))
     room = np.zeros(5 * 2 * n, dtype=np.uint8)
     sweeper = _sweep.Sweeper(*args, chosen_room=room)
     sweeper.greedy_sweep()
@@ -188,3 +193,31 @@ def test_the_cache_in_the_callers_room_is_checked(transitions_4x4):
     assert (chosen_next >= -1).all() and (chosen_next < n).all() and (chosen_next >= 0).any()
     del sweeper  # (the room is the caller's: nothing freed twice)
     assert room.sum() > 0
+    with pytest.raises(ValueError, match="set up already"):
+        _sweep.Sweeper(*args).cache_chosen_moves(np.zeros(5 * 2 * n, dtype=np.uint8))
+
+
+def test_a_sweeper_collected_in_a_cycle_leaves_the_callers_room_alone():
+    """The garbage collector clears a sweeper's Python fields before freeing it: the cache in the
+    caller's room must not be taken for the sweeper's own (a review found free() called on it)."""
+    import subprocess
+
+    script = """
+import gc, numpy as np, babytris
+from babytris import _sweep
+t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
+n = t.n_boards
+for _ in range(3):
+    room = np.zeros(5 * 2 * n, dtype=np.uint8)
+    s = _sweep.Sweeper(t.offsets, t.next_board, t.lines, np.asarray(t.rules.line_scores, dtype=np.float64),
+                       np.asarray(t.rules.probabilities), 0.9, None, np.zeros(n), None,
+                       np.arange(n, dtype=np.int32), np.array([0, n], dtype=np.int64), chosen_room=room)
+    s.greedy_sweep()
+    class Holder: pass
+    h = Holder(); h.me = h; h.sweeper = s
+    del s, h, room
+    gc.collect()
+print("survived")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "survived" in done.stdout, done.stderr[-2000:]
