@@ -123,7 +123,9 @@ def state_values(const offset_t[::1] offsets, const int32_t[::1] next_board, con
     state that leaves W alone; the result does not depend on ``n_threads``."""
     cdef Backup m
     cdef Py_ssize_t n = offsets.shape[0] - 1, n_blocks, k
-    cdef int16_t* chosen = &policy[0] if policy is not None and n else NULL
+    cdef int16_t* chosen = &policy[0] if policy is not None and n > 0 else NULL
+    if n < 0:
+        raise ValueError("state_values: offsets must hold one entry more than the states, got none")
     if V.shape[0] != n:
         raise ValueError(f"state_values: V must have one entry per state ({n}), got {V.shape[0]}")
     if policy is not None and policy.shape[0] != n:
@@ -152,6 +154,8 @@ def first_best_moves(const offset_t[::1] offsets, const int32_t[::1] next_board,
     state alone: the result does not depend on ``n_threads``."""
     cdef Backup m
     cdef Py_ssize_t n = offsets.shape[0] - 1, changed = 0
+    if n < 0:
+        raise ValueError("first_best_moves: offsets must hold one entry more than the states, got none")
     if not slack >= 0.0:
         raise ValueError(f"first_best_moves: slack must be >= 0, got {slack}")
     if policy.shape[0] != n:

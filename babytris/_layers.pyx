@@ -168,7 +168,8 @@ def live_boards(const offset_t[::1] offsets, int n_pieces, const int64_t[::1] la
                 k += offsets[(b + 1) * n_pieces] > offsets[b * n_pieces]
             at[layer + 1] = k
     if out is not None and out.shape[0] < layer_starts[n_layers]:
-        raise ValueError("live_boards: out must have an entry per board")
+        raise ValueError(f"live_boards: out must have an entry per board ({layer_starts[n_layers]}), "
+                         f"got {out.shape[0]}")
     order = np.empty(k, dtype=np.int32) if out is None else np.asarray(out)[:k]
     cdef int32_t[::1] o = order
     k = 0

@@ -128,7 +128,9 @@ cdef inline int check_move_table(str who, const offset_t[::1] offsets, const int
     is -1 or a move of state s: what the compiled loops index by unchecked."""
     cdef Py_ssize_t n = offsets.shape[0] - 1, n_moves = next_board.shape[0], i
     if n < 0 or lines.shape[0] != n_moves or offsets[n] != n_moves:
-        raise ValueError(f"{who}: offsets do not match the moves")
+        raise ValueError(f"{who}: offsets do not match the moves: the last offset must be the number of "
+                         f"next boards ({n_moves}) and of rows cleared ({lines.shape[0]}), got "
+                         f"{offsets[n] if n >= 0 else None}")
     if offsets[0] != 0:
         raise ValueError(f"{who}: offsets must start at 0")
     i = first_bad_state(&offsets[0], policy, n)

@@ -189,7 +189,9 @@ def modified_policy_iteration(
     accelerate = accelerate and linear
     residuals: list[float] = []
     if changes is not None and (changes.dtype != np.float32 or changes.shape != board_values.shape):
-        raise ValueError("changes must be float32, one per board")
+        raise ValueError(
+            f"changes must be float32, one per board ({board_values.size}), got {changes.dtype} {changes.shape}"
+        )
     if accelerate and changes is None:
         # (zeros: the boards no sweep visits, with no move, keep their value through a jump)
         changes = np.zeros(board_values.size, dtype=np.float32)

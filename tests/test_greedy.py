@@ -145,3 +145,11 @@ def test_first_best_moves_from_the_known_best_values_are_the_same(transitions_4x
         assert a == b and np.array_equal(searched, known)
     with pytest.raises(ValueError, match="best must have one entry per state"):
         _greedy.first_best_moves(offsets, nxt, lines, scores, W, 0.9, known, 0.0, best=V[1:])
+
+
+def test_offsets_without_an_entry_are_refused():
+    none = (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(1), np.zeros(0), 0.9)
+    with pytest.raises(ValueError, match="state_values: offsets must hold one entry more than the states"):
+        _greedy.state_values(*none, np.zeros(0))
+    with pytest.raises(ValueError, match="first_best_moves: offsets must hold one entry more than the states"):
+        _greedy.first_best_moves(*none, np.zeros(0, np.int16), 0.0)
