@@ -68,6 +68,18 @@ cdef inline double combine_pieces(const Sweep* sw, int32_t b, const double* v) n
     return w
 
 
+cdef inline double store_state(double* V, double* V_prev, Py_ssize_t s, double best, double residual) noexcept nogil:
+    """Write state s's new value (and its old one to ``V_prev`` if not NULL);
+    returns the residual grown by its change (a NaN, from inf - inf, must not pass as converged)."""
+    cdef double delta = fabs(best - V[s])
+    if delta > residual or delta != delta:
+        residual = delta
+    if V_prev != NULL:
+        V_prev[s] = V[s]
+    V[s] = best
+    return residual
+
+
 cdef inline double store_board(const Sweep* sw, int32_t b, double w, double residual) noexcept nogil:
     """Write board b's new value; returns the residual grown by its change
     (a NaN change, from inf - inf, must not pass as converged)."""
@@ -152,12 +164,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                 chosen_next[s] = nxt[lo + arg] if arg >= 0 else -1
                 chosen_lines[s] = lines[lo + arg] if arg >= 0 else 0
             if V != NULL:   # (NULL: board values only, see Sweeper)
-                delta = fabs(best - V[s])
-                if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
-                    residual = delta
-                if V_prev != NULL:
-                    V_prev[s] = V[s]
-                V[s] = best
+                residual = store_state(V, V_prev, s, best, residual)
             if not worst:
                 w += pr[p] * best
             else:  # (branch-free too: which piece is least is a coin toss)
@@ -201,7 +208,7 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
     cdef int p
     cdef int16_t arg
     cdef int32_t b
-    cdef double best, q, delta, residual = 0.0
+    cdef double best, q, residual = 0.0
     cdef bint better
     cdef double v[64]          # a board's state values (P <= 64)
     for i in range(first, last):
@@ -245,12 +252,7 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
                 e = lo + arg
                 best = (move_reward[e] if move_reward != NULL else scores[lines[e]]) + discount * W[nxt[e]]
             policy[s] = arg
-            delta = fabs(best - V[s])
-            if delta > residual or delta != delta:   # a NaN (inf - inf) must not pass as converged
-                residual = delta
-            if V_prev != NULL:
-                V_prev[s] = V[s]
-            V[s] = best
+            residual = store_state(V, V_prev, s, best, residual)
             v[p] = best
         # The board value counts too: after an extrapolation (or evaluation
         # sweeps) it need not agree with its states' values, and a sweep that

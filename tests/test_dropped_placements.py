@@ -21,6 +21,19 @@ from babytris.transitions import TableError, Transitions
 enumeration = importlib.import_module("babytris.enumeration")
 
 
+def read_at_once(read, n_threads: int = 4) -> list:
+    """What ``read()`` returns to each of ``n_threads`` threads started at once."""
+    import threading
+
+    seen: list = []
+    threads = [threading.Thread(target=lambda: seen.append(read())) for _ in range(n_threads)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return seen
+
+
 def dropping(rules: Rules, monkeypatch) -> Transitions:
     """``rules``' table built as a big one is: placement numbers left to drop again."""
     with monkeypatch.context() as m:
@@ -78,16 +91,10 @@ def test_a_solve_numbers_its_chosen_moves_only_when_its_policy_is_read(monkeypat
 
 def test_readers_of_a_policy_at_once_share_one_array(monkeypatch):
     import pickle
-    import threading
 
     solution = babytris.solve_transitions(dropping(Rules(width=4, height=4), monkeypatch))
     again = pickle.loads(pickle.dumps(solution))  # (the moves not yet numbered travel as they are)
-    seen: list = []
-    threads = [threading.Thread(target=lambda: seen.append(solution.policy)) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    seen = read_at_once(lambda: solution.policy)
     assert len(seen) == 4 and all(array is seen[0] for array in seen)
     assert np.array_equal(again.policy, seen[0]) and np.array_equal(seen[0], babytris.solve(solution.rules).policy)
 
@@ -157,15 +164,8 @@ def test_one_state_or_a_rate_drops_again_only_what_it_reads(monkeypatch):
 
 
 def test_readers_at_once_share_one_array(monkeypatch):
-    import threading
-
     t = dropping(Rules(width=4, height=5), monkeypatch)
-    seen: list = []
-    threads = [threading.Thread(target=lambda: seen.append(t.placement)) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    seen = read_at_once(lambda: t.placement)
     assert len(seen) == 4 and all(array is seen[0] for array in seen)
 
 
