@@ -14,6 +14,7 @@ def move_values(
     per_lines: npt.NDArray[np.float64],
     final_rows: npt.NDArray[np.uint8] | None = None,
     final_value: float = 0.0,
+    states_per_entry: int = 1,
 ) -> npt.NDArray[np.float64]: ...
 def placement_numbers(
     offsets: npt.NDArray[np.int32], placement: npt.NDArray[np.uint16], moves: npt.NDArray[np.int16]

@@ -7,7 +7,7 @@ by the engine instead of stored (``Transitions.placement``)."""
 from cython.parallel cimport prange
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t, uint64_t
 
-from babytris._types cimport board_t, offset_t
+from babytris._types cimport board_t, first_bad_move, offset_t
 from babytris._core cimport Geometry, engine_geometry, smeared_board, drop_piece
 
 import numpy as np
@@ -15,18 +15,24 @@ import numpy as np
 
 def move_values(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                 const double[::1] per_state, const double[::1] per_row, const double[::1] per_lines,
-                const uint8_t[::1] final_rows=None, double final_value=0.0):
-    """One value per move: ``per_state[s] + per_row[next_board[e]] +
-    per_lines[lines[e]]`` for each move e of state s, or ``final_value`` where
-    ``final_rows[next_board[e]]`` is set (float64 array; one pass, no
-    temporaries: the rewards of tables of 10**8 moves)."""
+                const uint8_t[::1] final_rows=None, double final_value=0.0, int states_per_entry=1):
+    """One value per move: ``per_state[s // states_per_entry] +
+    per_row[next_board[e]] + per_lines[lines[e]]`` for each move e of state
+    s, or ``final_value`` where ``final_rows[next_board[e]]`` is set (float64
+    array; one pass, no temporaries: the rewards of tables of 10**8 moves).
+    ``states_per_entry``: P gives ``per_state`` one entry per row (the
+    states of a row are consecutive), with no copy repeated P times."""
     cdef Py_ssize_t n_states = offsets.shape[0] - 1, n_moves = next_board.shape[0], s, i
     cdef int64_t e
-    if n_states < 0 or per_state.shape[0] != n_states or offsets[n_states] != n_moves or lines.shape[0] != n_moves:
+    if states_per_entry < 1:
+        raise ValueError(f"move_values: states_per_entry must be >= 1, got {states_per_entry}")
+    if (n_states < 0 or per_state.shape[0] != (n_states + states_per_entry - 1) // states_per_entry
+            or offsets[n_states] != n_moves or lines.shape[0] != n_moves):
         raise ValueError("move_values: array shapes do not match")
-    for e in range(n_moves):
-        if not 0 <= next_board[e] < per_row.shape[0] or lines[e] >= per_lines.shape[0]:
-            raise ValueError(f"move_values: move {e} leads out of per_row or clears more rows than per_lines covers")
+    e = first_bad_move(&next_board[0] if n_moves else NULL, &lines[0] if n_moves else NULL, n_moves,
+                       per_row.shape[0], per_lines.shape[0])
+    if e >= 0:
+        raise ValueError(f"move_values: move {e} leads out of per_row or clears more rows than per_lines covers")
     if final_rows is not None and final_rows.shape[0] != per_row.shape[0]:
         raise ValueError("move_values: final_rows must have one entry per row")
     out = np.empty(n_moves, dtype=np.float64)
@@ -39,7 +45,7 @@ def move_values(const offset_t[::1] offsets, const int32_t[::1] next_board, cons
                 if final != NULL and final[i]:
                     o[e] = final_value
                 else:
-                    o[e] = per_state[s] + per_row[i] + per_lines[lines[e]]
+                    o[e] = per_state[s // states_per_entry] + per_row[i] + per_lines[lines[e]]
     return out
 
 

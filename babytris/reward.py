@@ -353,14 +353,16 @@ def holes_created(transitions: Transitions) -> np.ndarray:
     t, rules = transitions, transitions.rules
     count = holes(t.boards, rules.width, rules.height).astype(np.float64)
     lost = (t.boards == np.uint64(lost_board(rules))).view(np.uint8) if rules.top_out else None
-    # In one compiled pass: holes of the board after, less those of the board before.
+    # In one compiled pass: holes of the board after, less those of the board before (one entry
+    # per row for its P states: no copy of the counts P times).
     return _moves.move_values(
         t.offsets,
         t.next_board,
         t.lines,
-        -np.repeat(count, rules.n_pieces),
+        -count,
         count,
         np.zeros(int(t.lines.max(initial=0)) + 1),
         lost,
         0.0,
+        states_per_entry=rules.n_pieces,
     )
