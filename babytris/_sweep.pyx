@@ -68,9 +68,10 @@ cdef inline double combine_pieces(const Sweep* sw, int32_t b, const double* v) n
     return w
 
 
-cdef inline double store_state(double* V, double* V_prev, Py_ssize_t s, double best, double residual) noexcept nogil:
-    """Write state s's new value (and its old one to ``V_prev`` if not NULL);
-    returns the residual grown by its change (a NaN, from inf - inf, must not pass as converged)."""
+cdef inline double store_value(double* V, double* V_prev, Py_ssize_t s, double best, double residual) noexcept nogil:
+    """Write entry s's new value (a state's in V, or a board's in W), and its
+    old one to ``V_prev`` if not NULL; returns the residual grown by its
+    change (a NaN, from inf - inf, must not pass as converged)."""
     cdef double delta = fabs(best - V[s])
     if delta > residual or delta != delta:
         residual = delta
@@ -81,17 +82,11 @@ cdef inline double store_state(double* V, double* V_prev, Py_ssize_t s, double b
 
 
 cdef inline double store_board(const Sweep* sw, int32_t b, double w, double residual) noexcept nogil:
-    """Write board b's new value; returns the residual grown by its change
-    (a NaN change, from inf - inf, must not pass as converged)."""
-    cdef double delta = fabs(w - sw.W[b])
-    if delta > residual or delta != delta:
-        residual = delta
-    if sw.W_prev != NULL:
-        sw.W_prev[b] = sw.W[b]
+    """Write board b's new value (and its change to ``W_change`` if not
+    NULL); returns the residual grown by its change."""
     if sw.W_change != NULL:
         sw.W_change[b] = <float>(w - sw.W[b])
-    sw.W[b] = w
-    return residual
+    return store_value(sw.W, sw.W_prev, b, w, residual)
 
 
 cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
@@ -121,7 +116,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
     cdef int p
     cdef int16_t arg
     cdef int32_t b
-    cdef double best, q, w, delta, residual = 0.0
+    cdef double best, q, w, residual = 0.0
     cdef bint better, worst = sw.pieces == PIECES_WORST
     cdef bint note = worst and sw.least_piece != NULL
     cdef uint8_t* least_piece = sw.least_piece
@@ -164,7 +159,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
                 chosen_next[s] = nxt[lo + arg] if arg >= 0 else -1
                 chosen_lines[s] = lines[lo + arg] if arg >= 0 else 0
             if V != NULL:   # (NULL: board values only, see Sweeper)
-                residual = store_state(V, V_prev, s, best, residual)
+                residual = store_value(V, V_prev, s, best, residual)
             if not worst:
                 w += pr[p] * best
             else:  # (branch-free too: which piece is least is a coin toss)
@@ -177,12 +172,7 @@ cdef double greedy_range_drawn(const Sweep* sw, Py_ssize_t first, Py_ssize_t las
             least_piece[b] = <uint8_t>least
             least_next[b] = nxt[least_move] if least_move >= 0 else -1
             least_gain[b] = scores[lines[least_move]] if least_move >= 0 else dead
-        delta = fabs(w - W[b])
-        if delta > residual or delta != delta:
-            residual = delta
-        if W_prev != NULL:
-            W_prev[b] = W[b]
-        W[b] = w
+        residual = store_value(W, W_prev, b, w, residual)
     return residual
 
 
@@ -252,7 +242,7 @@ cdef double greedy_range(const Sweep* sw, Py_ssize_t first, Py_ssize_t last) noe
                 e = lo + arg
                 best = (move_reward[e] if move_reward != NULL else scores[lines[e]]) + discount * W[nxt[e]]
             policy[s] = arg
-            residual = store_state(V, V_prev, s, best, residual)
+            residual = store_value(V, V_prev, s, best, residual)
             v[p] = best
         # The board value counts too: after an extrapolation (or evaluation
         # sweeps) it need not agree with its states' values, and a sweep that
