@@ -15,7 +15,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from babytris._greedy cimport Backup, first_best
-from babytris._types cimport check_move_table, check_room, offset_t, prefetch
+from babytris._types cimport check_move_table, check_room, offset_t, populate, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -456,12 +456,14 @@ cdef class Sweeper:
             self.chosen_borrowed = True
             self.sw.chosen_next = <int32_t*>&room[0]
             self.sw.chosen_lines = &room[4 * n]
-            return
-        self.sw.chosen_next = <int32_t*>malloc(n * sizeof(int32_t))
-        self.sw.chosen_lines = <uint8_t*>malloc(n)
-        if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
-            self._free_chosen()
-            raise MemoryError("cache_chosen_moves: cannot allocate")
+        else:
+            self.sw.chosen_next = <int32_t*>malloc(n * sizeof(int32_t))
+            self.sw.chosen_lines = <uint8_t*>malloc(n)
+            if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
+                self._free_chosen()
+                raise MemoryError("cache_chosen_moves: cannot allocate")
+        populate(self.sw.chosen_next, n * sizeof(int32_t))  # (the next greedy sweep writes it all)
+        populate(self.sw.chosen_lines, n)
 
     cdef void _free_least(self) noexcept:
         free(self.sw.least_piece)
@@ -587,6 +589,9 @@ cdef class Sweeper:
         self.sw.independent_layers = independent_layers
         self.sw.V = &V[0] if V is not None and n_boards else NULL
         self.sw.W = &W[0] if n_boards else NULL
+        if self.sw.W != NULL:  # (the sweeps write them all; the boards' values are read first, as zeros)
+            populate(self.sw.W, n_boards * sizeof(double))
+            populate(self.sw.V, n_boards * P * sizeof(double) if self.sw.V != NULL else 0)
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         self.sw.R = self.sw.W
