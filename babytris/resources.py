@@ -135,6 +135,12 @@ def idle_cores(threads: int) -> int:
     wait for it at every barrier (a 4x5 enumeration on two threads took 3x
     one thread's time with a spinning process per core)."""
     others = runnable_elsewhere()
+    if others:
+        # A second look: a task runnable for an instant (a kernel worker, or a thread of
+        # ours between its spin and its sleep, running in one count and not the other)
+        # is no load.  After another process's run, one look in 30 saw one.
+        again = runnable_elsewhere()
+        others = others if again is None else min(others, again)
     if others is None:
         return threads
     return max(1, min(threads, (os.cpu_count() or 1) - others))

@@ -47,9 +47,10 @@ class ThreadTuner:
     whose cores are busy elsewhere, a thread that loses its core holds up
     the others for a scheduler time slice at every layer, and a threaded
     sweep can take several times as long as one thread's.  So one thread is
-    the default: after the first timed sweep of a kind the tuner times one
-    threaded sweep (the answer does not depend on the threads) and keeps the
-    threads only if they took under :attr:`MARGIN` of one thread's time; a
+    the default: after the first timed sweep of a kind the tuner times up to
+    :attr:`PROBES` threaded sweeps (the answer does not depend on the
+    threads) and keeps the threads as soon as one took under :attr:`MARGIN`
+    of one thread's time, else goes back to one thread; a
     kept threaded sweep that later takes over twice one thread's time (the
     machine got busy) sends that kind back to one thread for good.  Sweeps
     under :attr:`MIN_SECONDS` on one thread stay there: threads cannot pay
@@ -70,16 +71,24 @@ class ThreadTuner:
 
     #: Threads are kept only if a threaded sweep takes under this share of one thread's.
     MARGIN = 0.8
+    #: Threaded sweeps timed at most before one thread is kept.  The first pays for
+    #: waking the workers, asleep since their last work, and for the second core's
+    #: cold caches: on 4x5 after another process's run (the naive C benchmark's
+    #: setting) the first two threaded evaluation sweeps took 0.60-0.69 ms, one
+    #: thread 0.50-0.62 ms and the later threaded ones 0.34-0.45 ms.
+    PROBES = 3
     #: One-thread sweeps shorter than this are never tried on more threads.
     MIN_SECONDS = 3e-4
     #: The first sweep (untimed: it pays for the first touches of the values
-    #: and moves chosen) runs on the threads, where the cores are free, if it
-    #: first touches this many bytes or more: the threads share the page
-    #: faults.  On 4x7 (1 GB) its sweep took 1.33 s where one thread took
-    #: 2.44 s, and solves 6.7-7.0 s against 7.7-8.2 s (three interleaved
-    #: pairs); on 4x5 (5 MB) the threads benchmark's idle solves went to
-    #: 1.10-1.13x one thread's, so small tables start on one thread.
-    THREADED_FIRST_TOUCHES = 2**28
+    #: and moves chosen, mapped beforehand where Linux can, see ``_types.populate``)
+    #: runs on the threads, where the cores are free, if it first touches this
+    #: many bytes or more; smaller tables' first sweeps are too short to pay for
+    #: waking the workers.  On 4x7 (1 GB) its sweep took 1.33 s where one thread
+    #: took 2.44 s; on 4x5 (5 MB) solves in a loop took 38.0-39.6 ms
+    #: with it against 39.5-40.6 ms (4 interleaved runs of 15).  Before the pages
+    #: were mapped beforehand the threads' faults fought: the same first sweep
+    #: took 13.7 ms on two threads and 6.3 ms on one, and 4x5 solves 53-56 ms.
+    THREADED_FIRST_TOUCHES = 2**22
     #: Cores found busy are not looked at again for this long.
     BUSY_SECONDS = 0.05
 
@@ -91,9 +100,11 @@ class ThreadTuner:
         self._one: dict[str, float] = {}
         self._kept: dict[str, int] = {}
         self._tried: dict[str, bool] = {}
+        self._probes: dict[str, int] = {}
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
         self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
+        self._busy_wait = self.BUSY_SECONDS / 8  # how long the next look finding them busy holds off the next
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
@@ -124,18 +135,25 @@ class ThreadTuner:
 
     def _cores_free(self) -> bool:
         """Whether ``n_threads`` cores are idle now (True where the load cannot
-        be read).  Cores found busy are taken as busy for the next
-        :attr:`BUSY_SECONDS`: each look is a dozen system calls, and on a busy
-        machine a system call is where a thread loses its core (looking before
-        every sweep made 4x5 solves 13% slower under load; looking every 20 ms,
-        4x5 minimax solves under load took 1.02-1.04 of one thread's time, every
-        50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each)."""
+        be read).  Cores found busy are taken as busy for a while, doubling
+        from an eighth of :attr:`BUSY_SECONDS` up to it: each look is a dozen
+        system calls, and on a busy machine a system call is where a thread
+        loses its core (looking before every sweep made 4x5 solves 13% slower
+        under load; looking every 20 ms, 4x5 minimax solves under load took
+        1.02-1.04 of one thread's time, every 50 ms 1.00-1.02, every 100 ms
+        1.01-1.03: 3 runs of 60 solves each).  The short first wait is for the
+        machine's own blips: a task runnable for a moment (a kernel worker, a
+        shell's output) sent a third of the 4x5 solves after the naive C
+        benchmark's runs to one thread for their whole 40 ms."""
         now = time.perf_counter()
         if now < self._busy_until:
             return False
         free = idle_cores(self.n_threads) == self.n_threads
-        if not free:
-            self._busy_until = now + self.BUSY_SECONDS
+        if free:
+            self._busy_wait = self.BUSY_SECONDS / 8
+        else:
+            self._busy_until = now + self._busy_wait
+            self._busy_wait = min(2 * self._busy_wait, self.BUSY_SECONDS)
         return free
 
     def _timed(self, kind: str, sweep, args) -> float:
@@ -148,9 +166,11 @@ class ThreadTuner:
             self._untimed -= 1
         elif threads == 1:
             self._one[kind] = seconds
-        elif not self._tried[kind]:  # the probe, against one thread's last sweep
-            self._tried[kind] = True
-            self._kept[kind] = threads if seconds < self.MARGIN * self._one[kind] else 1
+        elif not self._tried[kind]:  # a probe, against one thread's last sweep
+            self._probes[kind] = self._probes.get(kind, 0) + 1
+            faster = seconds < self.MARGIN * self._one[kind]
+            self._tried[kind] = faster or self._probes[kind] >= self.PROBES
+            self._kept[kind] = threads if faster else 1
         elif seconds > 2 * self._one[kind]:  # stalled: the machine got busy
             self._kept[kind] = 1
         return residual

@@ -60,7 +60,15 @@ def test_threads_clearly_faster_are_kept(clock):
 
 
 def test_threads_not_clearly_faster_are_dropped(clock):
-    assert run(clock, {1: 0.010, 2: 0.0085}) == [1, 1, 2, 1, 1, 1, 1, 1]  # 0.85 of one thread's time
+    # 0.85 of one thread's time in each of the PROBES threaded sweeps
+    assert sweeping.ThreadTuner.PROBES == 3
+    assert run(clock, {1: 0.010, 2: 0.0085}) == [1, 1, 2, 2, 2, 1, 1, 1]
+
+
+def test_a_slow_first_threaded_sweep_is_probed_again(clock):
+    """The first threaded sweep wakes the workers and warms the second core's caches: a later
+    probe that is clearly faster keeps the threads."""
+    assert run(clock, {1: 0.010, 2: [0.012, 0.009, 0.006] + [0.006] * 5}) == [1, 1, 2, 2, 2, 2, 2, 2]
 
 
 def test_short_sweeps_never_try_threads(clock):
@@ -83,15 +91,26 @@ def test_no_probe_while_other_tasks_hold_the_cores(clock, monkeypatch):
 
 
 def test_the_probe_waits_for_free_cores(clock, monkeypatch):
-    """Cores found busy are not looked at again for BUSY_SECONDS (each look is system calls, where a
-    thread on a busy machine loses its core): with sweeps of 10 ms and 20 ms between looks, the
-    looks come before sweeps 3, 5 and 7, and the third finds the cores free."""
-    monkeypatch.setattr(sweeping.ThreadTuner, "BUSY_SECONDS", 0.02)
-    busy = iter([1, 1, 0])  # one other task, then none: two cores free from the third look on
+    """Cores found busy are not looked at again for a while (each look is system calls, where a
+    thread on a busy machine loses its core): an eighth of BUSY_SECONDS after the first busy look,
+    twice that after the second, up to BUSY_SECONDS.  Each busy look reads the load twice.  With
+    sweeps of 10 ms, the looks come before sweeps 2, 3 and 5, and the third finds the cores free."""
+    monkeypatch.setattr(sweeping.ThreadTuner, "BUSY_SECONDS", 0.08)
+    busy = iter([1, 1, 1, 1, 0])  # one other task, then none: two cores free from the third look on
     looks = []
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(clock.now) or next(busy, 0))
-    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 1, 1, 2, 2]
-    assert looks == pytest.approx([0.020, 0.040, 0.060])
+    assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 1, 2, 2, 2]
+    assert looks == pytest.approx([0.020, 0.020, 0.030, 0.030, 0.050])
+
+
+def test_the_wait_between_busy_looks_doubles_up_to_busy_seconds(clock, monkeypatch):
+    monkeypatch.setattr(sweeping.ThreadTuner, "BUSY_SECONDS", 0.08)
+    looks = []
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(clock.now) or 2)
+    assert run(clock, {1: 0.010, 2: 0.006}, n_sweeps=40) == [1] * 40
+    waits = [b - a for a, b in zip(looks[::2], looks[2::2])]  # (two reads a look)
+    assert waits == pytest.approx([0.01, 0.02, 0.04, 0.08, 0.08, 0.08, 0.08, 0.08][: len(waits)])
+    assert len(waits) >= 5
 
 
 def test_a_first_sweep_of_large_fresh_arrays_runs_on_the_threads(clock, monkeypatch):
@@ -108,7 +127,10 @@ def test_a_first_sweep_of_large_fresh_arrays_runs_on_the_threads(clock, monkeypa
 
     assert first(large) == [2, 1, 2, 2, 2, 2, 2, 2]
     assert first(large - 1) == [1, 1, 2, 2, 2, 2, 2, 2]
-    busy = iter([1])  # a task of a moment at the first look, none after
+    busy = iter([1])  # a task of a moment, gone at the look's second read: no load
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(busy, 0))
+    assert first(large) == [2, 1, 2, 2, 2, 2, 2, 2]
+    busy = iter([1, 1])  # a task at both reads of the first look, none after
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(busy, 0))
     assert first(large) == [1, 1, 2, 2, 2, 2, 2, 2]
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 2)
@@ -131,6 +153,10 @@ def test_the_enumeration_takes_only_idle_cores_by_default(monkeypatch):
         monkeypatch.setattr(resources, "runnable_elsewhere", lambda others=others: others)
         assert resources.idle_cores(4) == idle
         assert resources.idle_cores(2) == min(2, idle)
+    # A look reads the load twice and takes the lesser: a task runnable for a moment is no load.
+    reads = iter([3, 0, 3, 1, 2, None])
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(reads))
+    assert [resources.idle_cores(4) for _ in range(3)] == [4, 3, 2]
 
 
 def test_runnable_elsewhere_leaves_out_this_process_threads(monkeypatch):
