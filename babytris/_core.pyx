@@ -14,7 +14,8 @@ import numpy as np
 
 from babytris._layers import bitmap_layered, layered
 
-from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, populate, prefetch
+from babytris._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, populate_threads,\
+    prefetch
 from babytris._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
 from babytris._index cimport Index, index_of, slot_of, renumber, use_layer_ranks
 from babytris._soft cimport MAX_POSITIONS, free_at, reach
@@ -392,7 +393,7 @@ cdef class Engine:
         if n_words:
             bits = np.zeros(n_words, dtype=np.uint64)
             bits_view = bits
-            populate(&bits_view[0], n_words * sizeof(uint64_t))  # (each word is read, then set: one fault, not two)
+            populate_threads(&bits_view[0], n_words * sizeof(uint64_t), n_threads)  # (read, then set: one fault)
             room = np.empty(n_threads * search_room(g), dtype=np.uint64)   # each thread's moves of a batch
             room_view = room
         try:
@@ -441,11 +442,10 @@ cdef class Engine:
             if min_boards_per_thread > 0:
                 n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
             offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int32)
-            next_board = np.empty(n_moves, dtype=np.int32)
-            lines = np.empty(n_moves, dtype=np.uint8)
+            next_board, lines = np.empty(n_moves, dtype=np.int32), np.empty(n_moves, dtype=np.uint8)
             placement = np.empty(n_moves if g.soft or n_moves <= placements_up_to else 0, dtype=np.uint16)
             for array in (offsets, next_board, lines, placement):  # (all written below: mapped in one call each)
-                populate(<void*><size_t>array.ctypes.data, array.nbytes)
+                populate_threads(<void*><size_t>array.ctypes.data, array.nbytes, n_threads)
             offsets_view = offsets
             sorted_view = sorted_boards
             with nogil:

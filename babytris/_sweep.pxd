@@ -78,6 +78,7 @@ cdef class Sweeper:
     cdef object arrays           # keeps every array the pointers point into alive
     cdef object chosen_room      # the caller's buffer holding the chosen moves' cache, or None
     cdef bint chosen_borrowed    # whether the cache lies in chosen_room (not the sweeper's to free)
+    cdef bint mapped             # whether a greedy sweep has mapped the pages of V, W and the cache
     cdef double[::1] before      # synchronous sweeps: W as it was before the sweep
     cdef public bint least_noted  # whether the last greedy sweep noted the least valuable pieces
     cdef readonly Py_ssize_t generation  # how many times __init__ has set the arrays up

@@ -15,7 +15,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from babytris._greedy cimport Backup, first_best
-from babytris._types cimport check_move_table, check_room, offset_t, populate, prefetch
+from babytris._types cimport check_move_table, check_room, offset_t, populate_threads, prefetch
 
 
 # --------------------------------------------------------------------------
@@ -462,8 +462,6 @@ cdef class Sweeper:
             if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
                 self._free_chosen()
                 raise MemoryError("cache_chosen_moves: cannot allocate")
-        populate(self.sw.chosen_next, n * sizeof(int32_t))  # (the next greedy sweep writes it all)
-        populate(self.sw.chosen_lines, n)
 
     cdef void _free_least(self) noexcept:
         free(self.sw.least_piece)
@@ -567,6 +565,7 @@ cdef class Sweeper:
         if self.block_residual == NULL:
             raise MemoryError("Sweeper: cannot allocate")
         self.n_boards = n_boards
+        self.mapped = False
         self.generation += 1  # (whatever holds pointers into the last setup must not use them)
         self.n_layers = layer_starts.shape[0] - 1
         self.layer_starts = &layer_starts[0]
@@ -589,9 +588,6 @@ cdef class Sweeper:
         self.sw.independent_layers = independent_layers
         self.sw.V = &V[0] if V is not None and n_boards else NULL
         self.sw.W = &W[0] if n_boards else NULL
-        if self.sw.W != NULL:  # (the sweeps write them all; the boards' values are read first, as zeros)
-            populate(self.sw.W, n_boards * sizeof(double))
-            populate(self.sw.V, n_boards * P * sizeof(double) if self.sw.V != NULL else 0)
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         self.sw.R = self.sw.W
@@ -625,7 +621,15 @@ cdef class Sweeper:
             self.sw.V_prev = &V_prev[0] if self.n_boards else NULL
             self.sw.W_prev = &W_prev[0] if self.n_boards else NULL
         self._remember()
+        cdef Py_ssize_t n = self.n_boards, P = self.sw.P
         with nogil:
+            if not self.mapped and n:  # (it writes them all: their pages mapped first, see populate)
+                populate_threads(self.sw.W, n * sizeof(double), self.n_threads)
+                populate_threads(self.sw.V, n * P * sizeof(double) if self.sw.V != NULL else 0, self.n_threads)
+                if self.sw.chosen_next != NULL:
+                    populate_threads(self.sw.chosen_next, n * P * sizeof(int32_t), self.n_threads)
+                    populate_threads(self.sw.chosen_lines, n * P, self.n_threads)
+            self.mapped = True
             residual = sweep_layers(&self.sw, True, self.layer_starts, self.n_layers, self.n_threads,
                                     self.block_residual)
         self.least_noted = self.sw.least_piece != NULL and drawn_games(&self.sw)

@@ -2,6 +2,7 @@
 # and index types, the key mixer of the hash tables, a prefetch hint, an
 # atomic or, a hint to map pages before writing them.
 
+from cython.parallel cimport prange
 from libc.stdint cimport uint64_t, uint32_t, int64_t, int32_t, int16_t, uint8_t
 
 ctypedef uint64_t board_t      # bit row * width + col, row 0 at the bottom
@@ -97,6 +98,26 @@ cdef extern from *:
     # and up; elsewhere, or where refused, nothing happens (the loop's own
     # first touches map the pages, as without it).
     void populate "babytris_populate"(void* start, size_t n) noexcept nogil
+
+
+cdef inline void populate_threads(void* start, size_t n, int n_threads) noexcept nogil:
+    """populate(start, n) on ``n_threads`` threads, in pieces of 32 MiB cut at
+    multiples of 32 MiB, so that no two threads fill the same page table
+    (4x7: 640 MB took longer on one thread than the threads' own first touches)."""
+    cdef size_t piece = <size_t>32 << 20, base = <size_t>start & ~(piece - 1)
+    cdef Py_ssize_t n_pieces = (<size_t>start + n - base + piece - 1) // piece, i
+    cdef size_t lo, hi
+    if n_threads < 2 or n_pieces < 2:
+        populate(start, n)
+        return
+    for i in prange(n_pieces, num_threads=n_threads, schedule="dynamic"):
+        lo = base + i * piece
+        hi = lo + piece
+        if lo < <size_t>start:
+            lo = <size_t>start
+        if hi > <size_t>start + n:
+            hi = <size_t>start + n
+        populate(<void*>lo, hi - lo)
 
 
 # Checks of the arrays a compiled loop will index without checks.  Each

@@ -104,7 +104,6 @@ class ThreadTuner:
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
         self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
-        self._busy_wait = self.BUSY_SECONDS / 8  # how long the next look finding them busy holds off the next
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
@@ -135,25 +134,19 @@ class ThreadTuner:
 
     def _cores_free(self) -> bool:
         """Whether ``n_threads`` cores are idle now (True where the load cannot
-        be read).  Cores found busy are taken as busy for a while, doubling
-        from an eighth of :attr:`BUSY_SECONDS` up to it: each look is a dozen
-        system calls, and on a busy machine a system call is where a thread
-        loses its core (looking before every sweep made 4x5 solves 13% slower
-        under load; looking every 20 ms, 4x5 minimax solves under load took
-        1.02-1.04 of one thread's time, every 50 ms 1.00-1.02, every 100 ms
-        1.01-1.03: 3 runs of 60 solves each).  The short first wait is for the
-        machine's own blips: a task runnable for a moment (a kernel worker, a
-        shell's output) sent a third of the 4x5 solves after the naive C
-        benchmark's runs to one thread for their whole 40 ms."""
+        be read).  Cores found busy are taken as busy for the next
+        :attr:`BUSY_SECONDS`: each look is a dozen system calls, and on a busy
+        machine a system call is where a thread loses its core (looking before
+        every sweep made 4x5 solves 13% slower under load; looking every 20 ms,
+        4x5 minimax solves under load took 1.02-1.04 of one thread's time, every
+        50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each; a wait
+        doubling from 6 ms to 50 ms, 1.12 in the threads benchmark)."""
         now = time.perf_counter()
         if now < self._busy_until:
             return False
         free = idle_cores(self.n_threads) == self.n_threads
-        if free:
-            self._busy_wait = self.BUSY_SECONDS / 8
-        else:
-            self._busy_until = now + self._busy_wait
-            self._busy_wait = min(2 * self._busy_wait, self.BUSY_SECONDS)
+        if not free:
+            self._busy_until = now + self.BUSY_SECONDS
         return free
 
     def _timed(self, kind: str, sweep, args) -> float:
