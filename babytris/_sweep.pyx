@@ -456,12 +456,12 @@ cdef class Sweeper:
             self.chosen_borrowed = True
             self.sw.chosen_next = <int32_t*>&room[0]
             self.sw.chosen_lines = &room[4 * n]
-        else:
-            self.sw.chosen_next = <int32_t*>malloc(n * sizeof(int32_t))
-            self.sw.chosen_lines = <uint8_t*>malloc(n)
-            if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
-                self._free_chosen()
-                raise MemoryError("cache_chosen_moves: cannot allocate")
+            return
+        self.sw.chosen_next = <int32_t*>malloc(n * sizeof(int32_t))
+        self.sw.chosen_lines = <uint8_t*>malloc(n)
+        if self.sw.chosen_next == NULL or self.sw.chosen_lines == NULL:
+            self._free_chosen()
+            raise MemoryError("cache_chosen_moves: cannot allocate")
 
     cdef void _free_least(self) noexcept:
         free(self.sw.least_piece)

@@ -139,8 +139,7 @@ class ThreadTuner:
         machine a system call is where a thread loses its core (looking before
         every sweep made 4x5 solves 13% slower under load; looking every 20 ms,
         4x5 minimax solves under load took 1.02-1.04 of one thread's time, every
-        50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each; a wait
-        doubling from 6 ms to 50 ms, 1.12 in the threads benchmark)."""
+        50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each)."""
         now = time.perf_counter()
         if now < self._busy_until:
             return False

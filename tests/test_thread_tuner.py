@@ -104,8 +104,9 @@ def test_the_probe_waits_for_free_cores(clock, monkeypatch):
 
 
 def test_a_first_sweep_of_large_fresh_arrays_runs_on_the_threads(clock, monkeypatch):
-    """The untimed first sweep shares its page faults among the threads if it first touches
-    THREADED_FIRST_TOUCHES bytes or more and the cores are free; a busy look then holds no probe off."""
+    """The untimed first sweep (which maps the values' pages) runs on the threads if it first
+    touches THREADED_FIRST_TOUCHES bytes or more and the cores are free; a busy look then holds no
+    probe off."""
     large = sweeping.ThreadTuner.THREADED_FIRST_TOUCHES
 
     def first(touches):
