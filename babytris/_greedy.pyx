@@ -12,7 +12,7 @@ from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 
-from babytris._types cimport check_move_table, offset_t, prefetch
+from babytris._types cimport check_move_table, offset_t, populate_threads, prefetch
 from babytris._greedy cimport Backup
 
 
@@ -133,6 +133,9 @@ def state_values(const offset_t[::1] offsets, const int32_t[::1] next_board, con
     setup(&m, "state_values", offsets, next_board, lines, scores, W, discount, move_reward, NULL, n_threads)
     n_blocks = (n + BLOCK - 1) // BLOCK
     with nogil:
+        if n:  # (all written below: mapped first, see populate)
+            populate_threads(&V[0], n * sizeof(double), n_threads)
+            populate_threads(chosen, n * sizeof(int16_t) if chosen != NULL else 0, n_threads)
         if n_threads > 1 and n_blocks > 1:
             for k in prange(n_blocks, num_threads=n_threads, schedule="static"):
                 values_range(&m, &V[0], chosen, dead_value, k * BLOCK, min((k + 1) * BLOCK, n), n)

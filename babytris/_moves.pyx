@@ -7,7 +7,7 @@ by the engine instead of stored (``Transitions.placement``)."""
 from cython.parallel cimport prange
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t, uint64_t
 
-from babytris._types cimport board_t, first_bad_move, offset_t
+from babytris._types cimport board_t, first_bad_move, offset_t, populate
 from babytris._core cimport Geometry, engine_geometry, smeared_board, drop_piece
 
 import numpy as np
@@ -37,6 +37,7 @@ def move_values(const offset_t[::1] offsets, const int32_t[::1] next_board, cons
         raise ValueError("move_values: final_rows must have one entry per row")
     out = np.empty(n_moves, dtype=np.float64)
     cdef double[::1] o = out
+    populate(<void*><size_t>out.ctypes.data, out.nbytes)  # (all written below: mapped in one call)
     cdef const uint8_t* final = &final_rows[0] if final_rows is not None and final_rows.shape[0] else NULL
     with nogil:
         for s in range(n_states):
