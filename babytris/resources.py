@@ -134,6 +134,8 @@ def idle_cores(threads: int) -> int:
     busy now (at least 1): threads that share a core with another process
     wait for it at every barrier (a 4x5 enumeration on two threads took 3x
     one thread's time with a spinning process per core)."""
+    if threads <= 1:
+        return threads  # (nothing to look at: the answer is 1 however busy the machine is)
     others = runnable_elsewhere()
     if others:
         # A second look: a task runnable for an instant (a kernel worker, or a thread of

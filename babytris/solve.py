@@ -17,7 +17,7 @@ from .minimize import Partition
 from .minimize import minimize as minimize_states
 from .placements import most_moves
 from .progress import ProgressBars
-from .resources import DEFAULT_MAX_MEMORY, idle_cores, resolve_n_jobs
+from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from .reward import Reward, check_reward
 from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
@@ -437,8 +437,10 @@ def _solve(
     # Which of several equally good moves the sweeps recorded depends on the
     # rounding along the way (the method, the threads); once converged, take
     # the first of those within what the values can tell apart, so that the
-    # policy depends on the game alone.
-    threads = idle_cores(resolve_n_jobs(n_jobs))
+    # policy depends on the game alone.  The passes after the sweeps take the threads of the last
+    # sweep, which the tuner chose by the load (a look of their own cost a dozen system calls a
+    # solve, each a point where a busy machine takes the core away).
+    threads = sweeper.n_threads
     tied = roles.moves == MOVES_BEST and residual <= tol
     if boards_only:
         del sweeper, order, order_room, changes, room  # (the sweeps' scratch: room for the values and moves)

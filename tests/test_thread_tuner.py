@@ -169,3 +169,20 @@ def test_runnable_elsewhere_leaves_out_this_process_threads(monkeypatch):
     assert resources.runnable_elsewhere() == 2
     monkeypatch.setattr(resources, "_own_running_threads", lambda: 7)
     assert resources.runnable_elsewhere() == 0
+
+
+def test_one_thread_asked_never_looks_at_the_load(monkeypatch):
+    """Each look is a dozen system calls: with ``n_jobs=1`` there is nothing to decide, and the
+    passes after the sweeps take the threads the tuner chose instead of looking again."""
+    import babytris
+
+    table = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
+
+    def no_look():
+        raise AssertionError("looked at the load")
+
+    monkeypatch.setattr(resources, "runnable_elsewhere", no_look)
+    assert resources.idle_cores(1) == 1
+    for opponent in ("random", "minimax"):
+        solution = babytris.solve_transitions(table, opponent=opponent, n_jobs=1)
+        assert solution.converged
