@@ -438,8 +438,8 @@ def _solve(
     # rounding along the way (the method, the threads); once converged, take
     # the first of those within what the values can tell apart, so that the
     # policy depends on the game alone.  The passes after the sweeps take the threads of the last
-    # sweep, which the tuner chose by the load (a look of their own cost a dozen system calls a
-    # solve, each a point where a busy machine takes the core away).
+    # sweep, which the tuner chose by the load (a look of their own would cost a dozen system
+    # calls, each a point where a busy machine takes the core away).
     threads = sweeper.n_threads
     tied = roles.moves == MOVES_BEST and residual <= tol
     if boards_only:
