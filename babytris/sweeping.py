@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 
 from . import _sweep
-from .resources import idle_cores
+from .resources import cpu_stalled_share, idle_cores
 
 __all__ = [
     "modified_policy_iteration",
@@ -89,8 +89,17 @@ class ThreadTuner:
     #: were mapped beforehand the threads' faults fought: the same first sweep
     #: took 13.7 ms on two threads and 6.3 ms on one, and 4x5 solves 53-56 ms.
     THREADED_FIRST_TOUCHES = 2**22
-    #: Cores found busy are not looked at again for this long.
+    #: Cores found busy are not looked at again for this long where every core was: where some
+    #: task waited for a CPU at least :attr:`STALLED_SHARE` of the time since the last such look
+    #: (:func:`~babytris.resources.cpu_stalled_share`), or where that cannot be read...
     BUSY_SECONDS = 0.05
+    STALLED_SHARE = 0.25
+    #: ... else (a task of a moment, or fewer busy cores than threads) for this long, twice as
+    #: long at each busy look in a row, up to :attr:`BUSY_SECONDS`.  A kernel thread's blip held
+    #: the probes off for a whole 4x5 solve: in the naive C benchmark's setting, solves took
+    #: 44.6-45.6 ms with every hold at 50 ms, 41.1 ms with holds from 2 ms and 42.6 ms from 5 ms
+    #: (medians of 40, interleaved), where never looking took 42.9-43.5 ms.
+    FIRST_SHORT_HOLD = 0.002
 
     def __init__(self, sweeper: _sweep.Sweeper, n_threads: int, first_touches: int = 0) -> None:
         self.sweeper = sweeper
@@ -104,6 +113,7 @@ class ThreadTuner:
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
         self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
+        self._short_hold = self.FIRST_SHORT_HOLD  # the next hold where the cores were not all busy
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
@@ -134,19 +144,28 @@ class ThreadTuner:
 
     def _cores_free(self) -> bool:
         """Whether ``n_threads`` cores are idle now (True where the load cannot
-        be read).  Cores found busy are taken as busy for the next
-        :attr:`BUSY_SECONDS`: each look is a dozen system calls, and on a busy
-        machine a system call is where a thread loses its core (looking before
-        every sweep made 4x5 solves 13% slower under load; looking every 20 ms,
-        4x5 minimax solves under load took 1.02-1.04 of one thread's time, every
-        50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each)."""
+        be read).  Cores found busy are taken as busy for a while: each look
+        is a dozen system calls, and on a machine whose every core is busy a
+        system call is where a thread loses its core (looking before every
+        sweep made 4x5 solves 13% slower under load; looking every 20 ms, 4x5
+        minimax solves under load took 1.02-1.04 of one thread's time, every
+        50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each).
+        So the hold is :attr:`BUSY_SECONDS` where the tasks waited for the
+        CPUs, and short where they did not (see :attr:`FIRST_SHORT_HOLD`): a
+        look costs little on a core of one's own."""
         now = time.perf_counter()
         if now < self._busy_until:
             return False
-        free = idle_cores(self.n_threads) == self.n_threads
-        if not free:
-            self._busy_until = now + self.BUSY_SECONDS
-        return free
+        if idle_cores(self.n_threads) == self.n_threads:
+            self._short_hold = self.FIRST_SHORT_HOLD
+            return True
+        stalled = cpu_stalled_share()
+        if stalled is None or stalled >= self.STALLED_SHARE:
+            hold = self.BUSY_SECONDS
+        else:
+            hold, self._short_hold = self._short_hold, min(2 * self._short_hold, self.BUSY_SECONDS)
+        self._busy_until = now + hold
+        return False
 
     def _timed(self, kind: str, sweep, args) -> float:
         threads = self._choose(kind)

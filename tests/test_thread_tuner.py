@@ -43,6 +43,7 @@ def clock(monkeypatch):
     monkeypatch.setattr(sweeping.time, "perf_counter", fake)
     monkeypatch.setattr(resources.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 0)  # an idle machine unless a test says otherwise
+    monkeypatch.setattr(sweeping, "cpu_stalled_share", lambda: None)  # no pressure reading unless a test gives one
     return fake
 
 
@@ -101,6 +102,82 @@ def test_the_probe_waits_for_free_cores(clock, monkeypatch):
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(clock.now) or next(busy, 0))
     assert run(clock, {1: 0.010, 2: 0.006}) == [1, 1, 1, 1, 1, 1, 2, 2]
     assert looks == pytest.approx([0.020, 0.020, 0.040, 0.040, 0.060])
+
+
+@pytest.mark.parametrize(
+    "stalled, holds",
+    [
+        # tasks waited for the CPUs (every core busy), or no reading: the long hold at once
+        (0.5, [2, 52, 102]),
+        (None, [2, 52, 102]),
+        # they did not (a task of a moment, or one busy core of two): 2 ms, then twice as long each time
+        (0.0, [2, 4, 8, 16, 32, 64, 114]),
+    ],
+)
+def test_how_long_busy_cores_hold_the_probe_off(clock, monkeypatch, stalled, holds):
+    """Sweeps of 1 ms on one thread and one other task throughout: the looks (two reads each) come
+    as the holds end."""
+    looks = []
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(round(clock.now * 1000)) or 1)
+    monkeypatch.setattr(sweeping, "cpu_stalled_share", lambda: stalled)
+    assert run(clock, {1: 0.001, 2: 0.0005}, n_sweeps=120) == [1] * 120
+    assert looks == [ms for ms in holds for _ in range(2)]
+
+
+def test_a_free_look_ends_the_short_holds(clock, monkeypatch):
+    """A task of a moment holds the probe off for 2 ms, and the holds start again from 2 ms after a free look."""
+    busy = iter([1, 1, 0, 1, 1, 1, 1])
+    looks = []
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(round(clock.now * 1000)) or next(busy, 0))
+    monkeypatch.setattr(sweeping, "cpu_stalled_share", lambda: 0.0)
+    tuner = sweeping.ThreadTuner(FakeSweeper(clock, {1: 0.001, 2: 0.0005}), 2)
+    tuner.evaluation_sweep()
+    tuner.evaluation_sweep()  # one thread's time: 1 ms
+    assert not tuner._cores_free()  # at 2 ms: busy, held to 4 ms
+    clock.now = 0.004
+    assert tuner._cores_free()  # free
+    assert not tuner._cores_free() and tuner._busy_until == pytest.approx(0.006)  # busy again: 2 ms, not 4
+    clock.now = 0.006
+    assert not tuner._cores_free() and tuner._busy_until == pytest.approx(0.010)
+    assert looks == [2, 2, 4, 4, 4, 6, 6]
+
+
+def test_cpu_stalled_share_is_the_waiting_share_since_the_last_read(clock, monkeypatch):
+    """The "some" total of /proc/pressure/cpu (microseconds during which some task waited for a CPU),
+    per second since the last read."""
+    totals = iter([1_000_000, 1_005_000, 1_005_000, 1_005_000, 1_100_000])
+    real_open = open
+
+    def fake_open(path, *args, **kw):
+        if path == resources.CPU_PRESSURE:
+            import io
+
+            total = next(totals)
+            return io.StringIO(f"some avg10=0.00 avg60=0.00 avg300=0.00 total={total}\nfull avg10=0.00 total=0\n")
+        return real_open(path, *args, **kw)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(resources, "_last_pressure", None)
+    assert resources.cpu_stalled_share() is None  # nothing to compare with yet
+    clock.now = 0.010
+    assert resources.cpu_stalled_share() == pytest.approx(0.5)  # 5 ms of 10
+    assert resources.cpu_stalled_share() is None  # no time passed
+    clock.now = 0.030
+    assert resources.cpu_stalled_share() == 0.0
+    clock.now = 0.040
+    assert resources.cpu_stalled_share() == 1.0  # (95 ms in 10 ms: every task's wait counts once; at most all the time)
+
+
+def test_cpu_stalled_share_is_none_where_the_pressure_cannot_be_read(monkeypatch):
+    monkeypatch.setattr(resources, "CPU_PRESSURE", "/nonexistent/pressure/cpu")
+    assert resources.cpu_stalled_share() is None
+    assert resources.cpu_stalled_share() is None
+
+
+def test_cpu_stalled_share_reads_this_machine():
+    resources.cpu_stalled_share()
+    share = resources.cpu_stalled_share()
+    assert share is None or 0.0 <= share <= 1.0
 
 
 def test_a_first_sweep_of_large_fresh_arrays_runs_on_the_threads(clock, monkeypatch):
