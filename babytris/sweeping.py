@@ -114,6 +114,8 @@ class ThreadTuner:
         self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
         self._short_hold = self.FIRST_SHORT_HOLD  # the next hold where the cores were not all busy
+        if n_threads > 1:
+            cpu_stalled_share()  # (so that a first busy look has a window to measure the waits over)
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))

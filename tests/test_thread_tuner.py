@@ -168,6 +168,28 @@ def test_cpu_stalled_share_is_the_waiting_share_since_the_last_read(clock, monke
     assert resources.cpu_stalled_share() == 1.0  # (95 ms in 10 ms: every task's wait counts once; at most all the time)
 
 
+def test_a_tuner_reads_the_pressure_as_it_starts(clock, monkeypatch):
+    """The first busy look of a process has a window to measure the waits over: the tuner's start
+    (one other task, no waits: short holds from the first look on; without the reading at the
+    start, the first look finds nothing to compare with and holds for BUSY_SECONDS)."""
+    real_open = open
+
+    def fake_open(path, *args, **kw):
+        if path == resources.CPU_PRESSURE:
+            import io
+
+            return io.StringIO("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\nfull avg10=0.00 total=0\n")
+        return real_open(path, *args, **kw)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(resources, "_last_pressure", None)
+    monkeypatch.setattr(sweeping, "cpu_stalled_share", resources.cpu_stalled_share)
+    looks = []
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(round(clock.now * 1000)) or 1)
+    run(clock, {1: 0.001, 2: 0.0005}, n_sweeps=10)
+    assert looks == [2, 2, 4, 4, 8, 8]
+
+
 def test_cpu_stalled_share_is_none_where_the_pressure_cannot_be_read(monkeypatch):
     monkeypatch.setattr(resources, "CPU_PRESSURE", "/nonexistent/pressure/cpu")
     assert resources.cpu_stalled_share() is None
