@@ -285,3 +285,17 @@ def test_one_thread_asked_never_looks_at_the_load(monkeypatch):
     for opponent in ("random", "minimax"):
         solution = babytris.solve_transitions(table, opponent=opponent, n_jobs=1)
         assert solution.converged
+
+
+def test_small_boards_enumerate_on_one_thread_without_a_look(monkeypatch):
+    """Fewer possible boards than two threads' share of the table (4x4: 2**16 < 2 * 50,000): one
+    thread, and no look at the load; a bigger board looks (4x5: once, as its search starts)."""
+    import babytris
+
+    looks = []
+    monkeypatch.setattr(resources.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(1) or 0)
+    small = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
+    assert looks == [] and small.n_boards == 12_978
+    big = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
+    assert looks == [1] and big.n_boards == 182_101
