@@ -48,7 +48,8 @@ def enumerate_boards(
     map; then the moves are written in sorted board order by ``n_jobs``
     threads (default: every core other processes leave idle as the search
     starts, see :func:`~babytris.resources.idle_cores`; the bitmap search
-    shares its wide stretches among them too).  The result does not depend
+    shares its wide stretches among them too; a board of 16 cells or fewer
+    takes one thread without looking).  The result does not depend
     on ``n_jobs``.
     ``progress(found, expanded)``, if given, is called about ten times a
     second during the search (from a helper thread) with the boards found

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 
 from .placements import most_moves
 from .rules import Rules
@@ -21,7 +20,7 @@ __all__ = [
     "resolve_n_jobs",
     "idle_cores",
     "runnable_elsewhere",
-    "cpu_stalled_share",
+    "cpu_pressure",
     "check_max_memory",
     "gib_to_bytes",
     "format_bytes",
@@ -152,33 +151,27 @@ def idle_cores(threads: int) -> int:
 
 #: Linux's pressure stall information for the CPUs (kernel 4.20 and later, where enabled).
 CPU_PRESSURE = "/proc/pressure/cpu"
-# (perf_counter seconds, the "some" total in microseconds) at the last read.
-_last_pressure: tuple[float, int] | None = None
 
 
-def cpu_stalled_share() -> float | None:
-    """The share of the time since this process last called it (read it
-    twice in a row: the share since the first) during which some task on
-    the machine waited for a CPU: the ``some`` line of Linux's
-    ``/proc/pressure/cpu``; None where it cannot be read, on the first call,
-    or where no time passed.  Unlike the count of running tasks, which a
-    task of a moment fills (a kernel thread's blip; after another process
-    exits, one look in two during the next 4x5 solve saw one), it measures
-    how long the tasks waited: with a spinning process per core it stays at
-    half the time or more however short the window (every 5 ms window of
-    12 at 0.50-0.54 on 2 cores), and with one it is 0 while this process
-    runs one thread."""
-    global _last_pressure
+def cpu_pressure() -> int | None:
+    """Microseconds since boot during which some task waited for a CPU: the
+    ``total`` of the ``some`` line of Linux's ``/proc/pressure/cpu``; None
+    where it cannot be read.  (System-wide, the kernel weighs each CPU's
+    stall time by its busy time; this process's own threads' waits count
+    too.)  Its growth over a window, unlike the count of running tasks, which
+    a task of a moment fills (a kernel thread's blip), measures how long tasks
+    waited: with a spinning process per core of 2 it grew by 0.50-0.54 of
+    every 5 ms window of 12 while this process ran one thread, with one such
+    process by 0 in 9 of 12 windows (0.02-0.27 in the others), idle by 0."""
     try:
         with open(CPU_PRESSURE, encoding="ascii") as f:
-            total = int(f.readline().rsplit("total=", 1)[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    now = time.perf_counter()
-    last, _last_pressure = _last_pressure, (now, total)
-    if last is None or now <= last[0]:
-        return None
-    return min(max((total - last[1]) / 1e6 / (now - last[0]), 0.0), 1.0)
+            for line in f:
+                fields = line.split()
+                if fields and fields[0] == "some":
+                    return next(int(field[6:]) for field in fields if field.startswith("total="))
+    except (OSError, ValueError, StopIteration):
+        pass
+    return None
 
 
 def gib_to_bytes(gib: float, option: str = "--max-memory") -> int:

@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 
 from . import _sweep
-from .resources import cpu_stalled_share, idle_cores
+from .resources import cpu_pressure, idle_cores
 
 __all__ = [
     "modified_policy_iteration",
@@ -89,16 +89,19 @@ class ThreadTuner:
     #: were mapped beforehand the threads' faults fought: the same first sweep
     #: took 13.7 ms on two threads and 6.3 ms on one, and 4x5 solves 53-56 ms.
     THREADED_FIRST_TOUCHES = 2**22
-    #: Cores found busy are not looked at again for this long where every core was: where some
-    #: task waited for a CPU at least :attr:`STALLED_SHARE` of the time since the last such look
-    #: (:func:`~babytris.resources.cpu_stalled_share`), or where that cannot be read...
+    #: Cores found busy are not looked at again for this long where the tasks waited for the
+    #: CPUs (every core busy), or where it cannot be told: see :meth:`_cores_free`.
     BUSY_SECONDS = 0.05
+    #: The tasks waited for the CPUs if some did for this share of the time since the tuner's
+    #: last reading of the CPU pressure (:func:`~babytris.resources.cpu_pressure`): as it
+    #: started, or at its last busy look.
     STALLED_SHARE = 0.25
-    #: ... else (a task of a moment, or fewer busy cores than threads) for this long, twice as
-    #: long at each busy look in a row, up to :attr:`BUSY_SECONDS`.  A kernel thread's blip held
-    #: the probes off for a whole 4x5 solve: in the naive C benchmark's setting, solves took
-    #: 44.6-45.6 ms with every hold at 50 ms, 41.1 ms with holds from 2 ms and 42.6 ms from 5 ms
-    #: (medians of 40, interleaved), where never looking took 42.9-43.5 ms.
+    #: Cores found busy where the tasks did not wait (a task of a moment, or fewer busy cores
+    #: than threads) are not looked at again for this long, twice as long after each busy look
+    #: in a row, up to :attr:`BUSY_SECONDS`.  A kernel thread's blip held the probes off for a
+    #: whole 4x5 solve: in the naive C benchmark's setting, solves took 44.6-45.6 ms with every
+    #: hold at 50 ms, 41.1 ms with holds from 2 ms and 42.6 ms from 5 ms (medians of 40,
+    #: interleaved), where never looking took 42.9-43.5 ms.
     FIRST_SHORT_HOLD = 0.002
 
     def __init__(self, sweeper: _sweep.Sweeper, n_threads: int, first_touches: int = 0) -> None:
@@ -113,9 +116,15 @@ class ThreadTuner:
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
         self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
-        self._short_hold = self.FIRST_SHORT_HOLD  # the next hold where the cores were not all busy
-        if n_threads > 1:
-            cpu_stalled_share()  # (so that a first busy look has a window to measure the waits over)
+        self._short_hold = self.FIRST_SHORT_HOLD  # the next hold where the tasks did not wait
+        # (perf_counter, cpu_pressure()) at the last reading: one as the tuner starts gives its
+        # first busy look a window to measure the waits over.  Only where the first sweep may run
+        # on the threads: a smaller table's sweeps seldom last long enough to try them, and its
+        # solves would pay for the reading's system calls each time (its first busy look, if any,
+        # finds no reading and holds for BUSY_SECONDS).
+        self._pressure: tuple[float, int] | None = None
+        if n_threads > 1 and first_touches >= self.THREADED_FIRST_TOUCHES:
+            self._stalled_share()
 
     def greedy_sweep(self, V_prev: np.ndarray | None = None, W_prev: np.ndarray | None = None, /) -> float:
         return self._timed("greedy", self.sweeper.greedy_sweep, (V_prev, W_prev))
@@ -153,21 +162,30 @@ class ThreadTuner:
         minimax solves under load took 1.02-1.04 of one thread's time, every
         50 ms 1.00-1.02, every 100 ms 1.01-1.03: 3 runs of 60 solves each).
         So the hold is :attr:`BUSY_SECONDS` where the tasks waited for the
-        CPUs, and short where they did not (see :attr:`FIRST_SHORT_HOLD`): a
-        look costs little on a core of one's own."""
+        CPUs (:attr:`STALLED_SHARE`) or that cannot be told, and short where
+        they did not (:attr:`FIRST_SHORT_HOLD`): a look costs little on a core
+        of one's own."""
         now = time.perf_counter()
         if now < self._busy_until:
             return False
         if idle_cores(self.n_threads) == self.n_threads:
             self._short_hold = self.FIRST_SHORT_HOLD
             return True
-        stalled = cpu_stalled_share()
-        if stalled is None or stalled >= self.STALLED_SHARE:
-            hold = self.BUSY_SECONDS
-        else:
-            hold, self._short_hold = self._short_hold, min(2 * self._short_hold, self.BUSY_SECONDS)
+        stalled = self._stalled_share()
+        hold = self.BUSY_SECONDS if stalled is None or stalled >= self.STALLED_SHARE else self._short_hold
+        self._short_hold = min(2 * self._short_hold, self.BUSY_SECONDS)
         self._busy_until = now + hold
         return False
+
+    def _stalled_share(self) -> float | None:
+        """The share of the time since the last reading of the CPU pressure
+        (:func:`~babytris.resources.cpu_pressure`) during which some task
+        waited for a CPU; None where it cannot be read, or at the first reading."""
+        total, now = cpu_pressure(), time.perf_counter()
+        last, self._pressure = self._pressure, None if total is None else (now, total)
+        if last is None or total is None or now <= last[0] or total < last[1]:
+            return None
+        return min((total - last[1]) / 1e6 / (now - last[0]), 1.0)
 
     def _timed(self, kind: str, sweep, args) -> float:
         threads = self._choose(kind)

@@ -5,6 +5,8 @@ are tested without timing anything."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from babytris import resources, sweeping
@@ -43,7 +45,7 @@ def clock(monkeypatch):
     monkeypatch.setattr(sweeping.time, "perf_counter", fake)
     monkeypatch.setattr(resources.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 0)  # an idle machine unless a test says otherwise
-    monkeypatch.setattr(sweeping, "cpu_stalled_share", lambda: None)  # no pressure reading unless a test gives one
+    monkeypatch.setattr(sweeping, "cpu_pressure", lambda: None)  # no pressure reading unless a test gives one
     return fake
 
 
@@ -104,102 +106,132 @@ def test_the_probe_waits_for_free_cores(clock, monkeypatch):
     assert looks == pytest.approx([0.020, 0.020, 0.040, 0.040, 0.060])
 
 
+class FakePressure:
+    """``cpu_pressure()`` growing by ``share`` of the fake clock's time (None: unreadable)."""
+
+    def __init__(self, clock: FakeClock, share: float | None) -> None:
+        self.clock, self.share, self.reads = clock, share, []
+
+    def __call__(self) -> int | None:
+        self.reads.append(round(self.clock.now * 1000))
+        return None if self.share is None else round(self.share * self.clock.now * 1e6)
+
+
 @pytest.mark.parametrize(
-    "stalled, holds",
+    "share, holds",
     [
         # tasks waited for the CPUs (every core busy), or no reading: the long hold at once
         (0.5, [2, 52, 102]),
         (None, [2, 52, 102]),
         # they did not (a task of a moment, or one busy core of two): 2 ms, then twice as long each time
         (0.0, [2, 4, 8, 16, 32, 64, 114]),
+        (0.2, [2, 4, 8, 16, 32, 64, 114]),
     ],
 )
-def test_how_long_busy_cores_hold_the_probe_off(clock, monkeypatch, stalled, holds):
-    """Sweeps of 1 ms on one thread and one other task throughout: the looks (two reads each) come
-    as the holds end."""
+def test_how_long_busy_cores_hold_the_probe_off(clock, monkeypatch, share, holds):
+    """Sweeps of 1 ms on one thread and one other task throughout: the looks (two reads of the load
+    each) come as the holds end; the pressure is read as the tuner starts and at each busy look."""
     looks = []
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(round(clock.now * 1000)) or 1)
-    monkeypatch.setattr(sweeping, "cpu_stalled_share", lambda: stalled)
-    assert run(clock, {1: 0.001, 2: 0.0005}, n_sweeps=120) == [1] * 120
-    assert looks == [ms for ms in holds for _ in range(2)]
+    pressure = FakePressure(clock, share)
+    monkeypatch.setattr(sweeping, "cpu_pressure", pressure)
+    sweeper = FakeSweeper(clock, {1: 0.001, 2: 0.0005})
+    tuner = sweeping.ThreadTuner(sweeper, 2, sweeping.ThreadTuner.THREADED_FIRST_TOUCHES)
+    for _ in range(120):
+        tuner.greedy_sweep()
+    assert sweeper.used == [1] * 120  # (the first sweep's look found the cores busy too)
+    assert looks == [0, 0] + [ms for ms in holds for _ in range(2)]
+    assert pressure.reads == [0] + holds
 
 
-def test_a_free_look_ends_the_short_holds(clock, monkeypatch):
-    """A task of a moment holds the probe off for 2 ms, and the holds start again from 2 ms after a free look."""
-    busy = iter([1, 1, 0, 1, 1, 1, 1])
-    looks = []
-    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(round(clock.now * 1000)) or next(busy, 0))
-    monkeypatch.setattr(sweeping, "cpu_stalled_share", lambda: 0.0)
-    tuner = sweeping.ThreadTuner(FakeSweeper(clock, {1: 0.001, 2: 0.0005}), 2)
-    tuner.evaluation_sweep()
-    tuner.evaluation_sweep()  # one thread's time: 1 ms
-    assert not tuner._cores_free()  # at 2 ms: busy, held to 4 ms
-    clock.now = 0.004
-    assert tuner._cores_free()  # free
-    assert not tuner._cores_free() and tuner._busy_until == pytest.approx(0.006)  # busy again: 2 ms, not 4
-    clock.now = 0.006
-    assert not tuner._cores_free() and tuner._busy_until == pytest.approx(0.010)
-    assert looks == [2, 2, 4, 4, 4, 6, 6]
+def test_the_short_holds_go_on_doubling_through_a_long_one(clock, monkeypatch):
+    """Every busy look in a row doubles the next short hold, a long one (the tasks waited) included;
+    a free look starts them again from 2 ms."""
+    busy = iter([1] * 8 + [0] + [1] * 2)  # (a busy look reads the load twice, a free one once)
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: next(busy, 0))
+    shares = iter([0.0, 0.0, 0.5, 0.0, 0.0, 0.0])
+    monkeypatch.setattr(sweeping.ThreadTuner, "_stalled_share", lambda self: next(shares))
+    tuner = sweeping.ThreadTuner(FakeSweeper(clock, {}), 2)
+    holds = []
+    for _ in range(6):  # busy, busy, busy (waited), busy, free, busy
+        free = tuner._cores_free()
+        holds.append(None if free else round((tuner._busy_until - clock.now) * 1000))
+        clock.now = max(clock.now, tuner._busy_until)
+    assert holds == [2, 4, 50, 16, None, 2]
 
 
-def test_cpu_stalled_share_is_the_waiting_share_since_the_last_read(clock, monkeypatch):
-    """The "some" total of /proc/pressure/cpu (microseconds during which some task waited for a CPU),
-    per second since the last read."""
-    totals = iter([1_000_000, 1_005_000, 1_005_000, 1_005_000, 1_100_000])
-    real_open = open
-
-    def fake_open(path, *args, **kw):
-        if path == resources.CPU_PRESSURE:
-            import io
-
-            total = next(totals)
-            return io.StringIO(f"some avg10=0.00 avg60=0.00 avg300=0.00 total={total}\nfull avg10=0.00 total=0\n")
-        return real_open(path, *args, **kw)
-
-    monkeypatch.setattr("builtins.open", fake_open)
-    monkeypatch.setattr(resources, "_last_pressure", None)
-    assert resources.cpu_stalled_share() is None  # nothing to compare with yet
+def test_the_stalled_share_is_the_waiting_share_since_the_last_reading(clock, monkeypatch):
+    totals = iter([1_000_000, 1_005_000, 1_005_000, None, 1_005_000, 1_010_000, 1_000_000, 1_000_000, 1_100_000])
+    monkeypatch.setattr(sweeping, "cpu_pressure", lambda: next(totals))
+    tuner = sweeping.ThreadTuner(FakeSweeper(clock, {}), 2)
+    assert tuner._stalled_share() is None  # nothing to compare with yet
     clock.now = 0.010
-    assert resources.cpu_stalled_share() == pytest.approx(0.5)  # 5 ms of 10
-    assert resources.cpu_stalled_share() is None  # no time passed
+    assert tuner._stalled_share() == pytest.approx(0.5)  # 5 ms of 10
+    assert tuner._stalled_share() is None  # no time passed
+    clock.now = 0.020
+    assert tuner._stalled_share() is None  # unreadable
     clock.now = 0.030
-    assert resources.cpu_stalled_share() == 0.0
+    assert tuner._stalled_share() is None  # readable again: nothing to compare with
     clock.now = 0.040
-    assert resources.cpu_stalled_share() == 1.0  # (95 ms in 10 ms: every task's wait counts once; at most all the time)
+    assert tuner._stalled_share() == pytest.approx(0.5)
+    clock.now = 0.050
+    assert tuner._stalled_share() is None  # the total went back (another counter): no answer, not 0
+    clock.now = 0.060
+    assert tuner._stalled_share() == 0.0
+    clock.now = 0.070
+    assert tuner._stalled_share() == 1.0  # (at most all the time: the reads' own skew)
 
 
 def test_a_tuner_reads_the_pressure_as_it_starts(clock, monkeypatch):
-    """The first busy look of a process has a window to measure the waits over: the tuner's start
-    (one other task, no waits: short holds from the first look on; without the reading at the
-    start, the first look finds nothing to compare with and holds for BUSY_SECONDS)."""
-    real_open = open
-
-    def fake_open(path, *args, **kw):
-        if path == resources.CPU_PRESSURE:
-            import io
-
-            return io.StringIO("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\nfull avg10=0.00 total=0\n")
-        return real_open(path, *args, **kw)
-
-    monkeypatch.setattr("builtins.open", fake_open)
-    monkeypatch.setattr(resources, "_last_pressure", None)
-    monkeypatch.setattr(sweeping, "cpu_stalled_share", resources.cpu_stalled_share)
+    """The first busy look has a window to measure the waits over: the tuner's start (one other task,
+    no waits: short holds from the first look on; without the reading at the start, the first look
+    finds nothing to compare with and holds for BUSY_SECONDS).  Not for a small table."""
+    pressure = FakePressure(clock, 0.0)
+    monkeypatch.setattr(sweeping, "cpu_pressure", pressure)
     looks = []
     monkeypatch.setattr(resources, "runnable_elsewhere", lambda: looks.append(round(clock.now * 1000)) or 1)
-    run(clock, {1: 0.001, 2: 0.0005}, n_sweeps=10)
-    assert looks == [2, 2, 4, 4, 8, 8]
+    run(clock, {1: 0.001, 2: 0.0005}, n_sweeps=10)  # (a small table: no first touches given)
+    assert pressure.reads == [2] and looks == [2, 2]  # (no reading at the start: the first busy look holds 50 ms)
+    large = sweeping.ThreadTuner.THREADED_FIRST_TOUCHES
+    for first_touches, reads in ((large - 1, []), (large, [10]), (large, [10]), (large, [10])):
+        pressure.reads.clear()
+        sweeping.ThreadTuner(FakeSweeper(clock, {}), 2, first_touches)
+        assert pressure.reads == reads
+    pressure.reads.clear()
+    sweeping.ThreadTuner(FakeSweeper(clock, {}), 1, large)
+    assert pressure.reads == []  # one thread asked: nothing to decide
 
 
-def test_cpu_stalled_share_is_none_where_the_pressure_cannot_be_read(monkeypatch):
-    monkeypatch.setattr(resources, "CPU_PRESSURE", "/nonexistent/pressure/cpu")
-    assert resources.cpu_stalled_share() is None
-    assert resources.cpu_stalled_share() is None
+@pytest.mark.parametrize(
+    "text, total",
+    [
+        (
+            "some avg10=0.00 avg60=0.00 avg300=0.00 total=2448235100\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+            2448235100,
+        ),
+        ("some avg10=1.50 avg60=0.20 avg300=0.05 total=12\n", 12),  # (before Linux 5.13: no full line)
+        ("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\nsome avg10=0.00 avg60=0.00 avg300=0.00 total=77\n", 77),
+        ("some avg10=0.00 avg60=0.00 avg300=0.00\n", None),
+        ("some avg10=0.00 total=many\n", None),
+        ("", None),
+    ],
+)
+def test_cpu_pressure_reads_the_some_line(monkeypatch, tmp_path, text, total):
+    path = tmp_path / "cpu"
+    path.write_text(text)
+    monkeypatch.setattr(resources, "CPU_PRESSURE", str(path))
+    assert resources.cpu_pressure() == total
 
 
-def test_cpu_stalled_share_reads_this_machine():
-    resources.cpu_stalled_share()
-    share = resources.cpu_stalled_share()
-    assert share is None or 0.0 <= share <= 1.0
+def test_cpu_pressure_is_none_where_it_cannot_be_read(monkeypatch, tmp_path):
+    monkeypatch.setattr(resources, "CPU_PRESSURE", str(tmp_path / "absent"))
+    assert resources.cpu_pressure() is None
+
+
+@pytest.mark.skipif(not os.access(resources.CPU_PRESSURE, os.R_OK), reason="no CPU pressure on this machine")
+def test_cpu_pressure_reads_this_machine():
+    first = resources.cpu_pressure()
+    assert first is not None and 0 <= first <= resources.cpu_pressure()
 
 
 def test_a_first_sweep_of_large_fresh_arrays_runs_on_the_threads(clock, monkeypatch):
