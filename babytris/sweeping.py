@@ -58,6 +58,9 @@ class ThreadTuner:
     threads only if it first touches ``first_touches`` bytes, at least
     :attr:`THREADED_FIRST_TOUCHES`, and the cores are free; so does the
     first sweep recording a jump's direction (it first touches its array).
+    Greedy and evaluation sweeps run the same layers between the same
+    barriers: where one kind's probe kept the threads, the other takes them
+    without a one-thread sweep of its own (:attr:`SIBLINGS`).
 
     The probe itself is what a busy machine makes costly (one threaded
     sweep can take many times one thread's), so it waits until the cores
@@ -77,6 +80,12 @@ class ThreadTuner:
     #: setting) the first two threaded evaluation sweeps took 0.60-0.69 ms, one
     #: thread 0.50-0.62 ms and the later threaded ones 0.34-0.45 ms.
     PROBES = 3
+    #: Kinds of sweep that go through the same layers, meeting at the same barriers: where
+    #: threads were kept for one, the other takes them at once, its one thread's time (for the
+    #: stall test) estimated by the first's speed-up.  Each needed a one-thread sweep as the
+    #: reference of its probe: on 4x7, 0.27-0.30 s for a greedy sweep that takes 0.15-0.16 s on
+    #: two threads (evaluation 0.13 s and 0.07 s); on 4x5 1.6-1.7 ms and 1.0 ms (0.6 and 0.37).
+    SIBLINGS = {"greedy": "evaluation", "evaluation": "greedy"}
     #: One-thread sweeps shorter than this are never tried on more threads.
     MIN_SECONDS = 3e-4
     #: The first sweep (untimed: it pays for the first touches of the values
@@ -113,6 +122,7 @@ class ThreadTuner:
         self._kept: dict[str, int] = {}
         self._tried: dict[str, bool] = {}
         self._probes: dict[str, int] = {}
+        self._speedup: dict[str, float] = {}  # one thread's time over the threads' in the probe that kept them
         self._untimed = 1  # the first sweep pays for first touches of fresh memory
         self._recorded = False  # whether an evaluation sweep has recorded a jump's direction
         self._busy_until = 0.0  # (perf_counter) cores found busy count as busy until then
@@ -149,9 +159,19 @@ class ThreadTuner:
         if self._untimed and self.n_threads > 1 and self._first_touches >= self.THREADED_FIRST_TOUCHES:
             # (a look that finds the cores busy here holds no later probe off)
             return self.n_threads if idle_cores(self.n_threads) == self.n_threads else 1
+        if not self._tried[kind] and self._sibling_speedup(kind) is not None:
+            return self.n_threads
         if not self._tried[kind] and self._one.get(kind, 0.0) >= self.MIN_SECONDS and self._cores_free():
             return self.n_threads
         return self._kept[kind]
+
+    def _sibling_speedup(self, kind: str) -> float | None:
+        """The speed-up of the threads for the sibling of ``kind``
+        (:attr:`SIBLINGS`) where they are kept for it; else None."""
+        sibling = self.SIBLINGS.get(kind)
+        if sibling is None or self._kept.get(sibling, 1) == 1:
+            return None
+        return self._speedup.get(sibling)
 
     def _cores_free(self) -> bool:
         """Whether ``n_threads`` cores are idle now (True where the load cannot
@@ -197,11 +217,16 @@ class ThreadTuner:
             self._untimed -= 1
         elif threads == 1:
             self._one[kind] = seconds
+        elif not self._tried[kind] and (speedup := self._sibling_speedup(kind)) is not None:
+            self._one[kind] = seconds * speedup  # (taken from the sibling: no probe)
+            self._tried[kind], self._kept[kind] = True, threads
         elif not self._tried[kind]:  # a probe, against one thread's last sweep
             self._probes[kind] = self._probes.get(kind, 0) + 1
             faster = seconds < self.MARGIN * self._one[kind]
             self._tried[kind] = faster or self._probes[kind] >= self.PROBES
             self._kept[kind] = threads if faster else 1
+            if faster:
+                self._speedup[kind] = self._one[kind] / seconds
         elif seconds > 2 * self._one[kind]:  # stalled: the machine got busy
             self._kept[kind] = 1
         return residual

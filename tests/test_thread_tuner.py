@@ -74,6 +74,38 @@ def test_a_slow_first_threaded_sweep_is_probed_again(clock):
     assert run(clock, {1: 0.010, 2: [0.012, 0.009, 0.006] + [0.006] * 5}) == [1, 1, 2, 2, 2, 2, 2, 2]
 
 
+def kinds(clock, seconds, order):
+    """The threads each sweep of ``order`` ("g": greedy, "e": evaluation) ran on."""
+    sweeper = FakeSweeper(clock, seconds)
+    tuner = sweeping.ThreadTuner(sweeper, 2)
+    for kind in order:
+        tuner.greedy_sweep() if kind == "g" else tuner.evaluation_sweep()
+    return sweeper.used
+
+
+def test_a_kind_takes_the_threads_its_sibling_kept(clock):
+    """Greedy and evaluation sweeps go through the same layers: once the evaluation's probe kept the
+    threads, greedy sweeps take them without a one-thread sweep of their own."""
+    assert kinds(clock, {1: 0.010, 2: 0.006}, "geeegeeeg") == [1, 1, 2, 2, 2, 2, 2, 2, 2]
+    # (and the other way round, as in value iteration followed by evaluations)
+    assert kinds(clock, {1: 0.010, 2: 0.006}, "ggggeee") == [1, 1, 2, 2, 2, 2, 2]
+
+
+def test_no_sibling_threads_where_the_probe_dropped_them(clock):
+    """Evaluation probes not clearly faster: the greedy sweeps make their own reference and probe."""
+    used = kinds(clock, {1: 0.010, 2: 0.0085}, "geeeegggg")
+    assert used == [1, 1, 2, 2, 2, 1, 2, 2, 2]
+
+
+def test_an_inherited_kind_still_falls_back_when_it_stalls(clock):
+    """The threads' speed-up for the sibling estimates one thread's greedy time: 6 ms x 10/6 = 10 ms;
+    a greedy sweep over twice that sends the greedy kind back to one thread for good."""
+    seconds = {1: 0.010, 2: [0.006, 0.006, 0.025] + [0.006] * 5}  # (the evaluation probe, then greedy sweeps)
+    assert kinds(clock, seconds, "geegggg") == [1, 1, 2, 2, 2, 1, 1]
+    seconds = {1: 0.010, 2: [0.006, 0.006, 0.015] + [0.006] * 5}  # under twice the estimate (not the 6 ms seen)
+    assert kinds(clock, seconds, "geegggg") == [1, 1, 2, 2, 2, 2, 2]
+
+
 def test_short_sweeps_never_try_threads(clock):
     assert run(clock, {1: 0.0002, 2: 0.00001}) == [1] * 8
     assert run(clock, {1: 0.0007, 2: 0.0004}) == [1, 1, 2, 2, 2, 2, 2, 2]  # 4x5's evaluation sweeps
