@@ -59,8 +59,9 @@ class ThreadTuner:
     :attr:`THREADED_FIRST_TOUCHES`, and the cores are free; so does the
     first sweep recording a jump's direction (it first touches its array).
     Greedy and evaluation sweeps run the same layers between the same
-    barriers: where one kind's probe kept the threads, the other takes them
-    without a one-thread sweep of its own (:attr:`SIBLINGS`).
+    barriers: where the evaluation's probe kept the threads, greedy sweeps,
+    which do more work between the barriers, take them without a one-thread
+    sweep of their own (:attr:`SIBLINGS`).
 
     The probe itself is what a busy machine makes costly (one threaded
     sweep can take many times one thread's), so it waits until the cores
@@ -80,12 +81,14 @@ class ThreadTuner:
     #: setting) the first two threaded evaluation sweeps took 0.60-0.69 ms, one
     #: thread 0.50-0.62 ms and the later threaded ones 0.34-0.45 ms.
     PROBES = 3
-    #: Kinds of sweep that go through the same layers, meeting at the same barriers: where
-    #: threads were kept for one, the other takes them at once, its one thread's time (for the
-    #: stall test) estimated by the first's speed-up.  Each needed a one-thread sweep as the
-    #: reference of its probe: on 4x7, 0.27-0.30 s for a greedy sweep that takes 0.15-0.16 s on
-    #: two threads (evaluation 0.13 s and 0.07 s); on 4x5 1.6-1.7 ms and 1.0 ms (0.6 and 0.37).
-    SIBLINGS = {"greedy": "evaluation", "evaluation": "greedy"}
+    #: A kind of sweep, and the kind whose kept threads it takes at once: both go through the
+    #: same layers, meeting at the same barriers, and the first does more work between them
+    #: (every move, not the chosen one), so threads that paid for the second pay for it too.
+    #: Its one thread's time (for the stall test) is estimated by the second's speed-up.  Its
+    #: probe's one-thread reference cost 4x7 0.27-0.30 s for a greedy sweep of 0.15-0.16 s on two
+    #: threads, and 4x5 1.6-1.7 ms for one of 1.0 ms.  (Not the other way: an evaluation sweep
+    #: may be too short for threads where a greedy one is not.)
+    SIBLINGS = {"greedy": "evaluation"}
     #: One-thread sweeps shorter than this are never tried on more threads.
     MIN_SECONDS = 3e-4
     #: The first sweep (untimed: it pays for the first touches of the values
