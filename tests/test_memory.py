@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import MemoryLimitError, Rules
+from babytris import MemoryLimitError, Rules, resources
 
 GIB = re.compile(r"\d+(\.\d+)? GiB")
 
@@ -94,6 +94,31 @@ def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
     # 4 wide: 12,978 boards at height 4 and 182,101 at height 5 (the published counts)
     assert forecast_boards(Rules(width=4, height=8)) == int(182101 * (182101 / 12978) ** 3)
     assert forecast_boards(Rules(width=4, height=7)) is None  # 28 cells: searched in a bitmap, no forecast
+
+
+@pytest.mark.parametrize(
+    "make, width, height",
+    [("block_drop", 6, 10), ("block_drop", 7, 9), ("block_drop", 8, 8), ("no_holes_tetris", 6, 6)],
+)
+def test_the_forecast_of_column_heights_is_kept_to_their_number(make, width, height):
+    """Boards without holes (one-cell blocks, no_holes) grow slower than any power of the rows: the
+    forecast is at most the column heights' count, (height + 1) ** width, and the lost board; these
+    seed models were refused before the search as needing 8.3 GiB to 1.5e8 GiB."""
+    from babytris import models
+    from babytris.enumeration import forecast_table
+
+    rules = getattr(models, make)(width=width, height=height).rules
+    boards, moves = forecast_table(rules)
+    assert boards <= (height + 1) ** width + 1
+    assert resources.table_bytes(rules, boards, moves) < resources.DEFAULT_MAX_MEMORY
+
+
+def test_the_forecast_of_boards_with_holes_is_not_capped():
+    """Standard pieces leave holes at every height searched: 6x8 keeps its forecast of over 10**12 boards."""
+    from babytris.enumeration import _column_heights
+
+    assert not _column_heights(babytris.enumerate_boards(Rules(width=6, height=3)))
+    assert _column_heights(babytris.enumerate_boards(Rules(width=6, height=3, pieces=[[(0, 0)]])))
 
 
 def test_offsets_past_2_31_moves_are_refused_for_the_lean_mode():
