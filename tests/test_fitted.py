@@ -62,7 +62,10 @@ def test_targets_and_greedy_policy_equal_plain_loops(rules, data):
                 rules.line_scores[lines] + discount * float(value(rows_from_bits([nxt], rules.width, rules.height))[0])
                 for _, nxt, lines in moves
             ]
-            assert policy[i, piece] == moves[int(np.argmax(q))][0]
+            # A best move, to rounding: the two sides sum the same features in different orders, so
+            # moves tied in exact arithmetic (equal weights) may differ in their last bits.
+            chosen = [number for number, _, _ in moves].index(int(policy[i, piece]))
+            assert q[chosen] >= max(q) - 1e-9 * (1 + abs(max(q)))
 
 
 def test_segment_argmax_takes_the_first_of_equals():
