@@ -101,15 +101,18 @@ cdef struct Game:
     const double* cumulative      # cumulative piece probabilities, P per chance class (the last never read)
     const int32_t* chance         # NULL: class 0 everywhere; else each board's chance class (its bag)
     const int16_t* rows           # NULL: a uniformly random move; else each state's move, as its row offset
-    int32_t start
+    const int32_t* starts         # the rows a game may start on (a preview game's opening queues)
+    const double* start_cumulative  # their cumulative chances (the last never read)
+    Py_ssize_t n_starts
     int64_t n_actions
 
 
 cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t* placements) noexcept nogil:
-    """One game from ``g.start``: up to ``g.n_actions`` placements, ending early
-    when the piece fits nowhere.  Writes its points and placements made."""
+    """One game from one of ``g.starts`` (drawn by its chance where there are
+    several, else no draw): up to ``g.n_actions`` placements, ending early when
+    the piece fits nowhere.  Writes its points and placements made."""
     cdef Rng rng
-    cdef int32_t b = g.start
+    cdef int32_t b = g.starts[0]
     cdef int P = g.P
     cdef int p, j
     cdef Py_ssize_t s
@@ -117,6 +120,10 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
     cdef double u, total = 0.0
     cdef const double* cum
     rng_seed(&rng, seed)
+    if g.n_starts > 1:
+        u = rng_uniform(&rng)
+        for j in range(g.n_starts - 1):
+            b = g.starts[j + 1] if u >= g.start_cumulative[j] else b
     for k in range(g.n_actions):
         if g.pieces != NULL:
             p = g.pieces[b]
@@ -144,11 +151,13 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
 
 
 def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
-               const double[::1] scores, const double[::1] probabilities, int32_t start, int64_t n_actions,
+               const double[::1] scores, const double[::1] probabilities, const int32_t[::1] starts,
+               const double[::1] start_chances, int64_t n_actions,
                const uint64_t[::1] seeds, const int16_t[::1] pieces, const int16_t[::1] rows,
                double[::1] points, int64_t[::1] placements, int n_threads=1, const int32_t[::1] chance=None):
-    """Play ``len(seeds)`` independent games on the move table from board
-    ``start``; game i uses ``seeds[i]`` and writes ``points[i]`` (float64) and
+    """Play ``len(seeds)`` independent games on the move table, each from one
+    of the rows ``starts`` (int32), drawn with ``start_chances`` (float64, one
+    per start, summing to 1; one start: no draw); game i uses ``seeds[i]`` and writes ``points[i]`` (float64) and
     ``placements[i]`` (int64, < ``n_actions`` when the game ended early).
 
     ``pieces``: int16 ``(n_boards,)``, the piece the opponent gives on each
@@ -169,8 +178,11 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     n_boards = n_states // P
     if next_board.shape[0] != lines.shape[0] or offsets[n_states] != next_board.shape[0]:
         raise ValueError("play_games: offsets do not match the moves")
-    if not 0 <= start < n_boards or n_actions < 0:
-        raise ValueError("play_games: start or n_actions out of range")
+    if starts.shape[0] < 1 or starts.shape[0] != start_chances.shape[0] or n_actions < 0:
+        raise ValueError("play_games: starts, start_chances or n_actions out of range")
+    for i in range(starts.shape[0]):
+        if not 0 <= starts[i] < n_boards:
+            raise ValueError(f"play_games: starts[{i}] = {starts[i]} is not a row")
     if (pieces is not None and pieces.shape[0] != n_boards) or (rows is not None and rows.shape[0] != n_states):
         raise ValueError("play_games: pieces or rows have the wrong length")
     if points.shape[0] != n_games or placements.shape[0] != n_games:
@@ -185,6 +197,8 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
                 raise ValueError(f"play_games: chance[{b}] = {chance[b]} is not a chance class")
     cumulative = np.cumsum(np.asarray(probabilities, dtype=np.float64).reshape(-1, P), axis=1).ravel()
     cdef const double[::1] cum = cumulative
+    start_cumulative = np.cumsum(np.asarray(start_chances, dtype=np.float64))
+    cdef const double[::1] start_cum = start_cumulative
     g.P = P
     g.offsets = &offsets[0]
     g.next_board = &next_board[0] if next_board.shape[0] else NULL
@@ -194,7 +208,9 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     g.cumulative = &cum[0]
     g.chance = &chance[0] if chance is not None and n_boards else NULL
     g.rows = &rows[0] if rows is not None else NULL
-    g.start = start
+    g.starts = &starts[0]
+    g.start_cumulative = &start_cum[0]
+    g.n_starts = starts.shape[0]
     g.n_actions = n_actions
     if n_games == 0:
         return

@@ -100,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         "options give; with --solution they are ignored)",
     )
     board_arguments(play)
+    rule_arguments(play)
     solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
     play.add_argument("--gif", metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')")
@@ -127,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     output_arguments(table)
     board_arguments(table)
+    rule_arguments(table)
     table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
     table.add_argument(
         "--opponent-discounts",
@@ -437,6 +439,7 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
     table = babytris.standard_tournament(
         width=args.width,
         height=args.height,
+        **rule_fields(args),
         discount=args.discount,
         opponent_discounts=tuple(args.opponent_discounts),
         n_actions=args.actions,

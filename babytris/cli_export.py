@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from .cli import (
     EPILOG,
@@ -33,9 +34,11 @@ def add_export_parser(commands: argparse._SubParsersAction) -> None:
         "export",
         epilog=EPILOG,
         help="write the game for Storm, PRISM or QuantEcon",
-        description="Solve the game against random pieces and write it for another tool: the discounted game "
-        'as total reward until "done" for Storm and PRISM (Rmax=? [ F "done" ] is the start value), or '
-        "QuantEcon's DiscreteDP arrays.  Prints the start value to compare with.",
+        description="Solve the game and write it for another tool: the discounted game as total reward until "
+        '"done" for Storm and PRISM (Rmax=? [ F "done" ] is the start value), or QuantEcon\'s DiscreteDP '
+        "arrays.  With --opponent, the MDP the solved opponent's piece choices induce (against minimax, its "
+        "optimum is the max-min value; against minavg and gaps, the optimal player's best response to them).  "
+        "Prints the start value to compare with.",
     )
     output_arguments(export)
     board_arguments(export)
@@ -48,20 +51,26 @@ def add_export_parser(commands: argparse._SubParsersAction) -> None:
 def export_command(args: argparse.Namespace, out: _Output) -> int:
     from .export import explicit_model, to_drn, to_prism
     from .interop import to_quantecon
+    from .solve import solve_transitions
 
     targets = [args.out + suffix for suffix in (".tra", ".lab", ".srew")] if args.format == "prism" else [args.out]
     for target in targets:
         _check_writable("--out", target)
-    if args.opponent != "random":
-        raise ValueError(f"--opponent: the exports are of the game against random pieces, got {args.opponent!r}")
-    solution = _solution_from(args, out, **rule_fields(args))
+    solved = _solution_from(args, out, **rule_fields(args))
+    # The exported MDP's optimum is an optimal player's value: against a random player's opponent
+    # (minavg, gaps), the best response to its piece choices.
+    solution = (
+        solved
+        if solved.player == "optimal"
+        else solve_transitions(solved.transitions, discount=solved.discount, tol=solved.tol, opponent=solved)
+    )
     started = time.perf_counter()
     if args.format == "quantecon":
-        model = to_quantecon(solution)
+        model = to_quantecon(solution.transitions, discount=solution.discount, opponent=_opponent(solved))
         model.save(args.out)
         size = {"states": int(model.Q.shape[1]), "pairs": len(model.R)}
     else:
-        explicit = explicit_model(solution)
+        explicit = explicit_model(solution.transitions, discount=solution.discount, opponent=_opponent(solved))
         if args.format == "drn":
             to_drn(explicit, args.out)
         else:
@@ -73,6 +82,7 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
         {
             "rules": _rules_record(solution.rules),
             "discount": solution.discount,
+            "opponent": solved.opponent,
             "format": args.format,
             "files": targets,
             **size,
@@ -90,3 +100,8 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
         f"{solution.discount}): {check}"
     )
     return EXIT_OK
+
+
+def _opponent(solved: Any) -> Any:
+    """Who gives the pieces in the export: the solution's opponent (its piece choices), or drawn."""
+    return "random" if solved.opponent_policy is None else solved

@@ -10,6 +10,7 @@ import sys
 import time
 
 from .cli import EXIT_OK, _check_writable, _Output, _rules_record, _solution_from
+from .cli_options import rule_fields
 
 __all__ = ["play_command"]
 
@@ -19,8 +20,8 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
     from .frames import candidate_moves, film_strip, frame, save_gif, save_html, save_png
-    from .game import Game
     from .pictures import board_text
+    from .roles import single_game
 
     if args.placements < 1:
         raise ValueError(f"--placements must be >= 1, got {args.placements}")
@@ -40,23 +41,15 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     if args.solution:
         solution = babytris.load(args.solution)
     else:
-        solution = _solution_from(args, out)
+        solution = _solution_from(args, out, **rule_fields(args))
     rules = solution.rules
-    if rules.hold or rules.preview:
-        raise ValueError("play: the solution has previews or hold; `babytris play` shows plain games only")
-    bagged = rules.randomizer == "bag"
-    if bagged and solution.opponent_policy is not None:
-        raise ValueError(
-            "play: a bag with an opponent choosing from it is solved, not yet shown; use --opponent random"
-        )
+    if rules.hold:
+        raise ValueError("play: the solution has hold (a hold places nothing); `babytris play` shows games without it")
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
-    chooser = None
-    if solution.opponent_policy is not None:
-        chooser = lambda board, known: rules.piece_index(solution.piece_policy(board))  # noqa: E731
     delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
-    game = Game(rules, seed=args.seed, choose_piece=chooser)
-    who = "random pieces" if chooser is None else f"the {solution.opponent} opponent"
+    game = single_game(rules, solution, seed=args.seed)
+    who = "random pieces" if solution.opponent_policy is None else f"the {solution.opponent} opponent"
     out.line(
         f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
         f"seed {args.seed}"
@@ -65,10 +58,10 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     frames = []  # each state before its placement, with every move's value; then the last state
     while not game.over and game.placements < args.placements:
         left = game.bag_left  # (with a bag, what is left in it; else None)
-        placement = solution.best_action(game.board, game.piece, bag_left=left)
+        placement = solution.best_action(game.board, game.piece, game.preview, bag_left=left)
         if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
             break  # None: the piece fits nowhere, the game is over
-        value = solution.value(game.board, game.piece, bag_left=left)
+        value = solution.value(game.board, game.piece, game.preview, bag_left=left)
         frames.append(frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, placement)))
         before, lines = game.board, game.lines
         points = game.place(placement)

@@ -73,6 +73,10 @@ BASE_LAG = 12
 
 _STOPPED = ("horizon", "fixed point", "extrapolated")
 
+#: The opponent that answers a given player best: the least valuable piece for
+#: it on each row (over n placements: knowing the placements left too).
+BEST_RESPONSE = "best_response"
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class PlayResult:
@@ -147,7 +151,11 @@ class HorizonValues:
         bound: 0.0, or when extrapolated the most the extrapolation can be
             off in exact arithmetic (a worst case, far above the actual error).
         n_computed: boards computed.
-        start: the start board's index.
+        starts: int64 array, the rows a game starts on (the start board; with
+            previews, with each opening queue).
+        start_weights: float64 array of their weights (the opening drawn, or
+            the one row an opponent solution opens with), or None where the
+            opponent is the best response and opens with the worst of them.
     """
 
     values: np.ndarray
@@ -156,12 +164,15 @@ class HorizonValues:
     stopped: str
     bound: float
     n_computed: int
-    start: int = 0
+    starts: np.ndarray
+    start_weights: np.ndarray | None
 
     @property
     def start_value(self) -> float:
         """The expected points of the next ``n_actions`` placements from the start board."""
-        return float(self.values[self.start])
+        if self.start_weights is None:
+            return float(self.values[self.starts].min())
+        return float(self.values[self.starts] @ self.start_weights)
 
     def __repr__(self) -> str:
         return (
@@ -208,14 +219,14 @@ def play(
     seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
     n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     n_jobs = resolve_n_jobs(n_jobs)
-    if _named(opponent, "minimax"):
+    if _named(opponent, BEST_RESPONSE):
         raise ValueError(
-            "opponent='minimax' (the worst case over the placements left) is computed exactly by "
+            "opponent='best_response' (the worst case over the placements left) is computed exactly by "
             "expected_points and horizon_values, not played; play against a Solution solved with "
             "opponent='minimax' (its piece choices), or 'random'"
         )
-    t, rows, pieces = resolve_roles(game, player, opponent)
-    rules = t.rules
+    sides = resolve_roles(game, player, opponent)
+    t, rules = sides.transitions, sides.transitions.rules
     points = np.empty(n_games, dtype=np.float64)
     placements = np.empty(n_games, dtype=np.int64)
     _play.play_games(
@@ -224,11 +235,12 @@ def play(
         t.lines,
         np.asarray(rules.line_scores, dtype=np.float64),
         bag_chances(rules).ravel(),  # (one row of the rules' probabilities without a bag)
-        t.start_index,
+        sides.starts.astype(np.int32),
+        sides.start_weights,
         n_actions,
         _play.game_seeds(seed, n_games),
-        pieces,
-        rows,
+        sides.pieces,
+        sides.rows,
         points,
         placements,
         n_jobs,
@@ -281,12 +293,15 @@ def evaluate(
     ``reward`` too its expected discounted :class:`~babytris.Reward` (say,
     points less ``loss`` when the game ends).
 
-    ``player`` and ``opponent`` are given as to :func:`play`; with
-    ``discount``, ``opponent`` may also be ``"minimax"``: the opponent that
-    gives, on each board, the piece worst for this player (its best response).
-    Give exactly one of ``n_actions`` and ``discount``.  The values count
-    points unless a ``reward`` is given: a Solution's own reward (weights, a
-    loss) is not assumed.
+    ``player`` and ``opponent`` are given as to :func:`play`.  With
+    ``discount``, ``opponent="minimax"`` is the equilibrium opponent of
+    ``solve(opponent="minimax")`` at that discount (the game's own Solution
+    where it is that solve, else solved here), and ``"best_response"`` the
+    opponent that gives, on each row, the piece worst for this player.  Give
+    exactly one of ``n_actions`` and ``discount``.  The values count points
+    unless a ``reward`` is given: a Solution's own reward (weights, a loss)
+    is not assumed.  The game starts as :attr:`Solution.start_value` says:
+    an opponent that chooses pieces chooses the opening too.
     """
     if n_actions is not None and discount is None:
         if reward is not None:
@@ -295,19 +310,35 @@ def evaluate(
     if discount is None or n_actions is not None:
         raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
     t = transitions_of(game)
+    if _named(opponent, "minimax"):
+        opponent = _minimax_opponent(game, discount, tol)
     bound_player, bound_opponent = bind_to_game(game, player, opponent)
-    if isinstance(bound_opponent, str) and bound_opponent not in ("random", "minimax"):
+    if isinstance(bound_opponent, str) and bound_opponent not in ("random", BEST_RESPONSE):
         raise ValueError(
-            f"opponent must be 'random', 'minimax', 'solution', a Solution or an int array, got {bound_opponent!r}"
+            "opponent must be 'random', 'minimax', 'best_response', 'solution', a Solution or an int array, "
+            f"got {bound_opponent!r}"
         )
-    if isinstance(bound_opponent, Solution):
-        pieces = opponent_pieces(t, bound_opponent)
-        bound_opponent = "random" if pieces is None else pieces
-    if _named(bound_player, "random") and _named(bound_opponent, "minimax"):
-        bound_opponent = "minavg"
+    if isinstance(bound_opponent, Solution) and opponent_pieces(t, bound_opponent) is None:
+        bound_opponent = "random"
+    if _named(bound_opponent, BEST_RESPONSE):
+        bound_opponent = "minavg" if _named(bound_player, "random") else "minimax"
     return solve_transitions(
         t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent, reward=reward
     ).start_value
+
+
+def _minimax_opponent(game: object, discount: float, tol: float) -> Solution:
+    """The equilibrium opponent of ``solve(opponent="minimax")`` on ``game``'s
+    table at ``discount``: the game itself where it is that solve."""
+    if (
+        isinstance(game, Solution)
+        and game.opponent == "minimax"
+        and game.player == "optimal"
+        and game.reward is None
+        and game.discount == discount
+    ):
+        return game
+    return solve_transitions(transitions_of(game), discount=discount, tol=tol, opponent="minimax")
 
 
 def horizon_values(
@@ -325,7 +356,7 @@ def horizon_values(
 
     ``U_0 = 0``; ``U_k(b) = sum_p w_p(b) Q_k(b, p)``, where ``w_p(b)`` is
     the rules' probability of piece p, or 1 for the piece the opponent gives
-    on b and 0 for the others (with ``opponent="minimax"``, the worst case:
+    on b and 0 for the others (with ``opponent="best_response"``, the worst case:
     ``U_k(b) = min_p Q_k(b, p)``, an opponent who knows the player's policy
     and how many placements are left giving the piece that leaves it the
     fewest points; not linear, so never extrapolated); ``Q_k(b, p) = points(m) + U_{k-1}(b')`` for the
@@ -373,14 +404,15 @@ def horizon_values(
     if not isinstance(all_boards, bool):
         raise ValueError(f"all_boards must be True or False, got {all_boards!r}")
     n_jobs = resolve_n_jobs(n_jobs)
-    if _named(opponent, "minimax"):
+    if _named(opponent, BEST_RESPONSE):
         return _worst_case(game, player, n_actions, all_boards, n_jobs)
-    t, rows, pieces = resolve_roles(game, player, opponent)
-    board, col, weight, gain = _chain(t, rows, pieces)
+    sides = resolve_roles(game, player, opponent)
+    t = sides.transitions
+    board, col, weight, gain = _chain(t, sides.rows, sides.pieces)
     n = t.n_boards
     keep = None
     if not all_boards:
-        keep = _play.closure(_row_starts(board, n), col, t.start_index)
+        keep = _reachable(_row_starts(board, n), col, sides.starts)
         board, col, weight, gain = _restrict(keep, board, col, weight, gain)
         n = int(np.count_nonzero(keep))
     out = np.empty(n)
@@ -406,20 +438,23 @@ def horizon_values(
     else:
         values = np.full(t.n_boards, np.nan)
         values[keep] = out
-    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], float(bound), n, t.start_index)
+    return HorizonValues(
+        values, n_actions, int(steps), _STOPPED[status], float(bound), n, sides.starts, sides.start_weights
+    )
 
 
 def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, all_boards: bool, n_jobs: int):
     """:func:`horizon_values` against the finite-horizon adversary: rows per
     (board, piece), each board the least of its pieces' rows, all n backups
     (or to a fixed point)."""
-    t, rows, _ = resolve_roles(game, player, "random")
+    sides = resolve_roles(game, player, "random")
+    t = sides.transitions
     P = t.rules.n_pieces
-    state, col, weight, gain = _state_chain(t, rows)
+    state, col, weight, gain = _state_chain(t, sides.rows)
     n = t.n_boards
     keep = None
     if not all_boards:  # every board some piece sequence reaches under this player
-        keep = _play.closure(_row_starts(state // P, n), col, t.start_index)
+        keep = _reachable(_row_starts(state // P, n), col, sides.starts)
         inside = keep[state // P]
         number = np.cumsum(keep, dtype=np.int64) - 1
         state = number[state[inside] // P] * P + state[inside] % P
@@ -451,7 +486,7 @@ def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, al
     values = out if keep is None else np.full(t.n_boards, np.nan)
     if keep is not None:
         values[keep] = out
-    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], 0.0, n, t.start_index)
+    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], 0.0, n, sides.starts, None)
 
 
 def _state_chain(t: Transitions, rows: np.ndarray | None):
@@ -499,6 +534,15 @@ def _chain(t: Transitions, rows: np.ndarray | None, pieces: np.ndarray | None):
         weight = w_state[state] / counts[state]
     scores = np.asarray(t.rules.line_scores, dtype=np.float64)
     return state // P, t.next_board[move], weight, weight * scores[t.lines[move]]
+
+
+def _reachable(ptr: np.ndarray, col: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """bool ``(n,)``: the rows reachable from any of ``starts``."""
+    keep = _play.closure(ptr, col, int(starts[0]))
+    for start in starts[1:]:
+        if not keep[start]:
+            keep |= _play.closure(ptr, col, int(start))
+    return keep
 
 
 def _row_starts(board: np.ndarray, n: int) -> np.ndarray:

@@ -36,11 +36,12 @@ from typing import IO
 import numpy as np
 
 from .persist import replace_atomically
+from .roles import piece_chances
 from .solution import Solution
 from .transitions import HOLD_MOVE, Transitions
 from .validation import check_number
 
-__all__ = ["ExplicitModel", "explicit_model", "to_drn", "to_prism", "game_table"]
+__all__ = ["ExplicitModel", "ExportedGame", "explicit_model", "exported_game", "to_drn", "to_prism", "game_table"]
 
 #: What each state's label names (PRISM declares "init" and "deadlock" first).
 LABELS = ("init", "deadlock", "done", "over")
@@ -112,12 +113,43 @@ class ExplicitModel:
                 return values
 
 
-def game_table(game: Transitions | Solution, discount: float | None = None) -> tuple[Transitions, float]:
+@dataclass(frozen=True, eq=False)
+class ExportedGame:
+    """What an export writes: the move table, the discount, and how the pieces
+    come (:func:`babytris.roles.piece_chances`): ``chances`` ``(n_boards,
+    n_pieces)``, the start rows and their weights."""
+
+    table: Transitions
+    discount: float
+    chances: np.ndarray
+    starts: np.ndarray
+    start_weights: np.ndarray
+
+
+def exported_game(game: Transitions | Solution, discount: float | None = None, opponent: object = None) -> ExportedGame:
+    """The game an export writes: ``game``'s move table and discount (see
+    :func:`game_table`) against ``opponent``: by default a Solution's own
+    (its piece choices, where it was solved against an opponent, else drawn
+    pieces), or drawn pieces for a table; else ``"random"``, a Solution solved
+    against an opponent or a piece array ``(n_boards,)``.  A fixed opponent's
+    game is the MDP its choices induce: its optimal value is the best
+    response to them (against the minimax opponent, the max-min value)."""
+    table, discount = game_table(game, discount, own_opponent=opponent is None)
+    if opponent is None:
+        opponent = game if isinstance(game, Solution) and game.opponent_policy is not None else "random"
+    chances, starts, weights = piece_chances(table, opponent)
+    return ExportedGame(table, discount, chances, starts, weights)
+
+
+def game_table(
+    game: Transitions | Solution, discount: float | None = None, *, own_opponent: bool = True
+) -> tuple[Transitions, float]:
     """The move table of ``game`` and the discount to export with (``discount``,
     or by default the one a solution was solved with), after checking that
-    the game is one the exports express: pieces drawn at random, points as
-    the reward, a discount in [0, 1)."""
-    table, solved_with = _table_and_discount(game)
+    the game is one the exports express: an optimal player (whose values the
+    exported MDP's optimum is; ``own_opponent=False``: any, when another
+    opponent is exported), points as the reward, a discount in [0, 1)."""
+    table, solved_with = _table_and_discount(game, own_opponent)
     if discount is None:
         if solved_with is None:
             raise ValueError("discount: required to export a Transitions (a Solution brings its own)")
@@ -127,14 +159,13 @@ def game_table(game: Transitions | Solution, discount: float | None = None) -> t
     return table, check_number("discount", discount, 0.0, 1.0, open_high=True)
 
 
-def _table_and_discount(game: Transitions | Solution) -> tuple[Transitions, float | None]:
+def _table_and_discount(game: Transitions | Solution, own_opponent: bool) -> tuple[Transitions, float | None]:
     if isinstance(game, Solution):
-        for field, value, expected in (
-            ("opponent", game.opponent, "random"),
-            ("player", game.player, "optimal"),
-        ):
-            if value != expected:
-                raise ValueError(f"export: the solution's {field} is {value!r}; only {expected!r} is exported")
+        if own_opponent and game.player != "optimal":
+            raise ValueError(
+                f"export: the solution's player is {game.player!r}; the export is the MDP of an optimal player: "
+                "give opponent=the solution (its piece choices) to export the game against it"
+            )
         if game.reward is not None:
             raise ValueError("export: the solution counts a weighted reward; only points are exported")
         if game.partition is not None:
@@ -147,21 +178,25 @@ def _table_and_discount(game: Transitions | Solution) -> tuple[Transitions, floa
     )
 
 
-def explicit_model(game: Transitions | Solution, *, discount: float | None = None) -> ExplicitModel:
-    """The game against randomly drawn pieces as an MDP of total reward
-    whose optimal value from state 0 is the discounted game's start value
-    (see :mod:`babytris.export`).
+def explicit_model(
+    game: Transitions | Solution, *, discount: float | None = None, opponent: object = None
+) -> ExplicitModel:
+    """The game as an MDP of total reward whose optimal value from state 0 is
+    the discounted game's start value (see :mod:`babytris.export`).
 
     Args:
-        game: a :class:`~babytris.Solution` (pieces drawn at random, points)
-            or a :class:`~babytris.Transitions`.  Previews, hold and bags are
+        game: a :class:`~babytris.Solution` (an optimal player, points) or a
+            :class:`~babytris.Transitions`.  Previews, hold and bags are
             supported; the combo objective is not.
         discount: in [0, 1); default: the solution's (required for a table).
+        opponent: who gives the pieces (see :func:`exported_game`): by
+            default a Solution's own opponent, drawn pieces for a table.
 
     Returns:
         :class:`ExplicitModel`.
     """
-    table, discount = game_table(game, discount)
+    exported = exported_game(game, discount, opponent)
+    table, discount = exported.table, exported.discount
     rules = table.rules
     n_pieces, n_states = rules.n_pieces, table.n_states
     scores = np.asarray(rules.line_scores, dtype=np.float64)
@@ -184,12 +219,13 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
     n_choices = int(choice_starts[-1])
 
     # Branches of each choice, in the same order.
-    start_rows, start_chances = table.start_nodes()
+    start_rows, start_chances = exported.starts, exported.start_weights
     start_targets = (1 + start_rows[:, None] * n_pieces + np.arange(n_pieces)).ravel()
-    start_probs = (start_chances[:, None] * table.draw_chances(start_rows)).ravel()
+    start_probs = (start_chances[:, None] * exported.chances[start_rows]).ravel()
     keep = start_probs > 0
-    # An afterstate draws each piece its node's bag holds (every piece, with independent draws).
-    chances = table.draw_chances(pairs // max_lines)
+    # An afterstate draws each piece its node's bag holds (every piece, with independent draws), or
+    # goes to the piece a fixed opponent gives there.
+    chances = exported.chances[pairs // max_lines]
     draw_targets = 1 + (pairs // max_lines)[:, None] * n_pieces + np.arange(n_pieces)
     ends = np.full((n_after, 1), done)
     if discount > 0:
@@ -235,31 +271,41 @@ def explicit_model(game: Transitions | Solution, *, discount: float | None = Non
 
 
 def to_drn(
-    game: Transitions | Solution | ExplicitModel, path: str | os.PathLike, *, discount: float | None = None
+    game: Transitions | Solution | ExplicitModel,
+    path: str | os.PathLike,
+    *,
+    discount: float | None = None,
+    opponent: object = None,
 ) -> None:
     """Write the game (see :func:`explicit_model`) to ``path`` in Storm's
     explicit DRN format, atomically: one reward model ``points`` (state
     rewards), labels ``init``, ``done``, ``over``, and each choice named.
     In Storm, ``Rmax=? [ F "done" ]`` at the initial state is the start value.
-    ``game`` may be an :class:`ExplicitModel` already built.
+    ``game`` may be an :class:`ExplicitModel` already built; ``opponent`` as
+    for :func:`explicit_model`.
     """
-    model = _model(game, discount)
+    model = _model(game, discount, opponent)
     replace_atomically(path, lambda f: _text(f, _drn_lines(model)))
 
 
 def to_prism(
-    game: Transitions | Solution | ExplicitModel, stem: str | os.PathLike, *, discount: float | None = None
+    game: Transitions | Solution | ExplicitModel,
+    stem: str | os.PathLike,
+    *,
+    discount: float | None = None,
+    opponent: object = None,
 ) -> list[str]:
     """Write the game (see :func:`explicit_model`) as PRISM's explicit files
     ``STEM.tra`` (transitions, with each choice's action name), ``STEM.lab``
     (labels) and ``STEM.srew`` (state rewards), each atomically; load them
     with ``prism -importmodel STEM.tra,lab,srew -mdp`` and check
-    ``Rmax=? [ F "done" ]``.  ``game`` may be an :class:`ExplicitModel` already built.
+    ``Rmax=? [ F "done" ]``.  ``game`` may be an :class:`ExplicitModel` already
+    built; ``opponent`` as for :func:`explicit_model`.
 
     Returns:
         The three paths written.
     """
-    model = _model(game, discount)
+    model = _model(game, discount, opponent)
     stem = os.fspath(stem)
     written = []
     for suffix, lines in (
@@ -272,10 +318,12 @@ def to_prism(
     return written
 
 
-def _model(game: Transitions | Solution | ExplicitModel, discount: float | None) -> ExplicitModel:
+def _model(game: Transitions | Solution | ExplicitModel, discount: float | None, opponent: object) -> ExplicitModel:
     """``game`` as an explicit model: built, or as given (then ``discount`` must be None or its own)."""
     if not isinstance(game, ExplicitModel):
-        return explicit_model(game, discount=discount)
+        return explicit_model(game, discount=discount, opponent=opponent)
+    if opponent is not None:
+        raise ValueError("opponent: the model is built already; give the opponent to explicit_model")
     if discount is not None and discount != game.discount:
         raise ValueError(f"discount: the model was built with {game.discount}, got {discount!r}")
     return game

@@ -173,7 +173,7 @@ def candidate_moves(solution: Solution, game: Game, chosen: Placement | None) ->
     """Every move of the piece to place in ``game`` as ``(board after, value,
     is chosen)``, the value ``points + discount * value after`` from
     ``solution.action_values``, for :func:`frame`'s ``candidates``."""
-    values = solution.action_values(game.board, game.piece, bag_left=game.bag_left)
+    values = solution.action_values(game.board, game.piece, game.preview, bag_left=game.bag_left)
     return [(m.board, float(values[m.placement]), m.placement == chosen) for m in game.moves()]
 
 
@@ -200,26 +200,20 @@ def game_frames(
     Returns:
         a list of uint8 arrays ``(rows, columns, 3)``, one per state.
     """
-    from .game import Game
+    from .roles import single_game
 
     rules = solution.rules
-    if rules.preview or rules.hold:
-        raise ValueError("game_frames: games with previews or hold are not drawn yet")
+    if rules.hold:
+        raise ValueError("game_frames: games with hold are not drawn yet (a hold places nothing)")
     if solution.player != "optimal":
         raise ValueError(f"solution: its player is {solution.player!r}; game_frames needs an optimal policy")
     placements = check_int("placements", placements, 1, 10_000)
-    chooser_of = opponent if opponent is not None else solution
     if opponent is not None and (opponent.rules != rules or opponent.opponent_policy is None):
         raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
-    chooser = None
-    if chooser_of.opponent_policy is not None:
-        if rules.randomizer == "bag":
-            raise ValueError("game_frames: an opponent choosing from a bag is solved, not drawn yet")
-        chooser = lambda board, known: rules.piece_index(chooser_of.piece_policy(board))  # noqa: E731
-    game = Game(rules, seed=seed, choose_piece=chooser)
+    game = single_game(rules, opponent if opponent is not None else solution, seed=seed)
     frames = []
     while not game.over and game.placements < placements:
-        move = solution.best_action(game.board, game.piece, bag_left=game.bag_left)
+        move = solution.best_action(game.board, game.piece, game.preview, bag_left=game.bag_left)
         if not isinstance(move, Placement):
             break
         shown = candidate_moves(solution, game, move) if candidates else None

@@ -57,8 +57,12 @@ class Game:
             drawn at random with ``rules.probabilities``, or with
             ``rules.randomizer == "bag"`` dealt from the bag (see
             :attr:`bag_left`; a chooser must give a piece left in it).  With
-            previews the first ``rules.preview`` pieces are drawn at random and
-            the chooser gives every piece after them, as the solvers assume.
+            previews the first ``rules.preview`` pieces are drawn at random
+            (or given by ``opening``) and the chooser gives every piece after
+            them, as the solvers assume.
+        opening: with previews, the ``rules.preview`` piece indices the game
+            opens with, as an opponent gives them (the queue of
+            :meth:`Solution.opening`'s row: ``transitions.queue_of(row)``).
 
     >>> game = Game(Rules(width=4, height=4), seed=1)
     >>> move = game.moves()[0]
@@ -68,7 +72,14 @@ class Game:
     1
     """
 
-    def __init__(self, rules: Rules, *, seed: int | None = None, choose_piece: PieceChooser | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        *,
+        seed: int | None = None,
+        choose_piece: PieceChooser | None = None,
+        opening: tuple[int, ...] | None = None,
+    ) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
         if rules.hold:
@@ -79,7 +90,18 @@ class Game:
             raise ValueError(
                 f"choose_piece must be a callable(board, known) -> piece index or None, got {choose_piece!r}"
             )
+        if opening is not None:
+            opening = tuple(opening)
+            if len(opening) != rules.preview or not all(
+                isinstance(p, (int, np.integer)) and not isinstance(p, bool) and 0 <= p < rules.n_pieces
+                for p in opening
+            ):
+                raise ValueError(
+                    f"opening must be {rules.preview} piece indices in [0, {rules.n_pieces - 1}] "
+                    f"(rules.preview), got {opening!r}"
+                )
         self.rules = rules
+        self._opening = opening
         self._rng = np.random.default_rng(seed)
         self._choose = choose_piece
         # The plain engine: with rules.mirror the table's engine stores each
@@ -95,7 +117,10 @@ class Game:
         self.lines: int = 0
         self.placements: int = 0
         self._bag = [self.rules.bag_copies] * self.rules.n_pieces  # (a bag of one copy each: unused without a bag)
-        known = [self._draw() for _ in range(self.rules.preview)]
+        if self._opening is None:
+            known = [self._draw() for _ in range(self.rules.preview)]
+        else:
+            known = [self._deal(p) for p in self._opening]
         last = self._draw() if self._choose is None else self._chosen(self._choose, self.board, tuple(known))
         pieces = known + [last]
         self.piece: int = pieces[0]

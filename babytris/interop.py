@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from .export import game_table
+from .export import exported_game
 from .persist import replace_atomically
 from .placements import placement_table
+from .roles import piece_chances
 from .solution import Solution
 from .transitions import Transitions
 from .validation import check_number, check_type
@@ -33,8 +34,10 @@ __all__ = ["to_mdptoolbox", "to_quantecon", "QuantEconModel"]
 MAX_DENSE_STATES = 4096
 
 
-def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: float = 1.0):
-    """The game against randomly drawn pieces as ``(P, R)``: ``P[a]`` the
+def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: float = 1.0, opponent: object = "random"):
+    """The game against ``opponent`` (drawn pieces; or a Solution solved
+    against an opponent, or a piece array ``(n_boards,)``: the MDP its
+    choices induce) as ``(P, R)``: ``P[a]`` the
     ``S x S`` transition matrix of action ``a``, ``R`` the ``S x A``
     expected immediate rewards, as pymdptoolbox takes them.
 
@@ -72,7 +75,7 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
     A = max(len(moves) for moves in placement_table(rules).placements)
     if dense and S > MAX_DENSE_STATES:
         raise ValueError(f"dense: at most {MAX_DENSE_STATES} states for dense matrices, the game has {S}")
-    probs = np.asarray(rules.probabilities)
+    chances, _, _ = piece_chances(t, opponent)
     scores = np.asarray(rules.line_scores)
     counts = np.diff(t.offsets)
     state_of_move = np.repeat(np.arange(n_states), counts)
@@ -89,7 +92,7 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
         # a legal placement: to (board after, piece q) with chance probs[q]
         rows = [np.repeat(src, n_pieces)]
         cols = [(nxt[:, None] * n_pieces + np.arange(n_pieces)).ravel()]
-        vals = [np.tile(probs, len(src))]
+        vals = [chances[nxt].ravel()]
         # illegal where some move fits: a costly self-loop; where none fits: game over
         loops = np.flatnonzero(live & ~legal[:n_states, a])
         over = np.concatenate([np.flatnonzero(~live), [n_states]])
@@ -194,20 +197,26 @@ class QuantEconModel:
             )
 
 
-def to_quantecon(game: Transitions | Solution, *, discount: float | None = None) -> QuantEconModel:
-    """The game against randomly drawn pieces in QuantEcon's state-action
-    pair form (needs scipy for ``Q``).  Solved by QuantEcon, ``model.start_value(v)``
-    is the solve's start value.
+def to_quantecon(
+    game: Transitions | Solution, *, discount: float | None = None, opponent: object = None
+) -> QuantEconModel:
+    """The game in QuantEcon's state-action pair form (needs scipy for
+    ``Q``).  Solved by QuantEcon, ``model.start_value(v)`` is the solve's
+    start value.
 
     Args:
-        game: a :class:`~babytris.Solution` (pieces drawn at random, points)
-            or a :class:`~babytris.Transitions`; previews, hold and bags included.
+        game: a :class:`~babytris.Solution` (an optimal player, points) or a
+            :class:`~babytris.Transitions`; previews, hold and bags included.
         discount: in [0, 1); default: the solution's (required for a table).
+        opponent: who gives the pieces, as for
+            :func:`~babytris.export.explicit_model` (default: a Solution's
+            own opponent, drawn pieces for a table).
 
     Returns:
         :class:`QuantEconModel`.
     """
-    table, discount = game_table(game, discount)
+    exported = exported_game(game, discount, opponent)
+    table, discount = exported.table, exported.discount
     try:
         from scipy import sparse
     except ImportError:
@@ -237,10 +246,10 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
         )
     )
     # (each piece with its chance at the next node: with a bag, its share of the bag there)
-    vals = np.concatenate((table.draw_chances(table.next_board).ravel(), np.ones(len(ends))))
+    vals = np.concatenate((exported.chances[table.next_board].ravel(), np.ones(len(ends))))
     Q = sparse.csr_matrix((vals, (rows, cols)), shape=(L, n_states + 1))
     Q.eliminate_zeros()
-    start_rows, start_chances = table.start_nodes()
+    start_rows, start_chances = exported.starts, exported.start_weights
     return QuantEconModel(
         s_indices=s_indices,
         a_indices=a_indices,
@@ -249,5 +258,5 @@ def to_quantecon(game: Transitions | Solution, *, discount: float | None = None)
         beta=float(discount),
         placements=placements,
         start_states=(start_rows[:, None] * n_pieces + np.arange(n_pieces)).ravel(),
-        start_chances=(start_chances[:, None] * table.draw_chances(start_rows)).ravel(),
+        start_chances=(start_chances[:, None] * exported.chances[start_rows]).ravel(),
     )

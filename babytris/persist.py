@@ -119,6 +119,7 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
         "player": solution.player,
         "reward": None if solution.reward is None else vars(solution.reward),
         "table_seconds": solution.transitions.seconds,
+        "opening_row": solution.opening_row,
     }
     arrays = {
         f"solution_{name}": getattr(solution, name) for name in _SOLUTION_ARRAYS if getattr(solution, name) is not None
@@ -213,10 +214,23 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     _check_solution(path, saved_rules, settings, contents, table)
     fields: dict[str, Any] = {name: settings[name] for name in _SETTINGS if name != "table_seconds"}
     fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
-    solution = Solution(transitions=table, **fields)
+    opening_row = _opening_row(path, meta, table, settings["opponent"])
+    solution = Solution(transitions=table, opening_row=opening_row, **fields)
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution
+
+
+def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, opponent: str) -> int | None:
+    """The saved opening row of a given opponent: None, or one of the table's start rows
+    (files written before it was kept have none)."""
+    row = meta.get("opening_row")
+    if row is None:
+        return None
+    starts = table.start_nodes()[0].tolist()
+    if opponent != "given" or isinstance(row, bool) or not isinstance(row, int) or row not in starts:
+        raise SolutionFileError(path, "opening_row", f"{row!r} is not a start row {starts} of a given opponent")
+    return row
 
 
 def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) -> np.ndarray:

@@ -153,13 +153,19 @@ class ReferenceSolution:
 
     @property
     def start_value(self) -> float:
-        """The start board's value, averaged over its queues, the hold slot
-        empty (or with ``hold_start="drawn"`` holding a piece drawn first, free)."""
-        return sum(
-            chance * board_value(self.rules, self.values[i], self.opponent, node)
+        """The start board's value: an optimising opponent (``"minimax"``,
+        ``"minavg"``: the least, ``"gaps"``: the most) chooses the opening
+        queue too; otherwise averaged over its queues, the hold slot empty (or
+        with ``hold_start="drawn"`` holding a piece drawn first, free)."""
+        opening = [
+            (chance, board_value(self.rules, self.values[i], self.opponent, node))
             for i, node in enumerate(self.boards)
             if (chance := start_chance(self.rules, node)) > 0
+        ]
+        pick = (
+            {"minimax": min, "minavg": min, "gaps": max}.get(self.opponent) if isinstance(self.opponent, str) else None
         )
+        return pick(v for _, v in opening) if pick else sum(c * v for c, v in opening)
 
     def value(self, board: int, piece: int) -> float:
         return self.values[self.boards.index(int(board))][piece]
@@ -296,7 +302,7 @@ def state_value(move_values: list[float], player: str = "optimal", dead: float =
     return max(move_values)
 
 
-def expected_points(rules: Rules, player="random", opponent="random", n_actions: int = 10) -> float:
+def expected_points(rules: Rules, player="random", opponent="random", n_actions: int = 10, opening=None) -> float:
     """Expected points of ``n_actions`` placements from the empty board, by
     backward induction over every reachable board (undiscounted).
 
@@ -307,19 +313,22 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     for the move with placement number ``player[(b, p)]`` (``player`` a dict
     from (board, piece index) to placement number), or the mean of that over
     the legal moves (``player="random"``); 0 where p fits nowhere.  With
-    ``opponent="minimax"``, ``U_k(b) = min over p of Q_k(b, p)``: the pieces
+    ``opponent="best_response"``, ``U_k(b) = min over p of Q_k(b, p)``: the pieces
     chosen to leave the player the fewest points over the placements left.
-    With a bag the rows are (board, queue, bag) nodes, the pieces those left
-    in the bag, each with its share of it, and the game starts with it full.
+    With previews or a bag the rows are (board, queue[, bag]) nodes, the
+    pieces those left in the bag, each with its share of it, and the game
+    starts on a node of the start board with the opening queue drawn (the bag
+    full), or on ``opening`` (a node) where given; with ``"best_response"`` the
+    opponent opens with the worst node.
     """
-    if rules.preview or rules.hold:
-        raise ValueError("expected_points: games with previews or hold are not supported yet")
+    if rules.hold:
+        raise ValueError("expected_points: games with hold are not supported")
     if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
         raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
     if player != "random" and not isinstance(player, dict):
         raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
-    if opponent not in ("random", "minimax") and not isinstance(opponent, dict):
-        raise ValueError(f"opponent must be 'random', 'minimax' or a dict {{board: piece}}, got {opponent!r}")
+    if opponent not in ("random", "best_response") and not isinstance(opponent, dict):
+        raise ValueError(f"opponent must be 'random', 'best_response' or a dict {{board: piece}}, got {opponent!r}")
     boards = nodes(rules)
     # For each board, the pieces it may get with their weights, and for each
     # piece the player's moves: [(points, after)], one move or all of them.
@@ -328,7 +337,7 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
         can_come = [p for p in range(len(rules.pieces)) if draw_chance(rules, b, p) > 0]
         if opponent == "random":
             given = [(p, draw_chance(rules, b, p)) for p in can_come]
-        elif opponent == "minimax":
+        elif opponent == "best_response":
             given = [(p, 1.0) for p in can_come]
         else:
             given = [(opponent[b], 1.0)]
@@ -347,17 +356,14 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
         return sum(points + values[after] for points, after in chosen) / len(chosen) if chosen else 0.0
 
     for _ in range(n_actions):
-        if opponent == "minimax":
+        if opponent == "best_response":
             values = {b: min(piece_value(chosen, values) for _, chosen in options[b]) for b in boards}
             continue
-        values = {
-            b: sum(
-                weight * sum(points + values[after] for points, after in chosen) / len(chosen)
-                for weight, chosen in options[b]
-                if chosen
-            )
-            for b in boards
-        }
+        values = {b: sum(weight * piece_value(chosen, values) for weight, chosen in options[b]) for b in boards}
+    if opening is not None:
+        return values[opening]
+    if opponent == "best_response":
+        return min(values[b] for b in boards if start_chance(rules, b) > 0)
     return sum(start_chance(rules, b) * values[b] for b in boards if start_chance(rules, b) > 0)
 
 

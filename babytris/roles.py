@@ -35,6 +35,7 @@ from typing import TypeVar
 import numpy as np
 
 from . import _play
+from .game import Game
 from .reward import Reward, check_reward, holes_created, move_rewards
 from .rules import Rules
 from .solution import Solution
@@ -47,12 +48,15 @@ __all__ = [
     "Opponent",
     "Player",
     "Roles",
+    "Sides",
     "bind_to_game",
     "opponent_pieces",
     "player_rows",
     "policy_rows",
     "resolve",
     "resolve_roles",
+    "single_game",
+    "piece_chances",
     "transitions_of",
     "two_sided",
 ]
@@ -97,6 +101,7 @@ class Roles:
     piece_choice: np.ndarray | None = None  # int16 per board, with "given" opponents
     fixed_move: np.ndarray | None = None  # int16 per state (offset in its row), with "given" players
     reward: Reward | None = None  # None: points
+    opening_row: int | None = None  # the start row a given opponent Solution opens with (previews), else None
 
     @property
     def single_agent(self) -> bool:
@@ -158,6 +163,7 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         reward = None
     if transitions is not None:
         check_reward(reward, transitions.rules)
+    opening_row = None
     if isinstance(opponent, str):
         if opponent not in OPPONENT_MODELS:
             raise ValueError(
@@ -168,6 +174,8 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
     else:
         pieces, opponent_label = PIECES_FIXED, "given"
         choice = None if transitions is None else opponent_pieces(transitions, opponent)
+        if transitions is not None and isinstance(opponent, Solution):
+            opening_row = _opening_row(opponent)
     if opponent_label in ("minavg", "gaps"):
         if player not in (None, "random"):
             raise ValueError(
@@ -191,7 +199,13 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
             raise ValueError("player: that Solution's player places at random and has no policy; use player='random'")
         moves, player_label = MOVES_FIXED, "given"
         rows = None if transitions is None else player_rows(transitions, player)
-    return Roles(opponent_label, player_label, pieces, moves, choice, rows, reward)
+    return Roles(opponent_label, player_label, pieces, moves, choice, rows, reward, opening_row)
+
+
+def _opening_row(opponent: Solution) -> int | None:
+    """The one start row an opponent Solution opens with, or None where the opening is drawn."""
+    rows, _ = opponent.opening()
+    return int(rows[0]) if len(rows) == 1 and len(opponent.transitions.start_nodes()[0]) > 1 else None
 
 
 def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "policy") -> np.ndarray:
@@ -242,7 +256,10 @@ def transitions_of(game: object) -> Transitions:
 def bind_to_game(game: object, player: _P, opponent: _O) -> tuple[_P | Solution, _O | Solution]:
     """``player`` and ``opponent`` with the words that mean "the game's own"
     replaced by the game: ``player="optimal"`` by the Solution (its policy),
-    ``opponent="solution"`` by the Solution (its piece choices).
+    ``opponent="solution"`` by the Solution (its piece choices), and
+    ``opponent="minimax"`` by the Solution where it was solved against the
+    minimax opponent (its equilibrium piece choices; the one meaning of
+    "minimax" in every door).
 
     Returns:
         ``(player, opponent)``, the rest passed through unchecked.
@@ -257,23 +274,102 @@ def bind_to_game(game: object, player: _P, opponent: _O) -> tuple[_P | Solution,
         if not isinstance(game, Solution):
             raise ValueError("opponent='solution' needs a Solution as the game")
         bound_opponent = game
+    if isinstance(opponent, str) and opponent == "minimax":
+        if not (isinstance(game, Solution) and game.opponent == "minimax"):
+            raise ValueError(
+                "opponent='minimax' is the equilibrium opponent of solve(opponent='minimax'): give that Solution "
+                "as the game or as opponent=; the opponent answering this player best is 'best_response'"
+            )
+        bound_opponent = game
     return bound_player, bound_opponent
 
 
-def resolve_roles(
-    game: object, player: object, opponent: object
-) -> tuple[Transitions, np.ndarray | None, np.ndarray | None]:
-    """The move table, the player's move rows (None: random) and the
-    opponent's pieces (None: drawn at random), checked, for playing ``game``
-    over n placements."""
+@dataclass(frozen=True)
+class Sides:
+    """Who plays a game over n placements, resolved against its move table.
+
+    Attributes:
+        transitions: the move table.
+        rows: int16 ``(n_states,)``, the player's move in each state as its
+            offset in the state's row (see :func:`policy_rows`), or None for a
+            player placing at random.
+        pieces: int16 ``(n_boards,)``, the piece the opponent gives on each
+            row, or None for pieces drawn with their chances.
+        starts, start_weights: the rows a game starts on (int64) and their
+            weights (float64, summing to 1): the start board, with previews
+            each opening queue drawn, or the one an optimising opponent opens
+            with (:meth:`Solution.opening`).
+    """
+
+    transitions: Transitions
+    rows: np.ndarray | None
+    pieces: np.ndarray | None
+    starts: np.ndarray
+    start_weights: np.ndarray
+
+
+def resolve_roles(game: object, player: object, opponent: object) -> Sides:
+    """The sides of ``game`` (a Solution or Transitions) played over n
+    placements by ``player`` against ``opponent``, checked: every timing
+    (the opponent choosing after the placement, or with previews before it)
+    and bags; not hold (a hold places nothing, so a game's placements and its
+    steps part)."""
     t = transitions_of(game)
-    if t.rules.preview or t.rules.hold:
+    if t.rules.hold:
         raise ValueError(
-            "games with previews or hold (rules.preview > 0, rules.hold) can be solved and "
-            "minimized, not yet played or evaluated over n placements"
+            "rules.hold: games with hold can be solved and minimized, not yet played or evaluated over "
+            "n placements (a hold places nothing, so placements and steps part)"
         )
     player, opponent = bind_to_game(game, player, opponent)
-    return t, player_rows(t, player), opponent_pieces(t, opponent)
+    starts, weights = t.start_nodes()
+    if isinstance(opponent, Solution):
+        check_same_game("opponent", opponent, t)
+        starts, weights = opponent.opening()
+    return Sides(t, player_rows(t, player), opponent_pieces(t, opponent), starts, weights)
+
+
+def piece_chances(t: Transitions, opponent: object = "random") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How the pieces come against ``opponent``, as the exports write the
+    game: ``"random"`` (drawn), a Solution solved against an opponent (its
+    piece choices and its opening) or a piece array ``(n_boards,)`` (its
+    choices; the opening drawn).
+
+    Returns:
+        ``(chances, starts, start_weights)``: float64 ``(n_boards,
+        n_pieces)``, each row's chance of each piece (1.0 for the piece a
+        fixed opponent gives); int64 start rows and their float64 weights.
+    """
+    if isinstance(opponent, Solution):
+        check_same_game("opponent", opponent, t)
+    pieces = opponent_pieces(t, opponent)
+    starts, weights = opponent.opening() if isinstance(opponent, Solution) else t.start_nodes()
+    if pieces is None:
+        return np.ascontiguousarray(t.draw_chances()), starts, weights
+    chances = np.zeros((t.n_boards, t.rules.n_pieces))
+    chances[np.arange(t.n_boards), pieces] = 1.0
+    return chances, starts, weights
+
+
+def single_game(rules: Rules, opponent: Solution | None, *, seed: int = 0) -> Game:
+    """One :class:`~babytris.game.Game` of ``rules`` stepped placement by
+    placement, its pieces drawn or, given ``opponent`` (a Solution solved
+    against an opponent), named by that opponent in the game's timing: with
+    previews before the placement, seeing the queue, and the opening queue
+    too (:meth:`Solution.opening`), as :func:`resolve_roles` plays it."""
+    if opponent is None or opponent.opponent_policy is None:
+        return Game(rules, seed=seed)
+    if opponent.rules != rules:
+        raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
+    if rules.randomizer == "bag":
+        raise ValueError(
+            "a bag with an opponent choosing from it is solved, not yet stepped through; use random pieces"
+        )
+    opening = opponent.transitions.queue_of(int(opponent.opening()[0][0])) if rules.preview else None
+
+    def choose(board: int, known: tuple) -> int:
+        return rules.piece_index(opponent.piece_policy(board, queue=known or None))
+
+    return Game(rules, seed=seed, choose_piece=choose, opening=opening)
 
 
 def player_rows(t: Transitions, player: object) -> np.ndarray | None:
@@ -302,7 +398,10 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
     if isinstance(opponent, str):
         if opponent == "random":
             return None
-        raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
+        raise ValueError(
+            "opponent must be 'random', 'minimax', 'best_response', 'solution', a Solution or an int array, "
+            f"got {opponent!r}"
+        )
     if isinstance(opponent, Solution):
         check_same_game("opponent", opponent, t)
         if opponent.opponent == "random":
@@ -313,7 +412,10 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
         # checked like an array: a Solution's arrays may come from an edited file
         name, opponent = "opponent (the Solution's opponent_policy)", opponent.opponent_policy
     elif opponent is None or isinstance(opponent, (bool, int, float)):
-        raise ValueError(f"opponent must be 'random', 'solution', a Solution or an int array, got {opponent!r}")
+        raise ValueError(
+            "opponent must be 'random', 'minimax', 'best_response', 'solution', a Solution or an int array, "
+            f"got {opponent!r}"
+        )
     else:
         name = "opponent"
     pieces = _int_array(name, opponent, (t.n_boards,), "(n_boards,)")

@@ -59,6 +59,9 @@ class Solution:
         opponent_policy: int16 array ``(n_boards,)``, the piece index the
             opponent gives on each board (the first of those tied within
             :attr:`tie_slack`), or None when pieces are drawn at random.
+        opening_row: with previews and a given opponent Solution, the start
+            row (opening queue) that opponent opens with; else None (see
+            :meth:`opening`).
         reward: the :class:`~babytris.Reward` the values count, or None for
             points (with ``opponent="gaps"`` they count holes created).
         partition: the :class:`~babytris.minimize.Partition` whose quotient
@@ -85,6 +88,7 @@ class Solution:
     reward: Reward | None = None
     partition: Any = None
     evaluation_sweeps: np.ndarray | None = None
+    opening_row: int | None = None
 
     @property
     def boards(self) -> np.ndarray:
@@ -112,12 +116,53 @@ class Solution:
 
     @property
     def start_value(self) -> float:
-        """The value of the start board (``rules.start``, the empty board by
-        default) before the first piece is drawn or given (with previews:
-        averaged over the queue the game starts with)."""
+        """The value of the game from the start board (``rules.start``, the
+        empty board by default), before its first piece.
+
+        One convention, in every timing: where an opponent chooses the pieces
+        (``"minimax"``, ``"minavg"``, ``"gaps"``) it chooses the first pieces
+        too, with previews the queue the game opens with (see :meth:`opening`);
+        drawn pieces, and the opening of a game against a given piece array,
+        are averaged over their chances.  The value with the opening drawn at
+        random is :attr:`start_value_first_drawn`."""
+        rows, chances = self.opening()
+        return float(self._row_values(rows) @ chances)
+
+    @property
+    def start_value_first_drawn(self) -> float:
+        """The start value with the first piece drawn at random (with
+        previews, every piece of the opening queue), the opponent choosing
+        every piece after it.  Without an opponent, :attr:`start_value`."""
         rows, chances = self.transitions.start_nodes()
+        if self.opponent_policy is None or self.rules.preview or self.rules.hold_start == "drawn":
+            return float(self._row_values(rows) @ chances)
+        # Without previews the first piece is the start board's own draw: its pieces' values by their chances.
+        return float((self.values[rows] * self.transitions.draw_chances(rows)).sum(axis=1) @ chances)
+
+    def opening(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows a game starts on and their weights: the start board with
+        each opening queue drawn (see :meth:`Transitions.start_nodes`), or, for
+        an opponent that optimises (``"minimax"``, ``"minavg"``, ``"gaps"``),
+        the one start row it opens with: the least (most, for ``"gaps"``)
+        valuable, the first of those tied within :attr:`tie_slack`; against
+        a given opponent Solution, that Solution's (:attr:`opening_row`).
+
+        Returns:
+            ``(rows, weights)``: int64 and float64 arrays (weights sum to 1).
+        """
+        rows, chances = self.transitions.start_nodes()
+        if self.opening_row is not None:
+            return np.array([self.opening_row], dtype=np.int64), np.ones(1)
+        if self.opponent not in _OPPONENT_EXTREMES or len(rows) == 1:
+            return rows, chances
+        cost = self._row_values(rows) * (1.0 if _OPPONENT_EXTREMES[self.opponent] is np.min else -1.0)
+        first = int(np.flatnonzero(cost <= cost.min() + self.tie_slack)[0])
+        return rows[first : first + 1], np.ones(1)
+
+    def _row_values(self, rows: np.ndarray) -> np.ndarray:
+        """:attr:`board_values` of ``rows`` alone."""
         choice = None if self.opponent_policy is None else self.opponent_policy[rows]
-        return float(self._board_value(self.values[rows], choice, rows) @ chances)
+        return self._board_value(self.values[rows], choice, rows)
 
     def _board_value(self, state_values: np.ndarray, choice: np.ndarray | None, rows: np.ndarray | None) -> np.ndarray:
         """The value of rows (all, or ``rows``) before their piece comes."""
@@ -173,12 +218,20 @@ class Solution:
         )
         return self.opponent_policy
 
-    def piece_policy(self, board: int | Board, bag: Sequence[int | str] | None = None) -> str:
+    def piece_policy(
+        self,
+        board: int | Board,
+        bag: Sequence[int | str] | None = None,
+        *,
+        queue: Sequence[int | str] | None = None,
+    ) -> str:
         """The name of the piece the opponent gives on ``board`` (the first of
-        those tied); with a bag, ``bag`` is what the bag holds (see :meth:`index`)."""
+        those tied); with previews ``queue`` is the pieces in sight before it
+        (the opponent names the next piece before the placement); with a bag,
+        ``bag`` is what the bag holds (see :meth:`index`)."""
         if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
-        piece = int(self.opponent_policy[self.index(board, bag=bag)])
+        piece = int(self.opponent_policy[self.index(board, queue=queue, bag=bag)])
         if self._flipped(board):  # the row is the mirror image's: its piece seen in the mirror
             piece = _mirror_images(self.rules)[piece]
         return self.rules.pieces[piece].name

@@ -478,6 +478,7 @@ def _solve(
         opponent=roles.opponent,
         player=roles.player,
         opponent_policy=_opponent_policy(roles, values, slack, transitions),
+        opening_row=roles.opening_row,
         reward=roles.reward,
         method=method,
         tol=float(tol),

@@ -42,12 +42,21 @@ def policy_array(solution: Solution) -> np.ndarray:
     in the bag once the pieces in sight were dealt, as ``Solution.value``
     takes them; empty when the last draw emptied it), and only the states
     whose piece the bag holds.
+
+    Both sides: ``drawn`` (the piece that came to this row: without previews
+    the piece to place, with them the queue's last) and ``chance`` (float64,
+    the chance it comes: its probability, or with a bag its share of the bag;
+    against an opponent 1.0 for the piece it gives and 0.0 for the others),
+    and against an opponent ``gives`` (the piece it gives on this row, the
+    same on each of the row's states).  A player placing at random (the
+    ``"minavg"`` and ``"gaps"`` games) has no move: rotation, column and
+    placement are -1.
     """
     rules = solution.rules
-    if solution.player == "random":
-        raise ValueError(f"policy_table: with opponent={solution.opponent!r} the player places at random (no policy)")
     n, P = solution.n_boards, rules.n_pieces
     numbers = solution.policy.astype(np.int64).ravel()
+    if solution.player == "random":
+        numbers = np.full(n * P, -1, dtype=np.int64)
     drawn = np.tile(np.arange(P), n)
     table = placement_table(rules)
     to_place = drawn
@@ -70,7 +79,11 @@ def policy_array(solution: Solution) -> np.ndarray:
         ("column", np.int16),
         ("value", np.float64),
         ("placement", np.int32),
+        ("drawn", f"U{max(len(name) for name in rules.piece_names)}"),
+        ("chance", np.float64),
     ]
+    if solution.opponent_policy is not None:
+        fields.append(("gives", f"U{max(len(name) for name in rules.piece_names)}"))
     if table.soft:
         fields.insert(5, ("row", np.int16))
     if rules.preview:
@@ -87,8 +100,17 @@ def policy_array(solution: Solution) -> np.ndarray:
     if table.soft:
         out["row"] = row
     out["value"] = solution.values.ravel()
-    out["placement"] = solution.policy.astype(np.int32).ravel()
+    out["placement"] = (
+        numbers.astype(np.int32) if solution.player == "random" else solution.policy.astype(np.int32).ravel()
+    )
     names = np.asarray(rules.piece_names)
+    out["drawn"] = names[drawn]
+    if solution.opponent_policy is None:
+        out["chance"] = t.draw_chances().ravel()
+    else:
+        gives = np.repeat(np.asarray(solution.opponent_policy, dtype=np.int64), P)
+        out["chance"] = (gives == drawn).astype(np.float64)
+        out["gives"] = names[gives]
     if rules.preview and t.queues is not None:
         queues = np.repeat(t.queues, P)
         seen = [(queues // P ** (rules.preview - 1 - k)) % P for k in range(1, rules.preview)] + [drawn]

@@ -20,7 +20,9 @@ expected points of 1,000 placements (exact); playouts of 20 games agree within .
 from __future__ import annotations
 
 import csv
+import html
 import io
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .enumeration import enumerate_boards
-from .evaluate import MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
+from .evaluate import BEST_RESPONSE, MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
 from .reward import Reward
 from .rules import Rules
 from .solve import solve_transitions
@@ -66,7 +68,7 @@ class Tournament:
         worst_case: float64 array ``(n_players,)``: each player's expected
             points against the true worst case, an opponent who knows its
             policy and how many placements are left
-            (:func:`~babytris.expected_points` with ``opponent="minimax"``); at
+            (:func:`~babytris.expected_points` with ``opponent="best_response"``); at
             most :attr:`worst`, the least over the listed opponents.
     """
 
@@ -111,14 +113,44 @@ class Tournament:
             for j, opponent in enumerate(self.opponents)
         ]
 
-    def to_csv(self) -> str:
-        """The records as CSV text (a header line, then one line per pair)."""
+    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+        """The records as CSV text (a header line, then one line per pair);
+        with ``path``, also written there, atomically (a regular file only)."""
         out = io.StringIO()
         records = self.to_records()
         writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
         writer.writeheader()
         writer.writerows(records)
-        return out.getvalue()
+        text = out.getvalue()
+        if path is not None:
+            from .persist import replace_atomically
+
+            replace_atomically(path, lambda f: f.write(text.encode("utf-8")))
+        return text
+
+    def to_pandas(self) -> Any:
+        """The records as a pandas ``DataFrame``, one row per (player, opponent)
+        (``pip install 'babytris[table]'``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Tournament.to_pandas needs pandas: pip install 'babytris[table]'") from None
+        return pandas.DataFrame.from_records(self.to_records())
+
+    def _repr_html_(self) -> str:
+        """The exact table as HTML, for Jupyter: players down, opponents across, ``min`` and ``worst case``."""
+        head = ["player", *self.opponents, "min", "worst case"]
+        cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        rows = [f"<tr>{cells}</tr>"]
+        for i, player in enumerate(self.players):
+            values = [*self.expected[i], self.worst[i], self.worst_case[i]]
+            tds = "".join(f'<td style="text-align:right">{v:,.1f}</td>' for v in values)
+            rows.append(f"<tr><th>{html.escape(player)}</th>{tds}</tr>")
+        caption = (
+            f"expected points of {self.n_actions:,} placements (exact); playouts of {self.n_games:,} games "
+            f"agree within {self.largest_gap:.1f} standard errors"
+        )
+        return f"<table><caption>{html.escape(caption)}</caption>{''.join(rows)}</table>"
 
     def to_markdown(self) -> str:
         """The exact table as Markdown, with ``min`` (over the columns) and ``worst case`` columns."""
@@ -188,7 +220,7 @@ def tournament(
     shape = (len(players), len(opponents))
     expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
     worst_case = np.array(
-        [expected_points(game, player, "minimax", n_actions=n_actions) for player in players.values()]
+        [expected_points(game, player, BEST_RESPONSE, n_actions=n_actions) for player in players.values()]
     )
     for i, player in enumerate(players.values()):
         for j, opponent in enumerate(opponents.values()):

@@ -117,6 +117,11 @@ class Transitions:
         # Every table is checked once, here, and frozen: the compiled loops
         # that read it trust its ranges (a bad offset would read out of bounds).
         check_table(self)
+        if len(self.boards):  # (a game starts on its start board: an edited table may have lost it)
+            try:
+                self.start_nodes()
+            except KeyError:
+                raise TableError("boards", f"the start board {self.rules.start} is not in the table") from None
         for name in DTYPES:
             array = self._stored(name)
             if array is not None:
@@ -346,6 +351,14 @@ class Transitions:
         for p in queue:
             code = code * n + int(p)
         return code
+
+    def queue_of(self, row: int) -> tuple[int, ...]:
+        """The queue row ``row`` carries: its ``rules.preview`` piece indices, next first (``()`` without previews)."""
+        k, n = self.rules.preview, self.rules.n_pieces
+        if not k or self.queues is None:
+            return ()
+        code = int(self.queues[row])
+        return tuple((code // n ** (k - 1 - j)) % n for j in range(k))
 
     def indices(self, boards: np.ndarray) -> np.ndarray:
         """Index of each board of a uint64 array, -1 where it is not reachable:

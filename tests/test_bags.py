@@ -156,7 +156,7 @@ def test_the_long_run_rate_refuses_a_bag_clearly(bag44):
 
 
 @pytest.mark.parametrize("copies", [1, 2])
-@pytest.mark.parametrize("opponent", ["random", "minimax"])
+@pytest.mark.parametrize("opponent", ["random", "best_response"])
 def test_expected_points_equal_the_reference(copies, opponent):
     """Exact points of 12 placements by a random player, pieces from the bag
     or the worst piece left in it (the finite-horizon adversary)."""

@@ -156,7 +156,7 @@ def test_expected_points_equal_reference(game):
         pieces = rng.integers(0, rules.n_pieces, t.n_boards)
 
     player = "random" if player_kind == "random" else policy
-    opponent = {"random": "random", "worst case": "minimax"}.get(opponent_kind, pieces)
+    opponent = {"random": "random", "worst case": "best_response"}.get(opponent_kind, pieces)
     core = babytris.expected_points(t, player, opponent, n_actions=n_actions)
 
     boards = t.boards.tolist()
@@ -239,8 +239,14 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
     raises(f"player: gives placement 0 for piece .* on board index {i} .*fits nowhere", t, bad)
 
     if function is babytris.play:
-        raises("opponent='minimax' .* is computed exactly by expected_points", solution_4x4, "optimal", "minimax")
-    raises("opponent must be 'random', 'solution'", solution_4x4, "optimal", "maximin")
+        raises(
+            "opponent='best_response' .* is computed exactly by expected_points",
+            solution_4x4,
+            "optimal",
+            "best_response",
+        )
+    raises("opponent must be 'random', 'minimax', 'best_response', 'solution'", solution_4x4, "optimal", "maximin")
+    raises("opponent='minimax' is the equilibrium opponent of solve", solution_4x4, "optimal", "minimax")
     raises("opponent must be", solution_4x4, "optimal", 1)
     raises("opponent='solution' needs a Solution", t, "random", "solution")
     raises("opponent: the Solution was solved against random pieces", solution_4x4, "optimal", "solution")
@@ -278,24 +284,26 @@ def test_reference_rejects_bad_arguments():
 
 
 # --------------------------------------------------------------------------
-# The worst case over n placements (opponent="minimax")
+# The worst case over n placements (opponent="best_response")
 # --------------------------------------------------------------------------
 
 
 def test_the_worst_case_is_below_every_listed_opponent(solution_4x4, minimax_4x4):
-    worst = babytris.expected_points(solution_4x4, opponent="minimax", n_actions=1000)
+    worst = babytris.expected_points(solution_4x4, opponent="best_response", n_actions=1000)
     assert worst == 997.0  # the optimal player, 4x4: 1,000 placements, 3 points lost at most
     for opponent in ("random", minimax_4x4, babytris.solve_transitions(solution_4x4.transitions, opponent="gaps")):
         assert babytris.expected_points(solution_4x4, opponent=opponent, n_actions=1000) >= worst
-    assert babytris.expected_points(solution_4x4, "random", "minimax", n_actions=1000) == pytest.approx(
+    assert babytris.expected_points(solution_4x4, "random", "best_response", n_actions=1000) == pytest.approx(
         0.4201860177, abs=1e-9
     )
 
 
 def test_the_worst_case_grows_with_the_horizon_and_stops_where_the_game_can_be_ended(solution_4x4):
-    values = [babytris.expected_points(solution_4x4, "random", "minimax", n_actions=n) for n in (1, 10, 100, 1000)]
+    values = [
+        babytris.expected_points(solution_4x4, "random", "best_response", n_actions=n) for n in (1, 10, 100, 1000)
+    ]
     assert values == sorted(values)
-    worst = babytris.horizon_values(solution_4x4, "random", "minimax", n_actions=10**6)
+    worst = babytris.horizon_values(solution_4x4, "random", "best_response", n_actions=10**6)
     assert worst.stopped == "fixed point" and worst.steps < 100  # the opponent ends the game: no more points
     assert worst.start_value == pytest.approx(values[-1], abs=1e-12)
 
@@ -307,7 +315,7 @@ def test_the_tournament_shows_the_worst_case(solution_4x4, minimax_4x4):
     )
     assert np.all(table.worst_case <= table.worst + 1e-9)
     assert table.worst_case.tolist() == [
-        babytris.expected_points(solution_4x4.transitions, p, "minimax", n_actions=500) for p in players.values()
+        babytris.expected_points(solution_4x4.transitions, p, "best_response", n_actions=500) for p in players.values()
     ]
     assert "worst case" in str(table) and "worst case" in table.to_markdown()
     assert {r["worst_case"] for r in table.to_records() if r["player"] == "random"} == {table.worst_case[2]}

@@ -147,8 +147,10 @@ def test_an_export_that_fails_leaves_the_old_file(tmp_path, monkeypatch):
         (lambda t, s: explicit_model(t, discount=np.float64(-0.1)), "discount"),
         (lambda t, s: to_quantecon(t, discount="0.9"), "discount"),
         (lambda t, s: explicit_model("4x4.npz"), "game must be"),
-        (lambda t, s: explicit_model(babytris.solve(width=3, height=3, opponent="minimax")), "opponent"),
+        (lambda t, s: explicit_model(babytris.solve(width=3, height=3, opponent="minavg")), "player is 'random'"),
         (lambda t, s: to_quantecon(babytris.solve(width=3, height=3, player="random")), "player"),
+        (lambda t, s: explicit_model(t, discount=0.9, opponent="minimax"), "opponent"),
+        (lambda t, s: explicit_model(t, discount=0.9, opponent=np.zeros(3, dtype=int)), "opponent must have shape"),
         (lambda t, s: explicit_model(babytris.solve(width=3, height=3, minimize=True)), "minimized"),
     ],
 )
@@ -255,5 +257,4 @@ def test_cli_export(tmp_path):
     assert (tmp_path / "g.drn").read_text().count("\nstate ") == explicit_model(solved(width=4, height=3)).n_states
     assert cli.main(["export", "--format", "prism", "--out", str(tmp_path / "g"), "--height", "3", "-q"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.drn", "g.lab", "g.srew", "g.tra"]
-    assert cli.main(["export", "--format", "drn", "--out", str(tmp_path / "x"), "--opponent", "minimax"]) == 2
     assert cli.main(["export", "--format", "xml", "--out", str(tmp_path / "x")]) == 2

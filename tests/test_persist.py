@@ -331,3 +331,12 @@ def test_evaluation_sweeps_are_kept_and_optional(saved):
         babytris.load(edited(folder, contents, solution_evaluation_sweeps=np.full_like(kept, -1)))
     with pytest.raises(ValueError, match="solution_evaluation_sweeps: shape"):
         babytris.load(edited(folder, contents, solution_evaluation_sweeps=kept[:-1]))
+
+
+@pytest.mark.parametrize("row", [0, 99, "0", True])
+def test_an_opening_row_must_be_a_given_opponents_start_row(saved, row):
+    """The fixture's opponent is minimax (it picks its own opening) and it has one start row: no
+    opening may be saved for it."""
+    folder, contents = saved
+    with pytest.raises(babytris.persist.SolutionFileError, match="opening_row"):
+        babytris.load(edited(folder, contents, meta={"opening_row": row}))

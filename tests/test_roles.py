@@ -200,7 +200,7 @@ def test_reward_rejects_non_numbers():
 
 def test_evaluate_discounted_and_horizon(optimal, minimax):
     assert babytris.evaluate(optimal, discount=0.9) == pytest.approx(optimal.start_value, abs=1e-9)
-    worst = babytris.evaluate(optimal, opponent="minimax", discount=0.9)
+    worst = babytris.evaluate(optimal, opponent="best_response", discount=0.9)
     assert worst <= babytris.evaluate(optimal, opponent=minimax, discount=0.9) + 1e-9
     assert babytris.evaluate(optimal, n_actions=50) == babytris.expected_points(optimal, n_actions=50)
     with pytest.raises(ValueError, match="exactly one"):
@@ -218,7 +218,7 @@ def test_evaluate_takes_a_policy_array_like_the_solution_it_came_from(solution_4
     as_solution = babytris.evaluate(solution_4x4, player=solution_4x4, discount=0.9)
     assert as_array == pytest.approx(solution_4x4.start_value, abs=1e-8)
     assert as_array == pytest.approx(as_solution, abs=1e-12)
-    against = babytris.evaluate(solution_4x4, player=solution_4x4.policy.copy(), opponent="minimax", discount=0.9)
+    against = babytris.evaluate(solution_4x4, player=solution_4x4.policy.copy(), opponent="best_response", discount=0.9)
     assert against <= minimax.start_value + 1e-9
     pieces = babytris.evaluate(solution_4x4, player="random", opponent=minimax, discount=0.9)
     by_array = babytris.evaluate(solution_4x4, player="random", opponent=minimax.opponent_policy.copy(), discount=0.9)

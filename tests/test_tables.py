@@ -45,7 +45,9 @@ def test_a_dataframe_when_pandas_is_there(solution, monkeypatch):
     pandas = pytest.importorskip("pandas")
     frame = policy_table(solution)
     assert isinstance(frame, pandas.DataFrame)
-    assert list(frame.columns) == ["board", "rows", "piece", "rotation", "column", "value", "placement"]
+    assert list(frame.columns) == [
+        "board", "rows", "piece", "rotation", "column", "value", "placement", "drawn", "chance"
+    ]  # fmt: skip
     assert frame["value"].mean() == pytest.approx(4.151086, abs=1e-6)
     monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
     assert isinstance(solution.policy_table(), np.ndarray)
@@ -67,9 +69,37 @@ def test_soft_moves_previews_and_hold_get_their_columns():
     assert ((hold["placed"] != hold["piece"]) & ~hold["hold"] & (hold["placement"] >= 0)).any()  # swaps
 
 
-def test_a_random_player_has_no_table():
-    with pytest.raises(ValueError, match="the player places at random"):
-        policy_array(babytris.solve(width=3, height=4, opponent="minavg"))
+def test_a_random_player_has_no_move_and_the_opponent_its_choice():
+    s = babytris.solve(width=3, height=4, opponent="minavg")
+    table = policy_array(s)
+    assert (table["placement"] == -1).all() and (table["rotation"] == -1).all()
+    assert table["value"].tolist() == s.values.ravel().tolist()
+    names = np.array(s.rules.piece_names)
+    assert table["gives"].tolist() == np.repeat(names[s.opponent_policy], 2).tolist()
+
+
+@pytest.mark.parametrize("preview", [0, 1])
+@pytest.mark.parametrize("opponent", ["random", "minimax", "gaps"])
+def test_both_sides_in_every_timing(preview, opponent):
+    """The chance column is each row's piece distribution: the rules'
+    probabilities, or the opponent's choice (1 for the piece it gives, which
+    with previews is the one that joins the queue)."""
+    s = babytris.solve(width=3, height=4, preview=preview, opponent=opponent)
+    table = policy_array(s)
+    chance = table["chance"].reshape(s.n_boards, 2)
+    assert np.allclose(chance.sum(axis=1), 1.0)
+    if opponent == "random":
+        assert "gives" not in table.dtype.names
+        assert np.allclose(chance, s.rules.probabilities)
+    else:
+        given = table["gives"].reshape(s.n_boards, 2)
+        assert (given[:, 0] == given[:, 1]).all()
+        assert (table["drawn"][table["chance"] == 1.0] == table["gives"][table["chance"] == 1.0]).all()
+        assert chance.argmax(axis=1).tolist() == s.opponent_policy.tolist()
+        if preview:  # the drawn piece is the queue's last: the one the opponent named before the placement
+            assert (table["queue"] == table["drawn"]).all()
+    # the row's value before its piece is the Solution's board value
+    assert np.allclose((s.values * chance).sum(axis=1), s.board_values)
 
 
 def test_the_cli_writes_the_policy_as_csv(tmp_path, capsys, solution):

@@ -79,3 +79,36 @@ def test_bad_arguments(transitions_4x4):
         babytris.tournament(transitions_4x4, {"r": "random"}, {"random": "random"}, n_games=-1)
     with pytest.raises(TypeError, match="Transitions"):
         babytris.tournament("4x4", {"r": "random"}, {"random": "random"})
+
+
+def test_a_tournament_is_a_table(small_table, tmp_path):
+    path = tmp_path / "table.csv"
+    text = small_table.to_csv(path)
+    assert path.read_text() == text and text.startswith("player,opponent,expected")
+    html = small_table._repr_html_()
+    assert html.startswith("<table>") and html.count("<tr>") == 1 + 3
+    assert f"{small_table.expected[0, 0]:,.1f}" in html
+    pandas = pytest.importorskip("pandas")
+    frame = small_table.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and len(frame) == 6
+    assert frame["expected"].tolist() == small_table.expected.ravel().tolist()
+
+
+def test_the_course_timing_plays_in_a_tournament():
+    """The opponents choose the next piece before the placement (preview=1):
+    each exact entry equals expected_points, and the playouts check it."""
+    rules = babytris.Rules(width=4, height=4, preview=1)
+    t = babytris.enumerate_boards(rules)
+    optimal = babytris.solve_transitions(t)
+    minimax = babytris.solve_transitions(t, opponent="minimax")
+    table = babytris.tournament(
+        t,
+        {"optimal": optimal, "max-min": minimax},
+        {"random": "random", "minimax": minimax},
+        n_actions=300,
+        n_games=300,
+    )
+    assert table.expected[1, 1] == babytris.expected_points(minimax, "optimal", "solution", n_actions=300)
+    assert table.expected[0, 0] == babytris.expected_points(optimal, n_actions=300)
+    assert table.largest_gap <= 5
+    assert (table.worst_case <= table.worst + 1e-9).all()
