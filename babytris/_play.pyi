@@ -18,7 +18,7 @@ def play_games(
     probabilities: npt.NDArray[np.float64],
     starts: npt.NDArray[np.int32],
     start_chances: npt.NDArray[np.float64],
-    n_actions: int,
+    n_placements: int,
     seeds: npt.NDArray[np.uint64],
     pieces: npt.NDArray[np.int16] | None,
     rows: npt.NDArray[np.int16] | None,

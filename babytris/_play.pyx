@@ -104,12 +104,12 @@ cdef struct Game:
     const int32_t* starts         # the rows a game may start on (a preview game's opening queues)
     const double* start_cumulative  # their cumulative chances (the last never read)
     Py_ssize_t n_starts
-    int64_t n_actions
+    int64_t n_placements
 
 
 cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t* placements) noexcept nogil:
     """One game from one of ``g.starts`` (drawn by its chance where there are
-    several, else no draw): up to ``g.n_actions`` placements, ending early when
+    several, else no draw): up to ``g.n_placements`` placements, ending early when
     the piece fits nowhere.  Writes its points and placements made."""
     cdef Rng rng
     cdef int32_t b = g.starts[0]
@@ -124,7 +124,7 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
         u = rng_uniform(&rng)
         for j in range(g.n_starts - 1):
             b = g.starts[j + 1] if u >= g.start_cumulative[j] else b
-    for k in range(g.n_actions):
+    for k in range(g.n_placements):
         if g.pieces != NULL:
             p = g.pieces[b]
         else:
@@ -146,19 +146,19 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
             e = lo + rng_below(&rng, hi - lo)
         total += g.scores[g.lines[e]]
         b = g.next_board[e]
-    placements[0] = g.n_actions
+    placements[0] = g.n_placements
     points[0] = total
 
 
 def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                const double[::1] scores, const double[::1] probabilities, const int32_t[::1] starts,
-               const double[::1] start_chances, int64_t n_actions,
+               const double[::1] start_chances, int64_t n_placements,
                const uint64_t[::1] seeds, const int16_t[::1] pieces, const int16_t[::1] rows,
                double[::1] points, int64_t[::1] placements, int n_threads=1, const int32_t[::1] chance=None):
     """Play ``len(seeds)`` independent games on the move table, each from one
     of the rows ``starts`` (int32), drawn with ``start_chances`` (float64, one
     per start, summing to 1; one start: no draw); game i uses ``seeds[i]`` and writes ``points[i]`` (float64) and
-    ``placements[i]`` (int64, < ``n_actions`` when the game ended early).
+    ``placements[i]`` (int64, < ``n_placements`` when the game ended early).
 
     ``pieces``: int16 ``(n_boards,)``, the piece the opponent gives on each
     board, or None to draw it with ``probabilities`` (float64, one per piece;
@@ -178,8 +178,8 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     n_boards = n_states // P
     if next_board.shape[0] != lines.shape[0] or offsets[n_states] != next_board.shape[0]:
         raise ValueError("play_games: offsets do not match the moves")
-    if starts.shape[0] < 1 or starts.shape[0] != start_chances.shape[0] or n_actions < 0:
-        raise ValueError("play_games: starts, start_chances or n_actions out of range")
+    if starts.shape[0] < 1 or starts.shape[0] != start_chances.shape[0] or n_placements < 0:
+        raise ValueError("play_games: starts, start_chances or n_placements out of range")
     for i in range(starts.shape[0]):
         if not 0 <= starts[i] < n_boards:
             raise ValueError(f"play_games: starts[{i}] = {starts[i]} is not a row")
@@ -211,7 +211,7 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     g.starts = &starts[0]
     g.start_cumulative = &start_cum[0]
     g.n_starts = starts.shape[0]
-    g.n_actions = n_actions
+    g.n_placements = n_placements
     if n_games == 0:
         return
     cdef Py_ssize_t n_chunks = (n_games + GAMES_PER_CHUNK - 1) // GAMES_PER_CHUNK

@@ -28,7 +28,7 @@ this regret; :func:`exp3` measures it, and
 >>> experts = standard_experts(t)
 >>> list(experts)[:3]
 ['optimal', 'max-min', 'best response to minimax 0.1']
->>> result = exp3(t, experts, "random", n_actions=2000, seed=1)
+>>> result = exp3(t, experts, "random", n_placements=2000, seed=1)
 >>> result.best_expert
 'optimal'
 >>> bool(result.regret < result.bound)
@@ -60,10 +60,10 @@ class Exp3Result:
     Attributes:
         experts: the experts' names, in order.
         opponent: the opponent's name.
-        points: float64 ``(n_actions,)``: EXP3's points at each placement.
-        chosen: int64 ``(n_actions,)``: the expert drawn for each placement.
-        probabilities: float64 ``(n_actions, K)``: the chances it was drawn with.
-        expert_points: float64 ``(K, n_actions)``: each expert's points
+        points: float64 ``(n_placements,)``: EXP3's points at each placement.
+        chosen: int64 ``(n_placements,)``: the expert drawn for each placement.
+        probabilities: float64 ``(n_placements, K)``: the chances it was drawn with.
+        expert_points: float64 ``(K, n_placements)``: each expert's points
             at each placement, playing alone on the same pieces.
         games: int: the games EXP3 played (1 + the times a piece fit nowhere).
         gamma: the exploration rate used.
@@ -83,7 +83,7 @@ class Exp3Result:
     block: int = 1
 
     @property
-    def n_actions(self) -> int:
+    def n_placements(self) -> int:
         return len(self.points)
 
     @property
@@ -97,7 +97,7 @@ class Exp3Result:
         return float(self.expert_points.sum(axis=1).max() - self.points.sum())
 
     def regret_curve(self) -> np.ndarray:
-        """float64 ``(n_actions,)``: the regret after each placement (the best
+        """float64 ``(n_placements,)``: the regret after each placement (the best
         expert's points alone so far, the best at that time, less EXP3's)."""
         return np.cumsum(self.expert_points, axis=1).max(axis=0) - np.cumsum(self.points)
 
@@ -109,16 +109,16 @@ class Exp3Result:
         return float(self.bound_curve()[-1])
 
     def bound_curve(self) -> np.ndarray:
-        """float64 ``(n_actions,)``: :attr:`bound` after each placement (its rounds so far)."""
-        K, steps = len(self.experts), np.arange(1, self.n_actions + 1)
+        """float64 ``(n_placements,)``: :attr:`bound` after each placement (its rounds so far)."""
+        K, steps = len(self.experts), np.arange(1, self.n_placements + 1)
         if K == 1:
-            return np.zeros(self.n_actions)
+            return np.zeros(self.n_placements)
         rounds = np.ceil(steps / self.block)
         return 2 * math.sqrt(math.e - 1) * np.sqrt(rounds * K * math.log(K)) * self.scale * self.block
 
     def __repr__(self) -> str:
         return (
-            f"<Exp3Result against {self.opponent}: {self.n_actions:,} placements, {self.points.sum():,.0f} points; "
+            f"<Exp3Result against {self.opponent}: {self.n_placements:,} placements, {self.points.sum():,.0f} points; "
             f"best expert {self.best_expert!r} {self.expert_points.sum(axis=1).max():,.0f}; "
             f"regret {self.regret:,.1f} (bound {self.bound:,.0f})>"
         )
@@ -129,13 +129,13 @@ def exp3(
     experts: Mapping[str, Solution | np.ndarray],
     opponent: Opponent,
     *,
-    n_actions: int = 10_000,
+    n_placements: int = 10_000,
     gamma: float | None = None,
     block: int = 1,
     seed: int = 0,
     opponent_name: str | None = None,
 ) -> Exp3Result:
-    """EXP3 over ``experts`` against ``opponent`` for ``n_actions`` placements
+    """EXP3 over ``experts`` against ``opponent`` for ``n_placements`` placements
     (see :mod:`babytris.adaptive`), and each expert alone on the same pieces.
 
     Args:
@@ -146,11 +146,11 @@ def exp3(
             numbers; at least one.
         opponent: ``"random"``, a :class:`Solution` solved against an
             opponent (its piece choices) or an int array ``(n_boards,)``.
-        n_actions: placements, in [1, 10**7]; a game whose piece fits
+        n_placements: placements, in [1, 10**7]; a game whose piece fits
             nowhere is followed by a new one from the start board.
         gamma: exploration rate in (0, 1]; default Auer et al.'s
-            corollary 3.2 value for ``ceil(n_actions / block)`` rounds.
-        block: placements per round, in [1, n_actions]: the expert drawn
+            corollary 3.2 value for ``ceil(n_placements / block)`` rounds.
+        block: placements per round, in [1, n_placements]: the expert drawn
             places ``block`` pieces in a row, and their points, scaled by
             ``block`` times the largest line score, are the round's reward.
         seed: an integer in [0, 2**63): the pieces drawn (shared by every
@@ -163,7 +163,7 @@ def exp3(
     t = transitions_of(game)
     if t.rules.node_tables:
         raise ValueError("exp3: plain games only (no previews, hold or bag)")
-    n_actions = check_int("n_actions", n_actions, 1, 10**7)
+    n_placements = check_int("n_placements", n_placements, 1, 10**7)
     seed = check_int("seed", seed, 0, 2**63 - 1)
     if not isinstance(experts, Mapping) or not experts:
         raise ValueError(f"experts must be a non-empty mapping of names to policies, got {experts!r}")
@@ -174,8 +174,8 @@ def exp3(
             raise ValueError(f"experts: {expert!r} must be a Solution with a policy or a policy array, not 'random'")
         rows.append(found)
     K = len(rows)
-    block = check_int("block", block, 1, n_actions)
-    rounds = math.ceil(n_actions / block)
+    block = check_int("block", block, 1, n_placements)
+    rounds = math.ceil(n_placements / block)
     if gamma is None:
         gamma = min(1.0, math.sqrt(K * math.log(K) / ((math.e - 1) * rounds))) if K > 1 else 1.0
     gamma = check_number("gamma", gamma, 0.0, 1.0, open_low=True)
@@ -183,7 +183,7 @@ def exp3(
     name = opponent_name or (opponent if isinstance(opponent, str) else getattr(opponent, "opponent", "given"))
     scale = max(max(t.rules.line_scores), 1e-300)
 
-    draws = np.random.default_rng([seed, 0]).random(n_actions)  # the pieces, shared by every run
+    draws = np.random.default_rng([seed, 0]).random(n_placements)  # the pieces, shared by every run
     chances = np.cumsum(t.rules.probabilities)
     chances[-1] = 1.0
     game_runner = _Runner(t, pieces, draws, chances)
@@ -191,15 +191,15 @@ def exp3(
 
     rng = np.random.default_rng([seed, 1])
     log_w = np.zeros(K)
-    points = np.empty(n_actions)
-    chosen = np.empty(n_actions, dtype=np.int64)
-    probabilities = np.empty((n_actions, K))
+    points = np.empty(n_placements)
+    chosen = np.empty(n_placements, dtype=np.int64)
+    probabilities = np.empty((n_placements, K))
     game_runner.reset()
-    for first in range(0, n_actions, block):
+    for first in range(0, n_placements, block):
         w = np.exp(log_w - log_w.max())
         p = (1 - gamma) * w / w.sum() + gamma / K
         i = int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right"), K - 1))
-        steps = range(first, min(first + block, n_actions))
+        steps = range(first, min(first + block, n_placements))
         points[steps.start : steps.stop] = [game_runner.step(rows[i], step) for step in steps]
         chosen[steps.start : steps.stop], probabilities[steps.start : steps.stop] = i, p
         x = points[steps.start : steps.stop].sum() / (scale * block)
@@ -291,9 +291,9 @@ def standard_opponents(t: Transitions, discounts: tuple[float, ...] = (0.1, 0.9)
     return opponents
 
 
-def exp3_study(t: Transitions, *, n_actions: int = 10_000, block: int = 1, seed: int = 0) -> dict[str, Exp3Result]:
+def exp3_study(t: Transitions, *, n_placements: int = 10_000, block: int = 1, seed: int = 0) -> dict[str, Exp3Result]:
     """EXP3 over :func:`standard_experts` against each of
-    :func:`standard_opponents`, ``n_actions`` placements each in rounds of ``block``.
+    :func:`standard_opponents`, ``n_placements`` placements each in rounds of ``block``.
 
     Returns:
         ``{opponent name: Exp3Result}``.
@@ -301,6 +301,6 @@ def exp3_study(t: Transitions, *, n_actions: int = 10_000, block: int = 1, seed:
     opponents = standard_opponents(t)
     experts = standard_experts(t, opponents=opponents)
     return {
-        name: exp3(t, experts, opponent, n_actions=n_actions, block=block, seed=seed, opponent_name=name)
+        name: exp3(t, experts, opponent, n_placements=n_placements, block=block, seed=seed, opponent_name=name)
         for name, opponent in opponents.items()
     }

@@ -144,7 +144,7 @@ def _row(rules: Rules, repeat: int, n_jobs: int | None) -> BenchmarkRow:
     solution = solve_transitions(t, n_jobs=n_jobs)
 
     def playouts() -> None:
-        result = play(solution, n_actions=PLAYOUT_PLACEMENTS, n_games=PLAYOUT_GAMES, n_jobs=n_jobs)
+        result = play(solution, n_placements=PLAYOUT_PLACEMENTS, n_games=PLAYOUT_GAMES, n_jobs=n_jobs)
         placed.append(int(result.placements.sum()))
 
     placed: list[int] = []

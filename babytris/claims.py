@@ -51,8 +51,8 @@ def _slides_score(height: int, discount: float, published: int):
         import babytris
 
         solution = babytris.solve(width=4, height=height, discount=discount, tol=1e-8)
-        exact = babytris.expected_points(solution, n_actions=10_000)
-        games = babytris.play(solution, n_actions=10_000, n_games=200 if fast else 2000, seed=1)
+        exact = babytris.expected_points(solution, n_placements=10_000)
+        games = babytris.play(solution, n_placements=10_000, n_games=200 if fast else 2000, seed=1)
         spread = float(np.std(games.points, ddof=1))
         off = abs(published - exact) / spread
         verdict = WITHIN_NOISE if off <= 3 else DIFFERS
@@ -73,7 +73,7 @@ for (_height, _discount), _published in SLIDES_SCORES.items():
         f"score of one game of 10,000 placements, optimal player for discount {_discount}, 4x{_height}",
         _published,
         f"s = babytris.solve(width=4, height={_height}, discount={_discount}); "
-        "babytris.expected_points(s, n_actions=10_000)",
+        "babytris.expected_points(s, n_placements=10_000)",
     )(_slides_score(_height, _discount, _published))
 
 
@@ -223,8 +223,8 @@ def _slides_cell(row: str, column: str, published: float):
         game = _course_game()
         policy = _course_player(row)
         if column in ("rand", "min"):
-            exact = babytris.expected_points(game["t0"], player=policy, n_actions=10_000)
-            games = babytris.play(game["t0"], player=policy, n_actions=10_000, n_games=200, seed=3)
+            exact = babytris.expected_points(game["t0"], player=policy, n_placements=10_000)
+            games = babytris.play(game["t0"], player=policy, n_placements=10_000, n_games=200, seed=3)
             spread = float(np.std(games.points, ddof=1)) / 10  # their Rand is a mean of 100 games
         scores = _course_scores(row)
         if column == "rand":

@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from .cli_options import board_arguments, output_arguments, rule_arguments, rule_fields, solver_arguments
+from .cli_options import (
+    board_arguments,
+    output_arguments,
+    rule_arguments,
+    rule_fields,
+    solver_arguments,
+    tie_arguments,
+    tie_fields,
+)
 from .resources import gib_to_bytes
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
@@ -129,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     output_arguments(table)
     board_arguments(table)
     rule_arguments(table)
+    tie_arguments(table)
     table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
     table.add_argument(
         "--opponent-discounts",
@@ -140,11 +149,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     table.add_argument(
         "--placements",
-        "--actions",  # (its first name, kept: one name for what play counts too)
-        dest="actions",
+        dest="placements",
         type=int,
         default=10_000,
-        help="placements counted (default 10000; --actions is the same)",
+        help="placements counted (default 10000)",
     )
     table.add_argument("--games", type=int, default=100, help="games played per pair as a check (default 100)")
     table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
@@ -183,6 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     output_arguments(rate)
     board_arguments(rate)
+    rule_arguments(rate)
     rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
 
     shrink = commands.add_parser(
@@ -194,9 +203,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     output_arguments(shrink)
     board_arguments(shrink)
+    rule_arguments(shrink)
     shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
-    shrink.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
-    shrink.add_argument("--hold", action="store_true", help="the player may hold a piece")
 
     from .cli_export import add_export_parser
 
@@ -275,6 +283,7 @@ def _solution_from(args: argparse.Namespace, out: _Output, **rule_fields: Any):
         max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
         progress=out.chatty,
+        **tie_fields(args),
         **rule_fields,
     )
 
@@ -440,9 +449,10 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
         width=args.width,
         height=args.height,
         **rule_fields(args),
+        **tie_fields(args),
         discount=args.discount,
         opponent_discounts=tuple(args.opponent_discounts),
-        n_actions=args.actions,
+        n_placements=args.placements,
         n_games=args.games,
         seed=args.seed,
     )
@@ -450,7 +460,7 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
         {
             "players": list(table.players),
             "opponents": list(table.opponents),
-            "n_actions": table.n_actions,
+            "n_placements": table.n_placements,
             "n_games": table.n_games,
             "largest_gap": table.largest_gap,
             "seconds": table.seconds,
@@ -467,7 +477,7 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
             else "no playout check (--games < 2)"
         )
         out.line(
-            f"\n{args.width}x{args.height}: expected points of {table.n_actions:,} placements (exact); "
+            f"\n{args.width}x{args.height}: expected points of {table.n_placements:,} placements (exact); "
             f"{check}; {table.seconds:.1f} s including every solve."
         )
     else:
@@ -495,7 +505,7 @@ def _size(text: str) -> tuple[int, int]:
 def _rate(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
-    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height))
+    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height, **rule_fields(args)))
     out.line(f"{args.width}x{args.height}: {t.n_boards:,} boards; average points per placement, optimal play")
     converged, records = True, []
     for opponent in ("random", "minimax"):
@@ -524,9 +534,7 @@ def _rate(args: argparse.Namespace, out: _Output) -> int:
 def _minimize(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
-    t = babytris.enumerate_boards(
-        babytris.Rules(width=args.width, height=args.height, preview=args.preview, hold=args.hold)
-    )
+    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height, **rule_fields(args)))
     rows = (
         "boards"
         if args.preview == 0 and not args.hold

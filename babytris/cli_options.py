@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import argparse
 
+from .board import Board
 from .resources import DEFAULT_MAX_MEMORY
 from .roles import OPPONENT_MODELS
-from .rules import MOVES, RANDOMIZERS
+from .rules import MOVES, OBJECTIVES, RANDOMIZERS
+from .ties import TIE_RULES
 
-__all__ = ["output_arguments", "board_arguments", "rule_arguments", "rule_fields", "solver_arguments"]
+__all__ = [
+    "output_arguments",
+    "board_arguments",
+    "rule_arguments",
+    "rule_fields",
+    "solver_arguments",
+    "tie_arguments",
+    "tie_fields",
+]
 
 JSON_OBJECT = "print one JSON object instead of text"
 
@@ -28,8 +38,10 @@ def board_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rule_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--preview``, ``--hold``, ``--hold-start``, ``--moves``, ``--randomizer``,
-    ``--bag-copies`` and ``--pieces``."""
+    """Every :class:`~babytris.Rules` field but the board's size (:func:`board_arguments`):
+    ``--pieces``, ``--line-scores``, ``--probabilities``, ``--start``, ``--objective``,
+    ``--preview``, ``--hold``, ``--hold-start``, ``--mirror``, ``--no-holes``, ``--top-out``,
+    ``--moves``, ``--randomizer`` and ``--bag-copies``; defaults the Rules' own."""
     parser.add_argument("--preview", type=int, default=0, help="pieces the player sees ahead (default 0)")
     parser.add_argument("--hold", action="store_true", help="the player may hold a piece")
     parser.add_argument(
@@ -64,12 +76,63 @@ def rule_arguments(parser: argparse.ArgumentParser) -> None:
         default=["trominoes"],
         help="piece names or groups: I L I4 O T S Z J L4, trominoes, tetrominoes (default trominoes)",
     )
+    parser.add_argument(
+        "--line-scores",
+        type=float,
+        nargs="+",
+        default=None,
+        metavar="POINTS",
+        help="points for clearing 0, 1, 2, ... rows at once (default 0 1 3 6, then 10 for four)",
+    )
+    parser.add_argument(
+        "--probabilities",
+        type=float,
+        nargs="+",
+        default=None,
+        metavar="P",
+        help="each piece's chance, in --pieces order, summing to 1 (default equal)",
+    )
+    parser.add_argument(
+        "--start",
+        default="0",
+        metavar="BOARD",
+        help="the start board: its bits as an integer (bit row * width + col, row 0 at the bottom), or its rows "
+        "top first joined by '/', '#' filled and '.' empty, e.g. '..../#..#' (default: empty)",
+    )
+    parser.add_argument(
+        "--objective",
+        choices=OBJECTIVES,
+        default="points",
+        help="points (default), or combo: the expected combo length (placements that each clear a row)",
+    )
+    parser.add_argument("--mirror", action="store_true", help="merge each board with its mirror image")
+    parser.add_argument("--no-holes", action="store_true", help="cells under a landed piece fill (no holes)")
+    parser.add_argument(
+        "--top-out", action="store_true", help="a placement leaving a cell in the top row loses the game"
+    )
 
 
 def rule_fields(args: argparse.Namespace) -> dict:
     """The ``Rules`` fields :func:`rule_arguments` parsed, as keywords."""
-    names = ("pieces", "preview", "hold", "hold_start", "moves", "randomizer", "bag_copies")
-    return {name: getattr(args, name) for name in names}
+    names = ("pieces", "preview", "hold", "hold_start", "moves", "randomizer", "bag_copies", "objective")
+    fields = {name: getattr(args, name) for name in names}
+    fields.update(mirror=args.mirror, no_holes=args.no_holes, top_out=args.top_out, start=_start(args))
+    if args.line_scores is not None:
+        fields["line_scores"] = args.line_scores
+    if args.probabilities is not None:
+        fields["probabilities"] = args.probabilities
+    return fields
+
+
+def _start(args: argparse.Namespace) -> int | Board:
+    """``--start`` as the board's bits, or as rows (top first, '/' between them)."""
+    text = args.start.strip()
+    if text.isdigit():
+        return int(text)
+    rows = text.split("/")
+    if not all(rows) or any(set(row) - {"#", "."} for row in rows):
+        raise ValueError(f"--start takes an integer or rows of '#' and '.' joined by '/', got {args.start!r}")
+    return Board.from_rows(rows, height=args.height)
 
 
 def solver_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,3 +169,22 @@ def solver_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"refuse work needing more memory than this, in GiB (default {DEFAULT_MAX_MEMORY / 2**30:g})",
     )
     parser.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
+    tie_arguments(parser)
+
+
+def tie_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--ties`` and ``--tie-seed``: which of equally good moves (and pieces) the policies take."""
+    parser.add_argument(
+        "--ties",
+        choices=TIE_RULES,
+        default="first",
+        help="which of equally good moves (and an optimising opponent's pieces) to take: the first by placement "
+        "number (default), the last, or one drawn at random (--tie-seed); values do not depend on it",
+    )
+    parser.add_argument("--tie-seed", type=int, default=None, help="the seed of --ties random")
+
+
+def tie_fields(args: argparse.Namespace) -> dict:
+    """The ``ties`` and ``tie_seed`` keywords :func:`tie_arguments` parsed (a seed 0 by default with random)."""
+    seed = args.tie_seed if args.tie_seed is not None or args.ties != "random" else 0
+    return {"ties": args.ties, "tie_seed": seed}

@@ -3,9 +3,9 @@ n placements, against randomly drawn pieces or an opponent choosing them.
 
 >>> import babytris
 >>> solution = babytris.solve(width=4, height=4)
->>> babytris.play(solution, n_actions=1000, n_games=100, seed=1)
+>>> babytris.play(solution, n_placements=1000, n_games=100, seed=1)
 <PlayResult 100 games of up to 1,000 placements: mean 1,106.36 ± 0.7428 points, 1.10636 per placement, 0 over early>
->>> babytris.expected_points(solution, n_actions=1000)     # exact: the mean above converges to it
+>>> babytris.expected_points(solution, n_placements=1000)     # exact: the mean above converges to it
 1106.935335127819
 
 Who plays is given the same way to both:
@@ -20,7 +20,7 @@ Who plays is given the same way to both:
   or an int array ``(n_boards,)`` of piece indices.
 
 Games start on the rules' start board (the empty board by default) and count points, undiscounted, for at most
-``n_actions`` placements; a game ends early when the piece fits nowhere (or tops out, ``Rules(top_out=True)``).
+``n_placements`` placements; a game ends early when the piece fits nowhere (or tops out, ``Rules(top_out=True)``).
 Only points count here, never a :class:`~babytris.Reward` (its ``loss`` included), except in
 :func:`evaluate` with ``discount`` and ``reward``.
 """
@@ -54,13 +54,13 @@ __all__ = [
     "HorizonValues",
     "Player",
     "Opponent",
-    "MAX_ACTIONS",
+    "MAX_PLACEMENTS",
     "MAX_GAMES",
 ]
 
 
-#: Largest ``n_actions`` (placements per game, or the horizon).
-MAX_ACTIONS = 10**9
+#: Largest ``n_placements`` (placements per game, or the horizon).
+MAX_PLACEMENTS = 10**9
 #: Largest ``n_games`` of one :func:`play` call.
 MAX_GAMES = 10**7
 
@@ -85,14 +85,14 @@ class PlayResult:
     Attributes:
         points: float64 array ``(n_games,)``, each game's points.
         placements: int64 array ``(n_games,)``, each game's placements made:
-            ``n_actions``, or fewer if the game ended (a piece fitting nowhere).
-        n_actions: the placements a game was allowed.
+            ``n_placements``, or fewer if the game ended (a piece fitting nowhere).
+        n_placements: the placements a game was allowed.
         seed: the run's seed; game i used ``game_seeds(seed, n_games)[i]``.
     """
 
     points: np.ndarray
     placements: np.ndarray
-    n_actions: int
+    n_placements: int
     seed: int
 
     @property
@@ -121,13 +121,13 @@ class PlayResult:
 
     @property
     def games_over(self) -> int:
-        """The number of games that ended before ``n_actions`` placements."""
-        return int(np.count_nonzero(self.placements < self.n_actions))
+        """The number of games that ended before ``n_placements`` placements."""
+        return int(np.count_nonzero(self.placements < self.n_placements))
 
     def __repr__(self) -> str:
         spread = "" if self.n_games < 2 else f" ± {self.stderr:,.4g}"
         return (
-            f"<PlayResult {self.n_games:,} game{'s' if self.n_games != 1 else ''} of up to {self.n_actions:,} "
+            f"<PlayResult {self.n_games:,} game{'s' if self.n_games != 1 else ''} of up to {self.n_placements:,} "
             f"placements: mean {self.mean:,.6g}{spread} points, {self.points_per_placement:.6g} per placement, "
             f"{self.games_over:,} over early>"
         )
@@ -139,12 +139,12 @@ class HorizonValues:
 
     Attributes:
         values: float64 array ``(n_boards,)``: ``values[b]``, the expected
-            points of the next ``n_actions`` placements from board b (before
+            points of the next ``n_placements`` placements from board b (before
             its piece is drawn or chosen).  NaN on the boards not computed:
             those the game cannot reach from the start board under these
             player and opponent, unless ``all_boards=True``.
-        n_actions: the horizon.
-        steps: backups computed (``n_actions`` unless stopped early).
+        n_placements: the horizon.
+        steps: backups computed (``n_placements`` unless stopped early).
         stopped: ``"horizon"`` (all backups ran), ``"fixed point"`` (a backup
             changed no value, so every later one repeats it: exact), or
             ``"extrapolated"`` (``exact=False``: the rest was extrapolated).
@@ -159,7 +159,7 @@ class HorizonValues:
     """
 
     values: np.ndarray
-    n_actions: int
+    n_placements: int
     steps: int
     stopped: str
     bound: float
@@ -169,14 +169,14 @@ class HorizonValues:
 
     @property
     def start_value(self) -> float:
-        """The expected points of the next ``n_actions`` placements from the start board."""
+        """The expected points of the next ``n_placements`` placements from the start board."""
         if self.start_weights is None:
             return float(self.values[self.starts].min())
         return float(self.values[self.starts] @ self.start_weights)
 
     def __repr__(self) -> str:
         return (
-            f"<HorizonValues n_actions={self.n_actions:,}: start_value={self.start_value:.10g}, "
+            f"<HorizonValues n_placements={self.n_placements:,}: start_value={self.start_value:.10g}, "
             f"{self.n_computed:,} boards, {self.steps:,} steps ({self.stopped}"
             f"{f', bound {self.bound:.1e}' if self.stopped == 'extrapolated' else ''})>"
         )
@@ -187,7 +187,7 @@ def play(
     player: Player = "optimal",
     opponent: Opponent = "random",
     *,
-    n_actions: int = 10_000,
+    n_placements: int = 10_000,
     seed: int = 0,
     n_games: int = 1,
     n_jobs: int | None = None,
@@ -196,13 +196,13 @@ def play(
 
     Before each placement the opponent gives a piece, then the player places
     it; points are ``rules.line_scores[rows cleared]``.  A game stops after
-    ``n_actions`` placements, or when the piece fits nowhere.
+    ``n_placements`` placements, or when the piece fits nowhere.
 
     Args:
         game: a :class:`Solution` (its move table, policy and piece choices
             back ``"optimal"`` and ``"solution"``) or a :class:`Transitions`.
         player, opponent: see the module docstring.
-        n_actions: placements per game, in [1, 10**9].
+        n_placements: placements per game, in [1, 10**9].
         seed: an integer in [0, 2**64).  Game i draws from its own generator
             seeded with ``game_seeds(seed, n_games)[i]``, so results depend on
             ``seed`` and the game's number only, never on ``n_jobs``.
@@ -215,7 +215,7 @@ def play(
     Games are array lookups in the move table, run in C threads: an optimal
     player on 4x5 makes 60 to 130 million placements a second per core.
     """
-    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, high_text="10**9")
+    n_placements = check_int("n_placements", n_placements, 1, MAX_PLACEMENTS, high_text="10**9")
     seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
     n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     n_jobs = resolve_n_jobs(n_jobs)
@@ -237,7 +237,7 @@ def play(
         bag_chances(rules).ravel(),  # (one row of the rules' probabilities without a bag)
         sides.starts.astype(np.int32),
         sides.start_weights,
-        n_actions,
+        n_placements,
         _play.game_seeds(seed, n_games),
         sides.pieces,
         sides.rows,
@@ -246,7 +246,7 @@ def play(
         n_jobs,
         chance=None if t.bags is None else t.bags.astype(np.int32),
     )
-    return PlayResult(points, placements, n_actions, seed)
+    return PlayResult(points, placements, n_placements, seed)
 
 
 def game_seeds(seed: int, n_games: int) -> np.ndarray:
@@ -263,17 +263,17 @@ def expected_points(
     player: Player = "optimal",
     opponent: Opponent = "random",
     *,
-    n_actions: int = 10_000,
+    n_placements: int = 10_000,
     exact: bool = False,
-    n_jobs: int = 1,
+    n_jobs: int | None = None,
 ) -> float:
-    """The exact expected points of ``n_actions`` placements from the start
+    """The exact expected points of ``n_placements`` placements from the start
     board (``rules.start``, the empty board by default): what the mean of
     :func:`play` converges to.
 
     See :func:`horizon_values`, of which this is ``.start_value``.
     """
-    return horizon_values(game, player, opponent, n_actions=n_actions, exact=exact, n_jobs=n_jobs).start_value
+    return horizon_values(game, player, opponent, n_placements=n_placements, exact=exact, n_jobs=n_jobs).start_value
 
 
 def evaluate(
@@ -281,13 +281,13 @@ def evaluate(
     player: Player = "optimal",
     opponent: Opponent = "random",
     *,
-    n_actions: int | None = None,
+    n_placements: int | None = None,
     discount: float | None = None,
     tol: float = 1e-10,
     reward: Reward | None = None,
 ) -> float:
     """The exact value of a player against an opponent, from the start board:
-    the expected points of the next ``n_actions`` placements (undiscounted,
+    the expected points of the next ``n_placements`` placements (undiscounted,
     :func:`expected_points`), or with ``discount`` the expected discounted
     points of the whole game (policy evaluation, to ``tol``), or with
     ``reward`` too its expected discounted :class:`~babytris.Reward` (say,
@@ -298,17 +298,19 @@ def evaluate(
     ``solve(opponent="minimax")`` at that discount (the game's own Solution
     where it is that solve, else solved here), and ``"best_response"`` the
     opponent that gives, on each row, the piece worst for this player.  Give
-    exactly one of ``n_actions`` and ``discount``.  The values count points
+    exactly one of ``n_placements`` and ``discount``.  The values count points
     unless a ``reward`` is given: a Solution's own reward (weights, a loss)
     is not assumed.  The game starts as :attr:`Solution.start_value` says:
     an opponent that chooses pieces chooses the opening too.
     """
-    if n_actions is not None and discount is None:
+    if n_placements is not None and discount is None:
         if reward is not None:
-            raise ValueError("reward: with n_actions the value is the expected points; give discount to value a Reward")
-        return expected_points(game, player, opponent, n_actions=n_actions)
-    if discount is None or n_actions is not None:
-        raise ValueError("evaluate: give exactly one of n_actions (points of n placements) and discount")
+            raise ValueError(
+                "reward: with n_placements the value is the expected points; give discount to value a Reward"
+            )
+        return expected_points(game, player, opponent, n_placements=n_placements)
+    if discount is None or n_placements is not None:
+        raise ValueError("evaluate: give exactly one of n_placements (points of n placements) and discount")
     t = transitions_of(game)
     if _named(opponent, "minimax"):
         opponent = _minimax_opponent(game, discount, tol)
@@ -346,12 +348,12 @@ def horizon_values(
     player: Player = "optimal",
     opponent: Opponent = "random",
     *,
-    n_actions: int = 10_000,
+    n_placements: int = 10_000,
     exact: bool = False,
     all_boards: bool = False,
-    n_jobs: int = 1,
+    n_jobs: int | None = None,
 ) -> HorizonValues:
-    """Expected points of the next ``n_actions`` placements, for every board,
+    """Expected points of the next ``n_placements`` placements, for every board,
     by backward induction (finite horizon, undiscounted).
 
     ``U_0 = 0``; ``U_k(b) = sum_p w_p(b) Q_k(b, p)``, where ``w_p(b)`` is
@@ -371,7 +373,7 @@ def horizon_values(
 
     Args:
         game, player, opponent: as for :func:`play`.
-        n_actions: the horizon n, in [1, 10**9].
+        n_placements: the horizon n, in [1, 10**9].
         exact: run all n backups.  By default (False) the rest is
             extrapolated once the increments settle.  Checkpoints are the
             steps k with ``n - k`` divisible by a lag L, a multiple of 12 and
@@ -390,22 +392,24 @@ def horizon_values(
             does not divide L) mean all n backups run.  Both modes stop,
             exactly, once a backup changes no value.
         all_boards: compute every board, not only the reachable ones.
-        n_jobs: threads sharing each backup's boards (default 1; one
-            backup is short and all threads wait for the slowest, so extra
-            threads pay only on large ``all_boards`` runs on an idle machine).
-            The result does not depend on it.
+        n_jobs: threads sharing each backup's boards (default None, as
+            everywhere: one thread for the reachable boards, whose backups
+            are short and would leave every thread waiting for the slowest;
+            the free cores with ``all_boards``).  The result does not depend on it.
 
     Returns:
         :class:`HorizonValues`; ``.start_value`` is the empty board's.
     """
-    n_actions = check_int("n_actions", n_actions, 1, MAX_ACTIONS, high_text="10**9")
+    n_placements = check_int("n_placements", n_placements, 1, MAX_PLACEMENTS, high_text="10**9")
     if not isinstance(exact, bool):
         raise ValueError(f"exact must be True or False, got {exact!r}")
     if not isinstance(all_boards, bool):
         raise ValueError(f"all_boards must be True or False, got {all_boards!r}")
-    n_jobs = resolve_n_jobs(n_jobs)
+    # The default: one thread for the boards a game reaches (a backup is short and every thread waits
+    # for the slowest), the free cores for every board's.
+    n_jobs = resolve_n_jobs(n_jobs) if n_jobs is not None or all_boards else 1
     if _named(opponent, BEST_RESPONSE):
-        return _worst_case(game, player, n_actions, all_boards, n_jobs)
+        return _worst_case(game, player, n_placements, all_boards, n_jobs)
     sides = resolve_roles(game, player, opponent)
     t = sides.transitions
     board, col, weight, gain = _chain(t, sides.rows, sides.pieces)
@@ -422,7 +426,7 @@ def horizon_values(
         col,
         weight,
         np.bincount(board, gain, minlength=n).astype(np.float64, copy=False),
-        n_actions,
+        n_placements,
         out,
         lag,
         EXTRAPOLATION_TOL,
@@ -431,7 +435,7 @@ def horizon_values(
     )
     bound = 0.0
     if _STOPPED[status] == "extrapolated":
-        q = (n_actions - steps) // lag
+        q = (n_placements - steps) // lag
         bound = change * q * (q + 1) / 2
     if keep is None:
         values = out
@@ -439,11 +443,11 @@ def horizon_values(
         values = np.full(t.n_boards, np.nan)
         values[keep] = out
     return HorizonValues(
-        values, n_actions, int(steps), _STOPPED[status], float(bound), n, sides.starts, sides.start_weights
+        values, n_placements, int(steps), _STOPPED[status], float(bound), n, sides.starts, sides.start_weights
     )
 
 
-def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, all_boards: bool, n_jobs: int):
+def _worst_case(game: Solution | Transitions, player: Player, n_placements: int, all_boards: bool, n_jobs: int):
     """:func:`horizon_values` against the finite-horizon adversary: rows per
     (board, piece), each board the least of its pieces' rows, all n backups
     (or to a fixed point)."""
@@ -475,7 +479,7 @@ def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, al
         col,
         weight,
         np.bincount(state, gain, minlength=n_rows).astype(np.float64, copy=False),
-        n_actions,
+        n_placements,
         out,
         0,
         0.0,
@@ -486,7 +490,7 @@ def _worst_case(game: Solution | Transitions, player: Player, n_actions: int, al
     values = out if keep is None else np.full(t.n_boards, np.nan)
     if keep is not None:
         values[keep] = out
-    return HorizonValues(values, n_actions, int(steps), _STOPPED[status], 0.0, n, sides.starts, None)
+    return HorizonValues(values, n_placements, int(steps), _STOPPED[status], 0.0, n, sides.starts, None)
 
 
 def _state_chain(t: Transitions, rows: np.ndarray | None):

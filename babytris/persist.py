@@ -120,6 +120,8 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
         "reward": None if solution.reward is None else vars(solution.reward),
         "table_seconds": solution.transitions.seconds,
         "opening_row": solution.opening_row,
+        "ties": solution.ties,
+        "tie_seed": solution.tie_seed,
     }
     arrays = {
         f"solution_{name}": getattr(solution, name) for name in _SOLUTION_ARRAYS if getattr(solution, name) is not None
@@ -215,7 +217,8 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     fields: dict[str, Any] = {name: settings[name] for name in _SETTINGS if name != "table_seconds"}
     fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
     opening_row = _opening_row(path, meta, table, settings["opponent"])
-    solution = Solution(transitions=table, opening_row=opening_row, **fields)
+    ties = _ties(path, meta)
+    solution = Solution(transitions=table, opening_row=opening_row, ties=ties[0], tie_seed=ties[1], **fields)
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution
@@ -231,6 +234,16 @@ def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, oppone
     if opponent != "given" or isinstance(row, bool) or not isinstance(row, int) or row not in starts:
         raise SolutionFileError(path, "opening_row", f"{row!r} is not a start row {starts} of a given opponent")
     return row
+
+
+def _ties(path: str | os.PathLike, meta: dict) -> tuple[str, int | None]:
+    """The saved tie rule and seed (files written before they were kept: the solve's own, "first")."""
+    from .ties import check_ties
+
+    try:
+        return check_ties(meta.get("ties", "first"), meta.get("tie_seed"))
+    except ValueError as err:
+        raise SolutionFileError(path, "ties", str(err)) from None
 
 
 def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) -> np.ndarray:

@@ -339,9 +339,9 @@ def plot_regret(results: Mapping[str, Any], *, ax: Any = None, title: str | None
     if ax is None:
         ax = _new_axes(6.0, 3.6)
     for name, result in results.items():
-        ax.plot(np.arange(1, result.n_actions + 1), result.regret_curve(), linewidth=1.2, label=name)
+        ax.plot(np.arange(1, result.n_placements + 1), result.regret_curve(), linewidth=1.2, label=name)
     first = next(iter(results.values()))
-    steps = np.arange(1, first.n_actions + 1)
+    steps = np.arange(1, first.n_placements + 1)
     ax.plot(steps, first.bound_curve(), color="#808080", linestyle="--", linewidth=0.9, label="Auer et al.'s bound")
     return _finish(ax, "placement", "regret (points)", title, legend_size=7)
 

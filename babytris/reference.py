@@ -302,8 +302,8 @@ def state_value(move_values: list[float], player: str = "optimal", dead: float =
     return max(move_values)
 
 
-def expected_points(rules: Rules, player="random", opponent="random", n_actions: int = 10, opening=None) -> float:
-    """Expected points of ``n_actions`` placements from the empty board, by
+def expected_points(rules: Rules, player="random", opponent="random", n_placements: int = 10, opening=None) -> float:
+    """Expected points of ``n_placements`` placements from the empty board, by
     backward induction over every reachable board (undiscounted).
 
     ``U_0 = 0`` and ``U_k(b) = sum over pieces p of w(b, p) * Q_k(b, p)``,
@@ -323,8 +323,8 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     """
     if rules.hold:
         raise ValueError("expected_points: games with hold are not supported")
-    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
-        raise ValueError(f"n_actions must be an integer >= 1, got {n_actions!r}")
+    if isinstance(n_placements, bool) or not isinstance(n_placements, int) or n_placements < 1:
+        raise ValueError(f"n_placements must be an integer >= 1, got {n_placements!r}")
     if player != "random" and not isinstance(player, dict):
         raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
     if opponent not in ("random", "best_response") and not isinstance(opponent, dict):
@@ -355,7 +355,7 @@ def expected_points(rules: Rules, player="random", opponent="random", n_actions:
     def piece_value(chosen, values) -> float:
         return sum(points + values[after] for points, after in chosen) / len(chosen) if chosen else 0.0
 
-    for _ in range(n_actions):
+    for _ in range(n_placements):
         if opponent == "best_response":
             values = {b: min(piece_value(chosen, values) for _, chosen in options[b]) for b in boards}
             continue

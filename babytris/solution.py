@@ -62,6 +62,8 @@ class Solution:
         opening_row: with previews and a given opponent Solution, the start
             row (opening queue) that opponent opens with; else None (see
             :meth:`opening`).
+        ties, tie_seed: the rule the policies broke ties by (``"first"``,
+            ``"last"``, ``"random"`` with its seed; see :mod:`babytris.ties`).
         reward: the :class:`~babytris.Reward` the values count, or None for
             points (with ``opponent="gaps"`` they count holes created).
         partition: the :class:`~babytris.minimize.Partition` whose quotient
@@ -89,6 +91,8 @@ class Solution:
     partition: Any = None
     evaluation_sweeps: np.ndarray | None = None
     opening_row: int | None = None
+    ties: str = "first"
+    tie_seed: int | None = None
 
     @property
     def boards(self) -> np.ndarray:

@@ -24,6 +24,7 @@ from .roles import OPPONENT_MODELS as OPPONENTS
 from .rules import Rules
 from .solution import ChosenMoves, Solution, tie_slack
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
+from .ties import break_ties, check_ties
 from .transitions import Transitions, independent_layers, layers, sweep_order
 from .validation import METHODS, check_bool, check_solver_args, default_eval_sweeps, make_rules, solver_method
 
@@ -72,6 +73,8 @@ def solve(
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | bool | None = None,
     minimize: bool = False,
+    ties: str = "first",
+    tie_seed: int | None = None,
     client: Any = None,
     **rule_fields: Any,
 ) -> Solution:
@@ -158,6 +161,13 @@ def solve(
             spread its values back and finish on the full game with the same
             stopping test (as a rule one greedy sweep, which records the moves).
             Named opponent and player models only.
+        ties: which of equally good moves (and pieces, for an optimising
+            opponent) the policies take: ``"first"`` (default: the lowest
+            placement number or piece index), ``"last"`` or ``"random"``
+            (drawn with ``tie_seed``); see :mod:`babytris.ties`.  The values
+            do not depend on it; what a policy scores against another side
+            may.
+        tie_seed: the seed of ``ties="random"``, in [0, 2**63).
         client: a ``dask.distributed.Client``: search and sweep with the
             boards sharded over its workers (:func:`babytris.distributed.solve_sharded`,
             which also reports the traffic; ``pip install 'babytris[dask]'``).
@@ -179,6 +189,7 @@ def solve(
         assert sharded.solution is not None  # (gathered: no out= directory)
         return sharded.solution
     _check_progress(progress)  # before the search, which may take a while
+    check_ties(ties, tie_seed)
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)
     method = solver_method(roles, method, discount)
@@ -209,6 +220,8 @@ def solve(
             n_jobs=n_jobs,
             progress=progress if bars is None else bars,
             minimize=minimize,
+            ties=ties,
+            tie_seed=tie_seed,
         )
 
 
@@ -248,6 +261,8 @@ def solve_transitions(
     n_jobs: int | None = None,
     progress: Progress | ProgressBars | bool | None = None,
     minimize: bool = False,
+    ties: str = "first",
+    tie_seed: int | None = None,
 ) -> Solution:
     """:func:`solve` on an already enumerated game graph (skips the search);
     ``progress`` may also be a :class:`~babytris.progress.ProgressBars`.
@@ -261,12 +276,13 @@ def solve_transitions(
         discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo"
     )
     minimize = check_bool("minimize", minimize)
+    ties, tie_seed = check_ties(ties, tie_seed)
     _check_progress(progress)
     with _progress_bars(progress) as bars:
         told: Progress | None = progress if callable(progress) and not isinstance(progress, ProgressBars) else None
         if bars is not None:
             told = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
-        return _solve(
+        solution = _solve(
             transitions,
             roles,
             method,
@@ -280,6 +296,7 @@ def solve_transitions(
             minimize,
             (opponent, player, reward),
         )
+    return break_ties(solution, ties, tie_seed)
 
 
 def _check_progress(progress: object) -> None:

@@ -2,7 +2,7 @@
 over n placements, with playout means beside them as a check.
 
 >>> import babytris
->>> table = babytris.standard_tournament(width=4, height=4, n_actions=1000, n_games=20)
+>>> table = babytris.standard_tournament(width=4, height=4, n_placements=1000, n_games=20)
 >>> print(table)
 player              random  minimax 0.1  minavg 0.1  gaps 0.1  minimax 0.9  minavg 0.9  gaps 0.9    min  worst case
 optimal            1,106.9        999.0       999.0     999.0        998.0       999.0     997.0  997.0       997.0
@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 
 from .enumeration import enumerate_boards
-from .evaluate import BEST_RESPONSE, MAX_ACTIONS, MAX_GAMES, Opponent, Player, expected_points, play
+from .evaluate import BEST_RESPONSE, MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play
 from .reward import Reward
 from .rules import Rules
+from .solution import Solution
 from .solve import solve_transitions
 from .transitions import Transitions
 from .validation import check_int, check_type, make_rules
@@ -58,11 +59,11 @@ class Tournament:
     Attributes:
         players, opponents: the names, in order.
         expected: float64 array ``(n_players, n_opponents)``: exact expected
-            points of ``n_actions`` placements from the empty board.
+            points of ``n_placements`` placements from the empty board.
         playout_mean, playout_stderr: float64 arrays of the same shape: the
             mean points of ``n_games`` played games and its standard error
             (NaN where no games were played).
-        n_actions, n_games: as given.
+        n_placements, n_games: as given.
         seconds: wall time of the whole tournament (solves included when built
             by :func:`standard_tournament`).
         worst_case: float64 array ``(n_players,)``: each player's expected
@@ -70,6 +71,9 @@ class Tournament:
             policy and how many placements are left
             (:func:`~babytris.expected_points` with ``opponent="best_response"``); at
             most :attr:`worst`, the least over the listed opponents.
+        ties: each player's tie rule (:mod:`babytris.ties`: ``"first"``,
+            ``"last"``, ``"random seed N"``), ``""`` for a player given as
+            an array or placing at random.
     """
 
     players: tuple[str, ...]
@@ -77,10 +81,11 @@ class Tournament:
     expected: np.ndarray
     playout_mean: np.ndarray
     playout_stderr: np.ndarray
-    n_actions: int
+    n_placements: int
     n_games: int
     seconds: float
     worst_case: np.ndarray
+    ties: tuple[str, ...] = ()
 
     @property
     def worst(self) -> np.ndarray:
@@ -95,6 +100,13 @@ class Tournament:
         z = z[np.isfinite(z)]
         return float(z.max()) if z.size else 0.0
 
+    def ties_text(self) -> str:
+        """The players' tie rules in a few words: one rule for all, or each player's."""
+        named = {rule for rule in self.ties if rule}
+        if len(named) <= 1:
+            return f"{named.pop() if named else 'none'} (every player with a policy)"
+        return ", ".join(f"{p} {rule}" for p, rule in zip(self.players, self.ties) if rule)
+
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (player, opponent): the names, exact and playout figures,
         and the player's ``worst_case``."""
@@ -105,9 +117,10 @@ class Tournament:
                 "expected": float(self.expected[i, j]),
                 "playout_mean": float(self.playout_mean[i, j]),
                 "playout_stderr": float(self.playout_stderr[i, j]),
-                "n_actions": self.n_actions,
+                "n_placements": self.n_placements,
                 "n_games": self.n_games,
                 "worst_case": float(self.worst_case[i]),
+                "ties": self.ties[i] if self.ties else "",
             }
             for i, player in enumerate(self.players)
             for j, opponent in enumerate(self.opponents)
@@ -147,7 +160,7 @@ class Tournament:
             tds = "".join(f'<td style="text-align:right">{v:,.1f}</td>' for v in values)
             rows.append(f"<tr><th>{html.escape(player)}</th>{tds}</tr>")
         caption = (
-            f"expected points of {self.n_actions:,} placements (exact); playouts of {self.n_games:,} games "
+            f"expected points of {self.n_placements:,} placements (exact); playouts of {self.n_games:,} games "
             f"agree within {self.largest_gap:.1f} standard errors"
         )
         return f"<table><caption>{html.escape(caption)}</caption>{''.join(rows)}</table>"
@@ -174,16 +187,17 @@ class Tournament:
 
         text = [fmt(head), *map(fmt, rows)]
         text.append(
-            f"expected points of {self.n_actions:,} placements (exact); playouts of {self.n_games:,} games "
+            f"expected points of {self.n_placements:,} placements (exact); playouts of {self.n_games:,} games "
             f"agree within {self.largest_gap:.1f} standard errors; worst case: the pieces chosen, knowing the "
-            f"policy and the placements left, to leave the fewest points; {self.seconds:.2f} s"
+            f"policy and the placements left, to leave the fewest points; ties: {self.ties_text()}; "
+            f"{self.seconds:.2f} s"
         )
         return "\n".join(text)
 
     def __repr__(self) -> str:
         return (
             f"<Tournament {len(self.players)} players x {len(self.opponents)} opponents, "
-            f"n_actions={self.n_actions:,}, n_games={self.n_games:,}>"
+            f"n_placements={self.n_placements:,}, n_games={self.n_games:,}>"
         )
 
 
@@ -192,7 +206,7 @@ def tournament(
     players: Mapping[str, Player],
     opponents: Mapping[str, Opponent],
     *,
-    n_actions: int = 10_000,
+    n_placements: int = 10_000,
     n_games: int = 100,
     seed: int = 0,
     n_jobs: int | None = None,
@@ -205,7 +219,7 @@ def tournament(
             placement numbers ``(n_boards, n_pieces)``.
         opponents: name -> ``"random"``, a :class:`Solution` solved against an
             opponent (its piece choices) or piece indices ``(n_boards,)``.
-        n_actions: placements counted, from the empty board.
+        n_placements: placements counted, from the empty board.
         n_games: games played per pair as a check (0: none).
         seed: the playouts' seed; pair (i, j) uses ``seed + i * n_opponents + j``.
 
@@ -215,22 +229,22 @@ def tournament(
     check_type("game", game, Transitions, "a babytris.Transitions (from enumerate_boards)")
     if not players or not opponents:
         raise ValueError("tournament: give at least one player and one opponent")
-    _check_counts(n_actions, n_games)
+    _check_counts(n_placements, n_games)
     started = time.perf_counter()
     shape = (len(players), len(opponents))
     expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
     worst_case = np.array(
-        [expected_points(game, player, BEST_RESPONSE, n_actions=n_actions) for player in players.values()]
+        [expected_points(game, player, BEST_RESPONSE, n_placements=n_placements) for player in players.values()]
     )
     for i, player in enumerate(players.values()):
         for j, opponent in enumerate(opponents.values()):
-            expected[i, j] = expected_points(game, player, opponent, n_actions=n_actions)
+            expected[i, j] = expected_points(game, player, opponent, n_placements=n_placements)
             if n_games:
                 games = play(
                     game,
                     player,
                     opponent,
-                    n_actions=n_actions,
+                    n_placements=n_placements,
                     n_games=n_games,
                     seed=seed + i * shape[1] + j,
                     n_jobs=n_jobs,
@@ -242,10 +256,11 @@ def tournament(
         expected,
         mean,
         stderr,
-        n_actions,
+        n_placements,
         n_games,
         time.perf_counter() - started,
         worst_case,
+        tuple(_ties_of(player) for player in players.values()),
     )
 
 
@@ -256,10 +271,12 @@ def standard_tournament(
     discount: float = 0.9,
     opponent_discounts: tuple[float, ...] = (0.1, 0.9),
     rewards: tuple[Reward, ...] = STANDARD_REWARDS,
-    n_actions: int = 10_000,
+    n_placements: int = 10_000,
     n_games: int = 100,
     seed: int = 0,
     n_jobs: int | None = None,
+    ties: str = "first",
+    tie_seed: int | None = None,
     **rule_fields: Any,
 ) -> Tournament:
     """The Baby Tetris study's table: players solved with ``discount`` against
@@ -270,38 +287,48 @@ def standard_tournament(
     max-min player per reward weighting in ``rewards``.  Opponents: random
     pieces, and for each opponent discount the ``minimax`` (worst piece for an
     optimal player), ``minavg`` (worst for a random player) and ``gaps`` (most
-    holes from a random player) opponents.
+    holes from a random player) opponents.  Every side breaks ties by
+    ``ties`` (with ``tie_seed``; see :mod:`babytris.ties`).
     """
     rules = make_rules(rules, rule_fields)
-    _check_counts(n_actions, n_games)
+    _check_counts(n_placements, n_games)
     started = time.perf_counter()
     t = enumerate_boards(rules, n_jobs=n_jobs)
+    tied: dict[str, Any] = dict(n_jobs=n_jobs, ties=ties, tie_seed=tie_seed)
     players: dict[str, Player] = {
-        "optimal": solve_transitions(t, discount=discount, n_jobs=n_jobs),
+        "optimal": solve_transitions(t, discount=discount, **tied),
         "random": "random",
-        "max-min": solve_transitions(t, discount=discount, opponent="minimax", n_jobs=n_jobs),
+        "max-min": solve_transitions(t, discount=discount, opponent="minimax", **tied),
     }
     for r in rewards:
         name = f"max-min {r.lines:g}/{r.height:g}/{r.score:g}/{r.gaps:g}"
-        players[name] = solve_transitions(t, discount=discount, opponent="minimax", reward=r, n_jobs=n_jobs)
+        players[name] = solve_transitions(t, discount=discount, opponent="minimax", reward=r, **tied)
     opponents: dict[str, Opponent] = {"random": "random"}
     for d in opponent_discounts:
         for model in ("minimax", "minavg", "gaps"):
-            opponents[f"{model} {d:g}"] = solve_transitions(t, discount=d, opponent=model, n_jobs=n_jobs)
-    table = tournament(t, players, opponents, n_actions=n_actions, n_games=n_games, seed=seed, n_jobs=n_jobs)
+            opponents[f"{model} {d:g}"] = solve_transitions(t, discount=d, opponent=model, **tied)
+    table = tournament(t, players, opponents, n_placements=n_placements, n_games=n_games, seed=seed, n_jobs=n_jobs)
     return Tournament(
         table.players,
         table.opponents,
         table.expected,
         table.playout_mean,
         table.playout_stderr,
-        n_actions,
+        n_placements,
         n_games,
         time.perf_counter() - started,
         table.worst_case,
+        table.ties,
     )
 
 
-def _check_counts(n_actions: object, n_games: object) -> None:
-    check_int("n_actions", n_actions, 1, MAX_ACTIONS, high_text="10**9")
+def _ties_of(player: Player) -> str:
+    """The tie rule a player's moves were chosen by, in words ("" where it has none of its own)."""
+    if not isinstance(player, Solution) or player.player != "optimal":
+        return ""
+    return f"random seed {player.tie_seed}" if player.ties == "random" else player.ties
+
+
+def _check_counts(n_placements: object, n_games: object) -> None:
+    check_int("n_placements", n_placements, 1, MAX_PLACEMENTS, high_text="10**9")
     check_int("n_games", n_games, 0, MAX_GAMES, high_text="10**7")

@@ -259,7 +259,7 @@ def tournament_report(entries: list[dict]) -> list[str]:
             f"| `standard_tournament(width={info['width']}, height={info['height']})` | {info['n_boards']:,} "
             f"| {seconds(b['stats']['median'])} | {spread(b)} | {b['stats']['rounds']} "
             f"| {info['solves']} solves; {info['players']} players x {info['opponents']} opponents: {pairs} exact "
-            f"expected points and {pairs * info['n_games']:,} games of <= {info['n_actions']:,} placements |"
+            f"expected points and {pairs * info['n_games']:,} games of <= {info['n_placements']:,} placements |"
         )
     return lines + [
         "",
@@ -353,8 +353,8 @@ def play_report(entries: list[dict]) -> list[str]:
         )
     return lines + [
         "",
-        "Playouts: `play(solution, player, n_actions=10_000, ...)`, Python overhead included; "
-        "expected points: `horizon_values(solution, n_actions=10_000, ...)` on one thread.",
+        "Playouts: `play(solution, player, n_placements=10_000, ...)`, Python overhead included; "
+        "expected points: `horizon_values(solution, n_placements=10_000, ...)` on one thread.",
     ]
 
 

@@ -17,10 +17,10 @@ def test_exp3_against_play(benchmark):
     experts = {"optimal": babytris.solve_transitions(t), "max-min": babytris.solve_transitions(t, opponent="minimax")}
 
     run, play = interleaved_medians(
-        lambda: exp3(t, experts, "random", n_actions=10_000),
-        lambda: babytris.play(experts["optimal"], n_actions=10_000),
+        lambda: exp3(t, experts, "random", n_placements=10_000),
+        lambda: babytris.play(experts["optimal"], n_placements=10_000),
         rounds=5,
     )
     benchmark.group = "EXP3 against plain play, 4x4, 10,000 placements"
     benchmark.extra_info.update(exp3_seconds=run, play_seconds=play, exp3_over_play=run / play)
-    benchmark.pedantic(exp3, args=(t, experts, "random"), kwargs={"n_actions": 10_000}, rounds=1)
+    benchmark.pedantic(exp3, args=(t, experts, "random"), kwargs={"n_placements": 10_000}, rounds=1)

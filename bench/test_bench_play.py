@@ -41,13 +41,13 @@ def _info(benchmark, solution, **extra):
 @pytest.mark.parametrize("player, n_games", [("optimal", 200), ("random", 200_000)], ids=["optimal", "random"])
 @pytest.mark.parametrize("n_jobs", [1, None], ids=["1-thread", "all-threads"])
 def test_play(benchmark, solution, player, n_games, n_jobs):
-    """``play(solution, player, n_actions=10_000, n_games=...)``: 2 million
+    """``play(solution, player, n_placements=10_000, n_games=...)``: 2 million
     placements for the optimal player; about 1.3 million for the random one."""
     benchmark.group = f"play {WIDTH}x{HEIGHT} ({player} player)"
     result = benchmark.pedantic(
         babytris.play,
         args=(solution, player),
-        kwargs=dict(n_actions=N_ACTIONS, n_games=n_games, seed=1, n_jobs=n_jobs),
+        kwargs=dict(n_placements=N_ACTIONS, n_games=n_games, seed=1, n_jobs=n_jobs),
         rounds=10,
         iterations=1,
         warmup_rounds=1,
@@ -76,12 +76,12 @@ def test_play(benchmark, solution, player, n_games, n_jobs):
     ],
 )
 def test_expected_points(benchmark, solution, all_boards, exact, rounds):
-    """``horizon_values(solution, n_actions=10_000, ...)``, the optimal player against random pieces."""
+    """``horizon_values(solution, n_placements=10_000, ...)``, the optimal player against random pieces."""
     benchmark.group = f"expected points of {N_ACTIONS:,} placements, {WIDTH}x{HEIGHT}"
     result = benchmark.pedantic(
         babytris.horizon_values,
         args=(solution,),
-        kwargs=dict(n_actions=N_ACTIONS, exact=exact, all_boards=all_boards),
+        kwargs=dict(n_placements=N_ACTIONS, exact=exact, all_boards=all_boards),
         rounds=rounds,
         iterations=1,
         warmup_rounds=0 if exact and all_boards else 1,

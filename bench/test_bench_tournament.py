@@ -2,7 +2,7 @@
 and every player against every opponent (exact expected points and playouts).
 
 ``babytris.standard_tournament(width=W, height=H)`` with its defaults
-(``n_actions=10_000``, ``n_games=100``, every core).
+(``n_placements=10_000``, ``n_games=100``, every core).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_tournament(benchmark, width, height, rounds):
         opponents=n_opponents,
         # Every player but "random" and every opponent but "random" is a solve.
         solves=n_players - 1 + n_opponents - 1,
-        n_actions=table.n_actions,
+        n_placements=table.n_placements,
         n_games=table.n_games,
         largest_gap_stderr=table.largest_gap,
         threads=os.cpu_count(),

@@ -65,7 +65,7 @@ def convergence_picture() -> Figure:
 
 def regret_picture() -> Figure:
     """EXP3's regret against the best fixed policy, 4x4, each tournament opponent."""
-    results = exp3_study(babytris.enumerate_boards(Rules(width=4, height=4)), n_actions=10_000, seed=0)
+    results = exp3_study(babytris.enumerate_boards(Rules(width=4, height=4)), n_placements=10_000, seed=0)
     fig = Figure(figsize=(6.0, 3.4), layout="constrained")
     plot_regret(results, ax=fig.add_subplot(), title="EXP3 over 8 exact policies, 4x4, 10,000 placements")
     return fig

@@ -161,18 +161,18 @@ def test_expected_points_equal_the_reference(copies, opponent):
     """Exact points of 12 placements by a random player, pieces from the bag
     or the worst piece left in it (the finite-horizon adversary)."""
     rules = Rules(width=3, height=4, randomizer="bag", bag_copies=copies)
-    exact = babytris.expected_points(babytris.solve(rules), player="random", opponent=opponent, n_actions=12)
-    assert exact == pytest.approx(reference.expected_points(rules, "random", opponent, n_actions=12), abs=1e-12)
+    exact = babytris.expected_points(babytris.solve(rules), player="random", opponent=opponent, n_placements=12)
+    assert exact == pytest.approx(reference.expected_points(rules, "random", opponent, n_placements=12), abs=1e-12)
 
 
 def test_playouts_deal_from_the_bag(bag44):
     """The compiled playouts' mean points agree with the exact expectation, which
     differs from the independent game's by far more than the noise."""
-    exact = babytris.expected_points(bag44, n_actions=30)
-    played = babytris.play(bag44, n_actions=30, n_games=20_000, seed=7)
+    exact = babytris.expected_points(bag44, n_placements=30)
+    played = babytris.play(bag44, n_placements=30, n_games=20_000, seed=7)
     assert abs(played.mean - exact) < 4 * played.stderr
     independent = babytris.solve(width=4, height=4)
-    assert abs(babytris.expected_points(independent, n_actions=30) - exact) > 20 * played.stderr
+    assert abs(babytris.expected_points(independent, n_placements=30) - exact) > 20 * played.stderr
     assert bag44.transitions.start_index == bag44.transitions.start_nodes()[0][0]
 
 

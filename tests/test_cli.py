@@ -127,7 +127,7 @@ def test_tournament(capsys):
         "3",
         "--height",
         "4",
-        "--actions",
+        "--placements",
         "50",
         "--games",
         "10",
@@ -157,19 +157,17 @@ def test_tournament(capsys):
 
 
 def test_tournament_bad_arguments(capsys):
-    assert cli.main(["tournament", "--actions", "0"]) == 2
-    assert "n_actions" in capsys.readouterr().err
+    assert cli.main(["tournament", "--placements", "0"]) == 2
+    assert "n_placements" in capsys.readouterr().err
 
 
 def test_tournament_and_play_count_placements_by_one_name(capsys):
-    """``--placements`` is what play and tournament count (tournament's ``--actions`` kept as the same)."""
+    """``--placements`` is what play and tournament count, as ``n_placements`` in Python: one name."""
     argv = ["tournament", "--width", "3", "--height", "3", "--games", "2", "--json"]
     assert cli.main(argv + ["--placements", "7"]) == 0
     by_name = json.loads(capsys.readouterr().out)
-    assert cli.main(argv + ["--actions", "7"]) == 0
-    by_alias = json.loads(capsys.readouterr().out)
-    assert by_name["n_actions"] == by_alias["n_actions"] == 7
-    assert by_name["records"] == by_alias["records"]
+    assert by_name["n_placements"] == 7
+    assert cli.main(argv + ["--actions", "7"]) == 2
 
 
 def test_rate(capsys):
@@ -300,7 +298,7 @@ def test_tournament_rate_and_minimize_json(capsys):
             "3",
             "--height",
             "4",
-            "--actions",
+            "--placements",
             "50",
             "--games",
             "10",
@@ -325,7 +323,7 @@ def test_json_writes_missing_numbers_as_null(capsys):
             "3",
             "--height",
             "3",
-            "--actions",
+            "--placements",
             "20",
             "--games",
             "1",
@@ -343,7 +341,7 @@ def test_json_writes_missing_numbers_as_null(capsys):
                 "3",
                 "--height",
                 "3",
-                "--actions",
+                "--placements",
                 "20",
                 "--games",
                 "1",
@@ -511,7 +509,7 @@ def _commands() -> dict:
 QUICK_RUNS = {
     "solve": ["--width", "3", "--height", "3"],
     "play": ["--width", "3", "--height", "3", "--placements", "5"],
-    "tournament": ["--width", "3", "--height", "3", "--actions", "10", "--games", "2"],
+    "tournament": ["--width", "3", "--height", "3", "--placements", "10", "--games", "2"],
     "bench": ["--sizes", "3x3", "--no-reference", "--repeat", "1"],
     "rate": ["--width", "3", "--height", "3"],
     "minimize": ["--width", "3", "--height", "3"],
@@ -561,3 +559,26 @@ def test_the_gaps_opponents_values_are_labelled_holes(capsys):
     assert json.loads(capsys.readouterr().out)["counts"] == "holes"
     assert cli.main(["solve", "--width", "3", "--height", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["counts"] == "points"
+
+
+def test_every_rules_field_is_an_option_of_every_command_that_builds_a_game(capsys):
+    fields = [
+        "--line-scores", "0", "1", "2", "4", "8", "--probabilities", "0.25", "0.75", "--start", "..../#...",
+        "--no-holes", "--top-out",
+    ]  # fmt: skip
+    rules = babytris.Rules(
+        width=4,
+        height=4,
+        line_scores=(0, 1, 2, 4, 8),
+        probabilities=(0.25, 0.75),
+        start=1,
+        no_holes=True,
+        top_out=True,
+    )
+    assert cli.main(["solve", *fields, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["start_value"] == pytest.approx(babytris.solve(rules).start_value)
+    for command in (["rate"], ["minimize"], ["export", "--format", "drn", "--out", os.devnull + "x"]):
+        parser_options = {a.dest for a in cli._parser()._subparsers._group_actions[0].choices[command[0]]._actions}
+        assert {"line_scores", "probabilities", "start", "objective", "mirror", "no_holes", "top_out"} <= parser_options
+    assert cli.main(["solve", "--start", "12a", "-q"]) == 2
+    assert "--start takes an integer or rows" in capsys.readouterr().err

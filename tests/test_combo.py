@@ -61,9 +61,9 @@ def test_start_and_combo_equal_reference(fields):
     assert core.start_value == pytest.approx(ref.start_value, abs=1e-9)
     # playouts and exact expectations start on the start board too
     n = 8
-    exact = babytris.expected_points(core, "random", n_actions=n)
+    exact = babytris.expected_points(core, "random", n_placements=n)
     assert exact == pytest.approx(reference.expected_points(rules, "random", "random", n), abs=1e-9)
-    games = babytris.play(core, "random", n_actions=n, n_games=4000, seed=5)
+    games = babytris.play(core, "random", n_placements=n, n_games=4000, seed=5)
     assert abs(games.mean - exact) <= 5 * games.stderr
 
 
@@ -73,7 +73,7 @@ def test_undiscounted_combo_is_the_expected_length():
     rules = Rules(width=4, height=5, pieces="tetrominoes", objective="combo", start=0b0111)
     s = babytris.solve(rules, discount=1.0, tol=1e-10)
     assert s.converged and 1.0 < s.start_value < 50
-    horizon = babytris.expected_points(s, n_actions=2000)
+    horizon = babytris.expected_points(s, n_placements=2000)
     assert horizon == pytest.approx(s.start_value, abs=1e-6)
 
 

@@ -36,7 +36,7 @@ def minavg_4x4(transitions_4x4):
 
 
 @pytest.mark.parametrize(
-    "n_actions, value",
+    "n_placements, value",
     [
         (1, 0.0),  # one piece clears no row of an empty 4-wide board
         (2, 53 / 720),
@@ -45,20 +45,22 @@ def minavg_4x4(transitions_4x4):
         (10_000, 2.2941094720893824),  # the random player tops out: the sum converges
     ],
 )
-def test_random_player_on_4x4(transitions_4x4, n_actions, value):
+def test_random_player_on_4x4(transitions_4x4, n_placements, value):
     """A player placing uniformly at random against random pieces (no policy involved)."""
-    assert evaluate.expected_points(transitions_4x4, "random", n_actions=n_actions) == pytest.approx(value, abs=1e-12)
+    assert evaluate.expected_points(transitions_4x4, "random", n_placements=n_placements) == pytest.approx(
+        value, abs=1e-12
+    )
 
 
 def test_random_player_stops_at_a_fixed_point(transitions_4x4):
-    h = babytris.horizon_values(transitions_4x4, "random", n_actions=10_000, exact=True)
+    h = babytris.horizon_values(transitions_4x4, "random", n_placements=10_000, exact=True)
     assert h.stopped == "fixed point" and h.steps < 1000 and h.bound == 0.0
-    longer = babytris.horizon_values(transitions_4x4, "random", n_actions=10**9, exact=True)
+    longer = babytris.horizon_values(transitions_4x4, "random", n_placements=10**9, exact=True)
     assert np.array_equal(longer.values, h.values, equal_nan=True)
 
 
 def test_values_grow_with_the_horizon(solution_4x4):
-    starts = [babytris.expected_points(solution_4x4, n_actions=n) for n in range(1, 40)]
+    starts = [babytris.expected_points(solution_4x4, n_placements=n) for n in range(1, 40)]
     assert starts[0] == 0.0 and all(b >= a for a, b in zip(starts, starts[1:]))
     assert starts[-1] > starts[0]
 
@@ -66,7 +68,7 @@ def test_values_grow_with_the_horizon(solution_4x4):
 @pytest.mark.parametrize("player, opponent", [("optimal", "random"), ("random", "random"), ("optimal", "solution")])
 def test_extrapolated_equals_exact(minimax_4x4, player, opponent):
     """The early exit against all 10,000 backups, on every board."""
-    kw = dict(n_actions=10_000, all_boards=True)
+    kw = dict(n_placements=10_000, all_boards=True)
     fast = babytris.horizon_values(minimax_4x4, player, opponent, **kw)
     exact = babytris.horizon_values(minimax_4x4, player, opponent, exact=True, **kw)
     assert exact.steps == 10_000 or exact.stopped == "fixed point"
@@ -78,8 +80,8 @@ def test_extrapolated_equals_exact(minimax_4x4, player, opponent):
 
 def test_reachable_boards_only(solution_4x4):
     """By default only the boards the game reaches are computed; their values are every board's."""
-    some = babytris.horizon_values(solution_4x4, n_actions=500)
-    every = babytris.horizon_values(solution_4x4, n_actions=500, all_boards=True)
+    some = babytris.horizon_values(solution_4x4, n_placements=500)
+    every = babytris.horizon_values(solution_4x4, n_placements=500, all_boards=True)
     computed = ~np.isnan(some.values)
     assert some.n_computed == computed.sum() < solution_4x4.n_boards // 10
     assert every.n_computed == solution_4x4.n_boards and not np.isnan(every.values).any()
@@ -88,26 +90,28 @@ def test_reachable_boards_only(solution_4x4):
 
 
 def test_results_do_not_depend_on_n_jobs(solution_4x4):
-    runs = [babytris.horizon_values(solution_4x4, "random", n_actions=20, all_boards=True, n_jobs=j) for j in (1, 2, 4)]
+    runs = [
+        babytris.horizon_values(solution_4x4, "random", n_placements=20, all_boards=True, n_jobs=j) for j in (1, 2, 4)
+    ]
     for h in runs[1:]:
         assert np.array_equal(h.values, runs[0].values) and h.steps == runs[0].steps
 
 
 def test_result_object(solution_4x4):
-    h = babytris.horizon_values(solution_4x4, n_actions=20)
+    h = babytris.horizon_values(solution_4x4, n_placements=20)
     assert isinstance(h, babytris.HorizonValues)
     assert h.values.shape == (solution_4x4.n_boards,) and h.values.dtype == np.float64
-    assert h.n_actions == 20 and h.steps == 20 and h.stopped == "horizon" and h.bound == 0.0
-    assert h.start_value == babytris.expected_points(solution_4x4, n_actions=20)
-    assert repr(h).startswith("<HorizonValues n_actions=20: start_value=")
+    assert h.n_placements == 20 and h.steps == 20 and h.stopped == "horizon" and h.bound == 0.0
+    assert h.start_value == babytris.expected_points(solution_4x4, n_placements=20)
+    assert repr(h).startswith("<HorizonValues n_placements=20: start_value=")
     with pytest.raises(AttributeError):
         h.steps = 3
 
 
 def test_minimax_guarantee_holds_against_random_pieces(minimax_4x4):
     """The robust player scores at least as much when pieces come at random as against its opponent."""
-    worst = babytris.expected_points(minimax_4x4, "optimal", "solution", n_actions=1000)
-    assert babytris.expected_points(minimax_4x4, "optimal", "random", n_actions=1000) >= worst - 1e-9
+    worst = babytris.expected_points(minimax_4x4, "optimal", "solution", n_placements=1000)
+    assert babytris.expected_points(minimax_4x4, "optimal", "random", n_placements=1000) >= worst - 1e-9
 
 
 def test_policy_rows_find_the_policys_moves(solution_4x4):
@@ -129,15 +133,15 @@ def games(draw):
     rules = draw(small_rules())
     player = draw(st.sampled_from(["optimal", "random", "array"]))
     opponent = draw(st.sampled_from(["random", "array", "minimax", "worst case"]))
-    n_actions = draw(st.integers(1, 12))
+    n_placements = draw(st.integers(1, 12))
     seed = draw(st.integers(0, 2**32 - 1))
-    return rules, player, opponent, n_actions, seed
+    return rules, player, opponent, n_placements, seed
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(games())
 def test_expected_points_equal_reference(game):
-    rules, player_kind, opponent_kind, n_actions, seed = game
+    rules, player_kind, opponent_kind, n_placements, seed = game
     t = babytris.enumerate_boards(rules)
     assume(t.n_boards <= SMALL)
     rng = np.random.default_rng(seed)
@@ -157,7 +161,7 @@ def test_expected_points_equal_reference(game):
 
     player = "random" if player_kind == "random" else policy
     opponent = {"random": "random", "worst case": "best_response"}.get(opponent_kind, pieces)
-    core = babytris.expected_points(t, player, opponent, n_actions=n_actions)
+    core = babytris.expected_points(t, player, opponent, n_placements=n_placements)
 
     boards = t.boards.tolist()
     ref_player = (
@@ -170,10 +174,10 @@ def test_expected_points_equal_reference(game):
     ref_opponent = (
         opponent if opponent_kind in ("random", "worst case") else {b: int(pieces[i]) for i, b in enumerate(boards)}
     )
-    ref = reference.expected_points(rules, ref_player, ref_opponent, n_actions)
+    ref = reference.expected_points(rules, ref_player, ref_opponent, n_placements)
     assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
     # every board the game can reach, through the whole table
-    assert babytris.expected_points(t, player, opponent, n_actions=n_actions, exact=True) == core
+    assert babytris.expected_points(t, player, opponent, n_placements=n_placements, exact=True) == core
 
 
 # --------------------------------------------------------------------------
@@ -183,10 +187,10 @@ def test_expected_points_equal_reference(game):
 
 def test_bad_numbers(solution_4x4):
     for value in (0, -1, 10**9 + 1, 1.5, True, "10", None):
-        with pytest.raises(ValueError, match=r"n_actions must be an integer in \[1, 10\*\*9\]"):
-            babytris.play(solution_4x4, n_actions=value)
-        with pytest.raises(ValueError, match="n_actions"):
-            babytris.expected_points(solution_4x4, n_actions=value)
+        with pytest.raises(ValueError, match=r"n_placements must be an integer in \[1, 10\*\*9\]"):
+            babytris.play(solution_4x4, n_placements=value)
+        with pytest.raises(ValueError, match="n_placements"):
+            babytris.expected_points(solution_4x4, n_placements=value)
     for value in (0, 10**7 + 1, 2.0, False):
         with pytest.raises(ValueError, match=r"n_games must be an integer in \[1, 10\*\*7\]"):
             babytris.play(solution_4x4, n_games=value)
@@ -210,7 +214,7 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
 
     def raises(match, *args, **kw):
         with pytest.raises(ValueError, match=match):
-            function(*args, n_actions=5, **kw)
+            function(*args, n_placements=5, **kw)
 
     raises("player must be 'optimal', 'random'", solution_4x4, "best")
     raises("player must be", solution_4x4, 3)
@@ -273,14 +277,14 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
 
 def test_reference_rejects_bad_arguments():
     rules = Rules(width=3, height=3)
-    with pytest.raises(ValueError, match="n_actions"):
-        reference.expected_points(rules, n_actions=0)
+    with pytest.raises(ValueError, match="n_placements"):
+        reference.expected_points(rules, n_placements=0)
     with pytest.raises(ValueError, match="player"):
         reference.expected_points(rules, "optimal")
     with pytest.raises(ValueError, match="opponent"):
         reference.expected_points(rules, "random", "maximin")
     with pytest.raises(ValueError, match="player: placement 99"):
-        reference.expected_points(rules, {(0, 0): 99, (0, 1): 99}, n_actions=1)
+        reference.expected_points(rules, {(0, 0): 99, (0, 1): 99}, n_placements=1)
 
 
 # --------------------------------------------------------------------------
@@ -289,21 +293,21 @@ def test_reference_rejects_bad_arguments():
 
 
 def test_the_worst_case_is_below_every_listed_opponent(solution_4x4, minimax_4x4):
-    worst = babytris.expected_points(solution_4x4, opponent="best_response", n_actions=1000)
+    worst = babytris.expected_points(solution_4x4, opponent="best_response", n_placements=1000)
     assert worst == 997.0  # the optimal player, 4x4: 1,000 placements, 3 points lost at most
     for opponent in ("random", minimax_4x4, babytris.solve_transitions(solution_4x4.transitions, opponent="gaps")):
-        assert babytris.expected_points(solution_4x4, opponent=opponent, n_actions=1000) >= worst
-    assert babytris.expected_points(solution_4x4, "random", "best_response", n_actions=1000) == pytest.approx(
+        assert babytris.expected_points(solution_4x4, opponent=opponent, n_placements=1000) >= worst
+    assert babytris.expected_points(solution_4x4, "random", "best_response", n_placements=1000) == pytest.approx(
         0.4201860177, abs=1e-9
     )
 
 
 def test_the_worst_case_grows_with_the_horizon_and_stops_where_the_game_can_be_ended(solution_4x4):
     values = [
-        babytris.expected_points(solution_4x4, "random", "best_response", n_actions=n) for n in (1, 10, 100, 1000)
+        babytris.expected_points(solution_4x4, "random", "best_response", n_placements=n) for n in (1, 10, 100, 1000)
     ]
     assert values == sorted(values)
-    worst = babytris.horizon_values(solution_4x4, "random", "best_response", n_actions=10**6)
+    worst = babytris.horizon_values(solution_4x4, "random", "best_response", n_placements=10**6)
     assert worst.stopped == "fixed point" and worst.steps < 100  # the opponent ends the game: no more points
     assert worst.start_value == pytest.approx(values[-1], abs=1e-12)
 
@@ -311,11 +315,12 @@ def test_the_worst_case_grows_with_the_horizon_and_stops_where_the_game_can_be_e
 def test_the_tournament_shows_the_worst_case(solution_4x4, minimax_4x4):
     players = {"optimal": solution_4x4, "robust": minimax_4x4, "random": "random"}
     table = babytris.tournament(
-        solution_4x4.transitions, players, {"random": "random", "minimax": minimax_4x4}, n_actions=500, n_games=0
+        solution_4x4.transitions, players, {"random": "random", "minimax": minimax_4x4}, n_placements=500, n_games=0
     )
     assert np.all(table.worst_case <= table.worst + 1e-9)
     assert table.worst_case.tolist() == [
-        babytris.expected_points(solution_4x4.transitions, p, "best_response", n_actions=500) for p in players.values()
+        babytris.expected_points(solution_4x4.transitions, p, "best_response", n_placements=500)
+        for p in players.values()
     ]
     assert "worst case" in str(table) and "worst case" in table.to_markdown()
     assert {r["worst_case"] for r in table.to_records() if r["player"] == "random"} == {table.worst_case[2]}

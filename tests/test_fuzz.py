@@ -115,7 +115,7 @@ def test_corrupted_tables(small_table, field, where, value, door):
         elif door == "rate":
             babytris.long_run_rate(t)
         elif door == "expected":
-            babytris.expected_points(t, "random", "random", n_actions=5)
+            babytris.expected_points(t, "random", "random", n_placements=5)
         else:
             babytris.minimize(t)
     except ValueError as err:

@@ -15,7 +15,7 @@ from children import as_at_a_terminal
 LONG_WORK = {
     # 10**9 exact backups of the 4x4 chain (once ignored Ctrl-C for over 30 s)
     "horizon values": "s = babytris.solve(width=4, height=4); print('ready', flush=True); "
-    "babytris.expected_points(s, n_actions=10**9, exact=True)",
+    "babytris.expected_points(s, n_placements=10**9, exact=True)",
     # the search of 4x7's 35.7 million boards
     "enumeration": "print('ready', flush=True); "
     "babytris.enumerate_boards(babytris.Rules(width=4, height=7), max_memory=2**34)",

@@ -298,7 +298,7 @@ def test_evaluate_with_the_models_reward():
     assert babytris.evaluate(s, discount=0.9, reward=model.reward, tol=1e-12) == pytest.approx(s.start_value, abs=1e-8)
     assert babytris.evaluate(s, discount=0.9, tol=1e-12) > s.start_value  # lines alone, no holes or loss counted
     with pytest.raises(ValueError, match="reward"):
-        babytris.evaluate(s, n_actions=10, reward=model.reward)
+        babytris.evaluate(s, n_placements=10, reward=model.reward)
 
 
 # --------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def test_an_opponent_costs_points(rates, size):
     assert np.array_equal(random.kernel, worst.kernel)  # the kernel does not depend on who picks
     # The robust policy, facing random pieces, scores no more than the optimal one.
     n = 100_000
-    points = babytris.expected_points(worst.transitions, worst.policy, n_actions=n)
+    points = babytris.expected_points(worst.transitions, worst.policy, n_placements=n)
     assert worst.lower <= points / n <= random.upper + span(random) / n
 
 
@@ -120,7 +120,7 @@ def test_playouts_score_the_gain(rates, size):
     (at most the spread of the relative values over n placements)."""
     r = rates[(*size, "random")]
     n = 10_000
-    result = babytris.play(r.transitions, r.policy, n_actions=n, n_games=200, seed=7)
+    result = babytris.play(r.transitions, r.policy, n_placements=n, n_games=200, seed=7)
     assert result.games_over == 0  # the policy never leaves the kernel
     assert abs(result.points_per_placement - r.gain) <= 5 * result.stderr / n + span(r) / n + TOL
 
@@ -133,7 +133,7 @@ def test_expected_points_approach_the_gain(rates, key):
     r = rates[key]
     opponent = "random" if r.opponent == "random" else r.opponent_policy
     for n in (100, 1000, 100_000, 10**6):
-        points = babytris.expected_points(r.transitions, r.policy, opponent, n_actions=n)
+        points = babytris.expected_points(r.transitions, r.policy, opponent, n_placements=n)
         assert n * r.lower - span(r) - 1e-9 * n <= points <= n * r.upper + span(r) + 1e-9 * n
     assert abs(points / n - r.gain) <= (span(r) + 1) / n
 
@@ -148,12 +148,12 @@ def test_minimax_bounds_hold_against_anyone(rates, size):
     n = 10_000
     rng = np.random.default_rng(3)
     for opponent in ("random", rng.integers(0, 2, t.n_boards), np.zeros(t.n_boards, dtype=int)):
-        points = babytris.expected_points(t, worst.policy, opponent, n_actions=n)
+        points = babytris.expected_points(t, worst.policy, opponent, n_placements=n)
         assert points >= n * worst.lower - span(worst) - 1e-9 * n
     player = rates[(*size, "random")].policy
-    points = babytris.expected_points(t, player, worst.opponent_policy, n_actions=n)
+    points = babytris.expected_points(t, player, worst.opponent_policy, n_placements=n)
     assert points <= n * worst.upper + span(worst) + 100
-    assert babytris.expected_points(t, "random", worst.opponent_policy, n_actions=n) <= n * worst.upper + 100
+    assert babytris.expected_points(t, "random", worst.opponent_policy, n_placements=n) <= n * worst.upper + 100
 
 
 def test_discounted_values_approach_the_gain(rates, transitions_4x4, solution_4x4):
@@ -165,7 +165,7 @@ def test_discounted_values_approach_the_gain(rates, transitions_4x4, solution_4x
     s = babytris.solve_transitions(transitions_4x4, discount=discount, tol=1e-8)
     assert abs((1 - discount) * s.start_value - r.gain) <= (1 - discount) * (span(r) + 1)
     n = 100_000
-    assert babytris.expected_points(solution_4x4, n_actions=n) / n < r.lower - 0.01
+    assert babytris.expected_points(solution_4x4, n_placements=n) / n < r.lower - 0.01
 
 
 def test_policy_is_legal_and_stays_in_the_kernel(rates):
@@ -205,12 +205,12 @@ def test_survival_impossible(opponent):
     assert r.guaranteed_placements == 2
     t = r.transitions
     if opponent == "minimax":
-        games = babytris.play(t, r.policy, r.opponent_policy, n_actions=1000)
+        games = babytris.play(t, r.policy, r.opponent_policy, n_placements=1000)
         assert games.placements.tolist() == [2]
-        others = babytris.play(t, "random", r.opponent_policy, n_actions=1000, n_games=500, seed=2)
+        others = babytris.play(t, "random", r.opponent_policy, n_placements=1000, n_games=500, seed=2)
         assert others.placements.max() <= 2
     else:
-        games = babytris.play(t, r.policy, n_actions=1000, n_games=500, seed=2)
+        games = babytris.play(t, r.policy, n_placements=1000, n_games=500, seed=2)
         assert games.games_over == 500
 
 
@@ -228,9 +228,9 @@ def test_kernel_reached_by_luck():
     assert r.lower <= 28 / 15 <= r.upper and r.converged
     # The points before reaching the kernel or losing are few: (span + 20) / n.
     n = 100_000
-    assert abs(babytris.expected_points(r.transitions, r.policy, n_actions=n) / n - 28 / 15) <= (span(r) + 20) / n
+    assert abs(babytris.expected_points(r.transitions, r.policy, n_placements=n) / n - 28 / 15) <= (span(r) + 20) / n
     n, games = 1000, 4000
-    played = babytris.play(r.transitions, r.policy, n_actions=n, n_games=games, seed=5)
+    played = babytris.play(r.transitions, r.policy, n_placements=n, n_games=games, seed=5)
     assert abs((played.placements == n).mean() - 0.8) <= 4 * math.sqrt(0.8 * 0.2 / games)
     assert abs(played.mean / n - 28 / 15) <= 4 * played.stderr / n + 20 / n
     worst = babytris.long_run_rate(rules, opponent="minimax")

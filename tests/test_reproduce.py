@@ -44,7 +44,7 @@ def test_slides_scores_are_the_exact_expectation_and_within_one_games_noise(fast
 
 def test_slides_scores_follow_the_exact_horizon_value(fast):
     s = babytris.solve(width=4, height=4, discount=0.1, tol=1e-8)
-    assert fast["slides-score-4x4-0.1"].measured == round(babytris.expected_points(s, n_actions=10_000), 1)
+    assert fast["slides-score-4x4-0.1"].measured == round(babytris.expected_points(s, n_placements=10_000), 1)
     assert fast["slides-score-4x4-0.1"].published == 7632
 
 

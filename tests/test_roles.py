@@ -202,11 +202,11 @@ def test_evaluate_discounted_and_horizon(optimal, minimax):
     assert babytris.evaluate(optimal, discount=0.9) == pytest.approx(optimal.start_value, abs=1e-9)
     worst = babytris.evaluate(optimal, opponent="best_response", discount=0.9)
     assert worst <= babytris.evaluate(optimal, opponent=minimax, discount=0.9) + 1e-9
-    assert babytris.evaluate(optimal, n_actions=50) == babytris.expected_points(optimal, n_actions=50)
+    assert babytris.evaluate(optimal, n_placements=50) == babytris.expected_points(optimal, n_placements=50)
     with pytest.raises(ValueError, match="exactly one"):
         babytris.evaluate(optimal)
     with pytest.raises(ValueError, match="exactly one"):
-        babytris.evaluate(optimal, n_actions=5, discount=0.9)
+        babytris.evaluate(optimal, n_placements=5, discount=0.9)
 
 
 def test_evaluate_takes_a_policy_array_like_the_solution_it_came_from(solution_4x4, minimax):

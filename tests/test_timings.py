@@ -30,7 +30,7 @@ def ref_node(t: babytris.Transitions, i: int):
     return int(t.boards[i]), tuple((q // P ** (k - 1 - j)) % P for j in range(k))
 
 
-def plain_expected_points(t, rows, pieces, starts, weights, n_actions, worst=False):
+def plain_expected_points(t, rows, pieces, starts, weights, n_placements, worst=False):
     """U_k(row) written out in plain Python over the move table: the piece
     drawn (or given, or with ``worst`` the least valuable), the player's move
     (or the mean over the legal ones), points plus U_{k-1} of the row after."""
@@ -38,7 +38,7 @@ def plain_expected_points(t, rows, pieces, starts, weights, n_actions, worst=Fal
     probs = t.rules.probabilities
     offsets, nxt, lines = t.offsets.tolist(), t.next_board.tolist(), t.lines.tolist()
     U = [0.0] * t.n_boards
-    for _ in range(n_actions):
+    for _ in range(n_placements):
         new = []
         for b in range(t.n_boards):
             q_values = []
@@ -124,8 +124,8 @@ def test_played_games_agree_with_the_exact_expectation(course_4x4, model):
     t, solved = course_4x4
     player = solved["random"] if model in ("random",) else solved["minimax"]
     opponent = "random" if model == "random" else solved[model]
-    exact = babytris.expected_points(t, player, opponent, n_actions=200)
-    games = babytris.play(t, player, opponent, n_actions=200, n_games=4000, seed=7)
+    exact = babytris.expected_points(t, player, opponent, n_placements=200)
+    games = babytris.play(t, player, opponent, n_placements=200, n_games=4000, seed=7)
     if games.stderr == 0:
         assert games.mean == pytest.approx(exact, abs=1e-9)
     else:
@@ -137,9 +137,9 @@ def test_an_opponent_solution_opens_with_its_worst_queue(course_4x4):
     s = solved["minimax"]
     rows, _ = t.start_nodes()
     (opening,), _ = s.opening()
-    for n_actions in (1, 2, 30):
-        drawn = babytris.horizon_values(t, s, "random", n_actions=n_actions)
-        chosen = babytris.horizon_values(t, s, s, n_actions=n_actions)
+    for n_placements in (1, 2, 30):
+        drawn = babytris.horizon_values(t, s, "random", n_placements=n_placements)
+        chosen = babytris.horizon_values(t, s, s, n_placements=n_placements)
         assert chosen.starts.tolist() == [opening]
         assert drawn.starts.tolist() == rows.tolist()
         assert chosen.start_value == chosen.values[opening]
@@ -157,7 +157,7 @@ def games(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(games())
 def test_expected_points_in_every_timing_equal_the_reference_and_the_plain_recursion(game):
-    rules, player_kind, opponent_kind, n_actions, seed = game
+    rules, player_kind, opponent_kind, n_placements, seed = game
     t = babytris.enumerate_boards(rules)
     assume(t.n_boards <= SMALL)
     rng = np.random.default_rng(seed)
@@ -179,11 +179,11 @@ def test_expected_points_in_every_timing_equal_the_reference_and_the_plain_recur
         pieces = rng.integers(0, P, t.n_boards) if opponent_kind == "array" else None
         opponent = {"random": "random", "best response": "best_response"}.get(opponent_kind, pieces)
         starts, weights = t.start_nodes()
-    core = babytris.expected_points(t, player, opponent, n_actions=n_actions)
+    core = babytris.expected_points(t, player, opponent, n_placements=n_placements)
 
     rows = None if player_kind == "random" else policy_rows(t, policy)
     worst = opponent_kind == "best response"
-    plain = plain_expected_points(t, rows, None if worst else pieces, starts, weights, n_actions, worst=worst)
+    plain = plain_expected_points(t, rows, None if worst else pieces, starts, weights, n_placements, worst=worst)
     assert abs(core - plain) <= 1e-9 * max(1.0, abs(plain))
 
     nodes = [ref_node(t, i) for i in range(t.n_boards)]
@@ -198,7 +198,7 @@ def test_expected_points_in_every_timing_equal_the_reference_and_the_plain_recur
         else {nodes[i]: int(pieces[i]) for i in range(t.n_boards)}
     )
     opening = nodes[int(starts[0])] if len(starts) == 1 and opponent_kind in ("minimax", "minavg", "gaps") else None
-    ref = reference.expected_points(rules, ref_player, ref_opponent, n_actions, opening=opening)
+    ref = reference.expected_points(rules, ref_player, ref_opponent, n_placements, opening=opening)
     assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
 
 
@@ -218,8 +218,8 @@ def test_a_stepped_game_is_the_played_game(preview):
     game = single_game(s.rules, s)
     while not game.over and game.placements < 60:
         game.place(s.best_action(game.board, game.piece, game.preview))
-    played = babytris.play(s, "optimal", "solution", n_actions=60)
-    assert game.score == played.points[0] == babytris.expected_points(s, "optimal", "solution", n_actions=60)
+    played = babytris.play(s, "optimal", "solution", n_placements=60)
+    assert game.score == played.points[0] == babytris.expected_points(s, "optimal", "solution", n_placements=60)
 
 
 def test_the_cli_plays_the_course_timing(capsys):

@@ -22,7 +22,7 @@ def small_table(transitions_4x4, solution_4x4, minimax):
         transitions_4x4,
         {"optimal": solution_4x4, "max-min": minimax, "random": "random"},
         {"random": "random", "minimax": minimax},
-        n_actions=200,
+        n_placements=200,
         n_games=400,
         seed=3,
     )
@@ -31,8 +31,8 @@ def small_table(transitions_4x4, solution_4x4, minimax):
 def test_table_holds_exact_expectations(small_table, solution_4x4, transitions_4x4, minimax):
     t = small_table
     assert t.expected.shape == t.playout_mean.shape == (3, 2)
-    assert t.expected[0, 0] == babytris.expected_points(solution_4x4, n_actions=200)
-    assert t.expected[2, 1] == babytris.expected_points(transitions_4x4, "random", minimax, n_actions=200)
+    assert t.expected[0, 0] == babytris.expected_points(solution_4x4, n_placements=200)
+    assert t.expected[2, 1] == babytris.expected_points(transitions_4x4, "random", minimax, n_placements=200)
     assert np.array_equal(t.worst, t.expected.min(axis=1))
 
 
@@ -60,7 +60,7 @@ def test_standard_tournament_rows_and_columns():
     t = babytris.standard_tournament(
         width=3,
         height=4,
-        n_actions=30,
+        n_placements=30,
         n_games=10,
         opponent_discounts=(0.5,),
         rewards=(babytris.Reward(height=1, score=1),),
@@ -105,10 +105,10 @@ def test_the_course_timing_plays_in_a_tournament():
         t,
         {"optimal": optimal, "max-min": minimax},
         {"random": "random", "minimax": minimax},
-        n_actions=300,
+        n_placements=300,
         n_games=300,
     )
-    assert table.expected[1, 1] == babytris.expected_points(minimax, "optimal", "solution", n_actions=300)
-    assert table.expected[0, 0] == babytris.expected_points(optimal, n_actions=300)
+    assert table.expected[1, 1] == babytris.expected_points(minimax, "optimal", "solution", n_placements=300)
+    assert table.expected[0, 0] == babytris.expected_points(optimal, n_placements=300)
     assert table.largest_gap <= 5
     assert (table.worst_case <= table.worst + 1e-9).all()

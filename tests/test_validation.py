@@ -70,7 +70,7 @@ def test_checks_return_plain_python_values():
         lambda: babytris.enumerate_boards(42),
         lambda: babytris.to_mdptoolbox(42),
         lambda: babytris.long_run_rate(42),
-        lambda: babytris.expected_points(42, n_actions=3),
+        lambda: babytris.expected_points(42, n_placements=3),
         lambda: babytris.play(42),
         lambda: babytris.tournament(42, {"random": "random"}, {"random": "random"}),
     ],
@@ -112,9 +112,9 @@ def test_out_of_range_piece_choices_in_a_solution_are_an_error_not_a_crash(trans
     bad[17] = 9
     corrupted = dataclasses.replace(s, opponent_policy=bad)
     with pytest.raises(ValueError, match=r"opponent_policy.*\[0, 1\], got 9 at board index 17"):
-        babytris.play(corrupted, "random", "solution", n_actions=5, seed=0)
+        babytris.play(corrupted, "random", "solution", n_placements=5, seed=0)
     with pytest.raises(ValueError, match="opponent_policy"):
-        babytris.expected_points(corrupted, "random", "solution", n_actions=5)
+        babytris.expected_points(corrupted, "random", "solution", n_placements=5)
 
 
 @pytest.mark.parametrize(
