@@ -20,6 +20,7 @@ from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, hori
 from .export import explicit_model, to_drn, to_prism
 from .interop import to_mdptoolbox, to_quantecon
 from .lean import LeanSolution, solve_lean
+from .learning import PolicyRegret, policy_of, policy_regret
 from .minimize import Partition, minimize
 from .models import Model, block_drop, no_holes_tetris
 from .persist import load
@@ -48,6 +49,7 @@ __all__ = [
     "Piece",
     "Placement",
     "PlayResult",
+    "PolicyRegret",
     "Reward",
     "Rate",
     "Rules",
@@ -65,6 +67,8 @@ __all__ = [
     "minimize",
     "long_run_rate",
     "play",
+    "policy_of",
+    "policy_regret",
     "solve",
     "solve_lean",
     "solve_transitions",

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -48,8 +48,20 @@ written; 3 the work needs more memory than the default budget of babytris.solve 
 130 interrupted (Ctrl-C): a file being saved is left as it was."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with usage errors in one line, naming the (sub)command and its --help,
+    instead of the whole usage first (the subcommands' parsers are of this class too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # (a prefix would take a typo for another option)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_ARGUMENTS, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="babytris",
         description="Solve small Tetris-like games exactly, and play, compare and time them.",
         epilog=EPILOG,
@@ -626,21 +638,45 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    parser = _parser()
     try:
-        args = _parser().parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        command = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr,index]
+        if unknown:  # named by the subcommand they were given to, not by the top level
+            command.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as done:  # --help, --version (0) and usage errors (2)
         return int(done.code or 0)
+    where, flags = f"babytris {args.command}", _flags(command)
     try:
         return COMMANDS[args.command](args, _Output(args))
     except BrokenPipeError:  # the reader left (`babytris ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (ValueError, OSError) as err:
-        print(f"babytris: error: {err}", file=sys.stderr)
+        print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
         return EXIT_BAD_ARGUMENTS
     except MemoryError as err:
-        print(f"babytris: error: {err}", file=sys.stderr)
+        print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
         return EXIT_OVER_MEMORY
+
+
+#: Python argument names whose command-line flag is not the name with dashes.
+_FLAG_OF = {"n_jobs": "jobs", "n_placements": "placements", "n_games": "games", "policy_table": "policy_csv"}
+
+
+def _flags(command: argparse.ArgumentParser) -> dict[str, str]:
+    """The command's options by the Python name an error message uses: ``{"width": "--width", ...}``."""
+    by_dest = {a.dest: a.option_strings[-1] for a in command._actions if a.option_strings}
+    flags = {dest: flag for dest, flag in by_dest.items()}
+    flags.update({name: by_dest[dest] for name, dest in _FLAG_OF.items() if dest in by_dest})
+    return flags
+
+
+def _in_flags(message: str, flags: dict[str, str]) -> str:
+    """``message`` with its first word, where it names an argument in Python's words
+    (``n_jobs must be ...``, ``width: ...``), in the command line's (``--jobs must be ...``)."""
+    word = message.split(" ", 1)[0].rstrip(":")
+    return flags[word] + message[len(word) :] if word in flags else message
 
 
 if __name__ == "__main__":

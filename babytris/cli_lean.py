@@ -46,7 +46,7 @@ def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
         height=args.height,
         pieces=args.pieces,
         moves=args.moves,
-        accelerate=None if args.accelerate else False,
+        accelerate=args.accelerate,
         discount=args.discount,
         tol=args.tol,
         max_iter=args.max_iter,

@@ -156,10 +156,11 @@ def solver_arguments(parser: argparse.ArgumentParser) -> None:
         "last one's values) or strategy iteration (default against minimax: the opponent evaluated exactly)",
     )
     parser.add_argument(
-        "--no-accelerate",
-        dest="accelerate",
-        action="store_false",
-        help="no Aitken jumps: plain sweeps, as textbooks count them",
+        "--accelerate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Aitken jumps along the slowest mode (default: on, but for --method jacobi, which runs plain as "
+        "textbooks write it); --no-accelerate: plain sweeps, as textbooks count them",
     )
     parser.add_argument(
         "--max-memory",

@@ -123,10 +123,10 @@ class BabyTetrisEnv(gymnasium.Env):
             ``rules.probabilities``.  A :class:`~babytris.Solution` of these
             rules solved with a piece-giving opponent (``solve(rules,
             opponent="minimax")``): its :attr:`~babytris.Solution.opponent_policy`.
-            A callable ``f(board bits) -> piece index``.  The first
-            ``rules.preview`` pieces are drawn at random; the opponent gives
-            every other piece, the first one to place included without
-            previews (as :attr:`Solution.start_value` assumes).
+            A callable ``f(board bits) -> piece index``.  The opponent gives
+            every piece, the first one too (with previews a Solution's
+            opening queue, :meth:`Solution.opening`; a callable's opening is
+            drawn), as :attr:`Solution.start_value` counts it.
         max_steps: placements before the episode is truncated, >= 1.
         render_mode: None, ``"ansi"`` (text: the board and the pieces, score)
             or ``"rgb_array"`` (uint8 image, ``cell_pixels`` per cell).
@@ -274,10 +274,14 @@ class BabyTetrisEnv(gymnasium.Env):
         if options:
             raise ValueError(f"options: BabyTetrisEnv takes no reset options, got keys {sorted(options)}")
         game_seed = int(self.np_random.integers(2**63))
-        # "random": the Game draws every piece; else the opponent gives every
-        # piece after the first `preview` (drawn), as the solvers assume.
+        # "random": the Game draws every piece; else the opponent gives every piece, a Solution's
+        # opening queue too (Solution.opening, as its start_value counts it); a callable's opening is drawn.
         chooser = None if isinstance(self.opponent, str) else self._give
-        self._game = Game(self.rules, seed=game_seed, choose_piece=chooser)
+        solution = self._solution
+        opening = None
+        if solution is not None and self.rules.preview:
+            opening = solution.transitions.queue_of(int(solution.opening()[0][0]))
+        self._game = Game(self.rules, seed=game_seed, choose_piece=chooser, opening=opening)
         self._ended = False
         return self._observation(), self._info()
 

@@ -121,6 +121,7 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
         "table_seconds": solution.transitions.seconds,
         "opening_row": solution.opening_row,
         "ties": solution.ties,
+        "accelerated": solution.accelerated,
         "tie_seed": solution.tie_seed,
     }
     arrays = {
@@ -218,7 +219,12 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
     opening_row = _opening_row(path, meta, table, settings["opponent"])
     ties = _ties(path, meta)
-    solution = Solution(transitions=table, opening_row=opening_row, ties=ties[0], tie_seed=ties[1], **fields)
+    accelerated = meta.get("accelerated")
+    if accelerated is not None and not isinstance(accelerated, bool):
+        raise SolutionFileError(path, "accelerated", f"must be true, false or null, got {accelerated!r}")
+    solution = Solution(
+        transitions=table, opening_row=opening_row, ties=ties[0], tie_seed=ties[1], accelerated=accelerated, **fields
+    )
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution

@@ -273,7 +273,10 @@ def plot_convergence(
     for i, run in enumerate(runs, start=1):
         steps = None
         if hasattr(run, "residuals") and hasattr(run, "tol"):
-            residuals, default = np.asarray(run.residuals, dtype=np.float64), f"{run.method}, {run.iterations} sweeps"
+            # (which runs took Aitken jumps: the label says so, as two runs of one method may differ by that alone)
+            accelerated = getattr(run, "accelerated", None)
+            name = run.method + ("" if accelerated is None else " + Aitken" if accelerated else " plain")
+            residuals, default = np.asarray(run.residuals, dtype=np.float64), f"{name}, {run.iterations} sweeps"
             tols.append(float(run.tol))
             if every_sweep:
                 if getattr(run, "evaluation_sweeps", None) is None:
@@ -281,7 +284,7 @@ def plot_convergence(
                 evaluations = np.asarray(run.evaluation_sweeps, dtype=np.int64)
                 # greedy sweep i is sweep i + (evaluation sweeps before it) among all
                 steps = np.arange(1, residuals.size + 1) + np.concatenate(([0], np.cumsum(evaluations)[:-1]))
-                default = f"{run.method}, {run.iterations + int(evaluations.sum())} sweeps in all"
+                default = f"{name}, {run.iterations + int(evaluations.sum())} sweeps in all"
         else:
             if every_sweep:
                 raise ValueError(f"every_sweep: run {i} is an array of residuals; give Solutions")

@@ -62,6 +62,8 @@ class Solution:
         opening_row: with previews and a given opponent Solution, the start
             row (opening queue) that opponent opens with; else None (see
             :meth:`opening`).
+        accelerated: whether the sweeps took Aitken jumps (None: a file
+            saved before it was kept).
         ties, tie_seed: the rule the policies broke ties by (``"first"``,
             ``"last"``, ``"random"`` with its seed; see :mod:`babytris.ties`).
         reward: the :class:`~babytris.Reward` the values count, or None for
@@ -93,6 +95,7 @@ class Solution:
     opening_row: int | None = None
     ties: str = "first"
     tie_seed: int | None = None
+    accelerated: bool | None = None
 
     @property
     def boards(self) -> np.ndarray:
@@ -412,6 +415,12 @@ class Solution:
             if (board.width, board.height) != (self.rules.width, self.rules.height):
                 raise ValueError(
                     f"board is {board.width}x{board.height}, the rules are {self.rules.width}x{self.rules.height}"
+                    + (
+                        f" (Board.from_rows(rows, height={self.rules.height}) pads the rows given with empty ones "
+                        "on top)"
+                        if board.width == self.rules.width and board.height < self.rules.height
+                        else ""
+                    )
                 )
             return board.bits
         if isinstance(board, bool) or not isinstance(board, (int, np.integer)):

@@ -67,7 +67,7 @@ def solve(
     player: Player | None = None,
     reward: Reward | None = None,
     method: str | None = None,
-    accelerate: bool = True,
+    accelerate: bool | None = None,
     eval_sweeps: int | None = None,
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
@@ -136,7 +136,9 @@ def solve(
             proven bound of each result: :attr:`Solution.error_bound`).
         accelerate: extrapolate along the slowest mode once residuals fall
             by a steady ratio (Aitken); about halves the work.  (Not within
-            the evaluation sweeps of a game, which are not linear.)
+            the evaluation sweeps of a game, which are not linear.)  Default
+            None: on, but for ``method="jacobi"``, which runs as textbooks
+            write it unless asked (``accelerate=True``).
         eval_sweeps: policy-evaluation sweeps per iteration for ``"mpi"`` (>= 0;
             default: more the longer the horizon, ``0.25 / (1 - discount)``
             kept in [4, 40], see :func:`babytris.validation.default_eval_sweeps`)
@@ -193,6 +195,7 @@ def solve(
     roles = resolve(None, opponent, player, reward)
     check_reward(roles.reward, rules)
     method = solver_method(roles, method, discount)
+    accelerate = default_accelerate(method, accelerate)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=rules.objective == "combo")
     per_board = solver_bytes_per_board(rules, method, bool(accelerate))
     if roles.reward is not None or roles.opponent == "gaps":
@@ -223,6 +226,12 @@ def solve(
             ties=ties,
             tie_seed=tie_seed,
         )
+
+
+def default_accelerate(method: str, accelerate: bool | None) -> bool | None:
+    """``accelerate`` as given, or by default (None) on but for ``"jacobi"``:
+    synchronous value iteration is the textbook method, plain unless asked."""
+    return method != "jacobi" if accelerate is None else accelerate
 
 
 def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool, n_boards: int | None = None) -> int:
@@ -256,7 +265,7 @@ def solve_transitions(
     player: Player | None = None,
     reward: Reward | None = None,
     method: str | None = None,
-    accelerate: bool = True,
+    accelerate: bool | None = None,
     eval_sweeps: int | None = None,
     n_jobs: int | None = None,
     progress: Progress | ProgressBars | bool | None = None,
@@ -272,6 +281,7 @@ def solve_transitions(
     """
     roles = resolve(transitions, opponent, player, reward)
     method = solver_method(roles, method, discount)
+    accelerate = default_accelerate(method, accelerate)
     discount, tol, max_iter, eval_sweeps, accelerate = check_solver_args(
         discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo"
     )
@@ -498,6 +508,7 @@ def _solve(
         opening_row=roles.opening_row,
         reward=roles.reward,
         method=method,
+        accelerated=bool(accelerate) and method != "strategy",
         tol=float(tol),
         max_iter=int(max_iter),
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},

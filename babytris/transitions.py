@@ -285,7 +285,10 @@ class Transitions:
         cells = self.rules.cells
         i = int(self.indices(np.array([board], dtype=np.uint64))[0]) if 0 <= board < 2**cells else -1
         if i < 0:
-            raise KeyError(f"board {board} is not reachable from the start under these rules")
+            raise KeyError(
+                f"board {board} is not reachable from the start board ({self.rules.start}) under these rules; "
+                f"to value it, solve the game that starts there: Rules(start={board}, ...)"
+            )
         slot = 0
         if held is not None or locked:
             n = self.rules.n_pieces

@@ -72,7 +72,9 @@ def test_quantecon_solves_the_fixed_opponents_game(game, model):
     t, solved = game
     answer = best_response(t, solved[model])
     q = to_quantecon(t, discount=0.9, opponent=solved[model])
-    result = quantecon.markov.DiscreteDP(q.R, q.Q, q.beta, q.s_indices, q.a_indices).solve(method="policy_iteration")
+    result = quantecon.markov.DiscreteDP(q.R, q.Q, q.beta, q.s_indices, q.a_indices).solve(
+        method="modified_policy_iteration", epsilon=1e-10
+    )
     assert q.start_value(result.v) == pytest.approx(answer.start_value, abs=1e-6)
     assert np.abs(result.v[: t.n_states] - answer.values.ravel()).max() <= 1e-6
 

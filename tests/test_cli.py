@@ -68,7 +68,7 @@ def test_bad_arguments_return_2(argv, words, capsys):
     assert cli.main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith("babytris: error:")
+    assert captured.err.startswith(f"babytris {argv[0]}: error:") and captured.err.count("\n") == 1
     assert words in captured.err
 
 
@@ -158,7 +158,7 @@ def test_tournament(capsys):
 
 def test_tournament_bad_arguments(capsys):
     assert cli.main(["tournament", "--placements", "0"]) == 2
-    assert "n_placements" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("babytris tournament: error: --placements must be an integer")
 
 
 def test_tournament_and_play_count_placements_by_one_name(capsys):
@@ -404,7 +404,7 @@ def test_out_is_checked_before_the_solve(tmp_path, capsys):
     for out, words in ((tmp_path, "is a directory"), (tmp_path / "no" / "x.npz", "no directory")):
         assert cli.main(["solve", "--width", "5", "--height", "6", "--out", str(out)]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("babytris: error: --out") and words in err and err.count("\n") == 1
+        assert err.startswith("babytris solve: error: --out") and words in err and err.count("\n") == 1
     assert time.perf_counter() - started < 10
 
 
@@ -452,7 +452,7 @@ def test_play_refuses_bad_files_with_exit_2(tmp_path, capsys):
     for name, path in bad_solution_files(tmp_path).items():
         assert cli.main(["play", "--solution", str(path)]) == 2, name
         err = capsys.readouterr().err
-        assert err.startswith("babytris: error:") and err.count("\n") == 1, (name, err)
+        assert err.startswith("babytris play: error:") and err.count("\n") == 1, (name, err)
 
 
 def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
@@ -582,3 +582,37 @@ def test_every_rules_field_is_an_option_of_every_command_that_builds_a_game(caps
         assert {"line_scores", "probabilities", "start", "objective", "mirror", "no_holes", "top_out"} <= parser_options
     assert cli.main(["solve", "--start", "12a", "-q"]) == 2
     assert "--start takes an integer or rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (
+            ["solve", "--widht", "4"],
+            "babytris solve: error: unrecognized arguments: --widht 4 (see babytris solve --help)",
+        ),
+        (["tournament", "--opponent", "minimax"], "babytris tournament: error: unrecognized arguments: --opponent"),
+        (["solve", "--opponent", "foo"], "babytris solve: error: argument --opponent: invalid choice: 'foo'"),
+        (["solvee"], "babytris: error: argument COMMAND: invalid choice: 'solvee'"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_command(argv, words, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(words) and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["solve", "--width", "99", "-q"], "babytris solve: error: --width must be an integer in [1, 64], got 99"),
+        (["solve", "--max-iter", "0", "-q"], "babytris solve: error: --max-iter must be an integer"),
+        (["tournament", "--games", "-1", "-q"], "babytris tournament: error: --games must be an integer"),
+        (["solve", "--jobs", "0", "-q"], "babytris solve: error: --jobs must be"),
+        (["solve", "--line-scores", "0", "1", "-q"], "babytris solve: error: --line-scores needs at least 4"),
+    ],
+)
+def test_an_error_names_the_flag_not_the_python_argument(argv, words, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(words) and err.count("\n") == 1, err

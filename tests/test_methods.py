@@ -159,3 +159,28 @@ def test_a_recorded_evaluation_sweep_keeps_each_boards_change_in_float32(transit
         sweeper.evaluation_sweep(np.zeros(n + 1, dtype=np.float32))
     with pytest.raises(ValueError, match="mismatch"):
         sweeper.evaluation_sweep(np.zeros(n))  # float64: the changes are float32
+
+
+def test_synchronous_value_iteration_runs_as_textbooks_write_it_unless_asked(tmp_path):
+    """method="jacobi" is plain by default: the course's 178 sweeps on 4x4 at 0.9 (docs/course.md);
+    acceleration is opt-in there and on by default elsewhere; the Solution says which ran."""
+    plain = babytris.solve(width=4, height=4, method="jacobi")
+    assert (plain.iterations, plain.accelerated) == (178, False)
+    assert plain.iterations == babytris.solve(width=4, height=4, method="jacobi", accelerate=False).iterations
+    jumped = babytris.solve(width=4, height=4, method="jacobi", accelerate=True)
+    assert jumped.accelerated and jumped.iterations < plain.iterations
+    assert babytris.solve(width=4, height=4, method="vi").accelerated
+    plain.save(tmp_path / "j.npz")
+    assert babytris.load(tmp_path / "j.npz").accelerated is False
+
+
+def test_the_plot_says_which_run_was_accelerated():
+    pytest.importorskip("matplotlib")
+    from babytris.pictures import plot_convergence
+
+    runs = [babytris.solve(width=4, height=4, method="jacobi", accelerate=a) for a in (False, True)]
+    ax = plot_convergence(*runs)
+    assert [line.get_label() for line in ax.lines[:2]] == [
+        f"jacobi plain, {runs[0].iterations} sweeps",
+        f"jacobi + Aitken, {runs[1].iterations} sweeps",
+    ]

@@ -198,7 +198,7 @@ def test_plot_convergence_one_line_per_run(transitions_4x4):
 def test_plot_convergence_default_labels(solution_4x4):
     ax = plot_convergence(solution_4x4, [0.5, 0.25], tol=1e-3)
     labels = [line.get_label() for line in ax.lines]
-    assert labels == [f"{solution_4x4.method}, {solution_4x4.iterations} sweeps", "run 2", "tol = 0.001"]
+    assert labels == [f"{solution_4x4.method} + Aitken, {solution_4x4.iterations} sweeps", "run 2", "tol = 0.001"]
 
 
 # --------------------------------------------------------------------------

@@ -476,3 +476,12 @@ def test_one_layer_sweeps_on_one_thread_whatever_n_jobs():
     one = babytris.solve_transitions(t, n_jobs=1, tol=1e-12)
     two = babytris.solve_transitions(t, n_jobs=2, tol=1e-12)
     assert np.array_equal(one.values, two.values)
+
+
+def test_lookups_say_how_to_reach_a_board_they_cannot(solution_4x4):
+    with pytest.raises(ValueError, match=r"Board.from_rows\(rows, height=4\) pads the rows"):
+        solution_4x4.value(babytris.Board.from_rows(["#..."]), "L")
+    tower = babytris.Board.from_rows(["#...", "...."], height=4)  # (a floating cell: no drop leaves one)
+    with pytest.raises(KeyError, match=rf"solve the game that starts there: Rules\(start={int(tower)}"):
+        solution_4x4.value(tower, "L")
+    assert babytris.solve(width=4, height=4, start=tower).value(tower, "L") >= 0.0

@@ -246,3 +246,16 @@ def test_a_best_response_to_an_opponent_solution_keeps_its_opening(course_4x4, t
     assert babytris.evaluate(minimax, opponent="minimax", discount=0.9) == pytest.approx(minimax.start_value, abs=1e-8)
     answer.save(tmp_path / "answer.npz")
     assert babytris.load(tmp_path / "answer.npz").opening_row == answer.opening_row
+
+
+def test_the_gymnasium_env_opens_as_the_opponent_solution_does(course_4x4):
+    pytest.importorskip("gymnasium")
+    from babytris.env import BabyTetrisEnv
+
+    t, solved = course_4x4
+    minimax = solved["minimax"]
+    (row,), _ = minimax.opening()
+    env = BabyTetrisEnv(opponent=minimax)
+    for seed in range(4):
+        _, info = env.reset(seed=seed)
+        assert (info["piece"], *info["preview"]) == t.queue_of(int(row)) + (int(minimax.opponent_policy[row]),)
