@@ -26,3 +26,13 @@ def dropped_placements(
     moves: npt.NDArray[np.int16] | None = None,
     n_threads: int = 1,
 ) -> npt.NDArray[np.uint16] | npt.NDArray[np.int16]: ...
+def preview_moves(
+    offsets: npt.NDArray[np.int32],
+    next_board: npt.NDArray[np.int32],
+    lines: npt.NDArray[np.uint8],
+    placement: npt.NDArray[np.uint16],
+    n_pieces: int,
+    queues: int,
+    out_offsets: npt.NDArray[np.int32],
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.uint16]]: ...

@@ -26,6 +26,7 @@ def play_games(
     placements: npt.NDArray[np.int64],
     n_threads: int = 1,
     chance: npt.NDArray[np.int32] | None = None,
+    holds: npt.NDArray[np.uint8] | None = None,
 ) -> None: ...
 def closure(ptr: npt.NDArray[np.int64], col: npt.NDArray[np.int32], start: int) -> npt.NDArray[np.bool_]: ...
 def horizon_values(

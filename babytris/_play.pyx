@@ -101,6 +101,7 @@ cdef struct Game:
     const double* cumulative      # cumulative piece probabilities, P per chance class (the last never read)
     const int32_t* chance         # NULL: class 0 everywhere; else each board's chance class (its bag)
     const int16_t* rows           # NULL: a uniformly random move; else each state's move, as its row offset
+    const uint8_t* holds          # NULL: no hold; else 1 for each move that puts the piece on hold
     const int32_t* starts         # the rows a game may start on (a preview game's opening queues)
     const double* start_cumulative  # their cumulative chances (the last never read)
     Py_ssize_t n_starts
@@ -110,7 +111,9 @@ cdef struct Game:
 cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t* placements) noexcept nogil:
     """One game from one of ``g.starts`` (drawn by its chance where there are
     several, else no draw): up to ``g.n_placements`` placements, ending early when
-    the piece fits nowhere.  Writes its points and placements made."""
+    the piece fits nowhere.  A hold (``g.holds``) is a step that places
+    nothing: it counts no placement (the slot it locks allows no second in a
+    row).  Writes its points and placements made."""
     cdef Rng rng
     cdef int32_t b = g.starts[0]
     cdef int P = g.P
@@ -124,7 +127,8 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
         u = rng_uniform(&rng)
         for j in range(g.n_starts - 1):
             b = g.starts[j + 1] if u >= g.start_cumulative[j] else b
-    for k in range(g.n_placements):
+    k = 0
+    while k < g.n_placements:
         if g.pieces != NULL:
             p = g.pieces[b]
         else:
@@ -146,6 +150,8 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
             e = lo + rng_below(&rng, hi - lo)
         total += g.scores[g.lines[e]]
         b = g.next_board[e]
+        if g.holds == NULL or not g.holds[e]:
+            k += 1
     placements[0] = g.n_placements
     points[0] = total
 
@@ -154,7 +160,8 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
                const double[::1] scores, const double[::1] probabilities, const int32_t[::1] starts,
                const double[::1] start_chances, int64_t n_placements,
                const uint64_t[::1] seeds, const int16_t[::1] pieces, const int16_t[::1] rows,
-               double[::1] points, int64_t[::1] placements, int n_threads=1, const int32_t[::1] chance=None):
+               double[::1] points, int64_t[::1] placements, int n_threads=1, const int32_t[::1] chance=None,
+               const uint8_t[::1] holds=None):
     """Play ``len(seeds)`` independent games on the move table, each from one
     of the rows ``starts`` (int32), drawn with ``start_chances`` (float64, one
     per start, summing to 1; one start: no draw); game i uses ``seeds[i]`` and writes ``points[i]`` (float64) and
@@ -166,8 +173,9 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     board b drawing with class ``chance[b]``'s: a bag's contents).
     ``rows``: int16 ``(n_boards * P,)``, each state's move as its offset in
     the state's row (any value where the state has no move), or None for a
-    player choosing uniformly among the legal moves.  Shapes are checked
-    here; values (pieces in range, rows inside their row) by the caller.
+    player choosing uniformly among the legal moves.  ``holds``: uint8 per
+    move, 1 for a hold (a step that counts no placement), or None.  Shapes
+    are checked here; values (pieces in range, rows inside their row) by the caller.
     """
     cdef Py_ssize_t n_states = offsets.shape[0] - 1, b
     cdef int P = probabilities.shape[0] if chance is None or chance.shape[0] == 0 else <int>(n_states // chance.shape[0])
@@ -185,6 +193,8 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
             raise ValueError(f"play_games: starts[{i}] = {starts[i]} is not a row")
     if (pieces is not None and pieces.shape[0] != n_boards) or (rows is not None and rows.shape[0] != n_states):
         raise ValueError("play_games: pieces or rows have the wrong length")
+    if holds is not None and holds.shape[0] != next_board.shape[0]:
+        raise ValueError("play_games: holds needs one entry per move")
     if points.shape[0] != n_games or placements.shape[0] != n_games:
         raise ValueError("play_games: points and placements need one entry per seed")
     if probabilities.shape[0] % P or (chance is None and probabilities.shape[0] != P):
@@ -208,6 +218,7 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     g.cumulative = &cum[0]
     g.chance = &chance[0] if chance is not None and n_boards else NULL
     g.rows = &rows[0] if rows is not None else NULL
+    g.holds = &holds[0] if holds is not None and holds.shape[0] else NULL
     g.starts = &starts[0]
     g.start_cumulative = &start_cum[0]
     g.n_starts = starts.shape[0]

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import _moves
 from .bags import after_draw, bag_counts
 from .placements import canonical_boards, engine, lost_board, placement_table
 from .progress import polling
@@ -200,6 +201,35 @@ def _column_heights(table: Transitions) -> bool:
     return bool(np.array_equal(below, boards))
 
 
+def _plain_previews(base: Transitions, n_states: int, started: float | None) -> Transitions:
+    """:func:`with_previews` without hold or a bag (the course's timing and
+    longer previews): the counts in numpy, the moves in one compiled pass
+    (:func:`babytris._moves.preview_moves`)."""
+    rules = base.rules
+    n, P, queues = base.n_boards, rules.n_pieces, rules.queues
+    shift = queues // P
+    counts = np.diff(base.offsets).astype(np.int64).reshape(n, P)
+    per_node = counts[:, np.arange(queues) // shift]  # (n, queues): the queue's first piece's moves
+    offsets = offsets_from_counts(np.repeat(per_node.ravel(), P))
+    next_node, lines, placement = _moves.preview_moves(
+        base.offsets, base.next_board, base.lines, base.placement, P, queues, offsets, resolve_n_jobs(None)
+    )
+    del n_states  # (= len(offsets) - 1, counted by the caller's guard)
+    return Transitions(
+        rules,
+        np.repeat(base.boards, queues),
+        base.layer_starts * queues,
+        offsets,
+        next_node,
+        lines,
+        placement,
+        (time.perf_counter() - started) if started is not None else base.seconds,
+        np.tile(np.arange(queues, dtype=np.int64), n),
+        None,
+        None,
+    )
+
+
 def with_previews(
     base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0, started: float | None = None
 ) -> Transitions:
@@ -246,6 +276,8 @@ def with_previews(
             f"states and up to {n_moves:,} moves need about {format_bytes(need)}, "
             f"more than max_memory={format_bytes(max_memory)}"
         )
+    if not rules.hold and rules.randomizer != "bag":
+        return _plain_previews(base, n_states, started)
     state = np.arange(n_states, dtype=np.int64)
     node, drawn = np.divmod(state, n_pieces)
     node, slot = np.divmod(node, slots)

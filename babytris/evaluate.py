@@ -40,7 +40,7 @@ from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows,
 from .rules import Rules
 from .solution import Solution
 from .solve import solve_transitions
-from .transitions import Transitions
+from .transitions import HOLD_MOVE, Transitions
 from .validation import check_int
 
 __all__ = [
@@ -245,6 +245,7 @@ def play(
         placements,
         n_jobs,
         chance=None if t.bags is None else t.bags.astype(np.int32),
+        holds=_holds(t),
     )
     return PlayResult(points, placements, n_placements, seed)
 
@@ -453,6 +454,11 @@ def _worst_case(game: Solution | Transitions, player: Player, n_placements: int,
     (or to a fixed point)."""
     sides = resolve_roles(game, player, "random")
     t = sides.transitions
+    if t.rules.hold:
+        raise ValueError(
+            "opponent='best_response' with rules.hold: a hold is a step within a placement, where the "
+            "adversary chooses again; not yet evaluated (the player's own opponents are)"
+        )
     P = t.rules.n_pieces
     state, col, weight, gain = _state_chain(t, sides.rows)
     n = t.n_boards
@@ -537,7 +543,8 @@ def _chain(t: Transitions, rows: np.ndarray | None, pieces: np.ndarray | None):
         state = state_of_move[move]
         weight = w_state[state] / counts[state]
     scores = np.asarray(t.rules.line_scores, dtype=np.float64)
-    return state // P, t.next_board[move], weight, weight * scores[t.lines[move]]
+    hold = None if not t.rules.hold else t.placement[move] == HOLD_MOVE
+    return _fold_holds(t, state // P, t.next_board[move], weight, weight * scores[t.lines[move]], hold)
 
 
 def _reachable(ptr: np.ndarray, col: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -547,6 +554,33 @@ def _reachable(ptr: np.ndarray, col: np.ndarray, starts: np.ndarray) -> np.ndarr
         if not keep[start]:
             keep |= _play.closure(ptr, col, int(start))
     return keep
+
+
+def _holds(t: Transitions) -> np.ndarray | None:
+    """uint8 per move, 1 for the moves that put the piece on hold (None without hold)."""
+    return (t.placement == HOLD_MOVE).astype(np.uint8) if t.rules.hold else None
+
+
+def _fold_holds(t: Transitions, board, col, weight, gain, hold):
+    """The chain with each hold entry (row b to the locked row c, weight w: a
+    step that places nothing) replaced by c's own entries scaled by w, so that
+    every entry is one placement.  A locked row holds no more, so one level
+    of replacement is all; the entries stay sorted by row."""
+    if hold is None or not hold.any():
+        return board, col, weight, gain
+    starts = _row_starts(board, t.n_boards)
+    held = np.flatnonzero(hold)
+    target = col[held].astype(np.int64)
+    counts = starts[target + 1] - starts[target]
+    source = np.repeat(held, counts)
+    taken = np.repeat(starts[target] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    scale = weight[source]
+    board = np.concatenate((board[~hold], board[source]))
+    col = np.concatenate((col[~hold], col[taken]))
+    weight = np.concatenate((weight[~hold], scale * weight[taken]))
+    gain = np.concatenate((gain[~hold], scale * gain[taken]))
+    order = np.argsort(board, kind="stable")
+    return board[order], col[order], weight[order], gain[order]
 
 
 def _row_starts(board: np.ndarray, n: int) -> np.ndarray:

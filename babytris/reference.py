@@ -35,9 +35,8 @@ from .reference_game import (
 )
 from .rules import Rules
 
-# The oracle shares no code with what it checks: it reads the rules' data
-# (Rules, pieces) and a Reward's weights, and checks and resolves its
-# arguments itself, below.
+# The oracle shares no code with what it checks: it reads the rules' data (Rules, pieces)
+# and a Reward's weights, and checks and resolves its arguments itself, below.
 
 #: The opponent and player models the reference knows (as babytris.roles names them).
 OPPONENTS = ("random", "minimax", "minavg", "gaps")
@@ -315,23 +314,21 @@ def expected_points(rules: Rules, player="random", opponent="random", n_placemen
     the legal moves (``player="random"``); 0 where p fits nowhere.  With
     ``opponent="best_response"``, ``U_k(b) = min over p of Q_k(b, p)``: the pieces
     chosen to leave the player the fewest points over the placements left.
-    With previews or a bag the rows are (board, queue[, bag]) nodes, the
-    pieces those left in the bag, each with its share of it, and the game
-    starts on a node of the start board with the opening queue drawn (the bag
-    full), or on ``opening`` (a node) where given; with ``"best_response"`` the
-    opponent opens with the worst node.
-    """
-    if rules.hold:
-        raise ValueError("expected_points: games with hold are not supported")
+    With previews, hold or a bag the rows are nodes (see :func:`nodes`); a
+    game starts on the opening drawn (the bag full), or on ``opening`` where
+    given; ``"best_response"`` opens with the worst node.  A hold (player
+    ``"hold"``) counts no placement."""
     if isinstance(n_placements, bool) or not isinstance(n_placements, int) or n_placements < 1:
         raise ValueError(f"n_placements must be an integer >= 1, got {n_placements!r}")
     if player != "random" and not isinstance(player, dict):
         raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
     if opponent not in ("random", "best_response") and not isinstance(opponent, dict):
         raise ValueError(f"opponent must be 'random', 'best_response' or a dict {{board: piece}}, got {opponent!r}")
-    boards = nodes(rules)
+    if rules.hold and opponent == "best_response":
+        raise ValueError("expected_points: the best response with hold is not supported")
+    boards = sorted(nodes(rules), key=lambda node: not node[3]) if rules.hold else nodes(rules)  # locked first
     # For each board, the pieces it may get with their weights, and for each
-    # piece the player's moves: [(points, after)], one move or all of them.
+    # piece the player's moves: [(points, after, hold)], one move or all of them.
     options = {}
     for b in boards:
         can_come = [p for p in range(len(rules.pieces)) if draw_chance(rules, b, p) > 0]
@@ -343,23 +340,28 @@ def expected_points(rules: Rules, player="random", opponent="random", n_placemen
             given = [(opponent[b], 1.0)]
         row = []
         for p, weight in given:
-            legal = [(rules.line_scores[rows], after, m.index) for m, after, rows in node_moves(rules, b, p)]
+            moves = node_moves(rules, b, p)
+            legal = [(rules.line_scores[rows], after, "hold" if m == "hold" else m.index) for m, after, rows in moves]
             if player != "random" and legal:
                 legal = [move for move in legal if move[2] == player[(b, p)]]
                 if len(legal) != 1:
                     raise ValueError(f"player: placement {player[(b, p)]} is not legal for piece {p} on board {b}")
-            row.append((weight, [(points, after) for points, after, _ in legal]))
+            row.append((weight, [(points, after, number == "hold") for points, after, number in legal]))
         options[b] = row
     values = {b: 0.0 for b in boards}
 
-    def piece_value(chosen, values) -> float:
-        return sum(points + values[after] for points, after in chosen) / len(chosen) if chosen else 0.0
+    def piece_value(chosen, values, new) -> float:
+        worth = [points + (new[after] if hold else values[after]) for points, after, hold in chosen]
+        return sum(worth) / len(worth) if worth else 0.0
 
     for _ in range(n_placements):
         if opponent == "best_response":
-            values = {b: min(piece_value(chosen, values) for _, chosen in options[b]) for b in boards}
+            values = {b: min(piece_value(chosen, values, {}) for _, chosen in options[b]) for b in boards}
             continue
-        values = {b: sum(weight * piece_value(chosen, values) for weight, chosen in options[b]) for b in boards}
+        new: dict = {}
+        for b in boards:  # (locked nodes first: a hold reads its node's value of this step)
+            new[b] = sum(weight * piece_value(chosen, values, new) for weight, chosen in options[b])
+        values = new
     if opening is not None:
         return values[opening]
     if opponent == "best_response":

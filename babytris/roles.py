@@ -311,15 +311,9 @@ class Sides:
 def resolve_roles(game: object, player: object, opponent: object) -> Sides:
     """The sides of ``game`` (a Solution or Transitions) played over n
     placements by ``player`` against ``opponent``, checked: every timing
-    (the opponent choosing after the placement, or with previews before it)
-    and bags; not hold (a hold places nothing, so a game's placements and its
-    steps part)."""
+    (the opponent choosing after the placement, or with previews before it),
+    hold (a hold is a step that counts no placement) and bags."""
     t = transitions_of(game)
-    if t.rules.hold:
-        raise ValueError(
-            "rules.hold: games with hold can be solved and minimized, not yet played or evaluated over "
-            "n placements (a hold places nothing, so placements and steps part)"
-        )
     player, opponent = bind_to_game(game, player, opponent)
     starts, weights = t.start_nodes()
     if isinstance(opponent, Solution):

@@ -189,13 +189,9 @@ def test_bad_hold():
     s = babytris.solve(width=3, height=3, hold=True, tol=1e-6)
     with pytest.raises(ValueError, match="held"):
         s.value(0, "I", held=True)
-    for call in (
-        lambda: babytris.play(s),
-        lambda: babytris.expected_points(s),
-        lambda: babytris.long_run_rate(s.transitions),
-    ):
-        with pytest.raises(ValueError, match="hold"):
-            call()
+    # (play and expected_points take hold: tests/test_timings.py; the long-run rate does not yet)
+    with pytest.raises(ValueError, match="hold"):
+        babytris.long_run_rate(s.transitions)
 
 
 def test_a_drawn_hold_starts_holding_the_first_piece():

@@ -202,11 +202,10 @@ def test_expected_points_in_every_timing_equal_the_reference_and_the_plain_recur
     assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
 
 
-def test_hold_is_refused_once_with_its_reason():
-    s = babytris.solve(width=4, height=4, hold=True)
-    for door in (babytris.play, babytris.expected_points):
-        with pytest.raises(ValueError, match="rules.hold: .*a hold places nothing"):
-            door(s)
+def test_the_best_response_with_hold_is_refused_with_its_reason():
+    s = babytris.solve(width=3, height=4, hold=True)
+    with pytest.raises(ValueError, match="opponent='best_response' with rules.hold: a hold is a step"):
+        babytris.expected_points(s, opponent="best_response")
 
 
 @pytest.mark.parametrize("preview", [0, 1, 2])
@@ -259,3 +258,78 @@ def test_the_gymnasium_env_opens_as_the_opponent_solution_does(course_4x4):
     for seed in range(4):
         _, info = env.reset(seed=seed)
         assert (info["piece"], *info["preview"]) == t.queue_of(int(row)) + (int(minimax.opponent_policy[row]),)
+
+
+def hold_node(t, i):
+    """The reference's name of row i with hold: (board, queue, held piece or None, locked)."""
+    P, slot = t.rules.n_pieces, int(t.slots[i])
+    board, queue = ref_node(t, i) if t.rules.preview else (int(t.boards[i]), ())
+    held = None if slot == 0 else (slot - 1) % P
+    return board, queue, held, slot > P
+
+
+def plain_hold_points(t, rows, pieces, starts, weights, n_placements):
+    """U_k written out with hold: a hold (placement HOLD_MOVE) leads to a locked
+    row within the same placement, so locked rows are valued first each step."""
+    from babytris.transitions import HOLD_MOVE
+
+    P, scores, probs = t.rules.n_pieces, t.rules.line_scores, t.rules.probabilities
+    order = sorted(range(t.n_boards), key=lambda b: not int(t.slots[b]) > P)
+    U = [0.0] * t.n_boards
+    for _ in range(n_placements):
+        new = [0.0] * t.n_boards
+        for b in order:
+            q_values = []
+            for p in range(P):
+                lo, hi = int(t.offsets[b * P + p]), int(t.offsets[b * P + p + 1])
+                moves = range(lo, hi) if rows is None else ([lo + int(rows[b * P + p])] if hi > lo else [])
+                worth = [
+                    new[int(t.next_board[e])]
+                    if int(t.placement[e]) == HOLD_MOVE
+                    else scores[int(t.lines[e])] + U[int(t.next_board[e])]
+                    for e in moves
+                ]
+                q_values.append(sum(worth) / len(worth) if worth else 0.0)
+            new[b] = sum(w * v for w, v in zip(probs, q_values)) if pieces is None else q_values[int(pieces[b])]
+        U = new
+    return sum(w * U[int(s)] for w, s in zip(weights, starts))
+
+
+@pytest.mark.parametrize("preview", [0, 1])
+@pytest.mark.parametrize("player", ["optimal", "random"])
+@pytest.mark.parametrize("opponent", ["random", "minimax"])
+def test_hold_is_played_and_evaluated_in_every_timing(preview, player, opponent):
+    """A hold counts no placement: the exact expectation equals the plain
+    recursion and (random player) the reference; the playouts agree with it."""
+    rules = babytris.Rules(width=3, height=4, hold=True, preview=preview)
+    t = babytris.enumerate_boards(rules)
+    optimal = babytris.solve_transitions(t, tol=1e-12)
+    given = babytris.solve_transitions(t, opponent="minimax", tol=1e-12) if opponent == "minimax" else "random"
+    side = optimal if player == "optimal" else "random"
+    exact = babytris.expected_points(t, side, given, n_placements=6)
+    rows = None if player == "random" else policy_rows(t, optimal.policy)
+    pieces = None if opponent == "random" else given.opponent_policy
+    starts, weights = given.opening() if opponent == "minimax" else t.start_nodes()
+    assert exact == pytest.approx(plain_hold_points(t, rows, pieces, starts, weights, 6), abs=1e-9)
+    if player == "random":
+        nodes = [hold_node(t, i) for i in range(t.n_boards)]
+        ref_opponent = "random" if pieces is None else {nodes[i]: int(pieces[i]) for i in range(t.n_boards)}
+        opening = nodes[int(starts[0])] if opponent == "minimax" and len(starts) == 1 else None
+        ref = reference.expected_points(rules, "random", ref_opponent, 6, opening=opening)
+        assert exact == pytest.approx(ref, abs=1e-9)
+    games = babytris.play(t, side, given, n_placements=6, n_games=3000, seed=2)
+    assert (games.placements <= 6).all()
+    if games.stderr == 0:
+        assert games.mean == pytest.approx(exact, abs=1e-9)
+    else:
+        assert abs(games.mean - exact) <= 5 * games.stderr
+
+
+@pytest.mark.parametrize("fields", [dict(preview=1), dict(hold=True), dict(preview=1, hold=True)])
+def test_bags_with_previews_and_hold_are_played_and_evaluated(fields):
+    rules = babytris.Rules(width=3, height=4, randomizer="bag", **fields)
+    t = babytris.enumerate_boards(rules)
+    exact = babytris.expected_points(t, "random", "random", n_placements=6)
+    assert exact == pytest.approx(reference.expected_points(rules, "random", "random", 6), abs=1e-12)
+    games = babytris.play(t, "random", "random", n_placements=6, n_games=20_000, seed=1)
+    assert abs(games.mean - exact) <= 5 * games.stderr

@@ -112,3 +112,12 @@ def test_the_course_timing_plays_in_a_tournament():
     assert table.expected[0, 0] == babytris.expected_points(optimal, n_placements=300)
     assert table.largest_gap <= 5
     assert (table.worst_case <= table.worst + 1e-9).all()
+
+
+def test_a_tournament_with_hold():
+    rules = babytris.Rules(width=3, height=4, hold=True)
+    t = babytris.enumerate_boards(rules)
+    optimal, minimax = babytris.solve_transitions(t), babytris.solve_transitions(t, opponent="minimax")
+    table = babytris.tournament(t, {"optimal": optimal}, {"random": "random", "minimax": minimax}, n_placements=50)
+    assert table.expected[0, 1] == babytris.expected_points(optimal, "optimal", minimax, n_placements=50)
+    assert table.largest_gap <= 5 and np.isnan(table.worst_case).all()
