@@ -28,6 +28,15 @@ def play_games(
     chance: npt.NDArray[np.int32] | None = None,
     holds: npt.NDArray[np.uint8] | None = None,
 ) -> None: ...
+def reachable_rows(
+    offsets: npt.NDArray[np.int32],
+    next_board: npt.NDArray[np.int32],
+    n_pieces: int,
+    starts: npt.NDArray[np.int64],
+    can_come: npt.NDArray[np.uint8],
+    pieces: npt.NDArray[np.int16] | None = None,
+    rows: npt.NDArray[np.int16] | None = None,
+) -> npt.NDArray[np.bool_]: ...
 def closure(ptr: npt.NDArray[np.int64], col: npt.NDArray[np.int32], start: int) -> npt.NDArray[np.bool_]: ...
 def horizon_values(
     ptr: npt.NDArray[np.int64],

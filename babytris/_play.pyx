@@ -252,6 +252,61 @@ cdef enum:
     STOPPED = 3         # Ctrl-C: KeyboardInterrupt is raised
 
 
+def reachable_rows(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces,
+                   const int64_t[::1] starts, const uint8_t[::1] can_come, const int16_t[::1] pieces=None,
+                   const int16_t[::1] rows=None):
+    """bool array ``(n_rows,)``: the rows a game reaches from ``starts``
+    (included) when on row b the piece ``pieces[b]`` comes (None: each piece
+    p with ``can_come[b * n_pieces + p]``) and the player makes the move
+    ``rows[s]`` of state s (an offset in its row; None: every move).  One
+    walk over the reachable states only: an evaluation pays for the rows a
+    game meets, not for the whole table."""
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, n_rows, head = 0, tail = 0, i
+    cdef Py_ssize_t P = n_pieces
+    cdef int64_t b, s, e, lo, hi, nxt
+    cdef int p
+    cdef bint given = pieces is not None, fixed = rows is not None
+    if P < 1 or n_states % P or can_come.shape[0] != n_states or next_board.shape[0] != offsets[n_states]:
+        raise ValueError("reachable_rows: array shapes do not match")
+    n_rows = n_states // P
+    if (pieces is not None and pieces.shape[0] != n_rows) or (rows is not None and rows.shape[0] != n_states):
+        raise ValueError("reachable_rows: pieces or rows have the wrong length")
+    seen = np.zeros(n_rows, dtype=np.uint8)
+    queue = np.empty(max(n_rows, 1), dtype=np.int64)
+    cdef uint8_t[::1] mark = seen
+    cdef int64_t[::1] q = queue
+    for i in range(starts.shape[0]):
+        b = starts[i]
+        if not 0 <= b < n_rows:
+            raise ValueError(f"reachable_rows: start {b} is not a row")
+        if not mark[b]:
+            mark[b] = 1
+            q[tail] = b
+            tail += 1
+    with nogil:
+        while head < tail:
+            b = q[head]
+            head += 1
+            for p in range(P):
+                if (given and p != pieces[b]) or (not given and not can_come[b * P + p]):
+                    continue
+                s = b * P + p
+                lo = offsets[s]
+                hi = offsets[s + 1]
+                if lo == hi:
+                    continue
+                if fixed:
+                    lo = lo + rows[s]
+                    hi = lo + 1
+                for e in range(lo, hi):
+                    nxt = next_board[e]
+                    if not mark[nxt]:
+                        mark[nxt] = 1
+                        q[tail] = nxt
+                        tail += 1
+    return seen.view(bool)
+
+
 def closure(const int64_t[::1] ptr, const int32_t[::1] col, int32_t start):
     """bool array ``(n,)``: the boards reachable from ``start`` (itself
     included) along the entries of the CSR matrix ``ptr``, ``col``."""

@@ -413,11 +413,16 @@ def horizon_values(
         return _worst_case(game, player, n_placements, all_boards, n_jobs)
     sides = resolve_roles(game, player, opponent)
     t = sides.transitions
-    board, col, weight, gain = _chain(t, sides.rows, sides.pieces)
     n = t.n_boards
     keep = None
-    if not all_boards:
-        keep = _reachable(_row_starts(board, n), col, sides.starts)
+    if all_boards:
+        board, col, weight, gain = _chain(t, sides.rows, sides.pieces)
+    else:  # the rows a game meets, found by one walk; the chain of those alone
+        can_come = (t.draw_chances() > 0).astype(np.uint8).ravel()
+        keep = _play.reachable_rows(
+            t.offsets, t.next_board, t.rules.n_pieces, sides.starts, can_come, sides.pieces, sides.rows
+        )
+        board, col, weight, gain = _chain(t, sides.rows, sides.pieces, np.flatnonzero(keep))
         board, col, weight, gain = _restrict(keep, board, col, weight, gain)
         n = int(np.count_nonzero(keep))
     out = np.empty(n)
@@ -521,27 +526,32 @@ def _state_chain(t: Transitions, rows: np.ndarray | None):
 # --------------------------------------------------------------------------
 
 
-def _chain(t: Transitions, rows: np.ndarray | None, pieces: np.ndarray | None):
+def _chain(t: Transitions, rows: np.ndarray | None, pieces: np.ndarray | None, kept: np.ndarray | None = None):
     """M's entries as ``(board, col, weight, gain)`` arrays sorted by board:
     from board b to board col with chance weight, gain = weight * points
     (int64, int32, float64, float64).  Summed over a board, gain is its
-    reward: the expected points of its next placement."""
+    reward: the expected points of its next placement.  ``kept``: the rows
+    to give entries (int64, ascending; default every row)."""
     P = t.rules.n_pieces
+    kept = np.arange(t.n_boards, dtype=np.int64) if kept is None else kept
+    states = (kept[:, None] * P + np.arange(P)).ravel()
     if pieces is None:  # drawn: the rules' probabilities, or with a bag each row's bag's shares
-        w_state = t.draw_chances().ravel()
+        w_state = np.ascontiguousarray(t.draw_chances(kept)).ravel()
     else:
-        w_state = np.zeros(t.n_states)
-        w_state[np.arange(t.n_boards, dtype=np.int64) * P + pieces] = 1.0
-    counts = np.diff(t.offsets)
+        w_state = (pieces[kept][:, None] == np.arange(P)).astype(np.float64).ravel()
+    counts = (t.offsets[states + 1] - t.offsets[states]).astype(np.int64)
     if rows is not None:
-        state = np.flatnonzero((rows >= 0) & (w_state > 0))
+        chosen = (rows[states] >= 0) & (w_state > 0)
+        state = states[chosen]
         move = t.offsets[state] + rows[state]
-        weight = w_state[state]
+        weight = w_state[chosen]
     else:
-        state_of_move = np.repeat(np.arange(t.n_states, dtype=np.int64), counts)
-        move = np.flatnonzero(w_state[state_of_move] > 0)
-        state = state_of_move[move]
-        weight = w_state[state] / counts[state]
+        live = w_state > 0
+        state_of = np.repeat(np.arange(len(states)), np.where(live, counts, 0))
+        firsts = np.cumsum(np.where(live, counts, 0)) - np.where(live, counts, 0)
+        state = states[state_of]
+        move = t.offsets[state].astype(np.int64) + (np.arange(len(state_of)) - firsts[state_of])
+        weight = w_state[state_of] / counts[state_of]
     scores = np.asarray(t.rules.line_scores, dtype=np.float64)
     hold = None if not t.rules.hold else t.placement[move] == HOLD_MOVE
     return _fold_holds(t, state // P, t.next_board[move], weight, weight * scores[t.lines[move]], hold)
