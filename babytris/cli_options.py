@@ -132,7 +132,10 @@ def _start(args: argparse.Namespace) -> int | Board:
     rows = text.split("/")
     if not all(rows) or any(set(row) - {"#", "."} for row in rows):
         raise ValueError(f"--start takes an integer or rows of '#' and '.' joined by '/', got {args.start!r}")
-    return Board.from_rows(rows, height=args.height)
+    try:
+        return Board.from_rows(rows, height=args.height)
+    except ValueError as err:
+        raise ValueError(f"--start: {err}") from None
 
 
 def solver_arguments(parser: argparse.ArgumentParser) -> None:

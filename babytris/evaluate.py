@@ -324,7 +324,7 @@ def evaluate(
     if isinstance(bound_opponent, Solution) and opponent_pieces(t, bound_opponent) is None:
         bound_opponent = "random"
     if _named(bound_opponent, BEST_RESPONSE):
-        bound_opponent = "minavg" if _named(bound_player, "random") else "minimax"
+        bound_opponent = "minavg" if _named(bound_player, "random") else BEST_RESPONSE
     return solve_transitions(
         t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent, reward=reward
     ).start_value
@@ -575,7 +575,9 @@ def _fold_holds(t: Transitions, board, col, weight, gain, hold):
     """The chain with each hold entry (row b to the locked row c, weight w: a
     step that places nothing) replaced by c's own entries scaled by w, so that
     every entry is one placement.  A locked row holds no more, so one level
-    of replacement is all; the entries stay sorted by row."""
+    of replacement is all.  The hold's own points (``line_scores[0]``, as
+    the sweeps and the playouts count them) stay on b as an entry of weight
+    0.  The entries stay sorted by row."""
     if hold is None or not hold.any():
         return board, col, weight, gain
     starts = _row_starts(board, t.n_boards)
@@ -585,10 +587,10 @@ def _fold_holds(t: Transitions, board, col, weight, gain, hold):
     source = np.repeat(held, counts)
     taken = np.repeat(starts[target] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
     scale = weight[source]
-    board = np.concatenate((board[~hold], board[source]))
-    col = np.concatenate((col[~hold], col[taken]))
-    weight = np.concatenate((weight[~hold], scale * weight[taken]))
-    gain = np.concatenate((gain[~hold], scale * gain[taken]))
+    board = np.concatenate((board[~hold], board[held], board[source]))
+    col = np.concatenate((col[~hold], col[held], col[taken]))
+    weight = np.concatenate((weight[~hold], np.zeros(len(held)), scale * weight[taken]))
+    gain = np.concatenate((gain[~hold], gain[held], scale * gain[taken]))
     order = np.argsort(board, kind="stable")
     return board[order], col[order], weight[order], gain[order]
 

@@ -135,7 +135,12 @@ def policy_regret(solution: Solution, policy: object, *, tol: float = 1e-10) -> 
     if not isinstance(solution, Solution) or solution.player != "optimal":
         # (minavg's and gaps' players place at random: there is no optimum to regret)
         raise ValueError("solution: the exact solution of an optimal player (babytris.solve) to compare with")
-    opponent: object = solution.opponent_policy if solution.opponent == "given" else solution.opponent
+    # (a given opponent as the Solution itself: its piece choices and the opening it was given)
+    opponent: object = solution.opponent
+    if opponent == "given":
+        opponent = solution
+    elif opponent in ("minimax", "best_response"):  # (the piece worst for this policy, as worst for the optimum)
+        opponent = "best_response"
     evaluated = solve_transitions(
         solution.transitions,
         discount=solution.discount,

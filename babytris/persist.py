@@ -237,8 +237,16 @@ def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, oppone
     if row is None:
         return None
     starts = table.start_nodes()[0].tolist()
-    if opponent != "given" or isinstance(row, bool) or not isinstance(row, int) or row not in starts:
-        raise SolutionFileError(path, "opening_row", f"{row!r} is not a start row {starts} of a given opponent")
+    chooses = ("given", "minimax", "best_response", "minavg", "gaps")  # (opponents that choose the opening)
+    if (
+        opponent not in chooses
+        or isinstance(row, bool)
+        or not isinstance(row, int)
+        or row not in starts[1:] + starts[:1]
+    ):
+        raise SolutionFileError(path, "opening_row", f"{row!r} is not a start row {starts} of a choosing opponent")
+    if len(starts) < 2:
+        raise SolutionFileError(path, "opening_row", f"{row!r}: the game has one start row, nothing to choose")
     return row
 
 
@@ -329,7 +337,7 @@ def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
     out["tol"] = check("tol", lambda v: check_number("tol", v, 0.0, open_low=True))
     out["max_iter"] = check("max_iter", lambda v: check_int("max_iter", v, 1, 10**7, high_text="10**7"))
     out["seconds"] = check("seconds", _seconds)
-    out["opponent"] = check("opponent", lambda v: _one_of("opponent", v, (*OPPONENT_MODELS, "given")))
+    out["opponent"] = check("opponent", lambda v: _one_of("opponent", v, (*OPPONENT_MODELS, "best_response", "given")))
     out["player"] = check("player", lambda v: _one_of("player", v, (*PLAYER_MODELS, "given")))
     out["reward"] = check("reward", lambda v: None if v is None else Reward(**v))
     out["table_seconds"] = check("table_seconds", lambda v: check_number("table_seconds", v, 0.0))

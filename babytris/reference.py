@@ -53,7 +53,7 @@ class _Roles:
 def _rules(rules: Rules | None, fields: dict[str, Any]) -> Rules:
     if rules is None:
         return Rules(**fields)
-    if not isinstance(rules, Rules) or fields:
+    elif not isinstance(rules, Rules) or fields:
         raise ValueError("give a babytris.Rules or rule fields (width=..., ...), not both")
     return rules
 
@@ -87,6 +87,7 @@ def _roles(rules: Rules, opponent: Any, player: Any, reward: Any) -> _Roles:
         if reward.new_holes and not rules.no_holes:
             raise ValueError("reward: new_holes weighs the cells no_holes fills; these rules keep holes")
         reward = None if _points_only(reward) else reward
+    opponent = ("minavg" if player == "random" else "minimax") if opponent == "best_response" else opponent
     if isinstance(opponent, str):
         if opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENTS} or a dict, got {opponent!r}")

@@ -70,6 +70,8 @@ Opponent = str | Solution | np.ndarray
 OPPONENT_MODELS = ("random", "minimax", "minavg", "gaps")
 #: Named player models.
 PLAYER_MODELS = ("optimal", "random")
+#: The opponent answering a given player best (the least valuable piece for it on each row).
+BEST_RESPONSE = "best_response"
 
 # The sweeps' codes, defined once in _sweep.pyx.  How a board's value combines
 # its pieces': drawn with the probabilities, the opponent's least or most
@@ -164,11 +166,15 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
     if transitions is not None:
         check_reward(reward, transitions.rules)
     opening_row = None
-    if isinstance(opponent, str):
+    if isinstance(opponent, str) and opponent in ("minimax", BEST_RESPONSE):
+        opponent = _minimax_or_best_response(opponent, player)
+    if isinstance(opponent, str) and opponent == BEST_RESPONSE:
+        pieces, choice, opponent_label = PIECES_WORST, None, BEST_RESPONSE
+    elif isinstance(opponent, str):
         if opponent not in OPPONENT_MODELS:
             raise ValueError(
-                f"opponent must be one of {', '.join(map(repr, OPPONENT_MODELS))}, a Solution or an int array "
-                f"of piece indices, got {opponent!r}"
+                f"opponent must be one of {', '.join(map(repr, (*OPPONENT_MODELS, BEST_RESPONSE)))}, a Solution or "
+                f"an int array of piece indices, got {opponent!r}"
             )
         pieces, choice, opponent_label = _PIECES[opponent], None, opponent
     else:
@@ -200,6 +206,25 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         moves, player_label = MOVES_FIXED, "given"
         rows = None if transitions is None else player_rows(transitions, player)
     return Roles(opponent_label, player_label, pieces, moves, choice, rows, reward, opening_row)
+
+
+def _minimax_or_best_response(opponent: str, player: object) -> str:
+    """One meaning per word: ``"minimax"`` is the equilibrium opponent of an
+    optimal player; the opponent answering a given player best (the least
+    valuable piece for it on each row) is ``"best_response"``, which against
+    a player placing at random is ``"minavg"``."""
+    optimal = player is None or (isinstance(player, str) and player == "optimal")
+    if opponent == "minimax" and not optimal:
+        raise ValueError(
+            "opponent='minimax' is the equilibrium opponent of an optimal player; the opponent answering a given "
+            "or random player best is opponent='best_response'"
+        )
+    if opponent == BEST_RESPONSE and optimal:
+        raise ValueError(
+            "opponent='best_response' answers a given player (player= a Solution, placement numbers or 'random'); "
+            "against an optimal player it is the equilibrium opponent, opponent='minimax'"
+        )
+    return "minavg" if isinstance(player, str) and player == "random" and opponent == BEST_RESPONSE else opponent
 
 
 def _opening_row(opponent: Solution) -> int | None:

@@ -22,7 +22,7 @@ __all__ = ["Solution"]
 
 
 #: How the named optimising opponents value a board from its pieces' values.
-_OPPONENT_EXTREMES = {"minimax": np.min, "minavg": np.min, "gaps": np.max}
+_OPPONENT_EXTREMES = {"minimax": np.min, "best_response": np.min, "minavg": np.min, "gaps": np.max}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -59,9 +59,9 @@ class Solution:
         opponent_policy: int16 array ``(n_boards,)``, the piece index the
             opponent gives on each board (the first of those tied within
             :attr:`tie_slack`), or None when pieces are drawn at random.
-        opening_row: with previews and a given opponent Solution, the start
-            row (opening queue) that opponent opens with; else None (see
-            :meth:`opening`).
+        opening_row: with previews, the start row (opening queue) a given
+            opponent Solution opens with, or an optimising opponent's chosen
+            by a tie rule other than ``"first"``; else None (see :meth:`opening`).
         accelerated: whether the sweeps took Aitken jumps (None: a file
             saved before it was kept).
         ties, tie_seed: the rule the policies broke ties by (``"first"``,

@@ -7,10 +7,15 @@ its ties were broken by.  A solve records the moves within
 tell apart) and takes one by the rule:
 
 ==============  ============================================================
-``"first"``     the lowest placement number (piece index); the default
-``"last"``      the highest
+``"first"``     the first in the row's order; the default
+``"last"``      the last
 ``"random"``    one drawn uniformly among the tied, seeded by ``tie_seed``
 ==============  ============================================================
+
+A row lists a piece's moves by placement number (pieces by index); with hold,
+the piece's own placements, then the held piece's (a swap), then the hold.
+An optimising opponent's opening queue (previews, :meth:`Solution.opening`)
+is taken among the tied start rows by the same rule.
 """
 
 from __future__ import annotations
@@ -67,10 +72,23 @@ def break_ties(solution: Solution, ties: str, tie_seed: int | None) -> Solution:
     policy = solution.policy
     if solution.player == "optimal":
         policy = _moves(solution, ties, rng, slack)
-    pieces = solution.opponent_policy
-    if solution.opponent in ("minimax", "minavg", "gaps"):
+    pieces, opening_row = solution.opponent_policy, solution.opening_row
+    if solution.opponent in ("minimax", "best_response", "minavg", "gaps"):
         pieces = _pieces(solution, ties, rng, slack)
-    return dataclasses.replace(solution, policy=policy, opponent_policy=pieces, ties=ties, tie_seed=tie_seed)
+        opening_row = _opening(solution, ties, rng, slack)
+    return dataclasses.replace(
+        solution, policy=policy, opponent_policy=pieces, opening_row=opening_row, ties=ties, tie_seed=tie_seed
+    )
+
+
+def _opening(solution: Solution, ties: str, rng: np.random.Generator, slack: float) -> int | None:
+    """The start row an optimising opponent opens with, by the rule (None: a single start row)."""
+    rows, _ = solution.transitions.start_nodes()
+    if len(rows) < 2:
+        return solution.opening_row
+    values = solution.board_values[rows] * (-1.0 if solution.opponent == "gaps" else 1.0)
+    tied = np.flatnonzero(values <= values.min() + slack)
+    return int(rows[tied[-1] if ties == "last" else rng.choice(tied)])
 
 
 def _moves(solution: Solution, ties: str, rng: np.random.Generator, slack: float) -> np.ndarray:

@@ -57,3 +57,12 @@ def test_bad_choices_are_refused(small):
         babytris.policy_of(babytris.solve(width=3, height=3, preview=1), lambda b, p, legal: legal[0])
     with pytest.raises(ValueError, match="the exact solution of an optimal player"):
         babytris.policy_regret(babytris.solve(width=3, height=3, opponent="gaps"), small.policy)
+
+
+def test_a_best_response_keeps_its_opponents_opening():
+    """A best response to an opponent Solution in the course's timing: its own policy has no regret
+    (the opponent's opening is kept, not drawn)."""
+    minimax = babytris.solve(width=3, height=4, preview=1, opponent="minimax", tol=1e-12)
+    answer = babytris.solve(width=3, height=4, preview=1, opponent=minimax, tol=1e-12)
+    result = babytris.policy_regret(answer, answer.policy)
+    assert abs(result.start_regret) <= 1e-9 and np.abs(result.regret).max() <= 1e-9

@@ -62,6 +62,8 @@ def given_roles(transitions, opponent, player, seed):
     rng = np.random.default_rng(seed)
     t, n_pieces = transitions, transitions.rules.n_pieces
     core_opponent, ref_opponent, core_player, ref_player = opponent, opponent, player, player
+    if opponent == "minimax" and player != "optimal":  # (one meaning per word: that opponent answers a given player)
+        core_opponent = ref_opponent = "best_response"
     if opponent == "given":
         core_opponent = rng.integers(0, n_pieces, t.n_boards).astype(np.int16)
         ref_opponent = {int(b): int(p) for b, p in zip(t.boards, core_opponent)}

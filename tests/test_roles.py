@@ -41,8 +41,8 @@ def test_best_response_opponent_scores_the_policy_no_higher_than_any_fixed_oppon
     """Against the optimal random-piece policy: the opponent's best response
     (min over pieces) is worth no more, board by board, than random pieces or
     any opponent policy held fixed."""
-    worst = babytris.solve_transitions(transitions_4x4, player=optimal, opponent="minimax", tol=TOL)
-    assert worst.opponent == "minimax" and worst.player == "given"
+    worst = babytris.solve_transitions(transitions_4x4, player=optimal, opponent="best_response", tol=TOL)
+    assert worst.opponent == "best_response" and worst.player == "given"
     fixed = {
         "random": "random",
         "minimax's pieces": minimax.opponent_policy,
@@ -187,8 +187,8 @@ def test_bad_roles(transitions_4x4, kwargs, field):
 def test_a_given_player_against_an_optimising_opponent_is_value_iteration(transitions_4x4, solution_4x4):
     """The opponent's best response to given moves: nothing to evaluate between its sweeps."""
     with pytest.raises(ValueError, match="mpi"):
-        babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="minimax", method="mpi")
-    assert babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="minimax").method == "vi"
+        babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="best_response", method="mpi")
+    assert babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="best_response").method == "vi"
 
 
 def test_reward_rejects_non_numbers():
@@ -241,3 +241,12 @@ def test_piece_choices_is_a_deprecated_alias_of_opponent_policy(solution_4x4):
     rate = babytris.long_run_rate(babytris.Rules(width=3, height=3), opponent="minimax")
     with pytest.warns(DeprecationWarning, match="opponent_policy"):
         assert rate.piece_choices is rate.opponent_policy
+
+
+def test_one_meaning_of_minimax_in_solve(transitions_4x4, solution_4x4):
+    with pytest.raises(ValueError, match="opponent='minimax' is the equilibrium opponent of an optimal player"):
+        babytris.solve_transitions(transitions_4x4, player=solution_4x4, opponent="minimax")
+    with pytest.raises(ValueError, match="opponent='best_response' answers a given player"):
+        babytris.solve_transitions(transitions_4x4, opponent="best_response")
+    against_random = babytris.solve_transitions(transitions_4x4, player="random", opponent="best_response")
+    assert against_random.opponent == "minavg"

@@ -382,7 +382,7 @@ def test_strategy_iteration_with_a_reward_and_a_bag():
     [
         (dict(opponent="random"), "strategy"),
         (dict(opponent="minavg"), "strategy"),
-        (dict(opponent="minimax", player="random"), "strategy"),
+        (dict(opponent="best_response", player="random"), "strategy"),
     ],
 )
 def test_strategy_iteration_refuses_other_games(kw, match):

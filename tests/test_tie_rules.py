@@ -4,6 +4,8 @@ best, checked against a plain-Python reading of the move table."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +16,8 @@ import babytris
 
 
 def tied_moves(solution, state):
-    """The placement numbers of state's moves worth the best within tie_slack, written out."""
+    """The placement numbers of state's moves worth the best within tie_slack, written out, in the
+    row's order (by placement number; with hold the own placements, the held piece's, the hold)."""
     t = solution.transitions
     U = solution.board_values
     lo, hi = int(t.offsets[state]), int(t.offsets[state + 1])
@@ -26,13 +29,23 @@ def tied_moves(solution, state):
 
 
 def tied_pieces(solution, board):
-    row = solution.values[board]
-    return [p for p, v in enumerate(row) if v <= row.min() + solution.tie_slack]
+    """The pieces that can come to the row (with a bag, those left in it) worth the least within tie_slack."""
+    can = [p for p, c in enumerate(solution.transitions.draw_chances([board])[0]) if c > 0]
+    least = min(solution.values[board, p] for p in can)
+    return [p for p in can if solution.values[board, p] <= least + solution.tie_slack]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rules=small_rules(sizes=(2, 4)), opponent=st.sampled_from(["random", "minimax"]), seed=st.integers(0, 99))
-def test_each_rule_takes_its_move_among_the_tied(rules, opponent, seed):
+@given(
+    rules=small_rules(sizes=(2, 3), max_pieces=2),
+    variant=st.sampled_from([{}, {"preview": 1}, {"hold": True}, {"randomizer": "bag"}]),
+    opponent=st.sampled_from(["random", "minimax"]),
+    seed=st.integers(0, 99),
+)
+def test_each_rule_takes_its_move_among_the_tied(rules, variant, opponent, seed):
+    if variant.get("randomizer") == "bag":
+        variant = {**variant, "probabilities": [1 / rules.n_pieces] * rules.n_pieces}  # (a bag deals evenly)
+    rules = dataclasses.replace(rules, **variant)
     solved = {
         rule: babytris.solve(
             rules, opponent=opponent, tol=1e-11, ties=rule, tie_seed=seed if rule == "random" else None
@@ -45,8 +58,8 @@ def test_each_rule_takes_its_move_among_the_tied(rules, opponent, seed):
     for state in range(first.n_states):
         tied = tied_moves(first, state)
         b, p = divmod(state, rules.n_pieces)
-        assert first.policy[b, p] == (min(tied) if tied else -1)
-        assert solved["last"].policy[b, p] == (max(tied) if tied else -1)
+        assert first.policy[b, p] == (tied[0] if tied else -1)
+        assert solved["last"].policy[b, p] == (tied[-1] if tied else -1)
         assert solved["random"].policy[b, p] in (tied or [-1])
     if opponent == "minimax":
         for b in range(first.n_boards):
@@ -97,11 +110,28 @@ def test_bad_rules_are_refused(kw, message):
         babytris.solve(width=3, height=3, **kw)
 
 
-def test_the_cli_takes_the_rule(capsys):
-    import json
+def test_the_cli_takes_the_rule(capsys, tmp_path):
 
     from babytris import cli
 
-    assert cli.main(["solve", "--height", "3", "--opponent", "minimax", "--ties", "last", "--json"]) == 0
-    record = json.loads(capsys.readouterr().out)
-    assert record["start_value"] == pytest.approx(babytris.solve(width=4, height=3, opponent="minimax").start_value)
+    path = tmp_path / "last.npz"
+    assert (
+        cli.main(["solve", "--height", "3", "--opponent", "minimax", "--ties", "last", "--out", str(path), "-q"]) == 0
+    )
+    last = babytris.solve(width=4, height=3, opponent="minimax", ties="last")
+    loaded = babytris.load(path)
+    assert loaded.ties == "last" and np.array_equal(loaded.policy, last.policy)
+    assert not np.array_equal(loaded.policy, babytris.solve(width=4, height=3, opponent="minimax").policy)
+    assert cli.main(["solve", "--ties", "random", "--tie-seed", "-1", "-q"]) == 2
+    assert "--tie-seed must be an integer" in capsys.readouterr().err
+
+
+def test_an_optimising_opponent_opens_by_the_rule_too():
+    """The course's timing on 4x4: both opening queues are worth the same to the max-min player, so
+    "first" and "last" open with different ones, and the start value does not move."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=4, preview=1))
+    rows, _ = t.start_nodes()
+    first = babytris.solve_transitions(t, opponent="minimax", ties="first")
+    last = babytris.solve_transitions(t, opponent="minimax", ties="last")
+    assert first.opening()[0].tolist() == [rows[0]] and last.opening()[0].tolist() == [rows[-1]]
+    assert first.start_value == last.start_value

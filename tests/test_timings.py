@@ -284,9 +284,7 @@ def plain_hold_points(t, rows, pieces, starts, weights, n_placements):
                 lo, hi = int(t.offsets[b * P + p]), int(t.offsets[b * P + p + 1])
                 moves = range(lo, hi) if rows is None else ([lo + int(rows[b * P + p])] if hi > lo else [])
                 worth = [
-                    new[int(t.next_board[e])]
-                    if int(t.placement[e]) == HOLD_MOVE
-                    else scores[int(t.lines[e])] + U[int(t.next_board[e])]
+                    scores[int(t.lines[e])] + (new if int(t.placement[e]) == HOLD_MOVE else U)[int(t.next_board[e])]
                     for e in moves
                 ]
                 q_values.append(sum(worth) / len(worth) if worth else 0.0)
@@ -301,7 +299,8 @@ def plain_hold_points(t, rows, pieces, starts, weights, n_placements):
 def test_hold_is_played_and_evaluated_in_every_timing(preview, player, opponent):
     """A hold counts no placement: the exact expectation equals the plain
     recursion and (random player) the reference; the playouts agree with it."""
-    rules = babytris.Rules(width=3, height=4, hold=True, preview=preview)
+    # (a hold clears no row: it scores line_scores[0], here not 0, as the solve and the playouts count it)
+    rules = babytris.Rules(width=3, height=4, hold=True, preview=preview, line_scores=(0.5, 1, 3, 6))
     t = babytris.enumerate_boards(rules)
     optimal = babytris.solve_transitions(t, tol=1e-12)
     given = babytris.solve_transitions(t, opponent="minimax", tol=1e-12) if opponent == "minimax" else "random"
