@@ -98,7 +98,8 @@ def _cache_key(ext: Extension) -> str:
     than any earlier build; timestamps alone would recompile everything on every install."""
     digest = hashlib.sha256()
     pxds = sorted(glob.glob(os.path.join(HERE, "babytris", "**", "*.pxd"), recursive=True))
-    for path in [os.path.join(HERE, source) for source in ext.sources] + pxds:
+    pyx = os.path.join(HERE, *ext.name.split(".")) + ".pyx"  # ext.sources turn to .c once cythonized
+    for path in [pyx] + pxds:
         digest.update(os.path.relpath(path, HERE).encode() + b"\0")
         with open(path, "rb") as f:
             digest.update(f.read() + b"\0")
@@ -146,15 +147,17 @@ class BuildBesideSources(build_ext):
             for ext in self.extensions
         }
         every = self.extensions
-        missing = []
+        missing, reused = [], []
         for ext in every:
             target = self.get_ext_fullpath(ext.name)
             if use_cache and os.path.exists(cached[ext.name]):
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 shutil.copyfile(cached[ext.name], target)
-                _say(f"{ext.name}: unchanged, reused from build/babytris-cache/")
+                reused.append(ext.name)
             else:
                 missing.append(ext)
+        if reused:
+            _say(f"reused {len(reused)} compiled module(s) from build/babytris-cache/ (their sources are unchanged)")
         if missing:
             started = time.monotonic()
             self._total, self._done, self._lock = len(missing), 0, threading.Lock()
