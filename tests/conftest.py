@@ -24,6 +24,24 @@ import babytris  # noqa: E402
 from babytris import Rules, reference  # noqa: E402
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "long: a check of many seconds (larger games, exhaustive comparisons, subprocesses) that the README's "
+        "test command skips to finish in minutes; .ci/run runs them too (`pytest -m long`)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the ``long`` checks unless a ``-m`` expression names them (``-m long``)."""
+    if "long" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="long check: run with `pytest -m long` (.ci/run does)")
+    for item in items:
+        if item.get_closest_marker("long"):
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def rules_4x4() -> Rules:
     """Default rules: 4x4, trominoes I and L, line scores 0, 1, 3, 6, uniform pieces."""

@@ -68,6 +68,7 @@ def test_numpy_bag_copies_and_uniform_probabilities_are_accepted():
     assert rules.bag_copies == 2 and type(rules.bag_copies) is int
 
 
+@pytest.mark.long
 def test_counts_and_reachable_nodes_4x4(bag44):
     """12,978 boards x 3 bags are the table's rows; 9,905 of them are met in play
     (the cell count fixes how many pieces were dealt, so the bag's parity)."""

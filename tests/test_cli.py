@@ -110,6 +110,7 @@ def test_solve_in_lean_mode(capsys):
     assert result["error_bound"] < 1e-7 and result["peak_memory_bytes"] > 0
 
 
+@pytest.mark.long
 def test_solve_falls_back_to_lean_mode_where_the_table_would_not_fit(capsys):
     assert cli.main(["solve", "--width", "4", "--height", "6", "--max-memory", "0.05"]) == 0
     out = capsys.readouterr().out

@@ -161,6 +161,7 @@ def test_bad_arguments(client, call, message):
         call(client)
 
 
+@pytest.mark.long
 def test_cli_scheduler_local(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "babytris", "solve", "--scheduler", "local:2", "--json"],

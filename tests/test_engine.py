@@ -75,6 +75,7 @@ def positions(draw):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_all_reachable_4x4_boards_match_reference(rules_4x4, reference_boards_4x4):
     assert len(reference_boards_4x4) == 12978
     mismatches = [

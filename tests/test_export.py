@@ -234,6 +234,7 @@ def _storm_start_value(stormpy, model) -> float:
     return value
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     "fields", [dict(width=4, height=4), dict(width=3, height=4, randomizer="bag", preview=1)], ids=["iid", "bag"]
 )

@@ -13,6 +13,7 @@ from babytris import Rules
 from babytris.interop import to_mdptoolbox
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])
 def test_mdptoolbox_value_iteration_equals_solve(dense):
     rules = Rules(width=4, height=3) if not dense else Rules(width=3, height=3)

@@ -33,6 +33,7 @@ LONG_WORK = {
 }
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("work", sorted(LONG_WORK))
 def test_ctrl_c_stops_long_compiled_work(work, tmp_path):
     p = subprocess.Popen(

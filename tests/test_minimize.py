@@ -26,6 +26,7 @@ def mirror_bits(boards: np.ndarray, width: int, height: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("row", PARTITIONS, ids=[row["name"] for row in PARTITIONS])
 def test_group_counts_match_the_reference_table(row):
     assert (row["preview"], row["hold"]) == (row["rules"].get("preview", 0), row["rules"].get("hold", False))

@@ -15,6 +15,7 @@ def symmetric_count(t) -> int:
     return int(np.count_nonzero(mirror_boards(t.boards, w, h) == t.boards))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     "fields",
     [

@@ -296,6 +296,7 @@ while True:
 """
 
 
+@pytest.mark.long
 def test_a_killed_save_leaves_the_previous_file(tmp_path):
     good = tmp_path / "good.npz"
     babytris.solve(width=4, height=5).save(good)

@@ -18,6 +18,7 @@ def test_enumeration_reports_counts_up_to_the_total():
     assert all(e <= f for f, e in seen)
 
 
+@pytest.mark.long
 def test_enumeration_reports_through_the_hash_map_too():
     # 3x11 has 33 cells: past the bitmap, the search keeps a hash map.
     seen = []

@@ -63,6 +63,7 @@ def test_the_tuck_is_the_best_move_and_is_a_placement_with_a_row():
     assert "row" not in repr(babytris.solve(HARD).best_action(LEDGE, "L"))  # hard drops: as before
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     "fields, every_board",
     [

@@ -66,6 +66,7 @@ def _joint_values(t, policy, pieces, discount, sweeps=2000, gains=None, dead=0.0
     return values, live
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("cached", [True, False])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("layered", [True, False])
