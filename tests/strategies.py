@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import strategies as st
 
 import babytris
@@ -97,3 +98,11 @@ def boards(draw, width: int, height: int, no_holes: bool = False):
         if (bits >> (r * width)) & row == row:
             bits &= ~(row << (r * width))
     return bits
+
+
+def random_legal_policy(t: babytris.Transitions, rng) -> np.ndarray:
+    """A policy array ``(n_boards, n_pieces)`` of legal placements drawn uniformly per state (-1 where none fits)."""
+    counts = np.diff(t.offsets)
+    pick = t.offsets[:-1] + (rng.random(t.n_states) * counts).astype(np.int64)
+    policy = np.where(counts > 0, t.placement[np.minimum(pick, t.n_moves - 1)].astype(np.int64), -1)
+    return policy.reshape(t.n_boards, t.rules.n_pieces)

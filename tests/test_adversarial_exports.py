@@ -6,11 +6,11 @@ response to them)."""
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 import pytest
+from model_checking import storm_start_value
 
 import babytris
 from babytris import Rules
@@ -56,7 +56,7 @@ def test_storm_finds_the_value_from_the_drn(game, model, tmp_path):
     t, solved = game
     expected = best_response(t, solved[model]).start_value
     to_drn(t, tmp_path / "g.drn", discount=0.9, opponent=solved[model])
-    assert _storm_start_value(stormpy, stormpy.build_model_from_drn(str(tmp_path / "g.drn"))) == pytest.approx(
+    assert storm_start_value(stormpy, stormpy.build_model_from_drn(str(tmp_path / "g.drn"))) == pytest.approx(
         expected, abs=1e-6
     )
     # PRISM's files are written from the same model (Storm reads them translated: tests/test_export.py)
@@ -106,16 +106,3 @@ def test_the_cli_exports_the_minimax_game(tmp_path, capsys):
     assert record["opponent"] == "minimax" and record["start_value"] == pytest.approx(minimax.start_value, abs=1e-9)
     assert explicit_model(minimax).total_reward()[0] == pytest.approx(minimax.start_value, abs=1e-7)
     assert out.read_text().count("\nstate ") == explicit_model(minimax).n_states
-
-
-def _storm_start_value(stormpy, model) -> float:
-    env = stormpy.Environment()
-    settings = env.solver().min_max()
-    settings.method = type(settings.method).SOUND_VALUE_ITERATION
-    settings.precision = type(settings.precision)("1/10000000000")
-    prop = stormpy.parse_properties('Rmax=? [ F "done" ]')[0]
-    result = stormpy.model_checking(model, prop, environment=env, only_initial_states=True)
-    (init,) = model.initial_states
-    value = result.get_value(init)
-    assert math.isfinite(value)
-    return value

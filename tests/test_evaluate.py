@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import small_rules
+from strategies import random_legal_policy, small_rules
 
 import babytris
 from babytris import Rules, reference
@@ -149,10 +149,7 @@ def test_expected_points_equal_reference(game):
     if player_kind == "optimal":
         policy = solution.policy
     elif player_kind == "array":  # any legal placement, at random
-        counts = np.diff(t.offsets)
-        pick = t.offsets[:-1] + (rng.random(t.n_states) * counts).astype(np.int64)
-        policy = np.where(counts > 0, t.placement[np.minimum(pick, t.n_moves - 1)].astype(np.int64), -1)
-        policy = policy.reshape(t.n_boards, rules.n_pieces)
+        policy = random_legal_policy(t, rng)
     pieces = None
     if opponent_kind == "minimax":
         pieces = solution.opponent_policy

@@ -3,12 +3,11 @@ start value in each tool as babytris's solve."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from model_checking import storm_start_value
 from strategies import small_rules
 
 import babytris
@@ -197,7 +196,7 @@ def test_storm_reads_the_drn_and_finds_the_start_value(tmp_path, fields):
     to_drn(s, tmp_path / "g.drn")
     model = stormpy.build_model_from_drn(str(tmp_path / "g.drn"))
     assert model.nr_states == explicit_model(s).n_states
-    assert _storm_start_value(stormpy, model) == pytest.approx(s.start_value, abs=1e-6)
+    assert storm_start_value(stormpy, model) == pytest.approx(s.start_value, abs=1e-6)
 
 
 def test_storm_reads_the_prism_files_and_finds_the_start_value(tmp_path):
@@ -218,20 +217,7 @@ def test_storm_reads_the_prism_files_and_finds_the_start_value(tmp_path):
         str(tmp_path / "s.tra"), str(tmp_path / "s.lab"), state_rewards=str(tmp_path / "s.rew")
     )
     assert model.nr_states == int(tra[0].split()[0])
-    assert _storm_start_value(stormpy, model) == pytest.approx(s.start_value, abs=1e-6)
-
-
-def _storm_start_value(stormpy, model) -> float:
-    env = stormpy.Environment()
-    settings = env.solver().min_max()
-    settings.method = type(settings.method).SOUND_VALUE_ITERATION  # a guaranteed precision
-    settings.precision = type(settings.precision)("1/10000000000")
-    prop = stormpy.parse_properties('Rmax=? [ F "done" ]')[0]
-    result = stormpy.model_checking(model, prop, environment=env, only_initial_states=True)
-    (init,) = model.initial_states
-    value = result.get_value(init)
-    assert math.isfinite(value)
-    return value
+    assert storm_start_value(stormpy, model) == pytest.approx(s.start_value, abs=1e-6)
 
 
 @pytest.mark.long

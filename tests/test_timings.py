@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import small_rules
+from strategies import random_legal_policy, small_rules
 
 import babytris
 from babytris import reference
@@ -166,10 +166,7 @@ def test_expected_points_in_every_timing_equal_the_reference_and_the_plain_recur
     if player_kind == "optimal":
         policy = solution.policy
     elif player_kind == "array":  # any legal placement, at random
-        counts = np.diff(t.offsets)
-        pick = t.offsets[:-1] + (rng.random(t.n_states) * counts).astype(np.int64)
-        policy = np.where(counts > 0, t.placement[np.minimum(pick, t.n_moves - 1)].astype(np.int64), -1)
-        policy = policy.reshape(t.n_boards, P)
+        policy = random_legal_policy(t, rng)
     player = "random" if player_kind == "random" else policy
     if opponent_kind in ("minimax", "minavg", "gaps"):
         opponent = babytris.solve_transitions(t, opponent=opponent_kind, tol=1e-12)
