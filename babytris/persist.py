@@ -457,14 +457,15 @@ def _check_solution(
     if np.any(policy < -1):
         fail("solution_policy", "values below -1")
     if np.any((policy >= 0) & ~has_move):
-        fail("solution_policy", "a placement where the state has no move")
+        # (the policy or the table was edited: which, the file cannot tell, so both are named)
+        fail("solution_policy", "a placement where the state has no move (in table_offsets)")
     # Each chosen placement is one of its state's moves.
     matches = np.zeros(policy.size, dtype=bool)
     if n_moves:
         same = placement == np.repeat(policy, steps)
         matches[has_move] = np.logical_or.reduceat(same, offsets[:-1][has_move])
     if np.any((policy >= 0) & ~matches):
-        fail("solution_policy", "a placement that is not one of its state's moves")
+        fail("solution_policy", "a placement that is not one of its state's moves (table_offsets, table_placement)")
     if "solution_opponent_policy" in contents:
         choice = contents["solution_opponent_policy"]
         if n and not (0 <= choice.min() and choice.max() < n_pieces):

@@ -82,6 +82,11 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
     plain = babytris.solve(rules, tol=1e-11, discount=0.8 if rules.objective == "points" else 1.0)
     assume(plain.converged)  # (an undiscounted combo that need never end does not converge)
     result = solve_sharded(rules, client, tol=1e-11, discount=plain.discount, max_iter=3000)
+    # An undiscounted combo may need more than 3,000 plain sweeps (a CI run met one, 2x3): the sharded
+    # solve then says it has not converged, rather than answering wrong; the values compare once it has.
+    if not result.solution.converged:
+        assert plain.discount == 1.0 and result.solution.residual > 1e-11 and result.solution.iterations >= 3000
+        return
     _same(result.solution, plain, tol=1e-8 * max(1.0, np.abs(plain.values).max()))
 
 
