@@ -277,10 +277,7 @@ class BabyTetrisEnv(gymnasium.Env):
         # "random": the Game draws every piece; else the opponent gives every piece, a Solution's
         # opening queue too (Solution.opening, as its start_value counts it); a callable's opening is drawn.
         chooser = None if isinstance(self.opponent, str) else self._give
-        solution = self._solution
-        opening = None
-        if solution is not None and self.rules.preview:
-            opening = solution.transitions.queue_of(int(solution.opening()[0][0]))
+        opening = None if self._solution is None else self._solution.opening_queue()
         self._game = Game(self.rules, seed=game_seed, choose_piece=chooser, opening=opening)
         self._ended = False
         return self._observation(), self._info()

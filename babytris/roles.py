@@ -383,7 +383,7 @@ def single_game(rules: Rules, opponent: Solution | None, *, seed: int = 0) -> Ga
         raise ValueError(
             "a bag with an opponent choosing from it is solved, not yet stepped through; use random pieces"
         )
-    opening = opponent.transitions.queue_of(int(opponent.opening()[0][0])) if rules.preview else None
+    opening = opponent.opening_queue()
 
     def choose(board: int, known: tuple) -> int:
         return rules.piece_index(opponent.piece_policy(board, queue=known or None))

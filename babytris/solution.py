@@ -146,6 +146,19 @@ class Solution:
         # Without previews the first piece is the start board's own draw: its pieces' values by their chances.
         return float((self.values[rows] * self.transitions.draw_chances(rows)).sum(axis=1) @ chances)
 
+    def opening_queue(self) -> tuple[int, ...] | None:
+        """The queue this Solution's opponent opens with, where it chooses one.
+
+        Returns:
+            With previews, the piece indices (next first) of the one start
+            row of :meth:`opening`; None where the opening is drawn, or
+            without previews.
+        """
+        rows, _ = self.opening()
+        if not self.rules.preview or len(rows) != 1 or len(self.transitions.start_nodes()[0]) < 2:
+            return None
+        return self.transitions.queue_of(int(rows[0]))
+
     def opening(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows a game starts on and their weights: the start board with
         each opening queue drawn (see :meth:`Transitions.start_nodes`), or, for
