@@ -37,7 +37,6 @@ def reachable_rows(
     pieces: npt.NDArray[np.int16] | None = None,
     rows: npt.NDArray[np.int16] | None = None,
 ) -> npt.NDArray[np.bool_]: ...
-def closure(ptr: npt.NDArray[np.int64], col: npt.NDArray[np.int32], start: int) -> npt.NDArray[np.bool_]: ...
 def horizon_values(
     ptr: npt.NDArray[np.int64],
     col: npt.NDArray[np.int32],

@@ -307,33 +307,6 @@ def reachable_rows(const offset_t[::1] offsets, const int32_t[::1] next_board, i
     return seen.view(bool)
 
 
-def closure(const int64_t[::1] ptr, const int32_t[::1] col, int32_t start):
-    """bool array ``(n,)``: the boards reachable from ``start`` (itself
-    included) along the entries of the CSR matrix ``ptr``, ``col``."""
-    cdef Py_ssize_t n = ptr.shape[0] - 1, head = 0, tail = 1
-    cdef int64_t e
-    cdef int32_t b, j
-    if n < 1 or not 0 <= start < n or ptr[n] != col.shape[0]:
-        raise ValueError("closure: start or array shapes out of range")
-    seen = np.zeros(n, dtype=np.uint8)
-    queue = np.empty(n, dtype=np.int32)
-    cdef uint8_t[::1] mark = seen
-    cdef int32_t[::1] q = queue
-    mark[start] = 1
-    q[0] = start
-    with nogil:
-        while head < tail:
-            b = q[head]
-            head += 1
-            for e in range(ptr[b], ptr[b + 1]):
-                j = col[e]
-                if not mark[j]:
-                    mark[j] = 1
-                    q[tail] = j
-                    tail += 1
-    return seen.view(bool)
-
-
 cdef struct Chain:
     const int64_t* ptr            # board b's entries: ptr[b]:ptr[b+1] (with groups: row r's)
     const int32_t* col            # the next board

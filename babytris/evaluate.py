@@ -36,7 +36,17 @@ from . import _play
 from .bags import bag_chances
 from .resources import resolve_n_jobs
 from .reward import Reward
-from .roles import Opponent, Player, bind_to_game, opponent_pieces, policy_rows, resolve_roles, transitions_of
+from .roles import (
+    BEST_RESPONSE,
+    Opponent,
+    Player,
+    Sides,
+    bind_to_game,
+    opponent_pieces,
+    policy_rows,
+    resolve_roles,
+    transitions_of,
+)
 from .rules import Rules
 from .solution import Solution
 from .solve import solve_transitions
@@ -72,10 +82,6 @@ PATIENCE = 3
 BASE_LAG = 12
 
 _STOPPED = ("horizon", "fixed point", "extrapolated")
-
-#: The opponent that answers a given player best: the least valuable piece for
-#: it on each row (over n placements: knowing the placements left too).
-BEST_RESPONSE = "best_response"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -323,8 +329,6 @@ def evaluate(
         )
     if isinstance(bound_opponent, Solution) and opponent_pieces(t, bound_opponent) is None:
         bound_opponent = "random"
-    if _named(bound_opponent, BEST_RESPONSE):
-        bound_opponent = "minavg" if _named(bound_player, "random") else BEST_RESPONSE
     return solve_transitions(
         t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent, reward=reward
     ).start_value
@@ -418,10 +422,7 @@ def horizon_values(
     if all_boards:
         board, col, weight, gain = _chain(t, sides.rows, sides.pieces)
     else:  # the rows a game meets, found by one walk; the chain of those alone
-        can_come = (t.draw_chances() > 0).astype(np.uint8).ravel()
-        keep = _play.reachable_rows(
-            t.offsets, t.next_board, t.rules.n_pieces, sides.starts, can_come, sides.pieces, sides.rows
-        )
+        keep = _reachable(sides, sides.pieces)
         board, col, weight, gain = _chain(t, sides.rows, sides.pieces, np.flatnonzero(keep))
         board, col, weight, gain = _restrict(keep, board, col, weight, gain)
         n = int(np.count_nonzero(keep))
@@ -469,7 +470,7 @@ def _worst_case(game: Solution | Transitions, player: Player, n_placements: int,
     n = t.n_boards
     keep = None
     if not all_boards:  # every board some piece sequence reaches under this player
-        keep = _reachable(_row_starts(state // P, n), col, sides.starts)
+        keep = _reachable(sides, None)
         inside = keep[state // P]
         number = np.cumsum(keep, dtype=np.int64) - 1
         state = number[state[inside] // P] * P + state[inside] % P
@@ -557,13 +558,13 @@ def _chain(t: Transitions, rows: np.ndarray | None, pieces: np.ndarray | None, k
     return _fold_holds(t, state // P, t.next_board[move], weight, weight * scores[t.lines[move]], hold)
 
 
-def _reachable(ptr: np.ndarray, col: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """bool ``(n,)``: the rows reachable from any of ``starts``."""
-    keep = _play.closure(ptr, col, int(starts[0]))
-    for start in starts[1:]:
-        if not keep[start]:
-            keep |= _play.closure(ptr, col, int(start))
-    return keep
+def _reachable(sides: Sides, pieces: np.ndarray | None) -> np.ndarray:
+    """bool ``(n_boards,)``: the rows a game reaches from ``sides.starts`` under
+    its player's moves, with ``pieces`` given on each row (None: every piece
+    that can come there)."""
+    t = sides.transitions
+    can_come = (t.draw_chances() > 0).astype(np.uint8).ravel()
+    return _play.reachable_rows(t.offsets, t.next_board, t.rules.n_pieces, sides.starts, can_come, pieces, sides.rows)
 
 
 def _holds(t: Transitions) -> np.ndarray | None:

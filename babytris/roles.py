@@ -43,6 +43,7 @@ from .transitions import Transitions
 from .validation import ArgumentTypeError, check_type
 
 __all__ = [
+    "BEST_RESPONSE",
     "OPPONENT_MODELS",
     "PLAYER_MODELS",
     "Opponent",
@@ -340,11 +341,16 @@ def resolve_roles(game: object, player: object, opponent: object) -> Sides:
     hold (a hold is a step that counts no placement) and bags."""
     t = transitions_of(game)
     player, opponent = bind_to_game(game, player, opponent)
-    starts, weights = t.start_nodes()
-    if isinstance(opponent, Solution):
-        check_same_game("opponent", opponent, t)
-        starts, weights = opponent.opening()
-    return Sides(t, player_rows(t, player), opponent_pieces(t, opponent), starts, weights)
+    pieces, starts, weights = _pieces_and_opening(t, opponent)
+    return Sides(t, player_rows(t, player), pieces, starts, weights)
+
+
+def _pieces_and_opening(t: Transitions, opponent: object) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """An opponent's pieces (:func:`opponent_pieces`, which checks a Solution is of
+    this game) and the start rows with their weights: a Solution's opening, else drawn."""
+    pieces = opponent_pieces(t, opponent)
+    starts, weights = opponent.opening() if isinstance(opponent, Solution) else t.start_nodes()
+    return pieces, starts, weights
 
 
 def piece_chances(t: Transitions, opponent: object = "random") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -358,10 +364,7 @@ def piece_chances(t: Transitions, opponent: object = "random") -> tuple[np.ndarr
         n_pieces)``, each row's chance of each piece (1.0 for the piece a
         fixed opponent gives); int64 start rows and their float64 weights.
     """
-    if isinstance(opponent, Solution):
-        check_same_game("opponent", opponent, t)
-    pieces = opponent_pieces(t, opponent)
-    starts, weights = opponent.opening() if isinstance(opponent, Solution) else t.start_nodes()
+    pieces, starts, weights = _pieces_and_opening(t, opponent)
     if pieces is None:
         return np.ascontiguousarray(t.draw_chances()), starts, weights
     chances = np.zeros((t.n_boards, t.rules.n_pieces))

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from .enumeration import enumerate_boards
-from .evaluate import BEST_RESPONSE, MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play
+from .evaluate import MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play
 from .reward import Reward
+from .roles import BEST_RESPONSE
 from .rules import Rules
 from .solution import Solution
 from .solve import solve_transitions
