@@ -21,6 +21,7 @@ from .export import explicit_model, to_drn, to_prism
 from .interop import to_mdptoolbox, to_quantecon
 from .lean import LeanSolution, solve_lean
 from .learning import PolicyRegret, policy_of, policy_regret
+from .match import Match
 from .minimize import Partition, minimize
 from .models import Model, block_drop, no_holes_tetris
 from .persist import load
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "HorizonValues",
     "LeanSolution",
+    "Match",
     "MemoryLimitError",
     "Model",
     "Partition",

@@ -21,9 +21,10 @@ import numpy as np
 
 from .cli_options import (
     board_arguments,
+    game_match,
+    game_rules,
     output_arguments,
     rule_arguments,
-    rule_fields,
     solver_arguments,
     tie_arguments,
     tie_fields,
@@ -280,23 +281,21 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
-def _solution_from(args: argparse.Namespace, out: _Output, **rule_fields: Any):
+def _solution_from(args: argparse.Namespace, out: _Output):
+    """The solve of the subcommand's game (:func:`~babytris.cli_options.game_match`)."""
     import babytris
 
     return babytris.solve(
-        width=args.width,
-        height=args.height,
+        game_match(args),
         discount=args.discount,
         tol=args.tol,
         max_iter=args.max_iter,
-        opponent=args.opponent,
         method=args.method,
         accelerate=args.accelerate,
         max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
         progress=out.chatty,
         **tie_fields(args),
-        **rule_fields,
     )
 
 
@@ -352,7 +351,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
 
             solution, sharding = sharded_solution(args)
         else:
-            solution = _solution_from(args, out, **rule_fields(args))
+            solution = _solution_from(args, out)
     except MemoryLimitError as refused:
         if args.mode == "auto" and lean_applies(args):
             return solve_lean_command(args, out, f"the move table would not fit ({refused})")
@@ -458,9 +457,7 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
     table = babytris.standard_tournament(
-        width=args.width,
-        height=args.height,
-        **rule_fields(args),
+        game_rules(args),
         **tie_fields(args),
         discount=args.discount,
         opponent_discounts=tuple(args.opponent_discounts),
@@ -517,7 +514,7 @@ def _size(text: str) -> tuple[int, int]:
 def _rate(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
-    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height, **rule_fields(args)))
+    t = babytris.enumerate_boards(game_rules(args))
     out.line(f"{args.width}x{args.height}: {t.n_boards:,} boards; average points per placement, optimal play")
     converged, records = True, []
     for opponent in ("random", "minimax"):
@@ -546,7 +543,7 @@ def _rate(args: argparse.Namespace, out: _Output) -> int:
 def _minimize(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
-    t = babytris.enumerate_boards(babytris.Rules(width=args.width, height=args.height, **rule_fields(args)))
+    t = babytris.enumerate_boards(game_rules(args))
     rows = (
         "boards"
         if args.preview == 0 and not args.hold

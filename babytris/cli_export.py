@@ -16,7 +16,7 @@ from .cli import (
     _rules_record,
     _solution_from,
 )
-from .cli_options import board_arguments, output_arguments, rule_arguments, rule_fields, solver_arguments
+from .cli_options import board_arguments, output_arguments, rule_arguments, solver_arguments
 
 __all__ = ["FORMATS", "add_export_parser", "export_command"]
 
@@ -56,7 +56,7 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
     targets = [args.out + suffix for suffix in (".tra", ".lab", ".srew")] if args.format == "prism" else [args.out]
     for target in targets:
         _check_writable("--out", target)
-    solved = _solution_from(args, out, **rule_fields(args))
+    solved = _solution_from(args, out)
     # The exported MDP's optimum is an optimal player's value: against a random player's opponent
     # (minavg, gaps), the best response to its piece choices.
     solution = (

@@ -9,6 +9,7 @@ import sys
 import time
 
 from .cli import EXIT_NOT_CONVERGED, EXIT_OK, _Output, _rules_record
+from .cli_options import game_rules
 from .resources import gib_to_bytes
 
 __all__ = ["lean_applies", "solve_lean_command"]
@@ -42,10 +43,7 @@ def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
         raise ValueError(f"--method: the lean mode runs value iteration in place (vi), got {args.method!r}")
     started = time.perf_counter()
     solution = solve_lean(
-        width=args.width,
-        height=args.height,
-        pieces=args.pieces,
-        moves=args.moves,
+        game_rules(args),
         accelerate=args.accelerate,
         discount=args.discount,
         tol=args.tol,

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 
 from .board import Board
+from .match import Match
 from .resources import DEFAULT_MAX_MEMORY
 from .roles import OPPONENT_MODELS
-from .rules import MOVES, OBJECTIVES, RANDOMIZERS
+from .rules import MOVES, OBJECTIVES, RANDOMIZERS, Rules
 from .ties import TIE_RULES
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "board_arguments",
     "rule_arguments",
     "rule_fields",
+    "game_match",
+    "game_rules",
     "solver_arguments",
     "tie_arguments",
     "tie_fields",
@@ -122,6 +125,23 @@ def rule_fields(args: argparse.Namespace) -> dict:
     if args.probabilities is not None:
         fields["probabilities"] = args.probabilities
     return fields
+
+
+def game_rules(args: argparse.Namespace) -> Rules:
+    """The :class:`Rules` every subcommand that builds a game reads from its
+    options: ``--width``, ``--height`` and :func:`rule_arguments`'."""
+    return Rules(width=args.width, height=args.height, **rule_fields(args))
+
+
+def game_match(args: argparse.Namespace) -> Match:
+    """The game a subcommand solves or plays, built in this one place: the
+    rules (:func:`game_rules`) and ``--opponent`` (random pieces where the
+    subcommand has no such option); the player is the optimal one.
+
+    Returns:
+        :class:`~babytris.Match`.
+    """
+    return Match(game_rules(args), opponent=getattr(args, "opponent", "random"))
 
 
 def _start(args: argparse.Namespace) -> int | Board:

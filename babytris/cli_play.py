@@ -10,7 +10,6 @@ import sys
 import time
 
 from .cli import EXIT_OK, _check_writable, _Output, _rules_record, _solution_from
-from .cli_options import rule_fields
 
 __all__ = ["play_command"]
 
@@ -20,8 +19,8 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     import babytris
 
     from .frames import candidate_moves, film_strip, frame, save_gif, save_html, save_png
+    from .match import Match
     from .pictures import board_text
-    from .roles import single_game
 
     if args.placements < 1:
         raise ValueError(f"--placements must be >= 1, got {args.placements}")
@@ -41,14 +40,16 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     if args.solution:
         solution = babytris.load(args.solution)
     else:
-        solution = _solution_from(args, out, **rule_fields(args))
+        solution = _solution_from(args, out)
     rules = solution.rules
     if rules.hold:
         raise ValueError("play: the solution has hold (a hold places nothing); `babytris play` shows games without it")
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
     delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
-    game = single_game(rules, solution, seed=args.seed)
+    game = Match(rules, opponent=solution if solution.opponent_policy is not None else "random").stepped_game(
+        seed=args.seed
+    )
     who = "random pieces" if solution.opponent_policy is None else f"the {solution.opponent} opponent"
     out.line(
         f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .cli_options import rule_fields
+from .cli_options import game_rules
 
 __all__ = ["sharded_solution"]
 
@@ -30,15 +30,13 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         ) from None
     import numpy as np
 
-    import babytris
-
     from .distributed import solve_sharded
 
     if args.mode == "lean":
         raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
     if args.method not in (None, "vi"):
         raise ValueError(f"--method: the sharded solve runs value iteration (vi), got {args.method!r}")
-    rules = babytris.Rules(width=args.width, height=args.height, **rule_fields(args))
+    rules = game_rules(args)
     address = args.scheduler
     if address.startswith(LOCAL):
         workers = address[len(LOCAL) :]

@@ -34,6 +34,7 @@ import numpy as np
 
 from . import _play
 from .bags import bag_chances
+from .match import Match
 from .resources import resolve_n_jobs
 from .reward import Reward
 from .roles import (
@@ -41,10 +42,8 @@ from .roles import (
     Opponent,
     Player,
     Sides,
-    bind_to_game,
     opponent_pieces,
     policy_rows,
-    resolve_roles,
     transitions_of,
 )
 from .rules import Rules
@@ -189,9 +188,9 @@ class HorizonValues:
 
 
 def play(
-    game: Solution | Transitions,
-    player: Player = "optimal",
-    opponent: Opponent = "random",
+    game: Match | Solution | Transitions,
+    player: Player | None = None,
+    opponent: Opponent | None = None,
     *,
     n_placements: int = 10_000,
     seed: int = 0,
@@ -205,9 +204,12 @@ def play(
     ``n_placements`` placements, or when the piece fits nowhere.
 
     Args:
-        game: a :class:`Solution` (its move table, policy and piece choices
-            back ``"optimal"`` and ``"solution"``) or a :class:`Transitions`.
-        player, opponent: see the module docstring.
+        game: a :class:`~babytris.Match` (then give no player or opponent:
+            it carries them), a :class:`Solution` (its move table, policy and
+            piece choices back ``"optimal"`` and ``"solution"``) or a
+            :class:`Transitions`.
+        player, opponent: see the module docstring (default ``"optimal"``
+            and ``"random"``).
         n_placements: placements per game, in [1, 10**9].
         seed: an integer in [0, 2**64).  Game i draws from its own generator
             seeded with ``game_seeds(seed, n_games)[i]``, so results depend on
@@ -225,13 +227,14 @@ def play(
     seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
     n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     n_jobs = resolve_n_jobs(n_jobs)
-    if _named(opponent, BEST_RESPONSE):
+    match = Match.of(game, player, opponent)
+    if _named(match.opponent, BEST_RESPONSE):
         raise ValueError(
             "opponent='best_response' (the worst case over the placements left) is computed exactly by "
             "expected_points and horizon_values, not played; play against a Solution solved with "
             "opponent='minimax' (its piece choices), or 'random'"
         )
-    sides = resolve_roles(game, player, opponent)
+    sides = match.sides()
     t, rules = sides.transitions, sides.transitions.rules
     points = np.empty(n_games, dtype=np.float64)
     placements = np.empty(n_games, dtype=np.int64)
@@ -266,9 +269,9 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
 
 
 def expected_points(
-    game: Solution | Transitions,
-    player: Player = "optimal",
-    opponent: Opponent = "random",
+    game: Match | Solution | Transitions,
+    player: Player | None = None,
+    opponent: Opponent | None = None,
     *,
     n_placements: int = 10_000,
     exact: bool = False,
@@ -284,9 +287,9 @@ def expected_points(
 
 
 def evaluate(
-    game: Solution | Transitions,
-    player: Player = "optimal",
-    opponent: Opponent = "random",
+    game: Match | Solution | Transitions,
+    player: Player | None = None,
+    opponent: Opponent | None = None,
     *,
     n_placements: int | None = None,
     discount: float | None = None,
@@ -318,19 +321,27 @@ def evaluate(
         return expected_points(game, player, opponent, n_placements=n_placements)
     if discount is None or n_placements is not None:
         raise ValueError("evaluate: give exactly one of n_placements (points of n placements) and discount")
-    t = transitions_of(game)
-    if _named(opponent, "minimax"):
-        opponent = _minimax_opponent(game, discount, tol)
-    bound_player, bound_opponent = bind_to_game(game, player, opponent)
-    if isinstance(bound_opponent, str) and bound_opponent not in ("random", BEST_RESPONSE):
+    if isinstance(game, Match):  # its sides as a solve reads them: "optimal" is the optimum
+        if reward is not None or player is not None or opponent is not None:
+            raise ValueError("game: a Match carries its player, opponent and reward; give them in the Match, not again")
+        given = game.opponent
+        if _named(given, "minimax"):
+            given = _minimax_opponent(game.transitions, discount, tol)
+        match = Match(game.rules, game.player, given, game.reward, game.transitions)
+    else:
+        if _named(opponent, "minimax"):
+            opponent = _minimax_opponent(game, discount, tol)
+        match = Match.of(game, player, opponent, reward)
+    if isinstance(match.opponent, str) and match.opponent not in ("random", BEST_RESPONSE):
         raise ValueError(
             "opponent must be 'random', 'minimax', 'best_response', 'solution', a Solution or an int array, "
-            f"got {bound_opponent!r}"
+            f"got {match.opponent!r}"
         )
-    if isinstance(bound_opponent, Solution) and opponent_pieces(t, bound_opponent) is None:
+    bound_opponent = match.opponent
+    if isinstance(bound_opponent, Solution) and opponent_pieces(match.transitions, bound_opponent) is None:
         bound_opponent = "random"
     return solve_transitions(
-        t, discount=discount, tol=tol, player=bound_player, opponent=bound_opponent, reward=reward
+        match.transitions, discount=discount, tol=tol, player=match.player, opponent=bound_opponent, reward=match.reward
     ).start_value
 
 
@@ -349,9 +360,9 @@ def _minimax_opponent(game: object, discount: float, tol: float) -> Solution:
 
 
 def horizon_values(
-    game: Solution | Transitions,
-    player: Player = "optimal",
-    opponent: Opponent = "random",
+    game: Match | Solution | Transitions,
+    player: Player | None = None,
+    opponent: Opponent | None = None,
     *,
     n_placements: int = 10_000,
     exact: bool = False,
@@ -413,9 +424,10 @@ def horizon_values(
     # The default: one thread for the boards a game reaches (a backup is short and every thread waits
     # for the slowest), the free cores for every board's.
     n_jobs = resolve_n_jobs(n_jobs) if n_jobs is not None or all_boards else 1
-    if _named(opponent, BEST_RESPONSE):
-        return _worst_case(game, player, n_placements, all_boards, n_jobs)
-    sides = resolve_roles(game, player, opponent)
+    match = Match.of(game, player, opponent)
+    if _named(match.opponent, BEST_RESPONSE):
+        return _worst_case(match, n_placements, all_boards, n_jobs)
+    sides = match.sides()
     t = sides.transitions
     n = t.n_boards
     keep = None
@@ -454,11 +466,11 @@ def horizon_values(
     )
 
 
-def _worst_case(game: Solution | Transitions, player: Player, n_placements: int, all_boards: bool, n_jobs: int):
+def _worst_case(match: Match, n_placements: int, all_boards: bool, n_jobs: int):
     """:func:`horizon_values` against the finite-horizon adversary: rows per
     (board, piece), each board the least of its pieces' rows, all n backups
     (or to a fixed point)."""
-    sides = resolve_roles(game, player, "random")
+    sides = Match(match.rules, match.player, "random", table=match.transitions).sides()
     t = sides.transitions
     if t.rules.hold:
         raise ValueError(

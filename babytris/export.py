@@ -35,9 +35,11 @@ from typing import IO
 
 import numpy as np
 
+from .match import Match
 from .persist import replace_atomically
 from .roles import piece_chances
 from .solution import Solution
+from .solve import solve_transitions
 from .transitions import HOLD_MOVE, Transitions
 from .validation import check_number
 
@@ -126,14 +128,29 @@ class ExportedGame:
     start_weights: np.ndarray
 
 
-def exported_game(game: Transitions | Solution, discount: float | None = None, opponent: object = None) -> ExportedGame:
+def exported_game(
+    game: Match | Transitions | Solution, discount: float | None = None, opponent: object = None
+) -> ExportedGame:
     """The game an export writes: ``game``'s move table and discount (see
     :func:`game_table`) against ``opponent``: by default a Solution's own
     (its piece choices, where it was solved against an opponent, else drawn
     pieces), or drawn pieces for a table; else ``"random"``, a Solution solved
     against an opponent or a piece array ``(n_boards,)``.  A fixed opponent's
     game is the MDP its choices induce: its optimal value is the best
-    response to them (against the minimax opponent, the max-min value)."""
+    response to them (against the minimax opponent, the max-min value).
+
+    ``game`` may be a :class:`~babytris.Match` (then give no opponent): its
+    table against its opponent, a named one (``"minimax"``, ``"minavg"``,
+    ``"gaps"``) solved here at ``discount`` for its choices.
+    """
+    if isinstance(game, Match):
+        if opponent is not None:
+            raise ValueError("opponent: a Match carries its opponent; give it in the Match, not again")
+        game.check_exportable(discount)
+        opponent = game.opponent
+        if isinstance(opponent, str) and opponent != "random":  # its choices, solved at the export's discount
+            opponent = solve_transitions(game.transitions, discount=discount, opponent=opponent)  # type: ignore[arg-type]
+        game = game.transitions
     table, discount = game_table(game, discount, own_opponent=opponent is None)
     if opponent is None:
         opponent = game if isinstance(game, Solution) and game.opponent_policy is not None else "random"
@@ -179,15 +196,16 @@ def _table_and_discount(game: Transitions | Solution, own_opponent: bool) -> tup
 
 
 def explicit_model(
-    game: Transitions | Solution, *, discount: float | None = None, opponent: object = None
+    game: Match | Transitions | Solution, *, discount: float | None = None, opponent: object = None
 ) -> ExplicitModel:
     """The game as an MDP of total reward whose optimal value from state 0 is
     the discounted game's start value (see :mod:`babytris.export`).
 
     Args:
-        game: a :class:`~babytris.Solution` (an optimal player, points) or a
-            :class:`~babytris.Transitions`.  Previews, hold and bags are
-            supported; the combo objective is not.
+        game: a :class:`~babytris.Solution` (an optimal player, points), a
+            :class:`~babytris.Transitions`, or a :class:`~babytris.Match`
+            (an optimal player against its opponent, see :func:`exported_game`).
+            Previews, hold and bags are supported; the combo objective is not.
         discount: in [0, 1); default: the solution's (required for a table).
         opponent: who gives the pieces (see :func:`exported_game`): by
             default a Solution's own opponent, drawn pieces for a table.
@@ -271,7 +289,7 @@ def explicit_model(
 
 
 def to_drn(
-    game: Transitions | Solution | ExplicitModel,
+    game: Match | Transitions | Solution | ExplicitModel,
     path: str | os.PathLike,
     *,
     discount: float | None = None,
@@ -289,7 +307,7 @@ def to_drn(
 
 
 def to_prism(
-    game: Transitions | Solution | ExplicitModel,
+    game: Match | Transitions | Solution | ExplicitModel,
     stem: str | os.PathLike,
     *,
     discount: float | None = None,
@@ -318,7 +336,9 @@ def to_prism(
     return written
 
 
-def _model(game: Transitions | Solution | ExplicitModel, discount: float | None, opponent: object) -> ExplicitModel:
+def _model(
+    game: Match | Transitions | Solution | ExplicitModel, discount: float | None, opponent: object
+) -> ExplicitModel:
     """``game`` as an explicit model: built, or as given (then ``discount`` must be None or its own)."""
     if not isinstance(game, ExplicitModel):
         return explicit_model(game, discount=discount, opponent=opponent)

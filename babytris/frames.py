@@ -200,7 +200,7 @@ def game_frames(
     Returns:
         a list of uint8 arrays ``(rows, columns, 3)``, one per state.
     """
-    from .roles import single_game
+    from .match import Match
 
     rules = solution.rules
     if rules.hold:
@@ -210,7 +210,7 @@ def game_frames(
     placements = check_int("placements", placements, 1, 10_000)
     if opponent is not None and (opponent.rules != rules or opponent.opponent_policy is None):
         raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
-    game = single_game(rules, opponent if opponent is not None else solution, seed=seed)
+    game = Match.played(opponent if opponent is not None else solution).stepped_game(seed=seed)
     frames = []
     while not game.over and game.placements < placements:
         move = solution.best_action(game.board, game.piece, game.preview, bag_left=game.bag_left)

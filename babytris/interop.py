@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .export import exported_game
+from .match import Match
 from .persist import replace_atomically
 from .placements import placement_table
 from .roles import piece_chances
@@ -198,15 +199,16 @@ class QuantEconModel:
 
 
 def to_quantecon(
-    game: Transitions | Solution, *, discount: float | None = None, opponent: object = None
+    game: Match | Transitions | Solution, *, discount: float | None = None, opponent: object = None
 ) -> QuantEconModel:
     """The game in QuantEcon's state-action pair form (needs scipy for
     ``Q``).  Solved by QuantEcon, ``model.start_value(v)`` is the solve's
     start value.
 
     Args:
-        game: a :class:`~babytris.Solution` (an optimal player, points) or a
-            :class:`~babytris.Transitions`; previews, hold and bags included.
+        game: a :class:`~babytris.Solution` (an optimal player, points), a
+            :class:`~babytris.Transitions` or a :class:`~babytris.Match`;
+            previews, hold and bags included.
         discount: in [0, 1); default: the solution's (required for a table).
         opponent: who gives the pieces, as for
             :func:`~babytris.export.explicit_model` (default: a Solution's

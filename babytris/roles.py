@@ -35,7 +35,6 @@ from typing import TypeVar
 import numpy as np
 
 from . import _play
-from .game import Game
 from .reward import Reward, check_reward, holes_created, move_rewards
 from .rules import Rules
 from .solution import Solution
@@ -55,9 +54,8 @@ __all__ = [
     "player_rows",
     "policy_rows",
     "resolve",
-    "resolve_roles",
-    "single_game",
     "piece_chances",
+    "pieces_and_opening",
     "transitions_of",
     "two_sided",
 ]
@@ -203,7 +201,7 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
         moves, rows, player_label = (MOVES_BEST if player == "optimal" else MOVES_MEAN), None, player
     else:
         if isinstance(player, Solution) and player.player == "random":
-            raise ValueError("player: that Solution's player places at random and has no policy; use player='random'")
+            raise _no_policy(player)
         moves, player_label = MOVES_FIXED, "given"
         rows = None if transitions is None else player_rows(transitions, player)
     return Roles(opponent_label, player_label, pieces, moves, choice, rows, reward, opening_row)
@@ -334,18 +332,7 @@ class Sides:
     start_weights: np.ndarray
 
 
-def resolve_roles(game: object, player: object, opponent: object) -> Sides:
-    """The sides of ``game`` (a Solution or Transitions) played over n
-    placements by ``player`` against ``opponent``, checked: every timing
-    (the opponent choosing after the placement, or with previews before it),
-    hold (a hold is a step that counts no placement) and bags."""
-    t = transitions_of(game)
-    player, opponent = bind_to_game(game, player, opponent)
-    pieces, starts, weights = _pieces_and_opening(t, opponent)
-    return Sides(t, player_rows(t, player), pieces, starts, weights)
-
-
-def _pieces_and_opening(t: Transitions, opponent: object) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+def pieces_and_opening(t: Transitions, opponent: object) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """An opponent's pieces (:func:`opponent_pieces`, which checks a Solution is of
     this game) and the start rows with their weights: a Solution's opening, else drawn."""
     pieces = opponent_pieces(t, opponent)
@@ -364,34 +351,12 @@ def piece_chances(t: Transitions, opponent: object = "random") -> tuple[np.ndarr
         n_pieces)``, each row's chance of each piece (1.0 for the piece a
         fixed opponent gives); int64 start rows and their float64 weights.
     """
-    pieces, starts, weights = _pieces_and_opening(t, opponent)
+    pieces, starts, weights = pieces_and_opening(t, opponent)
     if pieces is None:
         return np.ascontiguousarray(t.draw_chances()), starts, weights
     chances = np.zeros((t.n_boards, t.rules.n_pieces))
     chances[np.arange(t.n_boards), pieces] = 1.0
     return chances, starts, weights
-
-
-def single_game(rules: Rules, opponent: Solution | None, *, seed: int = 0) -> Game:
-    """One :class:`~babytris.game.Game` of ``rules`` stepped placement by
-    placement, its pieces drawn or, given ``opponent`` (a Solution solved
-    against an opponent), named by that opponent in the game's timing: with
-    previews before the placement, seeing the queue, and the opening queue
-    too (:meth:`Solution.opening`), as :func:`resolve_roles` plays it."""
-    if opponent is None or opponent.opponent_policy is None:
-        return Game(rules, seed=seed)
-    if opponent.rules != rules:
-        raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
-    if rules.randomizer == "bag":
-        raise ValueError(
-            "a bag with an opponent choosing from it is solved, not yet stepped through; use random pieces"
-        )
-    opening = opponent.opening_queue()
-
-    def choose(board: int, known: tuple) -> int:
-        return rules.piece_index(opponent.piece_policy(board, queue=known or None))
-
-    return Game(rules, seed=seed, choose_piece=choose, opening=opening)
 
 
 def player_rows(t: Transitions, player: object) -> np.ndarray | None:
@@ -404,14 +369,18 @@ def player_rows(t: Transitions, player: object) -> np.ndarray | None:
     if isinstance(player, Solution):
         check_same_game("player", player, t)
         if player.player == "random":
-            raise ValueError(
-                f"player: the Solution (opponent={player.opponent!r}) has no player policy: "
-                "its player places at random; use player='random'"
-            )
+            raise _no_policy(player)
         return policy_rows(t, player.policy, name="player")
     if player is None or isinstance(player, (bool, int, float)):
         raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
     return policy_rows(t, player, name="player")  # type: ignore[arg-type]
+
+
+def _no_policy(player: Solution) -> ValueError:
+    return ValueError(
+        f"player: the Solution (opponent={player.opponent!r}) has no player policy: "
+        "its player places at random; use player='random'"
+    )
 
 
 def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:

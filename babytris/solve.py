@@ -13,12 +13,13 @@ import numpy as np
 from . import _greedy, _strategy, _sweep
 from .bags import bag_chances
 from .enumeration import enumerate_boards
+from .match import Match
 from .minimize import Partition
 from .minimize import minimize as minimize_states
 from .placements import most_moves
 from .progress import ProgressBars
 from .resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
-from .reward import Reward, check_reward
+from .reward import Reward
 from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
 from .rules import Rules
@@ -26,7 +27,14 @@ from .solution import ChosenMoves, Solution, tie_slack
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
 from .ties import break_ties, check_ties
 from .transitions import Transitions, independent_layers, layers, sweep_order
-from .validation import METHODS, check_bool, check_solver_args, default_eval_sweeps, make_rules, solver_method
+from .validation import (
+    METHODS,
+    check_bool,
+    check_solver_args,
+    check_type,
+    default_eval_sweeps,
+    solver_method,
+)
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
 
@@ -57,7 +65,7 @@ BOARD_VALUES_ONLY_STATES = 2**24
 
 
 def solve(
-    rules: Rules | None = None,
+    rules: Rules | Match | None = None,
     /,
     *,
     discount: float = 0.9,
@@ -99,8 +107,10 @@ def solve(
     pieces, the policy's exact discounted value.
 
     Args:
-        rules: a :class:`Rules`; or give its fields as keywords instead,
-            e.g. ``solve(width=4, height=5)``.
+        rules: a :class:`Rules` (or give its fields as keywords instead,
+            e.g. ``solve(width=4, height=5)``), or a :class:`~babytris.Match`
+            carrying the player, opponent and reward too (then give none of
+            them, nor rule fields, as keywords).
         discount: in [0, 1); 1 is allowed with the combo objective (the
             expected combo length: the solve converges if every combo ends, as
             it does when some piece sequence breaks it from every board).
@@ -181,11 +191,12 @@ def solve(
     Returns:
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
-    rules = make_rules(rules, rule_fields)
+    match = Match.asked(rules, rule_fields, player, opponent, reward)
+    rules, player, opponent, reward = match.rules, match.player, match.opponent, match.reward
     if client is not None:
         from .distributed import solve_sharded
 
-        if player is not None or reward is not None or minimize:
+        if not (isinstance(player, str) and player == "optimal") or reward is not None or minimize:
             raise ValueError("client: the sharded solve takes no player, reward or minimize (named opponents only)")
         sharded = solve_sharded(rules, client, discount=discount, tol=tol, max_iter=max_iter, opponent=opponent)
         assert sharded.solution is not None  # (gathered: no out= directory)
@@ -193,7 +204,6 @@ def solve(
     _check_progress(progress)  # before the search, which may take a while
     check_ties(ties, tie_seed)
     roles = resolve(None, opponent, player, reward)
-    check_reward(roles.reward, rules)
     method = solver_method(roles, method, discount)
     accelerate = default_accelerate(method, accelerate)
     check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=rules.objective == "combo")
@@ -202,13 +212,15 @@ def solve(
         # A reward per move (at most every placement legal) and per state.
         per_board += 8 * (most_moves(rules) + rules.n_pieces)
     with _progress_bars(progress) as bars:
-        transitions = enumerate_boards(
-            rules,
-            max_memory=max_memory,
-            n_jobs=n_jobs,
-            solver_bytes_per_board=per_board,
-            progress=None if bars is None else bars.enumerated,
-        )
+        transitions = match.table
+        if transitions is None:
+            transitions = enumerate_boards(
+                rules,
+                max_memory=max_memory,
+                n_jobs=n_jobs,
+                solver_bytes_per_board=per_board,
+                progress=None if bars is None else bars.enumerated,
+            )
         return solve_transitions(
             transitions,
             discount=discount,
@@ -279,7 +291,8 @@ def solve_transitions(
     Returns:
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``, as :func:`solve`.
     """
-    roles = resolve(transitions, opponent, player, reward)
+    check_type("transitions", transitions, Transitions, "a babytris.Transitions (from enumerate_boards)")
+    roles = Match(transitions.rules, player, opponent, reward, transitions).roles()
     method = solver_method(roles, method, discount)
     accelerate = default_accelerate(method, accelerate)
     discount, tol, max_iter, eval_sweeps, accelerate = check_solver_args(

@@ -32,6 +32,7 @@ import numpy as np
 
 from .enumeration import enumerate_boards
 from .evaluate import MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play
+from .match import Match
 from .reward import Reward
 from .roles import BEST_RESPONSE
 from .rules import Rules
@@ -204,7 +205,7 @@ class Tournament:
 
 
 def tournament(
-    game: Transitions,
+    game: Transitions | Match,
     players: Mapping[str, Player],
     opponents: Mapping[str, Opponent],
     *,
@@ -216,7 +217,9 @@ def tournament(
     """Every player against every opponent on ``game``'s boards.
 
     Args:
-        game: the move table (:class:`Transitions`) all policies were solved on.
+        game: the move table (:class:`Transitions`) all policies were solved
+            on, or a :class:`~babytris.Match` of those rules with no sides of
+            its own (each pair is played as ``Match.of(game, player, opponent)``).
         players: name -> ``"random"``, a :class:`Solution` (its policy) or
             placement numbers ``(n_boards, n_pieces)``.
         opponents: name -> ``"random"``, a :class:`Solution` solved against an
@@ -228,7 +231,11 @@ def tournament(
     Returns:
         :class:`Tournament`.
     """
-    check_type("game", game, Transitions, "a babytris.Transitions (from enumerate_boards)")
+    if isinstance(game, Match):
+        if game.given("player") is not None or game.given("opponent") is not None or game.reward is not None:
+            raise ValueError("game: a tournament crosses the players and opponents given; give a Match without sides")
+        game = game.transitions
+    check_type("game", game, Transitions, "a babytris.Transitions (from enumerate_boards) or a Match")
     if not players or not opponents:
         raise ValueError("tournament: give at least one player and one opponent")
     _check_counts(n_placements, n_games)
@@ -237,15 +244,16 @@ def tournament(
     expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
     worst_case = np.full(len(players), np.nan)  # (with hold the adversary would choose again within a placement)
     if not game.rules.hold:
-        worst_case[:] = [expected_points(game, p, BEST_RESPONSE, n_placements=n_placements) for p in players.values()]
+        worst_case[:] = [
+            expected_points(Match.of(game, p, BEST_RESPONSE), n_placements=n_placements) for p in players.values()
+        ]
     for i, player in enumerate(players.values()):
         for j, opponent in enumerate(opponents.values()):
-            expected[i, j] = expected_points(game, player, opponent, n_placements=n_placements)
+            match = Match.of(game, player, opponent)
+            expected[i, j] = expected_points(match, n_placements=n_placements)
             if n_games:
                 games = play(
-                    game,
-                    player,
-                    opponent,
+                    match,
                     n_placements=n_placements,
                     n_games=n_games,
                     seed=seed + i * shape[1] + j,

@@ -16,7 +16,8 @@ from strategies import random_legal_policy, small_rules
 
 import babytris
 from babytris import reference
-from babytris.roles import policy_rows, single_game
+from babytris.match import Match
+from babytris.roles import policy_rows
 
 SMALL = 400  # rows the reference walks quickly
 
@@ -211,7 +212,7 @@ def test_a_stepped_game_is_the_played_game(preview):
     stepped placement by placement (the CLI's and the pictures' path) scores
     exactly what the compiled playout and the exact expectation give."""
     s = babytris.solve(width=4, height=5, preview=preview, opponent="minimax", tol=1e-10)
-    game = single_game(s.rules, s)
+    game = Match(s.rules, opponent=s).stepped_game()
     while not game.over and game.placements < 60:
         game.place(s.best_action(game.board, game.piece, game.preview))
     played = babytris.play(s, "optimal", "solution", n_placements=60)
