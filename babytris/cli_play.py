@@ -42,8 +42,6 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     else:
         solution = _solution_from(args, out)
     rules = solution.rules
-    if rules.hold:
-        raise ValueError("play: the solution has hold (a hold places nothing); `babytris play` shows games without it")
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
     delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
@@ -58,12 +56,19 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     steps = []
     frames = []  # each state before its placement, with every move's value; then the last state
     while not game.over and game.placements < args.placements:
-        left = game.bag_left  # (with a bag, what is left in it; else None)
-        placement = solution.best_action(game.board, game.piece, game.preview, bag_left=left)
-        if not isinstance(placement, babytris.Placement):  # (no hold here: "hold" cannot come back)
-            break  # None: the piece fits nowhere, the game is over
-        value = solution.value(game.board, game.piece, game.preview, bag_left=left)
+        # (with a bag, what is left in it; with hold, the slot)
+        state = (game.board, game.piece, game.preview, game.held, game.locked, game.bag_left)
+        placement = solution.best_action(*state)
+        if placement is None:
+            break  # the piece fits nowhere, the game is over
+        value = solution.value(*state)
         frames.append(frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, placement)))
+        if placement == "hold":  # a step that places nothing
+            out.line(f"\n     {game.piece_name} on hold  (value {value:.3f})")
+            steps.append({"hold": game.piece_name, "board": game.board, "value": value, "points": 0.0, "lines": 0})
+            game.hold()
+            continue
+        assert isinstance(placement, babytris.Placement)  # (best_action gives a Placement, "hold" or None)
         before, lines = game.board, game.lines
         points = game.place(placement)
         steps.append(

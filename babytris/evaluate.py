@@ -469,40 +469,29 @@ def horizon_values(
 def _worst_case(match: Match, n_placements: int, all_boards: bool, n_jobs: int):
     """:func:`horizon_values` against the finite-horizon adversary: rows per
     (board, piece), each board the least of its pieces' rows, all n backups
-    (or to a fixed point)."""
+    (or to a fixed point).  With hold, see :func:`_adversary_rows`."""
     sides = Match(match.rules, match.player, "random", table=match.transitions).sides()
     t = sides.transitions
-    if t.rules.hold:
-        raise ValueError(
-            "opponent='best_response' with rules.hold: a hold is a step within a placement, where the "
-            "adversary chooses again; not yet evaluated (the player's own opponents are)"
-        )
-    P = t.rules.n_pieces
-    state, col, weight, gain = _state_chain(t, sides.rows)
+    entry_row, col, weight, gain, row_board = _adversary_rows(t, *_state_chain(t, sides.rows))
     n = t.n_boards
     keep = None
     if not all_boards:  # every board some piece sequence reaches under this player
         keep = _reachable(sides, None)
-        inside = keep[state // P]
+        kept_rows = keep[row_board]
+        inside = kept_rows[entry_row]
+        renumber = np.cumsum(kept_rows, dtype=np.int64) - 1
         number = np.cumsum(keep, dtype=np.int64) - 1
-        state = number[state[inside] // P] * P + state[inside] % P
-        col, weight, gain = number[col[inside]].astype(np.int32), weight[inside], gain[inside]
+        entry_row, col = renumber[entry_row[inside]], number[col[inside]]
+        weight, gain, row_board = weight[inside], gain[inside], number[row_board[kept_rows]]
         n = int(np.count_nonzero(keep))
-    # The adversary gives a piece that can come (with a bag, one left in it): a
-    # row per such (board, piece), each board's group its pieces' rows.
-    can_come = t.draw_chances().reshape(t.n_boards, P) > 0
-    if keep is not None:
-        can_come = can_come[keep]
-    row_of = np.cumsum(can_come.ravel(), dtype=np.int64) - 1
-    state, n_rows = row_of[state], int(can_come.sum())
-    groups = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(can_come.sum(axis=1), out=groups[1:])
+    n_rows = len(row_board)
+    groups = _row_starts(row_board, n)  # (rows sorted by board: each board's group its rows)
     out = np.empty(n)
     steps, status, _ = _play.horizon_values(
-        _row_starts(state, n_rows),
-        col,
+        _row_starts(entry_row, n_rows),
+        col.astype(np.int32),
         weight,
-        np.bincount(state, gain, minlength=n_rows).astype(np.float64, copy=False),
+        np.bincount(entry_row, gain, minlength=n_rows).astype(np.float64, copy=False),
         n_placements,
         out,
         0,
@@ -517,10 +506,70 @@ def _worst_case(match: Match, n_placements: int, all_boards: bool, n_jobs: int):
     return HorizonValues(values, n_placements, int(steps), _STOPPED[status], 0.0, n, sides.starts, None)
 
 
+def _adversary_rows(t: Transitions, state, col, weight, gain, hold):
+    """The finite-horizon adversary's choices as rows: one per (board, piece
+    that can come there), its entries the player's moves in that state.  A
+    hold is a step within a placement after which the adversary chooses
+    again, with as many placements left: a state whose moves include the
+    hold to the locked row L becomes a row per piece q that can come at L,
+    the hold's entry replaced by L's state (L, q)'s entries scaled by its
+    weight (the hold's own points kept at weight 0).  The least over a
+    board's rows is then the least over the adversary's two choices:
+    ``mean(a, min_q r_q) = min_q mean(a, r_q)`` as the other moves do not
+    depend on q, and a locked row holds no more, so one level is all.
+
+    Returns:
+        ``(entry row, col, weight, gain, row board)``: the entries (int64
+        rows ascending, int64 next boards, float64 weights and gains) and
+        each row's board (int64, ascending).
+    """
+    P = t.rules.n_pieces
+    starts = _row_starts(state, t.n_states)
+    coming = np.flatnonzero((t.draw_chances() > 0).ravel())  # the states whose piece can come, by board
+    held_to = np.full(t.n_states, -1, dtype=np.int64)  # the locked row a state's hold leads to
+    held_weight = np.zeros(t.n_states)
+    if hold is not None:
+        held_to[state[hold]], held_weight[state[hold]] = col[hold], weight[hold]
+    target = held_to[coming]
+    can_come = t.draw_chances() > 0
+    n_q = np.where(target >= 0, can_come[np.maximum(target, 0)].sum(axis=1), 1)
+    row_state = np.repeat(coming, n_q)
+    first = np.cumsum(n_q) - n_q
+    nth = np.arange(len(row_state)) - np.repeat(first, n_q)
+    row_q = np.full(len(row_state), -1, dtype=np.int64)
+    holding = held_to[row_state] >= 0
+    # the q-th piece that can come at the locked row, in piece order
+    q_order = np.argsort(~can_come, axis=1, kind="stable")
+    row_q[holding] = q_order[held_to[row_state[holding]], nth[holding]]
+    own_row, own = _gather(starts, row_state)
+    own_weight = np.where(hold[own], 0.0, weight[own]) if hold is not None else weight[own]
+    later = np.flatnonzero(holding)
+    extra_row, extra = _gather(starts, held_to[row_state[later]] * P + row_q[later])
+    scale = held_weight[row_state[later]][extra_row]
+    entry_row = np.concatenate((own_row, later[extra_row]))
+    order = np.argsort(entry_row, kind="stable")
+    return (
+        entry_row[order],
+        np.concatenate((col[own], col[extra]))[order].astype(np.int64),
+        np.concatenate((own_weight, scale * weight[extra]))[order],
+        np.concatenate((gain[own], scale * gain[extra]))[order],
+        row_state // P,
+    )
+
+
+def _gather(starts: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of each of ``states`` (CSR ``starts``): ``(i, entry)``
+    int64 arrays, entry an index into the entries of ``states[i]``."""
+    counts = starts[states + 1] - starts[states]
+    i = np.repeat(np.arange(len(states), dtype=np.int64), counts)
+    return i, np.repeat(starts[states] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+
+
 def _state_chain(t: Transitions, rows: np.ndarray | None):
-    """The player's moves as ``(state, col, weight, gain)`` arrays sorted by
-    state: weight 1 for its move (or ``1 / count`` each, placing at random),
-    gain = weight * points."""
+    """The player's moves as ``(state, col, weight, gain, hold)`` arrays sorted
+    by state: weight 1 for its move (or ``1 / count`` each, placing at
+    random), gain = weight * points, hold (bool; None without hold) where
+    the move puts the piece on hold."""
     counts = np.diff(t.offsets)
     if rows is not None:
         state = np.flatnonzero(rows >= 0)
@@ -531,7 +580,8 @@ def _state_chain(t: Transitions, rows: np.ndarray | None):
         move = np.arange(t.n_moves, dtype=np.int64)
         weight = 1.0 / counts[state]
     scores = np.asarray(t.rules.line_scores, dtype=np.float64)
-    return state, t.next_board[move], weight, weight * scores[t.lines[move]]
+    hold = None if not t.rules.hold else t.placement[move] == HOLD_MOVE
+    return state, t.next_board[move].astype(np.int64), weight, weight * scores[t.lines[move]], hold
 
 
 # --------------------------------------------------------------------------

@@ -169,11 +169,11 @@ def _state_frame(rules: Rules, board: int, piece: int | None, score: float, cell
     return image
 
 
-def candidate_moves(solution: Solution, game: Game, chosen: Placement | None) -> list[tuple[int, float, bool]]:
+def candidate_moves(solution: Solution, game: Game, chosen: Placement | str | None) -> list[tuple[int, float, bool]]:
     """Every move of the piece to place in ``game`` as ``(board after, value,
     is chosen)``, the value ``points + discount * value after`` from
     ``solution.action_values``, for :func:`frame`'s ``candidates``."""
-    values = solution.action_values(game.board, game.piece, game.preview, bag_left=game.bag_left)
+    values = solution.action_values(game.board, game.piece, game.preview, game.held, game.locked, game.bag_left)
     return [(m.board, float(values[m.placement]), m.placement == chosen) for m in game.moves()]
 
 
@@ -203,8 +203,6 @@ def game_frames(
     from .match import Match
 
     rules = solution.rules
-    if rules.hold:
-        raise ValueError("game_frames: games with hold are not drawn yet (a hold places nothing)")
     if solution.player != "optimal":
         raise ValueError(f"solution: its player is {solution.player!r}; game_frames needs an optimal policy")
     placements = check_int("placements", placements, 1, 10_000)
@@ -213,8 +211,8 @@ def game_frames(
     game = Match.played(opponent if opponent is not None else solution).stepped_game(seed=seed)
     frames = []
     while not game.over and game.placements < placements:
-        move = solution.best_action(game.board, game.piece, game.preview, bag_left=game.bag_left)
-        if not isinstance(move, Placement):
+        move = solution.best_action(game.board, game.piece, game.preview, game.held, game.locked, game.bag_left)
+        if move is None:
             break
         shown = candidate_moves(solution, game, move) if candidates else None
         frames.append(frame(rules, game.board, game.piece, game.score, cell_pixels, shown))

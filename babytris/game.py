@@ -24,9 +24,10 @@ from .validation import ArgumentTypeError
 __all__ = ["Game", "Move"]
 
 #: Who gives the next piece: called with the board (bits) and the pieces known
-#: before the draw (the preview queue, a tuple of indices), returns a piece
-#: index; None draws it by ``rules.probabilities``.
-PieceChooser = Callable[[int, tuple], int]
+#: before the draw (the preview queue, a tuple of indices), and with hold the
+#: slot as keywords (``held=`` a piece index or None, ``locked=``), returns a
+#: piece index; None draws it by ``rules.probabilities``.
+PieceChooser = Callable[..., int]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ class Game:
     """A game of ``rules`` from ``rules.start``, one placement at a time.
 
     Args:
-        rules: the rule set (no hold; previews are shown as :attr:`queue`).
+        rules: the rule set (previews are shown as :attr:`queue`; with hold,
+            the slot as :attr:`held` and :attr:`locked`).
         seed: seeds the random pieces (``numpy.random.default_rng``).
         choose_piece: who gives the pieces (``f(board_bits, known) -> piece
             index``, ``known`` the queue of pieces already in sight); default:
@@ -63,6 +65,16 @@ class Game:
         opening: with previews, the ``rules.preview`` piece indices the game
             opens with, as an opponent gives them (the queue of
             :meth:`Solution.opening`'s row: ``transitions.queue_of(row)``).
+        opening_held: with ``rules.hold_start == "drawn"``, the piece index
+            the slot opens with, as an opponent gives it (default: drawn).
+
+    With hold (``rules.hold``) a step is a placement of the piece to place,
+    a swap (a placement of the held piece, which puts the piece to place on
+    hold; not right after a hold, nor with the same piece held) or, with the
+    slot empty, :meth:`hold` (the piece goes on hold, the next comes, and
+    nothing is placed): the solvers' moves, as
+    :meth:`Solution.best_action` names them (a :class:`Placement`, or
+    ``"hold"``), which :meth:`place` takes.
 
     >>> game = Game(Rules(width=4, height=4), seed=1)
     >>> move = game.moves()[0]
@@ -79,11 +91,20 @@ class Game:
         seed: int | None = None,
         choose_piece: PieceChooser | None = None,
         opening: tuple[int, ...] | None = None,
+        opening_held: int | None = None,
     ) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
-        if rules.hold:
-            raise ValueError("Game: rules.hold is not supported (a hold step places nothing); use hold=False")
+        if opening_held is not None and not (
+            rules.hold_start == "drawn"
+            and isinstance(opening_held, (int, np.integer))
+            and not isinstance(opening_held, bool)
+            and 0 <= opening_held < rules.n_pieces
+        ):
+            raise ValueError(
+                f"opening_held must be a piece index in [0, {rules.n_pieces - 1}] with rules.hold_start='drawn', "
+                f"got {opening_held!r}"
+            )
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if choose_piece is not None and not callable(choose_piece):
@@ -102,6 +123,7 @@ class Game:
                 )
         self.rules = rules
         self._opening = opening
+        self._opening_held = opening_held
         self._rng = np.random.default_rng(seed)
         self._choose = choose_piece
         # The plain engine: with rules.mirror the table's engine stores each
@@ -117,6 +139,11 @@ class Game:
         self.lines: int = 0
         self.placements: int = 0
         self._bag = [self.rules.bag_copies] * self.rules.n_pieces  # (a bag of one copy each: unused without a bag)
+        #: The held piece's index (None: the slot empty, or no hold) and whether it was just put there.
+        self.held: int | None = None
+        self.locked: bool = False
+        if self.rules.hold and self.rules.hold_start == "drawn":  # the first piece drawn fills the slot
+            self.held = self._draw() if self._opening_held is None else self._deal(self._opening_held)
         if self._opening is None:
             known = [self._draw() for _ in range(self.rules.preview)]
         else:
@@ -166,32 +193,59 @@ class Game:
 
     def moves(self) -> list[Move]:
         """The legal placements of the piece to place, in placement-number
-        order; empty when the game is over."""
+        order, then with hold those of the held piece where a swap is allowed
+        (:attr:`can_swap`); empty when no piece fits."""
+        pieces = (self.piece, int(self.held)) if self.can_swap and self.held is not None else (self.piece,)
+        return [move for piece in pieces for move in self._moves_of(piece)]
+
+    def _moves_of(self, piece: int) -> list[Move]:
         points = self.rules.line_scores
-        mine = self._placements[self.piece]
+        mine = self._placements[piece]
         return [
             Move(mine[k], int(after), int(lines), float(points[lines]))
-            for k, after, lines in self._engine.successors(self.board, self.piece)
+            for k, after, lines in self._engine.successors(self.board, piece)
         ]
 
     @property
-    def over(self) -> bool:
-        """Whether the piece to place fits nowhere (the game has ended)."""
-        return not self._engine.successors(self.board, self.piece)
+    def can_hold(self) -> bool:
+        """Whether :meth:`hold` is a move: with hold, the slot empty."""
+        return self.rules.hold and self.held is None
 
-    def place(self, placement: Placement | int) -> float:
+    @property
+    def can_swap(self) -> bool:
+        """Whether the held piece may be placed instead (putting the piece to
+        place on hold): a piece held, not just put there, and another piece."""
+        return self.held is not None and not self.locked and self.held != self.piece
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended: no move (no placement of the piece to
+        place, nor of the held piece, nor a hold)."""
+        return not self.can_hold and not self.moves()
+
+    def place(self, placement: Placement | int | str) -> float:
         """Drop the piece at ``placement`` (a :class:`Placement` of this piece,
-        or its number), clear rows, bring in the next piece; returns the points.
+        or its number; with hold, of the held piece for a swap, or ``"hold"``:
+        :meth:`hold`), clear rows, bring in the next piece; returns the points.
 
         Raises:
-            ValueError: if the placement is not a legal move of the piece to place.
+            ValueError: if the placement is not a legal move here.
         """
+        if isinstance(placement, str) and placement == "hold":
+            return self.hold()
         number = placement.index if isinstance(placement, Placement) else placement
+        piece = self.piece
         if isinstance(placement, Placement) and placement.piece != self.piece_name:
-            raise ValueError(f"placement is of piece {placement.piece}, the piece to place is {self.piece_name}")
+            held = None if self.held is None else self.rules.pieces[self.held].name
+            if placement.piece != held or not self.can_swap or self.held is None:
+                raise ValueError(
+                    f"placement is of piece {placement.piece}, the piece to place is {self.piece_name}"
+                    + (f" (held: {held}, {'a swap allowed' if self.can_swap else 'no swap now'})" if held else "")
+                )
+            piece = self.held
         if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
-            raise ValueError(f"placement must be a Placement or a placement number, got {placement!r}")
-        for move in self.moves():
+            raise ValueError(f"placement must be a Placement, a placement number or 'hold', got {placement!r}")
+        for move in self._moves_of(piece):
             if move.placement.index == number:
                 if isinstance(placement, Placement) and placement != move.placement:
                     raise ValueError(
@@ -200,23 +254,45 @@ class Game:
                     )
                 break
         else:
-            legal = [m.placement.index for m in self.moves()]
-            raise ValueError(
-                f"placement {placement!r} is not a legal move of {self.piece_name} here; legal numbers: {legal}"
-            )
+            name = self.rules.pieces[piece].name
+            legal = [m.placement.index for m in self._moves_of(piece)]
+            raise ValueError(f"placement {placement!r} is not a legal move of {name} here; legal numbers: {legal}")
+        if piece != self.piece:  # a swap: the piece to place goes on hold
+            self.held = self.piece
+        self.locked = False
         self.board = move.board
         self.score += move.points
         self.lines += move.lines
         self.placements += 1
-        nxt = self._draw() if self._choose is None else self._chosen(self._choose, move.board, tuple(self.queue))
+        self._next_piece()
+        return move.points
+
+    def hold(self) -> float:
+        """Put the piece to place on hold (the slot empty) and bring in the
+        next: a step that places nothing and counts no placement; returns 0.0
+        (the points, none).
+
+        Raises:
+            ValueError: without hold, or with a piece held already.
+        """
+        if not self.rules.hold:
+            raise ValueError("hold: these rules have no hold (rules.hold is False)")
+        if self.held is not None:
+            raise ValueError(f"hold: the slot holds {self.rules.pieces[self.held].name} already; swap by placing it")
+        self.held, self.locked = self.piece, True
+        self._next_piece()
+        return 0.0
+
+    def _next_piece(self) -> None:
+        """Bring in the next piece: drawn or chosen, onto the queue's end with previews."""
+        nxt = self._draw() if self._choose is None else self._chosen(self._choose, self.board, tuple(self.queue))
         if self.rules.preview:
             self.queue.append(nxt)
             nxt = self.queue.popleft()
         self.piece = nxt
-        return move.points
 
     def _chosen(self, choose: PieceChooser, board: int, known: tuple[int, ...]) -> int:
-        piece = choose(board, known)
+        piece = choose(board, known, held=self.held, locked=self.locked) if self.rules.hold else choose(board, known)
         if isinstance(piece, bool) or not isinstance(piece, (int, np.integer)) or not 0 <= piece < self.rules.n_pieces:
             raise ValueError(
                 f"choose_piece returned {piece!r}; it must be a piece index in [0, {self.rules.n_pieces - 1}]"
@@ -236,6 +312,9 @@ class Game:
 
     def __repr__(self) -> str:
         queue = f" preview={','.join(self.rules.pieces[p].name for p in self.queue)}" if self.queue else ""
+        if self.rules.hold:
+            queue += f" held={'-' if self.held is None else self.rules.pieces[self.held].name}"
+            queue += " (locked)" if self.locked else ""
         state = "over" if self.over else f"piece={self.piece_name}{queue}"
         return (
             f"<Game {self.rules.width}x{self.rules.height} {state} score={self.score:g} "

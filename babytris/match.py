@@ -287,10 +287,15 @@ class Match:
             )
         policy = opponent
 
-        def choose(board: int, known: tuple) -> int:
-            return rules.piece_index(policy.piece_policy(board, queue=known or None))
+        def choose(board: int, known: tuple, held: int | None = None, locked: bool = False) -> int:
+            return rules.piece_index(policy.piece_policy(board, queue=known or None, held=held, locked=locked))
 
-        return Game(rules, seed=seed, choose_piece=choose, opening=opponent.opening_queue())
+        opening_held = None
+        if rules.hold and rules.hold_start == "drawn":  # the slot the opponent's opening row fills
+            rows, _ = opponent.opening()
+            slot = int(rows[0]) % rules.hold_slots if len(rows) == 1 else 0
+            opening_held = (slot - 1) % rules.n_pieces if slot else None
+        return Game(rules, seed=seed, choose_piece=choose, opening=opponent.opening_queue(), opening_held=opening_held)
 
     def given(self, side: str) -> Solution | np.ndarray | None:
         """The policy given for ``side`` (``"player"`` or ``"opponent"``): a

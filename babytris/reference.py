@@ -325,8 +325,6 @@ def expected_points(rules: Rules, player="random", opponent="random", n_placemen
         raise ValueError(f"player must be 'random' or a dict {{(board, piece): placement number}}, got {player!r}")
     if opponent not in ("random", "best_response") and not isinstance(opponent, dict):
         raise ValueError(f"opponent must be 'random', 'best_response' or a dict {{board: piece}}, got {opponent!r}")
-    if rules.hold and opponent == "best_response":
-        raise ValueError("expected_points: the best response with hold is not supported")
     boards = sorted(nodes(rules), key=lambda node: not node[3]) if rules.hold else nodes(rules)  # locked first
     # For each board, the pieces it may get with their weights, and for each
     # piece the player's moves: [(points, after, hold)], one move or all of them.
@@ -356,12 +354,10 @@ def expected_points(rules: Rules, player="random", opponent="random", n_placemen
         return sum(worth) / len(worth) if worth else 0.0
 
     for _ in range(n_placements):
-        if opponent == "best_response":
-            values = {b: min(piece_value(chosen, values, {}) for _, chosen in options[b]) for b in boards}
-            continue
         new: dict = {}
         for b in boards:  # (locked nodes first: a hold reads its node's value of this step)
-            new[b] = sum(weight * piece_value(chosen, values, new) for weight, chosen in options[b])
+            worth = [weight * piece_value(chosen, values, new) for weight, chosen in options[b]]
+            new[b] = min(worth) if opponent == "best_response" else sum(worth)
         values = new
     if opening is not None:
         return values[opening]

@@ -244,14 +244,17 @@ class Solution:
         bag: Sequence[int | str] | None = None,
         *,
         queue: Sequence[int | str] | None = None,
+        held: int | str | None = None,
+        locked: bool = False,
     ) -> str:
         """The name of the piece the opponent gives on ``board`` (the first of
         those tied); with previews ``queue`` is the pieces in sight before it
-        (the opponent names the next piece before the placement); with a bag,
-        ``bag`` is what the bag holds (see :meth:`index`)."""
+        (the opponent names the next piece before the placement); with hold,
+        ``held`` and ``locked`` the slot; with a bag, ``bag`` is what the bag
+        holds (see :meth:`index`)."""
         if self.opponent_policy is None:
             raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
-        piece = int(self.opponent_policy[self.index(board, queue=queue, bag=bag)])
+        piece = int(self.opponent_policy[self.index(board, queue=queue, held=held, locked=locked, bag=bag)])
         if self._flipped(board):  # the row is the mirror image's: its piece seen in the mirror
             piece = _mirror_images(self.rules)[piece]
         return self.rules.pieces[piece].name

@@ -71,9 +71,9 @@ class Tournament:
         worst_case: float64 array ``(n_players,)``: each player's expected
             points against the true worst case, an opponent who knows its
             policy and how many placements are left
-            (:func:`~babytris.expected_points` with ``opponent="best_response"``); at
-            most :attr:`worst`, the least over the listed opponents (NaN
-            with hold: not yet evaluated).
+            (:func:`~babytris.expected_points` with ``opponent="best_response"``;
+            with hold it gives the next piece again after a hold); at most
+            :attr:`worst`, the least over the listed opponents.
         ties: each player's tie rule (:mod:`babytris.ties`: ``"first"``,
             ``"last"``, ``"random seed N"``), ``""`` for a player given as
             an array or placing at random.
@@ -242,11 +242,9 @@ def tournament(
     started = time.perf_counter()
     shape = (len(players), len(opponents))
     expected, mean, stderr = np.empty(shape), np.full(shape, np.nan), np.full(shape, np.nan)
-    worst_case = np.full(len(players), np.nan)  # (with hold the adversary would choose again within a placement)
-    if not game.rules.hold:
-        worst_case[:] = [
-            expected_points(Match.of(game, p, BEST_RESPONSE), n_placements=n_placements) for p in players.values()
-        ]
+    worst_case = np.array(
+        [expected_points(Match.of(game, p, BEST_RESPONSE), n_placements=n_placements) for p in players.values()]
+    )
     for i, player in enumerate(players.values()):
         for j, opponent in enumerate(opponents.values()):
             match = Match.of(game, player, opponent)

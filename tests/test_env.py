@@ -561,8 +561,8 @@ def test_game_frames_against_an_opponent_and_bad_arguments(solution_4x4, minimax
         game_frames(solution_4x4, opponent=solution_4x4)
     with pytest.raises(ValueError, match="placements"):
         game_frames(solution_4x4, placements=0)
-    with pytest.raises(ValueError, match="hold"):
-        game_frames(babytris.solve(width=3, height=3, hold=True))
+    held = game_frames(babytris.solve(width=3, height=4, hold=True), placements=6)  # a hold step is a frame too
+    assert len(held) >= 7 and all(f.dtype == np.uint8 and f.ndim == 3 for f in held)
     # previews are drawn as played: the course timing against its minimax opponent
     course = babytris.solve(width=4, height=4, preview=1, opponent="minimax")
     assert 2 <= len(game_frames(course, placements=4)) <= 5
