@@ -16,8 +16,9 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
     ) from err
 from .board import Board
 from .enumeration import enumerate_boards
-from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
+from .evaluate import PlayResult, evaluate, expected_points, play
 from .export import explicit_model, to_drn, to_prism
+from .horizon import HorizonValues, horizon_values
 from .interop import to_mdptoolbox, to_quantecon
 from .lean import LeanSolution, solve_lean
 from .learning import PolicyRegret, policy_of, policy_regret

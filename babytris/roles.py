@@ -29,8 +29,10 @@ given side is a best response; with both given, policy evaluation.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -50,6 +52,7 @@ __all__ = [
     "Roles",
     "Sides",
     "bind_to_game",
+    "is_named",
     "opponent_pieces",
     "player_rows",
     "policy_rows",
@@ -146,6 +149,11 @@ class Roles:
     def dead_value(self, rules: Rules) -> float:
         """The value of a state with no move (see :class:`~babytris.Reward`)."""
         return 0.0 if self.reward is None else self.reward.dead_value(rules)
+
+
+def is_named(role: object, name: str) -> bool:
+    """Whether a player or opponent is the model called ``name`` (not an array or a Solution)."""
+    return isinstance(role, str) and role == name
 
 
 def two_sided(opponent: object) -> bool:
@@ -370,7 +378,7 @@ def player_rows(t: Transitions, player: object) -> np.ndarray | None:
         check_same_game("player", player, t)
         if player.player == "random":
             raise _no_policy(player)
-        return policy_rows(t, player.policy, name="player")
+        return _cached(_PLAYER_ROWS, player, t, lambda: policy_rows(t, player.policy, name="player"))
     if player is None or isinstance(player, (bool, int, float)):
         raise ValueError(f"player must be 'optimal', 'random', a Solution or an int array, got {player!r}")
     return policy_rows(t, player, name="player")  # type: ignore[arg-type]
@@ -400,15 +408,24 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
                 "opponent: the Solution was solved against random pieces and picks none; "
                 "use opponent='random', or solve with opponent='minimax'"
             )
-        # checked like an array: a Solution's arrays may come from an edited file
-        name, opponent = "opponent (the Solution's opponent_policy)", opponent.opponent_policy
+        # checked like an array (a Solution's arrays may come from an edited file), once per Solution
+        solution = opponent
+        return _cached(
+            _OPPONENT_PIECES,
+            solution,
+            t,
+            lambda: _checked_pieces(t, "opponent (the Solution's opponent_policy)", solution.opponent_policy),
+        )
     elif opponent is None or isinstance(opponent, (bool, int, float)):
         raise ValueError(
             "opponent must be 'random', 'minimax', 'best_response', 'solution', a Solution or an int array, "
             f"got {opponent!r}"
         )
-    else:
-        name = "opponent"
+    return _checked_pieces(t, "opponent", opponent)
+
+
+def _checked_pieces(t: Transitions, name: str, opponent: object) -> np.ndarray:
+    """int16 ``(n_boards,)``: an array of piece indices, checked against the table."""
     pieces = _int_array(name, opponent, (t.n_boards,), "(n_boards,)")
     bad = np.flatnonzero((pieces < 0) | (pieces >= t.rules.n_pieces))
     if bad.size:
@@ -425,6 +442,25 @@ def opponent_pieces(t: Transitions, opponent: object) -> np.ndarray | None:
                 "(a bag deals only the pieces left in it)"
             )
     return pieces.astype(np.int16)
+
+
+# A Solution's arrays are read-only, so what is derived from it once against
+# its own table stays true: the player's move rows and the opponent's pieces,
+# kept while the Solution lives.
+_PLAYER_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_OPPONENT_PIECES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached(cache: weakref.WeakKeyDictionary, solution: Solution, t: Transitions, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept in ``cache`` for ``solution`` when ``t`` is its own table."""
+    if t is not solution.transitions:
+        return compute()
+    if solution not in cache:
+        value = compute()
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+        cache[solution] = value
+    return cache[solution]
 
 
 def check_same_game(name: str, solution: Solution, t: Transitions) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,13 @@ class Solution:
     ties: str = "first"
     tie_seed: int | None = None
     accelerated: bool | None = None
+
+    def __post_init__(self) -> None:
+        # Read-only, as the table's arrays are: what is derived from a
+        # Solution once (the player's move rows, say) stays true of it.
+        for name in ("values", "residuals", "opponent_policy", "evaluation_sweeps"):
+            _freeze(getattr(self, name))
+        _freeze(as_held(self, "policy"))
 
     @property
     def boards(self) -> np.ndarray:
@@ -198,7 +206,7 @@ class Solution:
             return _OPPONENT_EXTREMES[self.opponent](np.where(chances > 0, state_values, fill), axis=1)
         return state_values[np.arange(len(state_values)), choice]
 
-    @property
+    @cached_property  # (the values are read-only: computed once)
     def tie_slack(self) -> float:
         """The float by which two moves' (or pieces') values may differ and
         still count as tied: ``2 * discount * error_bound`` once converged (0
@@ -208,7 +216,7 @@ class Solution:
         the threads or the rounding on the way to the values."""
         return tie_slack(self.discount, self.residual, self.values) if self.converged else 0.0
 
-    @property
+    @cached_property
     def error_bound(self) -> float | None:
         """A proven upper bound on ``max |values - V*|``, the distance of the
         values from the exact ones (V* the fixed point of the same game and
@@ -491,6 +499,11 @@ def _mirrored_placement(rules: Rules, piece: int, k: int) -> tuple[int, int]:
     return image, int(j)
 
 
+def _freeze(array: object) -> None:
+    if isinstance(array, np.ndarray):
+        array.flags.writeable = False
+
+
 def value_error_bound(discount: float, residual: float, values: np.ndarray) -> float | None:
     """:attr:`Solution.error_bound` of values whose last greedy sweep had this
     residual (None when undiscounted)."""
@@ -541,8 +554,9 @@ def _numbered(solution: Solution, moves: ChosenMoves) -> np.ndarray:
     number, -1 where none fits (see the class's attributes)."""
     from .resources import idle_cores
 
-    numbers = solution.transitions.chosen_placements(moves.rows, idle_cores(moves.n_jobs))
-    return numbers.reshape(moves.rows.shape)
+    numbers = solution.transitions.chosen_placements(moves.rows, idle_cores(moves.n_jobs)).reshape(moves.rows.shape)
+    _freeze(numbers)
+    return numbers
 
 
 # A solve may give the moves as ChosenMoves: every reader still gets placement numbers.

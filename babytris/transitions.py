@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -326,6 +326,15 @@ class Transitions:
             frontier = after[~seen[after]]
             seen[frontier] = True
         return seen
+
+    @cached_property
+    def can_come(self) -> np.ndarray:
+        """uint8 array ``(n_states,)``, read-only: 1 where the state's piece
+        can come to its row (a chance above 0: with a bag, one left in it),
+        as the walks over the rows a game meets read it (computed once)."""
+        coming = (self.draw_chances() > 0).astype(np.uint8).ravel()
+        coming.flags.writeable = False
+        return coming
 
     def draw_chances(self, rows: np.ndarray | None = None) -> np.ndarray:
         """float64 array ``(len(rows), n_pieces)`` (every row by default): the

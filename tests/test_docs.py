@@ -46,6 +46,8 @@ WITH_EXAMPLES = {
     "babytris.env",
     "babytris.evaluate",
     "babytris.game",
+    "babytris.horizon",
+    "babytris.match",
     "babytris.adaptive",
     "babytris.export",
     "babytris.interop",

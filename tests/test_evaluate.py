@@ -320,3 +320,18 @@ def test_the_tournament_shows_the_worst_case(solution_4x4, minimax_4x4):
     ]
     assert "worst case" in str(table) and "worst case" in table.to_markdown()
     assert {r["worst_case"] for r in table.to_records() if r["player"] == "random"} == {table.worst_case[2]}
+
+
+def test_a_solutions_arrays_are_read_only_so_what_is_derived_once_stays_true(minimax_4x4):
+    """The player's move rows and the opponent's pieces are checked once per
+    Solution and kept: the arrays they come from cannot change under them."""
+    for array in (minimax_4x4.values, minimax_4x4.policy, minimax_4x4.opponent_policy):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1
+    first = babytris.horizon_values(minimax_4x4, "optimal", "solution", n_placements=500)
+    again = babytris.horizon_values(minimax_4x4, "optimal", "solution", n_placements=500)
+    assert first.start_value == again.start_value
+    # the rows computed, spread over every board when read: NaN where a game never goes
+    assert first.values.shape == (minimax_4x4.n_boards,)
+    assert np.isnan(first.values).sum() == minimax_4x4.n_boards - first.n_computed
+    assert first.values[minimax_4x4.transitions.start_index] == first.start_value
