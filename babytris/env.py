@@ -19,7 +19,7 @@ piece to place one-hot, then each previewed piece one-hot, the next first.
 
 Action: ``Discrete(n)``, ``n`` the most placements any piece has; action k
 drops the piece to place at its placement number k (see
-:func:`babytris.states.placement_table`).  ``info["action_mask"]`` and
+:func:`babytris.placements.placement_table`).  ``info["action_mask"]`` and
 :meth:`BabyTetrisEnv.action_masks` (sb3-contrib's ``MaskablePPO``
 convention) mark the legal ones.  An illegal action ends the episode
 (``illegal_action="terminate"``, the default; Gymnasium's checker and

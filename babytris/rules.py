@@ -105,7 +105,7 @@ class Rules:
         top_out: the game is lost as soon as a column reaches the top row:
             a placement that leaves a cell in the top row after its clears,
             or would rest above the board, is a move to the lost board
-            (:func:`~babytris.states.lost_board`, the top row full, where
+            (:func:`~babytris.placements.lost_board`, the top row full, where
             nothing is a move) that clears no row.  Every placement is then a
             move, and live boards keep their top row empty (the start board
             too).  ``Reward(loss=...)`` charges the move that tops out.  Not

@@ -159,7 +159,7 @@ def solve(
             :func:`babytris.sweeping.strategy_iteration`).
         n_jobs: threads (default: every core, less those other processes
             keep busy) searching the boards and building the move table and,
-            where the rules layer the boards (see :func:`~babytris.states.sweep_order`),
+            where the rules layer the boards (see :func:`~babytris.transitions.sweep_order`),
             sharing each layer of a sweep; the result does not depend on it.
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (default 8 GiB).

@@ -10,7 +10,6 @@ import pytest
 
 import babytris
 import babytris.solve
-import babytris.states
 from babytris import Rules, _core, _sweep
 
 

@@ -3,7 +3,6 @@ every compiled module, the public API importable from the top level."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
@@ -37,21 +36,3 @@ def test_every_compiled_module_has_a_stub(path):
 @pytest.mark.parametrize("name", babytris.__all__)
 def test_every_public_name_is_there(name):
     assert getattr(babytris, name) is not None
-
-
-@pytest.mark.parametrize(
-    "old, new",
-    [
-        ("babytris.states", "babytris.enumeration"),
-        ("babytris.states", "babytris.transitions"),
-        ("babytris.states", "babytris.placements"),
-        ("babytris.states", "babytris.resources"),
-    ],
-)
-def test_moved_names_keep_their_old_home(old, new):
-    """Names that moved out of a module stay importable from it."""
-    old_module, new_module = importlib.import_module(old), importlib.import_module(new)
-    moved = set(old_module.__all__) & set(new_module.__all__)
-    assert moved
-    for name in moved:
-        assert getattr(old_module, name) is getattr(new_module, name), name
