@@ -7,34 +7,34 @@
 """
 
 try:
-    from . import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
+    from .engine import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
 except ImportError as err:  # no silent fallback: the compiled core is the library
     raise ImportError(
         f"babytris's compiled core is missing from {__path__[0]}: this is an unbuilt source tree. "
         "Install with `pip install .` and import from outside the repository, or build in place "
         "with `python setup.py build_ext --inplace`."
     ) from err
-from .board import Board
-from .enumeration import enumerate_boards
-from .evaluate import PlayResult, evaluate, expected_points, play
-from .export import explicit_model, to_drn, to_prism
-from .horizon import HorizonValues, horizon_values
-from .interop import to_mdptoolbox, to_quantecon
-from .lean import LeanSolution, solve_lean
-from .learning import PolicyRegret, policy_of, policy_regret
-from .match import Match
-from .minimize import Partition, minimize
-from .models import Model, block_drop, no_holes_tetris
-from .persist import load
-from .pieces import CATALOGUE, Piece, Placement
-from .rate import Rate, long_run_rate
-from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
-from .reward import Reward
-from .rules import Rules, RulesError
-from .solution import Solution
-from .solve import solve, solve_transitions
-from .tournament import Tournament, standard_tournament, tournament
-from .transitions import Transitions
+from .analysis.evaluate import PlayResult, evaluate, expected_points, play
+from .analysis.horizon import HorizonValues, horizon_values
+from .analysis.learning import PolicyRegret, policy_of, policy_regret
+from .analysis.rate import Rate, long_run_rate
+from .analysis.tournament import Tournament, standard_tournament, tournament
+from .engine.enumeration import enumerate_boards
+from .engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+from .engine.transitions import Transitions
+from .files.persist import load
+from .formats.export import explicit_model, to_drn, to_prism
+from .formats.interop import to_mdptoolbox, to_quantecon
+from .game.board import Board
+from .game.pieces import CATALOGUE, Piece, Placement
+from .game.rules import Rules, RulesError
+from .modes.lean import LeanSolution, solve_lean
+from .results.solution import Solution
+from .solvers.match import Match
+from .solvers.minimize import Partition, minimize
+from .solvers.models import Model, block_drop, no_holes_tetris
+from .solvers.reward import Reward
+from .solvers.solve import solve, solve_transitions
 
 #: The package version (PEP 440).
 __version__ = "0.1.0"

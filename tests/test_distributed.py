@@ -17,7 +17,7 @@ import babytris
 from babytris import Rules
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
-from babytris.distributed import shard_of, solve_sharded  # noqa: E402
+from babytris.modes.distributed import shard_of, solve_sharded  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
 
 
 def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
-    from babytris.distributed import gather_bytes
+    from babytris.modes.distributed import gather_bytes
 
     t = babytris.enumerate_boards(Rules(width=4, height=5))
     need = gather_bytes(t.rules, t.n_boards, t.n_moves)
@@ -102,7 +102,7 @@ def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
 
 
 def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
-    from babytris.distributed import load_sharded
+    from babytris.modes.distributed import load_sharded
 
     rules = Rules(width=4, height=4)
     result = solve_sharded(rules, client, tol=1e-11, out=tmp_path / "shards")

@@ -42,22 +42,22 @@ MODULES = ["babytris"] + sorted(
 # Modules that have examples: losing them all would go unnoticed otherwise.
 WITH_EXAMPLES = {
     "babytris",
-    "babytris.board",
-    "babytris.env",
-    "babytris.evaluate",
-    "babytris.game",
-    "babytris.horizon",
-    "babytris.match",
-    "babytris.adaptive",
-    "babytris.export",
-    "babytris.interop",
-    "babytris.persist",
-    "babytris.pictures",
-    "babytris.rate",
-    "babytris.tournament",
+    "babytris.game.board",
+    "babytris.formats.env",
+    "babytris.analysis.evaluate",
+    "babytris.engine.stepped",
+    "babytris.analysis.horizon",
+    "babytris.solvers.match",
+    "babytris.analysis.adaptive",
+    "babytris.formats.export",
+    "babytris.formats.interop",
+    "babytris.files.persist",
+    "babytris.draw.pictures",
+    "babytris.analysis.rate",
+    "babytris.analysis.tournament",
 }
 # Modules whose public functions and classes are documented beside babytris.__all__.
-EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.progress")
+EXTRA_PUBLIC = ("babytris.formats.env", "babytris.draw.pictures", "babytris.engine.stepped", "babytris.engine.progress")
 
 
 # --------------------------------------------------------------------------
@@ -67,7 +67,7 @@ EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.
 
 def test_the_package_is_the_installed_one():
     # The compiled core is importable, so this is a built package, not a bare source tree.
-    assert Path(babytris._core.__file__).suffix in (".so", ".pyd")
+    assert Path(babytris.engine._core.__file__).suffix in (".so", ".pyd")
 
 
 @pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="not run from a checkout")

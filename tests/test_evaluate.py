@@ -14,7 +14,7 @@ from strategies import random_legal_policy, small_rules
 import babytris
 from babytris import Rules, reference
 
-evaluate = sys.modules["babytris.evaluate"]  # the module (babytris.evaluate is the function)
+evaluate = sys.modules["babytris.analysis.evaluate"]  # the module (babytris.evaluate is the function)
 
 # Games with more reachable boards than this are skipped: the reference stays quick.
 SMALL = 500

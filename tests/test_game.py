@@ -3,7 +3,7 @@
 import pytest
 
 import babytris
-from babytris.game import Game
+from babytris.engine.stepped import Game
 
 
 def test_moves_are_the_tables_moves():

@@ -9,7 +9,7 @@ import pytest
 
 import babytris
 from babytris import Match, Rules
-from babytris.game import Game
+from babytris.engine.stepped import Game
 
 
 @pytest.mark.parametrize("hold_start", ["empty", "drawn"])
@@ -75,7 +75,7 @@ def test_the_hold_moves_refuse_what_the_rules_do_not_allow():
 def test_babytris_play_steps_hold_games_as_the_playouts_score_them(capsys, tmp_path):
     import json
 
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     options = ["--width", "3", "--height", "4", "--hold", "--preview", "1", "--opponent", "minimax", "--tol", "1e-12"]
     assert cli.main(["play", *options, "--placements", "30", "--json", "--strip", str(tmp_path / "s.png")]) == 0

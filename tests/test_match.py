@@ -11,10 +11,10 @@ import pytest
 
 import babytris
 from babytris import Match, Reward, Rules
-from babytris.cli import _parser
-from babytris.cli_options import game_match
-from babytris.export import explicit_model
-from babytris.interop import to_quantecon
+from babytris.cli.commands import _parser
+from babytris.cli.options import game_match
+from babytris.formats.export import explicit_model
+from babytris.formats.interop import to_quantecon
 
 
 @pytest.fixture(scope="module", params=[0, 1], ids=["after", "before"])
@@ -132,7 +132,7 @@ def test_every_subcommand_builds_the_same_match_from_the_same_options(command):
 
 
 def test_the_lean_mode_reads_every_rule_option_like_the_table(capsys):
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     options = ["solve", "--width", "3", "--height", "4", "--line-scores", "0", "2", "5", "9", "--top-out"]
     values = {}

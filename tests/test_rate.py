@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from strategies import small_rules
 
 import babytris
-from babytris import Rules, rate, reference
-from babytris.roles import policy_rows
+from babytris import Rules, reference
+from babytris.analysis import rate
+from babytris.solvers.roles import policy_rows
 
 TOL = 1e-9
 

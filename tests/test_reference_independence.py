@@ -11,12 +11,12 @@ import pytest
 
 import babytris
 from babytris import Rules
-from babytris.reference_game import holes, land, max_height, move_reward, moves
+from babytris.reference.game import holes, land, max_height, move_reward, moves
 
 SOURCE = Path(__file__).resolve().parents[1] / "babytris"
 REFERENCE_MODULES = ("reference.py", "reference_game.py")
 #: What the reference may import from babytris: the rules' data, and itself.
-ALLOWED = {"babytris.rules", "babytris.pieces", "babytris.reference_game"}
+ALLOWED = {"babytris.game.rules", "babytris.game.pieces", "babytris.reference.game"}
 STDLIB = {"__future__", "collections", "dataclasses", "functools", "itertools", "math", "typing"}
 
 
@@ -46,8 +46,8 @@ def test_the_reference_imports_only_the_rules_data(name):
 
 def test_the_check_catches_an_import_of_the_fast_path():
     assert babytris_imports("from .roles import resolve\nfrom . import _core\nimport numpy", "x") == {
-        "babytris.roles",
-        "babytris._core",
+        "babytris.solvers.roles",
+        "babytris.engine._core",
         "numpy",
     }
 

@@ -16,8 +16,8 @@ from strategies import random_legal_policy, small_rules
 
 import babytris
 from babytris import reference
-from babytris.match import Match
-from babytris.roles import policy_rows
+from babytris.solvers.match import Match
+from babytris.solvers.roles import policy_rows
 
 SMALL = 400  # rows the reference walks quickly
 
@@ -214,7 +214,7 @@ def test_a_stepped_game_is_the_played_game(preview):
 
 
 def test_the_cli_plays_the_course_timing(capsys):
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     assert cli.main(["play", "--preview", "1", "--opponent", "minimax", "--placements", "8", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
@@ -241,7 +241,7 @@ def test_a_best_response_to_an_opponent_solution_keeps_its_opening(course_4x4, t
 
 def test_the_gymnasium_env_opens_as_the_opponent_solution_does(course_4x4):
     pytest.importorskip("gymnasium")
-    from babytris.env import BabyTetrisEnv
+    from babytris.formats.env import BabyTetrisEnv
 
     t, solved = course_4x4
     minimax = solved["minimax"]
@@ -265,7 +265,7 @@ def plain_hold_points(t, rows, pieces, starts, weights, n_placements):
     row within the same placement, so locked rows are valued first each step.
     ``pieces="worst"``: the finite-horizon adversary, the least of the
     pieces on each row (after a hold it chooses again), from the worst start."""
-    from babytris.transitions import HOLD_MOVE
+    from babytris.engine.transitions import HOLD_MOVE
 
     P, scores, probs = t.rules.n_pieces, t.rules.line_scores, t.rules.probabilities
     order = sorted(range(t.n_boards), key=lambda b: not int(t.slots[b]) > P)

@@ -19,7 +19,7 @@ only the rows and columns it covers, so its features are the board's totals
 plus changes computed there; one that clears rows is scanned from its
 landing row up, the rows below it summed once per board.  Games draw pieces
 i.i.d. with xoshiro256** generators seeded per game exactly as
-babytris._play does, so a game's course depends on its seed alone, never on
+babytris.analysis._play does, so a game's course depends on its seed alone, never on
 the threads.
 
 The loops live in ``_playout`` (policies, games, the batch methods' work,

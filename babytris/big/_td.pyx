@@ -24,7 +24,7 @@ from libc.math cimport exp
 
 import numpy as np
 
-from babytris.rng cimport Rng, rng_seed, rng_uniform, rng_below
+from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
 from babytris.big._board cimport *
 
 

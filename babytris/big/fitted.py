@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..transitions import Transitions
-from ..validation import check_int, check_number
+from ..engine.transitions import Transitions
+from ..game.validation import check_int, check_number
 from .features import feature_matrix
 from .games import ExactGame, check_points_table, game_model
 
@@ -279,7 +279,7 @@ def regret(transitions: Transitions, policy: np.ndarray, *, discount: float = 0.
     Returns:
         :class:`Regret`.
     """
-    from ..solve import solve_transitions
+    from ..solvers.solve import solve_transitions
 
     check_points_table(transitions)
     optimal = solve_transitions(transitions, discount=discount, tol=tol)
