@@ -101,18 +101,20 @@ def test_big_cimports_public_names_only(path):
 
 def test_the_rest_does_not_import_big():
     offenders = {}
-    for path in sorted(PACKAGE.glob("*.py")):
-        module = f"babytris.{path.stem}" if path.stem != "__init__" else "babytris"
+    for path in sorted(p for p in PACKAGE.rglob("*.py") if BIG not in p.parents):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         if module in ABOVE_BOTH:
             continue
+        package = module if path.stem == "__init__" else module.rpartition(".")[0]
         found = [
             m
-            for m, n in _imports(path, "babytris")
+            for m, n in _imports(path, package)
             if m == "babytris.big" or m.startswith("babytris.big.") or (m == "babytris" and n == "big")
         ]
         if found:
             offenders[path.name] = found
-    for path in sorted(PACKAGE.glob("*.pyx")) + sorted(PACKAGE.glob("*.pxd")):
+    for path in sorted(p for p in [*PACKAGE.rglob("*.pyx"), *PACKAGE.rglob("*.pxd")] if BIG not in p.parents):
         found = [m for m, _ in _cimports(path) if m.startswith("babytris.big")]
         if found:
             offenders[path.name] = found

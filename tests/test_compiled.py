@@ -25,15 +25,17 @@ def test_core_is_an_extension_module():
 
 
 def test_core_lives_in_the_imported_package():
-    assert Path(_core.__file__).parent == Path(babytris.__file__).parent
+    assert Path(_core.__file__).parent == Path(babytris.__file__).parent / "engine"
     assert sys.modules["babytris.engine._core"] is _core
 
 
-@pytest.mark.parametrize("name", ["_core", "_sweep", "_play", "_rate", "_minimize"])
+@pytest.mark.parametrize(
+    "name", ["engine._core", "solvers._sweep", "analysis._play", "analysis._rate", "solvers._minimize"]
+)
 def test_every_compiled_module_is_an_extension_with_a_stub(name):
     module = importlib.import_module(f"babytris.{name}")
     assert isinstance(module.__loader__, importlib.machinery.ExtensionFileLoader)
-    assert (Path(babytris.__file__).parent / f"{name}.pyi").is_file()
+    assert Path(module.__file__).with_name(name.rpartition(".")[2] + ".pyi").is_file()
 
 
 def test_the_roles_pass_the_sweeps_own_codes():

@@ -19,7 +19,7 @@ def _sources(*patterns: str) -> list[Path]:
 
 
 def test_the_source_tree_is_beside_the_tests():
-    assert (SOURCE / "_core.pyx").is_file()
+    assert (SOURCE / "engine" / "_core.pyx").is_file()
 
 
 @pytest.mark.parametrize("path", _sources("*.py", "*.pyx", "*.pxd"), ids=lambda p: str(p.relative_to(SOURCE)))
