@@ -14,6 +14,7 @@ except ImportError as err:  # no silent fallback: the compiled core is the libra
         "Install with `pip install .` and import from outside the repository, or build in place "
         "with `python setup.py build_ext --inplace`."
     ) from err
+from ._version import __version__
 from .analysis.evaluate import PlayResult, evaluate, expected_points, play
 from .analysis.horizon import HorizonValues, horizon_values
 from .analysis.learning import PolicyRegret, policy_of, policy_regret
@@ -21,6 +22,7 @@ from .analysis.rate import Rate, long_run_rate
 from .analysis.tournament import Tournament, standard_tournament, tournament
 from .engine.enumeration import enumerate_boards
 from .engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+from .engine.reward import Reward
 from .engine.transitions import Transitions
 from .files.persist import load
 from .formats.export import explicit_model, to_drn, to_prism
@@ -28,16 +30,13 @@ from .formats.interop import to_mdptoolbox, to_quantecon
 from .game.board import Board
 from .game.pieces import CATALOGUE, Piece, Placement
 from .game.rules import Rules, RulesError
+from .modes.distributed import ShardedSolve, ShardedValues, load_sharded, solve_sharded
 from .modes.lean import LeanSolution, solve_lean
 from .results.solution import Solution
 from .solvers.match import Match
 from .solvers.minimize import Partition, minimize
 from .solvers.models import Model, block_drop, no_holes_tetris
-from .solvers.reward import Reward
 from .solvers.solve import solve, solve_transitions
-
-#: The package version (PEP 440).
-__version__ = "0.1.0"
 
 __all__ = [
     "Board",
@@ -74,6 +73,10 @@ __all__ = [
     "policy_regret",
     "solve",
     "solve_lean",
+    "solve_sharded",
+    "load_sharded",
+    "ShardedSolve",
+    "ShardedValues",
     "solve_transitions",
     "standard_tournament",
     "to_mdptoolbox",

@@ -68,8 +68,8 @@ def test_minimax_and_more_shards_than_workers(client):
     assert len(result.boards_per_shard) == 3
 
 
-def test_solve_takes_a_client(client, tmp_path):
-    solution = babytris.solve(width=4, height=4, client=client, tol=1e-11)
+def test_the_sharded_solution_is_a_solution(client, tmp_path):
+    solution = babytris.solve_sharded(Rules(width=4, height=4), client, tol=1e-11).solution
     _same(solution, babytris.solve(width=4, height=4, tol=1e-11))
     solution.save(tmp_path / "s.npz")
     assert babytris.load(tmp_path / "s.npz").start_value == solution.start_value
@@ -158,7 +158,6 @@ def test_owners_are_fixed_by_the_board():
         (lambda c: solve_sharded(Rules(), c, split="rows"), "split must be one of"),
         (lambda c: solve_sharded(Rules(), c, n_shards=0), "n_shards"),
         (lambda c: solve_sharded(Rules(), "tcp://nowhere"), "client must be a dask.distributed.Client"),
-        (lambda c: babytris.solve(client=c, minimize=True), "no player, reward or minimize"),
     ],
 )
 def test_bad_arguments(client, call, message):

@@ -9,7 +9,7 @@ import pytest
 
 import babytris
 from babytris.engine import _moves
-from babytris.solvers.reward import holes, holes_created
+from babytris.engine.reward import holes, holes_created
 
 
 def test_one_entry_per_row_equals_the_entries_repeated(transitions_4x4):

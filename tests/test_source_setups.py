@@ -11,8 +11,8 @@ from strategies import small_rules
 
 import babytris
 from babytris import Board, Reward, Rules, reference
+from babytris.engine.reward import landed_boards, move_rewards
 from babytris.reference.game import landed_board, moves
-from babytris.solvers.reward import landed_boards, move_rewards
 
 WEIGHTED = dict(lines=0, height=1, score=4, gaps=1.5)
 

@@ -4,12 +4,6 @@ import numpy as np
 import numpy.typing as npt
 
 def game_seeds(seed: int, n: int) -> npt.NDArray[np.uint64]: ...
-def placement_rows(
-    offsets: npt.NDArray[np.int32],
-    placement: npt.NDArray[np.uint16],
-    policy: npt.NDArray[np.int64],
-    rows: npt.NDArray[np.int16],
-) -> int: ...
 def play_games(
     offsets: npt.NDArray[np.int32],
     next_board: npt.NDArray[np.int32],

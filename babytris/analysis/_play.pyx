@@ -51,43 +51,6 @@ def game_seeds(seed, Py_ssize_t n):
 
 
 # --------------------------------------------------------------------------
-# Policies: from placement numbers to offsets into the states' rows.
-# --------------------------------------------------------------------------
-
-def placement_rows(const offset_t[::1] offsets, const uint16_t[::1] placement, const int64_t[::1] policy,
-                   int16_t[::1] rows):
-    """A policy of placement numbers as offsets into the states' rows:
-    ``rows[s] = e - offsets[s]`` for the move e of state s with
-    ``placement[e] == policy[s]``, and -1 where s has no move.  Returns the
-    first state where that fails (no such move, or ``policy[s] != -1`` on a
-    state without moves), or -1 if none does."""
-    cdef Py_ssize_t n_states = offsets.shape[0] - 1, s
-    cdef Py_ssize_t bad = -1
-    cdef int64_t e, lo, hi, want
-    if policy.shape[0] != n_states or rows.shape[0] != n_states or offsets[n_states] != placement.shape[0]:
-        raise ValueError("placement_rows: array shapes do not match")
-    with nogil:
-        for s in range(n_states):
-            lo = offsets[s]
-            hi = offsets[s + 1]
-            want = policy[s]
-            rows[s] = -1
-            if lo == hi:
-                if want != -1:
-                    bad = s
-                    break
-                continue
-            for e in range(lo, hi):
-                if placement[e] == want:
-                    rows[s] = <int16_t>(e - lo)
-                    break
-            if rows[s] < 0:
-                bad = s
-                break
-    return bad
-
-
-# --------------------------------------------------------------------------
 # Playouts.
 # --------------------------------------------------------------------------
 

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.resources import resolve_n_jobs
+from ..engine.reward import Reward
 from ..engine.transitions import HOLD_MOVE, Transitions
 from ..game.bags import bag_chances
 from ..game.validation import check_int
 from ..results.solution import Solution
 from ..solvers.match import Match
-from ..solvers.reward import Reward
 from ..solvers.roles import (
     BEST_RESPONSE,
     Opponent,

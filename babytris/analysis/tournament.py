@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from ..engine.enumeration import enumerate_boards
+from ..engine.reward import Reward
 from ..engine.transitions import Transitions
 from ..game.rules import Rules
 from ..game.validation import check_int, check_type, make_rules
 from ..results.solution import Solution
 from ..solvers.match import Match
-from ..solvers.reward import Reward
 from ..solvers.roles import BEST_RESPONSE
 from ..solvers.solve import solve_transitions
 from .evaluate import MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play

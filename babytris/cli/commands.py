@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve small Tetris-like games exactly, and play, compare and time them.",
         epilog=EPILOG,
     )
-    from .. import __version__
+    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"babytris {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

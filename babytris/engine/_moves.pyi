@@ -36,3 +36,9 @@ def preview_moves(
     out_offsets: npt.NDArray[np.int32],
     n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.uint16]]: ...
+def placement_rows(
+    offsets: npt.NDArray[np.int32],
+    placement: npt.NDArray[np.uint16],
+    policy: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int16],
+) -> int: ...

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Arrays with one entry per move of the CSR move table, in one compiled
-pass each: the moves' rewards (``babytris.solvers.reward``), the placement numbers
+pass each: the moves' rewards (``babytris.engine.reward``), the placement numbers
 of chosen moves (``babytris.solve``), and the placement numbers recomputed
 by the engine instead of stored (``Transitions.placement``)."""
 
@@ -227,3 +227,41 @@ def preview_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, co
                 nl[at + j] = lines[lo + j]
                 np_[at + j] = placement[lo + j]
     return next_node, new_lines, new_placement
+
+
+# --------------------------------------------------------------------------
+# Policies: from placement numbers to offsets into the states' rows (a given
+# player's moves, as every door that plays or evaluates it reads them).
+# --------------------------------------------------------------------------
+
+def placement_rows(const offset_t[::1] offsets, const uint16_t[::1] placement, const int64_t[::1] policy,
+                   int16_t[::1] rows):
+    """A policy of placement numbers as offsets into the states' rows:
+    ``rows[s] = e - offsets[s]`` for the move e of state s with
+    ``placement[e] == policy[s]``, and -1 where s has no move.  Returns the
+    first state where that fails (no such move, or ``policy[s] != -1`` on a
+    state without moves), or -1 if none does."""
+    cdef Py_ssize_t n_states = offsets.shape[0] - 1, s
+    cdef Py_ssize_t bad = -1
+    cdef int64_t e, lo, hi, want
+    if policy.shape[0] != n_states or rows.shape[0] != n_states or offsets[n_states] != placement.shape[0]:
+        raise ValueError("placement_rows: array shapes do not match")
+    with nogil:
+        for s in range(n_states):
+            lo = offsets[s]
+            hi = offsets[s + 1]
+            want = policy[s]
+            rows[s] = -1
+            if lo == hi:
+                if want != -1:
+                    bad = s
+                    break
+                continue
+            for e in range(lo, hi):
+                if placement[e] == want:
+                    rows[s] = <int16_t>(e - lo)
+                    break
+            if rows[s] < 0:
+                bad = s
+                break
+    return bad

@@ -22,12 +22,12 @@ from typing import IO, Any
 
 import numpy as np
 
+from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.pieces import Piece
 from ..game.rules import Rules
 from ..game.validation import METHODS, check_bool, check_int, check_number
 from ..results.solution import Solution
-from ..solvers.reward import Reward
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
 
 __all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
@@ -100,7 +100,7 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
     at ``path``, if any, as it was."""
     if not isinstance(solution, Solution):
         raise TypeError(f"solution must be a babytris.Solution, got {type(solution).__name__}")
-    from .. import __version__
+    from .._version import __version__
 
     meta = {
         "format": FORMAT,

@@ -12,12 +12,12 @@ import numpy as np
 
 from ..engine.lazy import as_held, lazy_field
 from ..engine.placements import canonical_boards, mirror_boards, placement_table
+from ..engine.reward import Reward, move_rewards
 from ..engine.transitions import HOLD_MOVE, Transitions
 from ..game.bags import bag_before, bag_holding
 from ..game.board import Board
 from ..game.pieces import Piece, Placement
 from ..game.rules import Rules
-from ..solvers.reward import Reward, move_rewards
 
 __all__ = ["Solution"]
 

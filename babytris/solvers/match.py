@@ -26,12 +26,12 @@ from functools import cached_property
 
 import numpy as np
 
+from ..engine.reward import Reward, check_reward
 from ..engine.stepped import Game
 from ..engine.transitions import Transitions
 from ..game.rules import Rules
 from ..game.validation import check_type, make_rules
 from ..results.solution import Solution
-from .reward import Reward, check_reward
 from .roles import (
     BEST_RESPONSE,
     Opponent,

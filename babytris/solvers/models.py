@@ -37,11 +37,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.reward import Reward
 from ..game.pieces import Piece
 from ..game.rules import Rules, RulesError
 from ..game.validation import check_int
 from ..results.solution import Solution
-from .reward import Reward
 
 __all__ = ["BLOCK", "Model", "block_drop", "no_holes_tetris"]
 

@@ -36,12 +36,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..analysis import _play
+from ..engine import _moves
+from ..engine.reward import Reward, check_reward, holes_created, move_rewards
 from ..engine.transitions import Transitions
 from ..game.rules import Rules
 from ..game.validation import ArgumentTypeError, check_type
 from ..results.solution import Solution
-from .reward import Reward, check_reward, holes_created, move_rewards
 
 __all__ = [
     "BEST_RESPONSE",
@@ -263,7 +263,7 @@ def policy_rows(transitions: Transitions, policy: np.ndarray, *, name: str = "po
     policy = _int_array(name, policy, shape, "(n_boards, n_pieces)")
     flat = np.ascontiguousarray(policy.reshape(-1), dtype=np.int64)
     rows = np.empty(t.n_states, dtype=np.int16)
-    s = _play.placement_rows(t.offsets, t.placement, flat, rows)
+    s = _moves.placement_rows(t.offsets, t.placement, flat, rows)
     if s >= 0:
         b, p = divmod(s, t.rules.n_pieces)
         where = f"piece {t.rules.piece_names[p]!r} on board index {b} (board {int(t.boards[b])})"

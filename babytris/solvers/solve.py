@@ -14,6 +14,7 @@ from ..engine.enumeration import enumerate_boards
 from ..engine.placements import most_moves
 from ..engine.progress import ProgressBars
 from ..engine.resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
+from ..engine.reward import Reward
 from ..engine.transitions import Transitions, independent_layers, layers, sweep_order
 from ..game.bags import bag_chances
 from ..game.rules import Rules
@@ -30,7 +31,6 @@ from . import _greedy, _strategy, _sweep
 from .match import Match
 from .minimize import Partition
 from .minimize import minimize as minimize_states
-from .reward import Reward
 from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
@@ -83,7 +83,6 @@ def solve(
     minimize: bool = False,
     ties: str = "first",
     tie_seed: int | None = None,
-    client: Any = None,
     **rule_fields: Any,
 ) -> Solution:
     """Exact values and policies of a game between a player placing pieces
@@ -180,27 +179,12 @@ def solve(
             do not depend on it; what a policy scores against another side
             may.
         tie_seed: the seed of ``ties="random"``, in [0, 2**63).
-        client: a ``dask.distributed.Client``: search and sweep with the
-            boards sharded over its workers (:func:`babytris.modes.distributed.solve_sharded`,
-            which also reports the traffic; ``pip install 'babytris[dask]'``).
-            Plain rules, ``"random"`` or ``"minimax"`` pieces, an optimal
-            player, points, value iteration; ``method``, ``accelerate``,
-            ``eval_sweeps``, ``n_jobs``, ``max_memory``, ``progress`` and
-            ``minimize`` are not used.
 
     Returns:
         :class:`Solution` with ``values`` of shape ``(n_boards, n_pieces)``.
     """
     match = Match.asked(rules, rule_fields, player, opponent, reward)
     rules, player, opponent, reward = match.rules, match.player, match.opponent, match.reward
-    if client is not None:
-        from ..modes.distributed import solve_sharded
-
-        if not (isinstance(player, str) and player == "optimal") or reward is not None or minimize:
-            raise ValueError("client: the sharded solve takes no player, reward or minimize (named opponents only)")
-        sharded = solve_sharded(rules, client, discount=discount, tol=tol, max_iter=max_iter, opponent=opponent)
-        assert sharded.solution is not None  # (gathered: no out= directory)
-        return sharded.solution
     _check_progress(progress)  # before the search, which may take a while
     check_ties(ties, tie_seed)
     roles = resolve(None, opponent, player, reward)

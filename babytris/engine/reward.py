@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine import _moves
-from ..engine._layers import popcounts
-from ..engine.placements import lost_board, placement_table
-from ..engine.transitions import HOLD_MOVE, Transitions
 from ..game.rules import Rules
 from ..game.validation import check_bool, check_number
+from . import _moves
+from ._layers import popcounts
+from .placements import lost_board, placement_table
+from .transitions import HOLD_MOVE, Transitions
 
 __all__ = [
     "Reward",
