@@ -142,3 +142,18 @@ def test_the_lean_mode_reads_every_rule_option_like_the_table(capsys):
     expected = babytris.solve(Rules(width=3, height=4, line_scores=(0, 2, 5, 9), top_out=True), tol=1e-12)
     assert values["lean"] == pytest.approx(expected.start_value, abs=1e-9)
     assert values["table"] == pytest.approx(expected.start_value, abs=1e-9)
+
+
+def test_the_table_of_a_match_shows_both_sides(timed):
+    t, optimal, minimax = timed
+    table = Match.of(t, optimal, minimax).policy_table()
+    P = t.rules.n_pieces
+    names = np.asarray(t.rules.piece_names)
+    assert (np.asarray(table["gives"]) == names[np.repeat(minimax.opponent_policy, P)]).all()
+    assert (np.asarray(table["placement"]) == optimal.policy.ravel()).all()
+    given = np.asarray(table["gives"]) == np.asarray(table["drawn"])
+    assert (np.asarray(table["chance"]) == given.astype(float)).all()
+    drawn = Match.of(t, optimal, "random").policy_table()
+    assert "gives" not in drawn and np.allclose(np.asarray(drawn["chance"]), t.draw_chances().ravel())
+    with pytest.raises(ValueError, match="a table shows a Solution's policy"):
+        Match(t.rules, opponent=minimax).policy_table()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["policy_table", "policy_array", "write_policy_csv"]
 
 
-def policy_array(solution: Solution) -> np.ndarray:
+def policy_array(solution: Solution, *, pieces: np.ndarray | str | None = None) -> np.ndarray:
     """The policy as a structured numpy array, one row per state (board-major,
     then pieces in ``rules.pieces`` order).
 
@@ -51,8 +51,17 @@ def policy_array(solution: Solution) -> np.ndarray:
     same on each of the row's states).  A player placing at random (the
     ``"minavg"`` and ``"gaps"`` games) has no move: rotation, column and
     placement are -1.
+
+    ``pieces`` names who gives the pieces, in place of the Solution's own
+    opponent (None): ``"random"`` (drawn) or piece indices ``(n_boards,)``
+    (what :meth:`babytris.Match.policy_table` passes for its opponent).
     """
     rules = solution.rules
+    choices = solution.opponent_policy if pieces is None else None if isinstance(pieces, str) else pieces
+    if isinstance(pieces, str) and pieces != "random":
+        raise ValueError(f"pieces must be None, 'random' or piece indices (n_boards,), got {pieces!r}")
+    if choices is not None and np.shape(choices) != (solution.n_boards,):
+        raise ValueError(f"pieces must have shape (n_boards,) = ({solution.n_boards},), got {np.shape(choices)}")
     n, P = solution.n_boards, rules.n_pieces
     numbers = solution.policy.astype(np.int64).ravel()
     if solution.player == "random":
@@ -82,7 +91,7 @@ def policy_array(solution: Solution) -> np.ndarray:
         ("drawn", f"U{max(len(name) for name in rules.piece_names)}"),
         ("chance", np.float64),
     ]
-    if solution.opponent_policy is not None:
+    if choices is not None:
         fields.append(("gives", f"U{max(len(name) for name in rules.piece_names)}"))
     if table.soft:
         fields.insert(5, ("row", np.int16))
@@ -105,10 +114,10 @@ def policy_array(solution: Solution) -> np.ndarray:
     )
     names = np.asarray(rules.piece_names)
     out["drawn"] = names[drawn]
-    if solution.opponent_policy is None:
+    if choices is None:
         out["chance"] = t.draw_chances().ravel()
     else:
-        gives = np.repeat(np.asarray(solution.opponent_policy, dtype=np.int64), P)
+        gives = np.repeat(np.asarray(choices, dtype=np.int64), P)
         out["chance"] = (gives == drawn).astype(np.float64)
         out["gives"] = names[gives]
     if rules.preview and t.queues is not None:
@@ -144,10 +153,10 @@ def _with_bag_left(out: np.ndarray, rules, bag: np.ndarray, drawn: np.ndarray) -
     return kept
 
 
-def policy_table(solution: Solution) -> Any:
+def policy_table(solution: Solution, *, pieces: np.ndarray | str | None = None) -> Any:
     """:func:`policy_array` as a pandas ``DataFrame`` when pandas is installed
     (``pip install 'babytris[table]'``), else the structured numpy array."""
-    array = policy_array(solution)
+    array = policy_array(solution, pieces=pieces)
     try:
         import pandas
     except ImportError:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -296,6 +297,27 @@ class Match:
             slot = int(rows[0]) % rules.hold_slots if len(rows) == 1 else 0
             opening_held = (slot - 1) % rules.n_pieces if slot else None
         return Game(rules, seed=seed, choose_piece=choose, opening=opponent.opening_queue(), opening_held=opening_held)
+
+    def policy_table(self) -> Any:
+        """The table of both sides (:func:`babytris.results.tables.policy_table`):
+        the player's policy (a Solution) beside the match's opponent's piece
+        choices (its ``gives`` column), or the chances of drawn pieces.
+
+        Returns:
+            a pandas ``DataFrame`` (or a structured numpy array without pandas).
+
+        Raises:
+            ValueError: where the player is not a Solution (a table needs its
+                values), or the opponent is named but not solved.
+        """
+        from ..results.tables import policy_table
+
+        if not isinstance(self.player, Solution):
+            raise ValueError("player: a table shows a Solution's policy and values; give the Solution as player")
+        if isinstance(self.opponent, str) and self.opponent != "random":
+            raise ValueError(f"opponent={self.opponent!r} chooses pieces once solved: give that Solution as opponent")
+        pieces = pieces_and_opening(self.transitions, self.opponent)[0]
+        return policy_table(self.player, pieces="random" if pieces is None else pieces)
 
     def given(self, side: str) -> Solution | np.ndarray | None:
         """The policy given for ``side`` (``"player"`` or ``"opponent"``): a
