@@ -6,33 +6,57 @@
 12978
 """
 
+import sys as _sys
+
+
+def _starting_the_cli() -> bool:
+    """Whether this import is the start of the ``babytris`` command (its
+    script, or ``python -m babytris``): Ctrl-C while the modules load then
+    ends it as ``babytris.cli.main`` would, one line and exit status 130."""
+    if _sys.argv and _sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] in ("babytris", "babytris.exe"):
+        return True
+    argv = getattr(_sys, "orig_argv", [])
+    return "-m" in argv and argv.index("-m") + 1 < len(argv) and argv[argv.index("-m") + 1] == "babytris"
+
+
 try:
-    from . import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
-except ImportError as err:  # no silent fallback: the compiled core is the library
-    raise ImportError(
-        f"babytris's compiled core is missing from {__path__[0]}: this is an unbuilt source tree. "
-        "Install with `pip install .` and import from outside the repository, or build in place "
-        "with `python setup.py build_ext --inplace`."
-    ) from err
-from .board import Board
-from .enumeration import enumerate_boards
-from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
-from .export import explicit_model, to_drn, to_prism
-from .interop import to_mdptoolbox, to_quantecon
-from .lean import LeanSolution, solve_lean
-from .learning import PolicyRegret, policy_of, policy_regret
-from .minimize import Partition, minimize
-from .models import Model, block_drop, no_holes_tetris
-from .persist import load
-from .pieces import CATALOGUE, Piece, Placement
-from .rate import Rate, long_run_rate
-from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
-from .reward import Reward
-from .rules import Rules, RulesError
-from .solution import Solution
-from .solve import solve, solve_transitions
-from .tournament import Tournament, standard_tournament, tournament
-from .transitions import Transitions
+    import numpy  # noqa: F401  (first: numpy turns Ctrl-C while it loads into an ImportError)
+
+    try:
+        from . import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
+    except ImportError as err:  # no silent fallback: the compiled core is the library
+        raise ImportError(
+            f"babytris's compiled core is missing from {__path__[0]}: this is an unbuilt source tree. "
+            "Install with `pip install .` and import from outside the repository, or build in place "
+            "with `python setup.py build_ext --inplace`."
+        ) from err
+    from .board import Board
+    from .enumeration import enumerate_boards
+    from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
+    from .export import explicit_model, to_drn, to_prism
+    from .interop import to_mdptoolbox, to_quantecon
+    from .lean import LeanSolution, solve_lean
+    from .learning import PolicyRegret, policy_of, policy_regret
+    from .minimize import Partition, minimize
+    from .models import Model, block_drop, no_holes_tetris
+    from .persist import load
+    from .pieces import CATALOGUE, Piece, Placement
+    from .rate import Rate, long_run_rate
+    from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+    from .reward import Reward
+    from .rules import Rules, RulesError
+    from .solution import Solution
+    from .solve import solve, solve_transitions
+    from .tournament import Tournament, standard_tournament, tournament
+    from .transitions import Transitions
+
+    if _starting_the_cli():
+        from . import cli  # noqa: F401  (its own imports covered too)
+except KeyboardInterrupt:
+    if not _starting_the_cli():
+        raise
+    print("babytris: interrupted", file=_sys.stderr)
+    raise SystemExit(130) from None  # babytris.cli.EXIT_INTERRUPTED (not imported: it may be half loaded)
 
 #: The package version (PEP 440).
 __version__ = "0.1.0"
