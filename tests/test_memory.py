@@ -93,7 +93,19 @@ def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
 
     # 4 wide: 12,978 boards at height 4 and 182,101 at height 5 (the published counts)
     assert forecast_boards(Rules(width=4, height=8)) == int(182101 * (182101 / 12978) ** 3)
-    assert forecast_boards(Rules(width=4, height=7)) is None  # 28 cells: searched in a bitmap, no forecast
+    # 28 cells: forecast too (35,852,665 against the 35.7 million found), so a budget refuses it before the search
+    assert forecast_boards(Rules(width=4, height=7)) == int(182101 * (182101 / 12978) ** 2)
+    assert forecast_boards(Rules(width=4, height=6)) is None  # 24 cells: searched, no forecast
+
+
+def test_a_thirty_cell_board_over_the_budget_is_refused_before_its_search():
+    """5x6 under 1 GiB was refused only after a search of 72 million boards (13-119 s)."""
+    from babytris.lean import solve_lean
+
+    with pytest.raises(babytris.MemoryLimitError, match="forecast"):
+        babytris.enumerate_boards(Rules(width=5, height=6), max_memory=2**30)
+    with pytest.raises(babytris.MemoryLimitError, match="forecast"):
+        solve_lean(width=5, height=6, max_memory=2**30)
 
 
 @pytest.mark.parametrize(
