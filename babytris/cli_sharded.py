@@ -4,9 +4,10 @@ over a dask.distributed cluster (:mod:`babytris.distributed`)."""
 from __future__ import annotations
 
 import argparse
+from concurrent.futures import CancelledError
 from typing import Any
 
-from .cli_options import rule_fields
+from .cli_options import LostWorkerError, rule_fields
 
 __all__ = ["sharded_solution"]
 
@@ -22,13 +23,8 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         what the sharding cost (shards, split, sweeps, medians of bytes and
         seconds per sweep, the share of moves at home).
     """
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ValueError(
-            "--scheduler: the sharded solve needs dask.distributed (pip install 'babytris[dask]')"
-        ) from None
     import numpy as np
+    from distributed import Client, KilledWorker, LocalCluster  # (without it: the CLI names the extra, exit 4)
 
     import babytris
 
@@ -52,6 +48,11 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         result = solve_sharded(
             rules, client, discount=args.discount, tol=args.tol, max_iter=args.max_iter, opponent=args.opponent
         )
+    except (OSError, KilledWorker, CancelledError) as lost:  # dask: "Unable to contact Actor's worker", ...
+        raise LostWorkerError(
+            f"--scheduler: a worker was lost mid-solve ({type(lost).__name__}: {lost}); nothing was saved. "
+            "Check the workers (memory, a killed process), restart them, and solve again"
+        ) from None
     finally:
         client.close()
         if cluster is not None:
