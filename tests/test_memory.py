@@ -162,3 +162,38 @@ def test_an_enumeration_past_2_31_moves_is_refused_and_the_cli_goes_lean(monkeyp
     assert cli.main(["solve", "--width", "4", "--height", "4"]) == 0
     out = capsys.readouterr().out
     assert "lean" in out and "2,147,483,655 moves" in out
+
+
+# --- Work that grows with an argument, refused before it starts (issue 38.5) ---------------------
+
+
+def test_big_samples_and_fits_are_refused_before_they_start():
+    from babytris.big import Tetris, fitted_value_iteration, sample_boards
+    from babytris.big.fitted import fitted_bytes
+    from babytris.big.games import game_model
+    from babytris.big.playouts import sample_bytes
+
+    tetris = Tetris()
+    with pytest.raises(MemoryLimitError, match=r"n: 1,000,000,000 boards of 10x20 need about 162\.\d\d GiB"):
+        sample_boards(tetris, 10**9)
+    with pytest.raises(MemoryLimitError, match="n_samples: 100,000,000 boards"):
+        fitted_value_iteration(tetris, n_samples=10**8)
+    # the budget is the caller's: just under the estimate refuses, at it plays
+    need = sample_bytes(tetris, 20_000)
+    with pytest.raises(MemoryLimitError):
+        sample_boards(tetris, 20_000, max_memory=need - 1)
+    assert len(sample_boards(tetris, 20_000, max_memory=need)) == 20_000
+    need = fitted_bytes(game_model(tetris), 4, 1000)  # the constant and the default three features
+    with pytest.raises(MemoryLimitError):
+        fitted_value_iteration(tetris, n_samples=1000, max_memory=need - 1)
+    assert fitted_value_iteration(tetris, n_samples=1000, max_memory=need, max_iter=2).n_samples == 1000
+
+
+def test_play_pictures_of_many_placements_are_refused_before_the_game(tmp_path, capsys):
+    from babytris import cli
+
+    gif = tmp_path / "game.gif"
+    assert cli.main(["play", "--placements", "100000", "--gif", str(gif), "--quiet"]) == cli.EXIT_OVER_MEMORY
+    err = capsys.readouterr().err
+    assert err.startswith("babytris play: error: --placements") and "100,001 frames" in err, err
+    assert err.count("\n") == 1 and not gif.exists()
