@@ -62,12 +62,16 @@ BIG_WORK = {
     "playouts": "play_greedy(Tetris(), None, n_games=10**7)",
     # one game that never ends: the O piece on a 2-wide board clears every row it fills
     "endless game": "play_greedy(Tetris(width=2, height=4, pieces=['O']), None, n_games=1)",
-    "endless sample": "sample_boards(Tetris(width=2, height=4, pieces=['O']), 10**9)",
+    "endless sample": "sample_boards(Tetris(width=2, height=4, pieces=['O']), 10**8, max_memory=2**34)",
+    # TD(lambda) on endless games (10,000 placements each: once 10.8 s after the signal)
+    "td": "td_lambda(Tetris(width=2, height=4, pieces=['O']), n_games=10**6)",
     # greedy choices on two million boards (10**7 once stopped 23.7 s after the signal)
     "greedy choices": "greedy_placements(Tetris(), np.zeros((2 * 10**6, 20), dtype=np.uint16), 0, [0, -1.0], "
     "['holes'])",
 }
-BIG_IMPORTS = "import numpy as np; from babytris.big import Tetris, play_greedy, sample_boards, greedy_placements; "
+BIG_IMPORTS = (
+    "import numpy as np; from babytris.big import Tetris, play_greedy, sample_boards, greedy_placements, td_lambda; "
+)
 
 
 def _latency_of_ctrl_c(argv, tmp_path, *, wait_for_ready=True, delay=1.0):

@@ -521,5 +521,7 @@ cdef class Engine:
             return
         with nogil:
             status = td_games(&self.geo, &net, &s, &rng_state[0], n_games, &lines[0], &placements[0], &explored[0])
+        if status == 1:
+            raise KeyboardInterrupt
         if status:
             raise MemoryError("td_train: out of memory")
