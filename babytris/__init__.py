@@ -19,9 +19,25 @@ def _starting_the_cli() -> bool:
     return "-m" in argv and argv.index("-m") + 1 < len(argv) and argv[argv.index("-m") + 1] == "babytris"
 
 
-try:
-    import numpy  # noqa: F401  (first: numpy turns Ctrl-C while it loads into an ImportError)
+def _interrupted_while_loading(signum: int, frame: object) -> None:
+    """The command's SIGINT handler while its modules load: one line, exit
+    130 at once (a KeyboardInterrupt there could surface as an ImportError:
+    numpy's C imports replace it), nothing to clean up yet."""
+    import os
 
+    os.write(2, b"babytris: interrupted\n")
+    os._exit(130)  # babytris.cli.EXIT_INTERRUPTED (not imported: it may be half loaded)
+
+
+_loading_handler = False
+if _starting_the_cli():
+    import signal as _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:  # (not where SIGINT is ignored)
+        _signal.signal(_signal.SIGINT, _interrupted_while_loading)
+        _loading_handler = True
+
+try:
     try:
         from . import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
     except ImportError as err:  # no silent fallback: the compiled core is the library
@@ -57,6 +73,9 @@ except KeyboardInterrupt:
         raise
     print("babytris: interrupted", file=_sys.stderr)
     raise SystemExit(130) from None  # babytris.cli.EXIT_INTERRUPTED (not imported: it may be half loaded)
+finally:
+    if _loading_handler:  # from here on babytris.cli.main turns Ctrl-C into its one line
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
 
 #: The package version (PEP 440).
 __version__ = "0.1.0"
