@@ -102,12 +102,12 @@ def test_ctrl_c_stops_big_board_loops(work, tmp_path):
     assert latency < 5.0, latency
 
 
-@pytest.mark.parametrize("delay", [0.1, 0.25, 0.5, 1.0])
+@pytest.mark.parametrize("delay", [0.05, 0.1, 0.2, 0.3, 0.5, 1.0])
 def test_ctrl_c_ends_the_cli_in_one_line_from_its_start(delay, tmp_path):
-    """While the modules load, or once the work runs: one line, status 130
-    (or, rarely, death by the signal itself, which a shell also reports as 130)."""
+    """While the modules load (numpy's C imports once turned it into an
+    ImportError traceback), or once the work runs: one line, status 130."""
     argv = [sys.executable, "-m", "babytris", "solve", "--width", "4", "--height", "7"]
     latency, status, err = _latency_of_ctrl_c(argv, tmp_path, wait_for_ready=False, delay=delay)
     assert err.strip() == "babytris: interrupted", err
-    assert status in (130, -signal.SIGINT), (status, err)
+    assert status == 130, (status, err)
     assert latency < 5.0, latency
