@@ -124,8 +124,13 @@ def enumerate_boards(
             raise MemoryLimitError(f"{rules.width}x{rules.height}: {too_many_moves(footprint)}")
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
-            f"{format_bytes(max_memory)}: over {n_seen:,} boards reachable, whose search and table would hold "
-            f"{format_bytes(footprint)} (stopped before allocating it), ~{per_board} bytes per board (worst case "
+            f"{format_bytes(max_memory)}: "
+            + (
+                f"over {n_seen:,} boards reachable, whose search and table would hold {format_bytes(footprint)}"
+                if n_seen > 1
+                else f"the search's index alone would hold {format_bytes(footprint)}"
+            )
+            + f" (stopped before allocating it), ~{per_board} bytes per board (worst case "
             f"{worst_boards:,} boards, "
             f"{format_bytes(worst_boards * per_board)}); raise max_memory or use a smaller board"
         )
