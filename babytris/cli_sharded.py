@@ -4,6 +4,7 @@ over a dask.distributed cluster (:mod:`babytris.distributed`)."""
 from __future__ import annotations
 
 import argparse
+import logging
 from concurrent.futures import CancelledError
 from typing import Any
 
@@ -40,7 +41,10 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         workers = address[len(LOCAL) :]
         if not workers.isdigit() or not 1 <= int(workers) <= 64:
             raise ValueError(f"--scheduler: local:N takes N workers in [1, 64], got {address!r}")
-        cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, dashboard_address=None)
+        # (its scheduler's and nannies' log lines about a lost worker would precede the CLI's one line)
+        cluster = LocalCluster(
+            n_workers=int(workers), threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
+        )
         client = Client(cluster)
     else:
         cluster, client = None, Client(address, timeout="10s")

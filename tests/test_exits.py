@@ -3,8 +3,12 @@ in docs/guide.md, and one line on stderr for each way a command ends badly."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -69,3 +73,40 @@ def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
     assert cli.main(["solve", "--scheduler", "local:2"]) == cli.EXIT_LOST_WORKER == 5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "worker was lost" in err and "restart" in err, err
+
+
+def _spawned_children(pid: int) -> list[int]:
+    """The processes ``pid`` started that run multiprocessing's spawn (dask's local workers)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            try:
+                if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(child)
+            except OSError:
+                pass
+            found += _spawned_children(child)
+    return found
+
+
+@pytest.mark.long
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the workers in /proc")
+def test_a_worker_killed_mid_solve_ends_the_command_in_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    argv = [sys.executable, "-m", "babytris", "solve", "--width", "4", "--height", "7", "--scheduler", "local:2"]
+    solver = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _spawned_children(solver.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(5)  # into the sharded search or the sweeps (4x7 takes longer on 2 workers)
+        os.kill(workers[-1], signal.SIGKILL)
+        _, err = solver.communicate(timeout=120)
+    finally:
+        solver.kill()
+    assert solver.returncode == cli.EXIT_LOST_WORKER, err
+    assert err.count("\n") == 1 and "worker was lost" in err, err
