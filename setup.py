@@ -53,19 +53,19 @@ extensions = [
     # finite-horizon values; the refinement of minimize; the long-run rate; the lean solves;
     # the batch expansion of the sharded solve
     *(
-        extension(f"babytris.{name}")
+        extension(name)
         for name in (
-            "_core",
-            "_layers",
-            "_sweep",
-            "_greedy",
-            "_strategy",
-            "_moves",
-            "_play",
-            "_minimize",
-            "_rate",
-            "_lean",
-            "_shard",
+            "babytris.engine._core",
+            "babytris.engine._layers",
+            "babytris.solvers._sweep",
+            "babytris.solvers._greedy",
+            "babytris.solvers._strategy",
+            "babytris.engine._moves",
+            "babytris.analysis._play",
+            "babytris.solvers._minimize",
+            "babytris.analysis._rate",
+            "babytris.modes._lean",
+            "babytris.modes._shard",
         )
     ),
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:

@@ -26,7 +26,7 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
     import os
 
     os.write(2, b"babytris: interrupted\n")
-    os._exit(130)  # babytris.cli.EXIT_INTERRUPTED (not imported: it may be half loaded)
+    os._exit(130)  # babytris.cli.commands.EXIT_INTERRUPTED (not imported: it may be half loaded)
 
 
 _loading_handler = False
@@ -39,32 +39,36 @@ if _starting_the_cli():
 
 try:
     try:
-        from . import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
+        from .engine import _core  # noqa: F401  (fail here, clearly, on an unbuilt tree)
     except ImportError as err:  # no silent fallback: the compiled core is the library
         raise ImportError(
             f"babytris's compiled core is missing from {__path__[0]}: this is an unbuilt source tree. "
             "Install with `pip install .` and import from outside the repository, or build in place "
             "with `python setup.py build_ext --inplace`."
         ) from err
-    from .board import Board
-    from .enumeration import enumerate_boards
-    from .evaluate import HorizonValues, PlayResult, evaluate, expected_points, horizon_values, play
-    from .export import explicit_model, to_drn, to_prism
-    from .interop import to_mdptoolbox, to_quantecon
-    from .lean import LeanSolution, solve_lean
-    from .learning import PolicyRegret, policy_of, policy_regret
-    from .minimize import Partition, minimize
-    from .models import Model, block_drop, no_holes_tetris
-    from .persist import load
-    from .pieces import CATALOGUE, Piece, Placement
-    from .rate import Rate, long_run_rate
-    from .resources import DEFAULT_MAX_MEMORY, MemoryLimitError
-    from .reward import Reward
-    from .rules import Rules, RulesError
-    from .solution import Solution
-    from .solve import solve, solve_transitions
-    from .tournament import Tournament, standard_tournament, tournament
-    from .transitions import Transitions
+    from ._version import __version__
+    from .analysis.evaluate import PlayResult, evaluate, expected_points, play
+    from .analysis.horizon import HorizonValues, horizon_values
+    from .analysis.learning import PolicyRegret, policy_of, policy_regret
+    from .analysis.rate import Rate, long_run_rate
+    from .analysis.tournament import Tournament, standard_tournament, tournament
+    from .engine.enumeration import enumerate_boards
+    from .engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+    from .engine.reward import Reward
+    from .engine.transitions import Transitions
+    from .files.persist import load
+    from .formats.export import explicit_model, to_drn, to_prism
+    from .formats.interop import to_mdptoolbox, to_quantecon
+    from .game.board import Board
+    from .game.pieces import CATALOGUE, Piece, Placement
+    from .game.rules import Rules, RulesError
+    from .modes.distributed import ShardedSolve, ShardedValues, load_sharded, solve_sharded
+    from .modes.lean import LeanSolution, solve_lean
+    from .results.solution import Solution
+    from .solvers.match import Match
+    from .solvers.minimize import Partition, minimize
+    from .solvers.models import Model, block_drop, no_holes_tetris
+    from .solvers.solve import solve, solve_transitions
 
     if _starting_the_cli():
         from . import cli  # noqa: F401  (its own imports covered too)
@@ -72,13 +76,10 @@ except KeyboardInterrupt:
     if not _starting_the_cli():
         raise
     print("babytris: interrupted", file=_sys.stderr)
-    raise SystemExit(130) from None  # babytris.cli.EXIT_INTERRUPTED (not imported: it may be half loaded)
+    raise SystemExit(130) from None  # babytris.cli.commands.EXIT_INTERRUPTED (not imported: it may be half loaded)
 finally:
     if _loading_handler:  # from here on babytris.cli.main turns Ctrl-C into its one line
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
-
-#: The package version (PEP 440).
-__version__ = "0.1.0"
 
 __all__ = [
     "Board",
@@ -86,6 +87,7 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "HorizonValues",
     "LeanSolution",
+    "Match",
     "MemoryLimitError",
     "Model",
     "Partition",
@@ -114,6 +116,10 @@ __all__ = [
     "policy_regret",
     "solve",
     "solve_lean",
+    "solve_sharded",
+    "load_sharded",
+    "ShardedSolve",
+    "ShardedValues",
     "solve_transitions",
     "standard_tournament",
     "to_mdptoolbox",

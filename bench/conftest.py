@@ -30,10 +30,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "slow: takes many seconds (4x6, 5x5, the pure-Python reference, the 4x5 tournament)"
     )
-    core = Path(babytris._core.__file__).resolve()
+    core = Path(babytris.engine._core.__file__).resolve()
     if (REPO / "babytris") in core.parents or core.suffix not in (".so", ".pyd"):
         raise pytest.UsageError(
-            f"babytris._core is {core}, not an installed compiled module; run `pip install .` first"
+            f"babytris.engine._core is {core}, not an installed compiled module; run `pip install .` first"
         )
 
 

@@ -1,7 +1,7 @@
 """4x7 by default (issue 14, part 3): ``babytris solve --width 4 --height 7``
 in at most 8 s and 2 GiB peak, kernel time under 10% of wall time.
 
-Each round runs the command (``babytris.cli.main``) in a fresh interpreter
+Each round runs the command (``babytris.cli.commands.main``) in a fresh interpreter
 in an empty directory, which reports its own wall time, its user and kernel
 CPU time (``getrusage``) and its peak resident memory (``VmHWM``, the whole
 process, interpreter and import included); times are measured from after the import.
@@ -34,7 +34,7 @@ PRETOUCH_GIB = 5
 
 CHILD = """
 import json, re, resource, time
-from babytris.cli import main
+from babytris.cli.commands import main
 def kib(key):
     with open("/proc/self/status") as f:
         return int(re.search(key + r":\\s+(\\d+) kB", f.read()).group(1))

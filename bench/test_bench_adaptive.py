@@ -9,7 +9,7 @@ from __future__ import annotations
 from timing import interleaved_medians
 
 import babytris
-from babytris.adaptive import exp3
+from babytris.analysis.adaptive import exp3
 
 
 def test_exp3_against_play(benchmark):

@@ -1,5 +1,5 @@
 """What the trust costs (issue 18): the check every move table passes once
-(``babytris.transitions.check_table``, run when a ``Transitions`` is built)
+(``babytris.engine.transitions.check_table``, run when a ``Transitions`` is built)
 against a full solve of the same table, 4x5.  Target: under 5% of the solve.
 
 ``test_table_check`` times the check alone; ``test_solve_of_the_table`` the
@@ -14,7 +14,7 @@ import pytest
 from timing import interleaved_medians
 
 import babytris
-from babytris.transitions import check_table
+from babytris.engine.transitions import check_table
 
 TARGET = 0.05
 

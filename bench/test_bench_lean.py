@@ -18,9 +18,9 @@ import time
 import pytest
 
 import babytris
-from babytris.lean import lean_bytes
-from babytris.resources import table_bytes
-from babytris.solve import solver_bytes_per_board
+from babytris.engine.resources import table_bytes
+from babytris.modes.lean import lean_bytes
+from babytris.solvers.solve import solver_bytes_per_board
 
 TARGET = 0.2
 

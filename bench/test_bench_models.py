@@ -1,4 +1,4 @@
-"""Benchmarks of the seed models (:mod:`babytris.models`): the exact solve of
+"""Benchmarks of the seed models (:mod:`babytris.solvers.models`): the exact solve of
 Block Drop and No-Holes Tetris at growing sizes, beside the times Bodoia and
 Puranik report for a generic POMDP solver (Block Drop 4x4 under 1 s, 5x4 16 s,
 6x4 over a minute, nothing above 7x5; No-Holes Tetris 4x4 about 20 s, 5x4 and

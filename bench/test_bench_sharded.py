@@ -16,7 +16,7 @@ import pytest
 import babytris
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
-from babytris.distributed import solve_sharded  # noqa: E402
+from babytris.modes.distributed import solve_sharded  # noqa: E402
 
 
 @pytest.mark.parametrize("split", ["hash", "low_rows"])

@@ -6,7 +6,7 @@ Writes ``board.png`` (a 4x5 board, then the best move for I and for L on it
 with the state's value) and ``convergence.png`` (the residual of each greedy
 sweep solving the default 4x5 game by value iteration and by modified policy
 iteration, with and without acceleration), and ``exp3_regret.png`` (EXP3
-over the eight exact policies of :func:`babytris.adaptive.standard_experts`
+over the eight exact policies of :func:`babytris.analysis.adaptive.standard_experts`
 against each tournament opponent, 10,000 placements of 4x4, seed 0; its
 figures are in docs/results.md).  Deterministic: rerunning gives
 the same bytes.  Needs matplotlib (``pip install 'babytris[plot]'``); takes
@@ -26,8 +26,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import babytris  # noqa: E402
 from babytris import Board, Rules  # noqa: E402
-from babytris.adaptive import exp3_study  # noqa: E402
-from babytris.pictures import draw_board, draw_move, plot_convergence, plot_regret, save  # noqa: E402
+from babytris.analysis.adaptive import exp3_study  # noqa: E402
+from babytris.draw.pictures import draw_board, draw_move, plot_convergence, plot_regret, save  # noqa: E402
 
 RULES = Rules(width=4, height=5)
 # Reachable (an I and an L); the best L clears two rows, the best I stands in the side column.

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris.adaptive import exp3, exp3_study, standard_experts, standard_opponents
+from babytris.analysis.adaptive import exp3, exp3_study, standard_experts, standard_opponents
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_the_study_covers_the_tournaments_opponents():
 
 def test_plot_regret(t44, optimal, minimax):
     pytest.importorskip("matplotlib")
-    from babytris.pictures import plot_regret
+    from babytris.draw.pictures import plot_regret
 
     results = {
         name: exp3(t44, {"optimal": optimal, "max-min": minimax}, opp, n_placements=400, opponent_name=name)

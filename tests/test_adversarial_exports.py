@@ -14,8 +14,8 @@ from model_checking import storm_start_value
 
 import babytris
 from babytris import Rules
-from babytris.export import explicit_model, to_drn, to_prism
-from babytris.interop import to_mdptoolbox, to_quantecon
+from babytris.formats.export import explicit_model, to_drn, to_prism
+from babytris.formats.interop import to_mdptoolbox, to_quantecon
 
 
 @pytest.fixture(scope="module", params=[0, 1], ids=["after", "before"])
@@ -94,7 +94,7 @@ def test_pymdptoolbox_solves_the_minimax_opponents_game():
 def test_the_cli_exports_the_minimax_game(tmp_path, capsys):
     import json
 
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     out = tmp_path / "g.drn"
     assert (

@@ -11,8 +11,8 @@ from strategies import small_rules
 
 import babytris
 from babytris import Rules, RulesError, reference
-from babytris.bags import after_draw, bag_before, bag_chances, bag_counts, bag_number, describe_bag, full_bag
-from babytris.reference_game import reachable_nodes
+from babytris.game.bags import after_draw, bag_before, bag_chances, bag_counts, bag_number, describe_bag, full_bag
+from babytris.reference.game import reachable_nodes
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +236,7 @@ def test_random_bag_games_equal_reference(rules, preview, hold, copies, opponent
 def test_a_game_deals_every_piece_once_per_bag(bag44):
     """Each run of n_pieces * bag_copies pieces from a refill holds every piece
     bag_copies times, and the optimal player's lookups take ``Game.bag_left``."""
-    from babytris.game import Game
+    from babytris.engine.stepped import Game
 
     for copies in (1, 2):
         rules = Rules(width=4, height=4, randomizer="bag", bag_copies=copies)
@@ -259,7 +259,7 @@ def test_a_game_deals_every_piece_once_per_bag(bag44):
 
 
 def test_a_chooser_must_give_a_piece_left_in_the_bag():
-    from babytris.game import Game
+    from babytris.engine.stepped import Game
 
     game = Game(Rules(width=4, height=4, randomizer="bag"), seed=1, choose_piece=lambda board, known: 0)
     assert game.piece == 0 and game.bag_left == (1,)  # I dealt from the full bag: L left
@@ -268,7 +268,7 @@ def test_a_chooser_must_give_a_piece_left_in_the_bag():
 
 
 def test_the_policy_table_says_what_is_left(bag44):
-    from babytris.tables import policy_array
+    from babytris.results.tables import policy_array
 
     table = policy_array(bag44)
     assert len(table) == 12_978 * 4  # per board: I or L from the full bag, the one piece of a single bag
@@ -284,7 +284,7 @@ def test_the_policy_table_says_what_is_left(bag44):
 
 
 def test_cli_solves_a_bag(capsys):
-    from babytris.cli import main
+    from babytris.cli.commands import main
 
     assert main(["solve", "--randomizer", "bag", "--bag-copies", "2", "--json"]) == 0
     summary = __import__("json").loads(capsys.readouterr().out)
@@ -308,14 +308,14 @@ def test_what_does_not_take_a_bag_says_so():
         Tetris.from_rules(rules)
     gym = pytest.importorskip("gymnasium", reason="gymnasium not installed")
     assert gym
-    from babytris.env import BabyTetrisEnv
+    from babytris.formats.env import BabyTetrisEnv
 
     with pytest.raises(ValueError, match="bag"):
         BabyTetrisEnv(rules)
 
 
 def test_cli_plays_a_saved_bag_solution(tmp_path, capsys, bag44):
-    from babytris.cli import main
+    from babytris.cli.commands import main
 
     path = tmp_path / "bag.npz"
     bag44.save(path)
@@ -373,7 +373,7 @@ def test_a_table_whose_bags_break_the_layout_is_refused(tmp_path, bag44):
 
 
 def test_a_game_without_a_bag_has_none():
-    from babytris.game import Game
+    from babytris.engine.stepped import Game
 
     game = Game(Rules(width=3, height=3), seed=0)
     plain = babytris.solve(width=3, height=3)

@@ -15,7 +15,7 @@ from babytris.big import _engine, _playout
 from babytris.big import features as F
 from babytris.big.playouts import greedy_placements, play_greedy, sample_boards
 from babytris.big.tetris import FEATURES, MOVE_FEATURES, Tetris
-from babytris.placements import engine, placement_table
+from babytris.engine.placements import engine, placement_table
 
 BOARD_FEATURES = [name for name in FEATURES if name not in MOVE_FEATURES]
 DELLACHERIE = (

@@ -1,7 +1,6 @@
 """The big-board wing (babytris.big) is joined to the rest of babytris by
-public names only, the rest does not import it (but for the alias modules
-that keep the old paths importable), the aliases are the same objects, and
-every compiled module of the wing ships a type stub."""
+public names only, the rest does not import it, and every compiled module of
+the wing ships a type stub."""
 
 from __future__ import annotations
 
@@ -14,23 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import babytris
-import babytris.big
-
 # The source tree (the installed package has no .pyx files): the files these tests read.
 PACKAGE = Path(__file__).resolve().parents[1] / "babytris"
 BIG = PACKAGE / "big"
 
-#: The old module paths, kept importable: the only modules outside babytris/big that import it.
-ALIASES = {
-    "babytris.tetris": "babytris.big.tetris",
-    "babytris.features": "babytris.big.features",
-    "babytris.fitted": "babytris.big.fitted",  # (its look-ahead names from babytris.big.lookahead)
-    "babytris.td": "babytris.big.td",
-}
 #: Modules above both wings, allowed to import big: the published claims recompute numbers of
 #: every wing (imported only when a claim runs, so `import babytris` never loads big).
-ABOVE_BOTH = {"babytris.claims"}
+ABOVE_BOTH = {"babytris.claims.published"}
 
 
 CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+cimport\s+(.+)|cimport\s+([\w.]+))", re.MULTILINE)
@@ -112,18 +101,20 @@ def test_big_cimports_public_names_only(path):
 
 def test_the_rest_does_not_import_big():
     offenders = {}
-    for path in sorted(PACKAGE.glob("*.py")):
-        module = f"babytris.{path.stem}" if path.stem != "__init__" else "babytris"
-        if module in ALIASES or module in ABOVE_BOTH:
+    for path in sorted(p for p in PACKAGE.rglob("*.py") if BIG not in p.parents):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if module in ABOVE_BOTH:
             continue
+        package = module if path.stem == "__init__" else module.rpartition(".")[0]
         found = [
             m
-            for m, n in _imports(path, "babytris")
+            for m, n in _imports(path, package)
             if m == "babytris.big" or m.startswith("babytris.big.") or (m == "babytris" and n == "big")
         ]
         if found:
             offenders[path.name] = found
-    for path in sorted(PACKAGE.glob("*.pyx")) + sorted(PACKAGE.glob("*.pxd")):
+    for path in sorted(p for p in [*PACKAGE.rglob("*.pyx"), *PACKAGE.rglob("*.pxd")] if BIG not in p.parents):
         found = [m for m, _ in _cimports(path) if m.startswith("babytris.big")]
         if found:
             offenders[path.name] = found
@@ -132,36 +123,22 @@ def test_the_rest_does_not_import_big():
 
 def test_importing_babytris_and_its_claims_loads_no_big_module():
     code = (
-        "import sys, babytris, babytris.reproduce, babytris.claims, babytris.cli; "
+        "import sys, babytris, babytris.claims.reproduce, babytris.claims.published, babytris.cli.commands; "
         "print(sorted(m for m in sys.modules if m.startswith('babytris.big')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=True)
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("old", sorted(ALIASES))
-def test_aliases_are_the_same_objects(old):
-    alias = importlib.import_module(old)
-    new = importlib.import_module(ALIASES[old])
-    assert alias.__all__, old
-    for name in alias.__all__:
-        obj = getattr(alias, name)
-        home = new if hasattr(new, name) else babytris.big
-        assert obj is getattr(home, name), f"{old}.{name}"
-    public = {
-        n for n in dir(new) if not n.startswith("_") and getattr(getattr(new, n), "__module__", None) == new.__name__
-    }
-    assert public <= set(alias.__all__), f"{old} misses {sorted(public - set(alias.__all__))}"
-
-
-def test_fitted_alias_keeps_the_lookahead_names():
-    import babytris.big.lookahead
-    import babytris.fitted
-
-    for name in babytris.big.lookahead.__all__:
-        assert getattr(babytris.fitted, name) is getattr(babytris.big.lookahead, name)
-
-
 @pytest.mark.parametrize("path", _big_files(".pyx"), ids=lambda p: p.name)
 def test_every_compiled_module_has_a_stub(path):
     assert path.with_suffix(".pyi").exists(), f"{path.name} has no .pyi stub"
+
+
+@pytest.mark.parametrize(
+    "old", ["babytris.states", "babytris.tetris", "babytris.features", "babytris.fitted", "babytris.td"]
+)
+def test_old_module_paths_are_gone(old):
+    """No compatibility shims (0.x): each name has one home."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)

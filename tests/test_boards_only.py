@@ -1,5 +1,5 @@
 """Modified policy iteration keeping board values alone (big tables: see
-``babytris.solve.BOARD_VALUES_ONLY_STATES``): the sweeps write no state
+``babytris.solvers.solve.BOARD_VALUES_ONLY_STATES``): the sweeps write no state
 values, and the state values come from the converged board values after.
 Here the threshold is lowered to 0, so that small games take that path and
 are checked against the usual one and against the pure-Python reference."""
@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from strategies import small_rules
 
 import babytris
-from babytris import _strategy, _sweep, reference
+from babytris import reference
+from babytris.solvers import _strategy, _sweep
 
-solve_module = sys.modules["babytris.solve"]
+solve_module = sys.modules["babytris.solvers.solve"]
 
 
 @pytest.fixture
@@ -111,7 +112,7 @@ def test_the_sweeper_refuses_board_values_only_where_it_cannot(transitions_4x4):
 def test_a_boards_only_sweep_moves_the_board_values_as_the_usual_one(transitions_4x4):
     t = transitions_4x4
     n = t.n_boards
-    from babytris.transitions import independent_layers, sweep_order
+    from babytris.engine.transitions import independent_layers, sweep_order
 
     order, starts = sweep_order(t)
     common = (t.offsets, t.next_board, t.lines, np.asarray(t.rules.line_scores, dtype=np.float64),
@@ -204,7 +205,7 @@ def test_a_sweeper_collected_in_a_cycle_leaves_the_callers_room_alone():
 
     script = """
 import gc, numpy as np, babytris
-from babytris import _sweep
+from babytris.solvers import _sweep
 t = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
 n = t.n_boards
 for _ in range(3):

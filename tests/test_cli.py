@@ -16,8 +16,9 @@ import pytest
 from children import as_at_a_terminal
 
 import babytris
-from babytris import Rules, cli
-from babytris.game import Game
+from babytris import Rules
+from babytris.cli import commands as cli
+from babytris.engine.stepped import Game
 
 
 def mean_value(out: str) -> float:
@@ -469,7 +470,7 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
 
 # The `babytris` entry point, saying when its imports are done (a Ctrl-C before
 # main() starts is Python's to report).
-RUNNER = "import sys; from babytris.cli import main; print('ready', flush=True); sys.exit(main(sys.argv[1:]))"
+RUNNER = "import sys; from babytris.cli.commands import main; print('ready', flush=True); sys.exit(main(sys.argv[1:]))"
 
 
 def test_ctrl_c_during_a_solve_keeps_the_previous_file(tmp_path):

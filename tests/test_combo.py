@@ -30,8 +30,8 @@ def test_monomino_combo_needs_a_start():
 
 def test_combo_moves_are_the_clearing_placements():
     rules = Rules(width=4, height=4, objective="combo")
-    plain = babytris.placements.engine(Rules(width=4, height=4))
-    combo = babytris.placements.engine(rules)
+    plain = babytris.engine.placements.engine(Rules(width=4, height=4))
+    combo = babytris.engine.placements.engine(rules)
     board = int(Board.from_rows(["....", "....", "#...", "##.#"]))
     for piece in range(2):
         everything = plain.successors(board, piece)

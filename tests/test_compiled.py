@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 import babytris
-import babytris.solve
-import babytris.states
-from babytris import Rules, _core, _sweep
+import babytris.solvers.solve
+from babytris import Rules
+from babytris.engine import _core
+from babytris.solvers import _sweep
 
 
 def test_core_is_an_extension_module():
@@ -24,19 +25,21 @@ def test_core_is_an_extension_module():
 
 
 def test_core_lives_in_the_imported_package():
-    assert Path(_core.__file__).parent == Path(babytris.__file__).parent
-    assert sys.modules["babytris._core"] is _core
+    assert Path(_core.__file__).parent == Path(babytris.__file__).parent / "engine"
+    assert sys.modules["babytris.engine._core"] is _core
 
 
-@pytest.mark.parametrize("name", ["_core", "_sweep", "_play", "_rate", "_minimize"])
+@pytest.mark.parametrize(
+    "name", ["engine._core", "solvers._sweep", "analysis._play", "analysis._rate", "solvers._minimize"]
+)
 def test_every_compiled_module_is_an_extension_with_a_stub(name):
     module = importlib.import_module(f"babytris.{name}")
     assert isinstance(module.__loader__, importlib.machinery.ExtensionFileLoader)
-    assert (Path(babytris.__file__).parent / f"{name}.pyi").is_file()
+    assert Path(module.__file__).with_name(name.rpartition(".")[2] + ".pyi").is_file()
 
 
 def test_the_roles_pass_the_sweeps_own_codes():
-    from babytris import roles
+    from babytris.solvers import roles
 
     for name in (
         "PIECES_RANDOM",
@@ -52,12 +55,12 @@ def test_the_roles_pass_the_sweeps_own_codes():
 
 
 def test_package_modules_use_the_compiled_core():
-    assert babytris._core is _core
-    assert babytris.placements._core is _core
-    assert sys.modules["babytris.solve"]._sweep is _sweep
-    engine = babytris.placements.engine(Rules())
+    assert babytris.engine._core is _core
+    assert babytris.engine.placements._core is _core
+    assert sys.modules["babytris.solvers.solve"]._sweep is _sweep
+    engine = babytris.engine.placements.engine(Rules())
     assert type(engine) is _core.Engine
-    assert type(engine).__module__ == "babytris._core"
+    assert type(engine).__module__ == "babytris.engine._core"
 
 
 def test_no_pyximport_in_play():

@@ -17,7 +17,7 @@ import babytris
 from babytris import Rules
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
-from babytris.distributed import shard_of, solve_sharded  # noqa: E402
+from babytris.modes.distributed import shard_of, solve_sharded  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,8 @@ def test_minimax_and_more_shards_than_workers(client):
     assert len(result.boards_per_shard) == 3
 
 
-def test_solve_takes_a_client(client, tmp_path):
-    solution = babytris.solve(width=4, height=4, client=client, tol=1e-11)
+def test_the_sharded_solution_is_a_solution(client, tmp_path):
+    solution = babytris.solve_sharded(Rules(width=4, height=4), client, tol=1e-11).solution
     _same(solution, babytris.solve(width=4, height=4, tol=1e-11))
     solution.save(tmp_path / "s.npz")
     assert babytris.load(tmp_path / "s.npz").start_value == solution.start_value
@@ -91,7 +91,7 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
 
 
 def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
-    from babytris.distributed import gather_bytes
+    from babytris.modes.distributed import gather_bytes
 
     t = babytris.enumerate_boards(Rules(width=4, height=5))
     need = gather_bytes(t.rules, t.n_boards, t.n_moves)
@@ -102,7 +102,7 @@ def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
 
 
 def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
-    from babytris.distributed import load_sharded
+    from babytris.modes.distributed import load_sharded
 
     rules = Rules(width=4, height=4)
     result = solve_sharded(rules, client, tol=1e-11, out=tmp_path / "shards")
@@ -158,7 +158,6 @@ def test_owners_are_fixed_by_the_board():
         (lambda c: solve_sharded(Rules(), c, split="rows"), "split must be one of"),
         (lambda c: solve_sharded(Rules(), c, n_shards=0), "n_shards"),
         (lambda c: solve_sharded(Rules(), "tcp://nowhere"), "client must be a dask.distributed.Client"),
-        (lambda c: babytris.solve(client=c, minimize=True), "no player, reward or minimize"),
     ],
 )
 def test_bad_arguments(client, call, message):

@@ -36,26 +36,30 @@ OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # Modules whose docstrings are not run, each with the reason.  Nothing else is left out.
 NOT_IMPORTABLE = {"babytris.__main__": "importing it runs the command line (sys.exit(main()))"}
-MODULES = ["babytris"] + sorted(
-    f"babytris.{m.name}" for m in pkgutil.iter_modules(babytris.__path__) if f"babytris.{m.name}" not in NOT_IMPORTABLE
-)
+# Every module of the layers (the big-board wing's package, not its modules, as before the layers).
+ALL_MODULES = {
+    m.name for m in pkgutil.walk_packages(babytris.__path__, "babytris.") if not m.name.startswith("babytris.big.")
+}
+MODULES = ["babytris"] + sorted(ALL_MODULES - set(NOT_IMPORTABLE))
 # Modules that have examples: losing them all would go unnoticed otherwise.
 WITH_EXAMPLES = {
     "babytris",
-    "babytris.board",
-    "babytris.env",
-    "babytris.evaluate",
-    "babytris.game",
-    "babytris.adaptive",
-    "babytris.export",
-    "babytris.interop",
-    "babytris.persist",
-    "babytris.pictures",
-    "babytris.rate",
-    "babytris.tournament",
+    "babytris.game.board",
+    "babytris.formats.env",
+    "babytris.analysis.evaluate",
+    "babytris.engine.stepped",
+    "babytris.analysis.horizon",
+    "babytris.solvers.match",
+    "babytris.analysis.adaptive",
+    "babytris.formats.export",
+    "babytris.formats.interop",
+    "babytris.files.persist",
+    "babytris.draw.pictures",
+    "babytris.analysis.rate",
+    "babytris.analysis.tournament",
 }
 # Modules whose public functions and classes are documented beside babytris.__all__.
-EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.progress")
+EXTRA_PUBLIC = ("babytris.formats.env", "babytris.draw.pictures", "babytris.engine.stepped", "babytris.engine.progress")
 
 
 # --------------------------------------------------------------------------
@@ -65,7 +69,7 @@ EXTRA_PUBLIC = ("babytris.env", "babytris.pictures", "babytris.game", "babytris.
 
 def test_the_package_is_the_installed_one():
     # The compiled core is importable, so this is a built package, not a bare source tree.
-    assert Path(babytris._core.__file__).suffix in (".so", ".pyd")
+    assert Path(babytris.engine._core.__file__).suffix in (".so", ".pyd")
 
 
 @pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="not run from a checkout")
@@ -85,8 +89,7 @@ def test_the_repository_root_imports_the_built_package(tmp_path):
 
 
 def test_excluded_modules_exist():
-    names = {f"babytris.{m.name}" for m in pkgutil.iter_modules(babytris.__path__)}
-    assert set(NOT_IMPORTABLE) <= names
+    assert set(NOT_IMPORTABLE) <= ALL_MODULES
     assert WITH_EXAMPLES <= set(MODULES)
 
 
@@ -288,7 +291,7 @@ def dataclass_default_doc(cls: type) -> str | None:
 def data_is_documented(name: str) -> bool:
     """Whether a module-level constant has a ``#:`` comment above its assignment in some babytris module."""
     pattern = re.compile(rf"^#:.*\n(?:#:.*\n)*{re.escape(name)}\b[^\n=]*=", re.MULTILINE)
-    sources = Path(babytris.__file__).parent.glob("*.py")
+    sources = Path(babytris.__file__).parent.rglob("*.py")
     return any(pattern.search(path.read_text(encoding="utf-8")) for path in sources)
 
 

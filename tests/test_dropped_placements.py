@@ -13,12 +13,12 @@ from strategies import small_rules
 
 import babytris
 from babytris import Rules
-from babytris._moves import dropped_placements
-from babytris.placements import engine
-from babytris.resources import STORED_PLACEMENTS
-from babytris.transitions import TableError, Transitions
+from babytris.engine._moves import dropped_placements
+from babytris.engine.placements import engine
+from babytris.engine.resources import STORED_PLACEMENTS
+from babytris.engine.transitions import TableError, Transitions
 
-enumeration = importlib.import_module("babytris.enumeration")
+enumeration = importlib.import_module("babytris.engine.enumeration")
 
 
 def read_at_once(read, n_threads: int = 4) -> list:
@@ -72,7 +72,7 @@ def test_dropped_numbers_equal_the_stored_ones(rules):
 
 
 def test_a_solve_numbers_its_chosen_moves_only_when_its_policy_is_read(monkeypatch):
-    from babytris.solution import ChosenMoves
+    from babytris.results.solution import ChosenMoves
 
     rules = Rules(width=4, height=5)
     t = dropping(rules, monkeypatch)

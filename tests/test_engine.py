@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import babytris
 from babytris import CATALOGUE, Board, Piece, Rules, reference
-from babytris.placements import engine, placement_table
+from babytris.engine.placements import engine, placement_table
 
 CUSTOM = {
     "monomino": [(0, 0)],
@@ -294,7 +294,7 @@ def test_wrong_shapes_and_dtypes_are_refused(transitions_4x4, field, value, word
 
 
 def test_the_sweeper_range_checks_what_it_is_given(transitions_4x4):
-    from babytris import _sweep
+    from babytris.solvers import _sweep
 
     t = transitions_4x4
     n, P = t.n_boards, t.rules.n_pieces

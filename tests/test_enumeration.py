@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import babytris
-import babytris.placements
-import babytris.transitions
+import babytris.engine.placements
+import babytris.engine.transitions
 from babytris import CATALOGUE, Piece, Rules, reference
-from babytris.placements import engine
+from babytris.engine.placements import engine
 
 COUNTS = json.loads((Path(__file__).parent / "data" / "counts.json").read_text())
 
@@ -50,7 +50,7 @@ def check_table(t: babytris.Transitions) -> None:
     assert t.boards.dtype == np.uint64
     assert t.boards[0] == 0
     # numbered layer by layer (by cell count), strictly ascending within a layer
-    layer_of_residue = babytris.transitions.layers(rules)
+    layer_of_residue = babytris.engine.transitions.layers(rules)
     starts = t.layer_starts
     assert starts[0] == 0 and starts[-1] == n and len(starts) == layer_of_residue.max() + 2
     for k in range(len(starts) - 1):
@@ -62,7 +62,7 @@ def check_table(t: babytris.Transitions) -> None:
     if len(starts) > 2 and t.n_moves:
         board_layer = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
         move_board = np.repeat(np.arange(n * n_pieces) // n_pieces, np.diff(t.offsets))
-        lost = t.boards[t.next_board] == np.uint64(babytris.placements.lost_board(rules))
+        lost = t.boards[t.next_board] == np.uint64(babytris.engine.placements.lost_board(rules))
         assert not rules.no_holes
         assert not np.any((board_layer[move_board] == board_layer[t.next_board]) & (~lost | ~rules.top_out))
     assert int(t.boards[-1]) < 2**rules.cells or rules.cells == 64
@@ -81,7 +81,7 @@ def check_table(t: babytris.Transitions) -> None:
     assert set(np.unique(t.next_board).tolist()) >= set(range(1, n))
     # placement numbers increase within each state's row, and stay below the piece's placement count
     counts = np.diff(t.offsets).reshape(n, n_pieces)
-    per_piece = [len(babytris.placements.placement_table(rules).placements[p]) for p in range(n_pieces)]
+    per_piece = [len(babytris.engine.placements.placement_table(rules).placements[p]) for p in range(n_pieces)]
     assert np.all(counts <= np.array(per_piece))
     assert t.nbytes == sum(a.nbytes for a in (t.boards, t.layer_starts, t.offsets, t.next_board, t.lines, t.placement))
 
@@ -221,11 +221,11 @@ def test_repr(transitions_4x4):
 def test_hash_map_and_bitmap_indexes_agree(rules):
     """Boards of up to BITMAP_MAX_CELLS cells are indexed by a bitmap, larger ones
     by the hash map: force the map on a small board and compare every array."""
-    from babytris import _core
-    from babytris.placements import engine
+    from babytris.engine import _core
+    from babytris.engine.placements import engine
 
     assert rules.cells <= _core.BITMAP_MAX_CELLS
-    for layer_of_residue in (None, babytris.transitions.layers(rules)):
+    for layer_of_residue in (None, babytris.engine.transitions.layers(rules)):
         with_bitmap = engine(rules).enumerate(0, 2**30, 0, 2, layer_of_residue=layer_of_residue)
         with_map = engine(rules).enumerate(0, 2**30, 0, 2, 0, 0, layer_of_residue=layer_of_residue)
         # (and the bitmap numbering boards by layer without a permutation, as big ones do)
@@ -244,10 +244,10 @@ def test_threads_sharing_the_search_find_the_same_table(rules):
     """The bitmap search shares its wide stretches (4,096 boards and more, as
     these rules reach) among the threads: every thread count, and the
     single-threaded hash map search, give the same arrays."""
-    from babytris.placements import engine
+    from babytris.engine.placements import engine
 
     one = babytris.enumerate_boards(rules, n_jobs=1)
-    layer_of_residue = babytris.transitions.layers(rules)
+    layer_of_residue = babytris.engine.transitions.layers(rules)
     with_map = engine(rules).enumerate(0, 2**31, 0, 1, 0, 0, layer_of_residue=layer_of_residue)
     assert with_map[0] == 0
     for n_jobs in (2, 3):
@@ -291,7 +291,7 @@ def test_max_memory_range():
 @settings(max_examples=200, deadline=None)
 def test_live_boards_are_the_boards_with_a_move(counts, n_pieces, cuts):
     """The sweep order's compiled pass gives numpy's boards with a move and each layer's count."""
-    from babytris._layers import live_boards
+    from babytris.engine._layers import live_boards
 
     n_boards = len(counts) // n_pieces
     offsets = np.concatenate([[0], np.cumsum(counts[: n_boards * n_pieces])]).astype(np.int32)
@@ -309,7 +309,7 @@ def test_live_boards_are_the_boards_with_a_move(counts, n_pieces, cuts):
 
 
 def test_live_boards_refuses_tables_it_cannot_read():
-    from babytris._layers import live_boards
+    from babytris.engine._layers import live_boards
 
     offsets = np.array([0, 1, 1, 2, 3], dtype=np.int32)  # 2 boards of 2 pieces
     with pytest.raises(ValueError, match="n_boards"):
@@ -330,8 +330,8 @@ def test_bitmap_ranks_by_layer_agree_with_the_map_for_any_layering(layer_of_resi
     """The bitmap numbers boards layer by layer from a rank per word and layer; the map path regroups
     sorted boards.  Any layering (layers left empty, several residues in one layer) gives both the
     same boards, layer bounds and moves."""
-    from babytris._layers import popcounts
-    from babytris.placements import engine
+    from babytris.engine._layers import popcounts
+    from babytris.engine.placements import engine
 
     rules = Rules(width=width, height=4)
     layers_ = np.array(layer_of_residue, dtype=np.int64)

@@ -14,7 +14,7 @@ from strategies import random_legal_policy, small_rules
 import babytris
 from babytris import Rules, reference
 
-evaluate = sys.modules["babytris.evaluate"]  # the module (babytris.evaluate is the function)
+evaluate = sys.modules["babytris.analysis.evaluate"]  # the module (babytris.evaluate is the function)
 
 # Games with more reachable boards than this are skipped: the reference stays quick.
 SMALL = 500
@@ -213,9 +213,8 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
         with pytest.raises(ValueError, match=match):
             function(*args, n_placements=5, **kw)
 
-    raises("player must be 'optimal', 'random'", solution_4x4, "best")
+    raises("player must be one of 'optimal', 'random'", solution_4x4, "best")
     raises("player must be", solution_4x4, 3)
-    raises("player must be", solution_4x4, None)
     raises(r"player='optimal' needs a Solution", t)
     raises("player: the Solution \\(opponent='minavg'\\) has no player policy", minavg_4x4)
     raises("player: the Solution was solved on other rules", babytris.solve(width=3, height=4), solution_4x4)
@@ -246,7 +245,7 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
             "optimal",
             "best_response",
         )
-    raises("opponent must be 'random', 'minimax', 'best_response', 'solution'", solution_4x4, "optimal", "maximin")
+    raises("opponent must be one of 'random', 'minimax'", solution_4x4, "optimal", "maximin")
     raises("opponent='minimax' is the equilibrium opponent of solve", solution_4x4, "optimal", "minimax")
     raises("opponent must be", solution_4x4, "optimal", 1)
     raises("opponent='solution' needs a Solution", t, "random", "solution")
@@ -268,8 +267,8 @@ def test_bad_players_and_opponents(function, solution_4x4, transitions_4x4, mini
     )
     raises(r"opponent: piece indices must be in \[0, 1\], got -1", t, "random", np.full(n, -1))
 
-    with pytest.raises(TypeError, match="game must be a babytris.Solution or Transitions"):
-        function(babytris.Rules(), "random")
+    with pytest.raises(TypeError, match="game must be a babytris.Match, Solution, Transitions or Rules"):
+        function("4x4", "random")
 
 
 def test_reference_rejects_bad_arguments():
@@ -321,3 +320,18 @@ def test_the_tournament_shows_the_worst_case(solution_4x4, minimax_4x4):
     ]
     assert "worst case" in str(table) and "worst case" in table.to_markdown()
     assert {r["worst_case"] for r in table.to_records() if r["player"] == "random"} == {table.worst_case[2]}
+
+
+def test_a_solutions_arrays_are_read_only_so_what_is_derived_once_stays_true(minimax_4x4):
+    """The player's move rows and the opponent's pieces are checked once per
+    Solution and kept: the arrays they come from cannot change under them."""
+    for array in (minimax_4x4.values, minimax_4x4.policy, minimax_4x4.opponent_policy):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1
+    first = babytris.horizon_values(minimax_4x4, "optimal", "solution", n_placements=500)
+    again = babytris.horizon_values(minimax_4x4, "optimal", "solution", n_placements=500)
+    assert first.start_value == again.start_value
+    # the rows computed, spread over every board when read: NaN where a game never goes
+    assert first.values.shape == (minimax_4x4.n_boards,)
+    assert np.isnan(first.values).sum() == minimax_4x4.n_boards - first.n_computed
+    assert first.values[minimax_4x4.transitions.start_index] == first.start_value

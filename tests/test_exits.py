@@ -1,4 +1,4 @@
-"""The CLI's exit statuses (issue 38.6): one table in babytris.cli, the same
+"""The CLI's exit statuses (issue 38.6): one table in babytris.cli.commands, the same
 in docs/guide.md, and one line on stderr for each way a command ends badly."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from babytris import cli
+from babytris.cli import commands as cli
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
 
@@ -53,7 +53,7 @@ def test_scheduler_with_lean_mode_is_refused(capsys):
 @pytest.mark.parametrize("lost", ["OSError", "KilledWorker"])
 def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
     distributed = pytest.importorskip("distributed")
-    import babytris.distributed
+    import babytris.modes.distributed
 
     class Nothing:
         def __init__(self, *args, **kwargs):
@@ -69,7 +69,7 @@ def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
 
     monkeypatch.setattr(distributed, "Client", Nothing)
     monkeypatch.setattr(distributed, "LocalCluster", Nothing)
-    monkeypatch.setattr(babytris.distributed, "solve_sharded", solve_sharded)
+    monkeypatch.setattr(babytris.modes.distributed, "solve_sharded", solve_sharded)
     assert cli.main(["solve", "--scheduler", "local:2"]) == cli.EXIT_LOST_WORKER == 5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "worker was lost" in err and "restart" in err, err

@@ -12,8 +12,8 @@ from strategies import small_rules
 
 import babytris
 from babytris import Rules
-from babytris.export import LABELS, explicit_model, to_drn, to_prism
-from babytris.interop import QuantEconModel, to_quantecon
+from babytris.formats.export import LABELS, explicit_model, to_drn, to_prism
+from babytris.formats.interop import QuantEconModel, to_quantecon
 
 
 def solved(discount=0.9, **fields):
@@ -123,7 +123,7 @@ def test_prism_files(tmp_path):
 
 
 def test_an_export_that_fails_leaves_the_old_file(tmp_path, monkeypatch):
-    from babytris import export
+    from babytris.formats import export
 
     path = tmp_path / "g.drn"
     path.write_text("old")
@@ -238,7 +238,7 @@ def test_quantecon_solves_the_game_to_the_start_value(fields):
 
 
 def test_cli_export(tmp_path):
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     assert cli.main(["export", "--format", "drn", "--out", str(tmp_path / "g.drn"), "--height", "3", "-q"]) == 0
     assert (tmp_path / "g.drn").read_text().count("\nstate ") == explicit_model(solved(width=4, height=3)).n_states

@@ -91,8 +91,8 @@ def test_rows_from_bits_and_the_exact_engines_boards():
         board = babytris.Board(int(bits), 4, 5)
         assert board.column_heights() == F.column_heights(board_rows, 4)[0].tolist()
         assert [int(r) for r in board_rows] == [int(bits) >> (4 * r) & 15 for r in range(5)]
-    assert F.holes(rows, 4).tolist() == babytris.reward.holes(boards, 4, 5).tolist()
-    assert F.max_height(rows, 4).tolist() == babytris.reward.heights(boards, 4, 5).tolist()
+    assert F.holes(rows, 4).tolist() == babytris.engine.reward.holes(boards, 4, 5).tolist()
+    assert F.max_height(rows, 4).tolist() == babytris.engine.reward.heights(boards, 4, 5).tolist()
 
 
 def test_move_features():

@@ -11,7 +11,7 @@ from babytris import reference
 from babytris.big import fitted, lookahead
 from babytris.big.features import feature_matrix, rows_from_bits
 from babytris.big.games import BigGame, ExactGame
-from babytris.placements import engine
+from babytris.engine.placements import engine
 
 FEATURES = ("max_height", "holes", "covers")
 

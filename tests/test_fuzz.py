@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import babytris
-from babytris import cli
+from babytris.cli import commands as cli
 
 EXAMPLES = int(os.environ.get("BABYTRIS_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))

@@ -3,7 +3,7 @@
 import pytest
 
 import babytris
-from babytris.game import Game
+from babytris.engine.stepped import Game
 
 
 def test_moves_are_the_tables_moves():
@@ -68,8 +68,6 @@ def test_bad_moves_and_rules_are_refused():
         game.place(99)
     with pytest.raises(ValueError, match="piece"):
         game.place(babytris.Placement(other, 0, 0, 0))
-    with pytest.raises(ValueError, match="hold"):
-        Game(babytris.Rules(width=4, height=4, hold=True))
     with pytest.raises(ValueError, match="choose_piece"):
         Game(rules, choose_piece=3)
     bad = Game(rules, seed=0, choose_piece=lambda board, known: 5 if board else 0)

@@ -1,4 +1,4 @@
-"""The greedy backups from given board values (babytris._greedy): each state's
+"""The greedy backups from given board values (babytris.solvers._greedy): each state's
 best value and first best move, checked against numpy over the table, against
 the Sweeper's own tie-breaking, and against bad arrays."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import _greedy, _sweep
+from babytris.solvers import _greedy, _sweep
 
 
 def _table(t: babytris.Transitions, seed: int = 3):

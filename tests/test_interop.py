@@ -10,7 +10,7 @@ import pytest
 
 import babytris
 from babytris import Rules
-from babytris.interop import to_mdptoolbox
+from babytris.formats.interop import to_mdptoolbox
 
 
 @pytest.mark.long
@@ -19,7 +19,7 @@ def test_mdptoolbox_value_iteration_equals_solve(dense):
     rules = Rules(width=4, height=3) if not dense else Rules(width=3, height=3)
     t = babytris.enumerate_boards(rules)
     P, R = to_mdptoolbox(t, dense=dense)
-    most = len(babytris.placements.placement_table(rules).placements[1])  # L has the most placements
+    most = len(babytris.engine.placements.placement_table(rules).placements[1])  # L has the most placements
     assert len(P) == most == 4 * (rules.width - 1) and R.shape == (t.n_states + 1, most)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy's efficiency warnings inside pymdptoolbox's checks

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from babytris import _layers
+from babytris.engine import _layers
 
 
 @pytest.mark.parametrize("residues", [None, [0], [1, 0], [3, 2, 1, 0], [0, 2, 1], [5, 5, 0, 63]])

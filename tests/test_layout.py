@@ -3,10 +3,11 @@ every compiled module, the public API importable from the top level."""
 
 from __future__ import annotations
 
-import importlib
+import ast
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import babytris
 
@@ -20,7 +21,7 @@ def _sources(*patterns: str) -> list[Path]:
 
 
 def test_the_source_tree_is_beside_the_tests():
-    assert (SOURCE / "_core.pyx").is_file()
+    assert (SOURCE / "engine" / "_core.pyx").is_file()
 
 
 @pytest.mark.parametrize("path", _sources("*.py", "*.pyx", "*.pxd"), ids=lambda p: str(p.relative_to(SOURCE)))
@@ -39,19 +40,26 @@ def test_every_public_name_is_there(name):
     assert getattr(babytris, name) is not None
 
 
-@pytest.mark.parametrize(
-    "old, new",
-    [
-        ("babytris.states", "babytris.enumeration"),
-        ("babytris.states", "babytris.transitions"),
-        ("babytris.states", "babytris.placements"),
-        ("babytris.states", "babytris.resources"),
-    ],
-)
-def test_moved_names_keep_their_old_home(old, new):
-    """Names that moved out of a module stay importable from it."""
-    old_module, new_module = importlib.import_module(old), importlib.import_module(new)
-    moved = set(old_module.__all__) & set(new_module.__all__)
-    assert moved
-    for name in moved:
-        assert getattr(old_module, name) is getattr(new_module, name), name
+#: The layers of docs/design.md, top first: the folders of the package.
+LAYERS = ["cli", "claims", "formats", "draw", "analysis", "files", "modes", "solvers", "results", "engine", "game"]
+
+
+@pytest.mark.parametrize("layer", [*LAYERS, "reference", "big"])
+def test_each_folder_holds_at_most_15_modules_and_says_what_it_may_import(layer):
+    folder = SOURCE / layer
+    modules = [p for p in folder.iterdir() if p.suffix in (".py", ".pyx") and p.stem != "__init__"]
+    assert 0 < len(modules) <= 15, f"{layer}/ holds {len(modules)} modules"
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text()))
+    assert doc and "import" in doc.lower(), f"{layer}/__init__.py does not say what it may import"
+
+
+def test_the_package_root_holds_the_api_only():
+    loose = sorted(p.name for p in SOURCE.iterdir() if p.suffix in (".py", ".pyx", ".pxd"))
+    assert loose == ["__init__.py", "__main__.py", "_version.py"]
+
+
+def test_the_import_contracts_name_every_layer():
+    config = tomllib.loads((SOURCE.parent / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (layers,) = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
+    assert layers == [f"babytris.{name}" for name in LAYERS]
+    assert {p.name for p in SOURCE.iterdir() if (p / "__init__.py").exists()} == {*LAYERS, "reference", "big"}

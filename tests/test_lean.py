@@ -1,4 +1,4 @@
-"""The lean mode (babytris.lean): the same values and policy as the default mode, in far less memory."""
+"""The lean mode (babytris.modes.lean): the same values and policy as the default mode, in far less memory."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from strategies import small_rules
 
 import babytris
 from babytris import MemoryLimitError, Rules
-from babytris.lean import lean_bytes, solve_lean
+from babytris.modes.lean import lean_bytes, solve_lean
 
 
 def agree(lean, full):
@@ -109,7 +109,7 @@ def test_the_estimate_counts_bitmap_ranks_and_values():
 
 
 def test_acceleration_is_left_out_where_its_copy_of_the_values_would_not_fit(monkeypatch):
-    from babytris import lean
+    from babytris.modes import lean
 
     rules = Rules(width=4, height=5)
     plain, accelerated = lean_bytes(rules, 182_101, accelerate=False), lean_bytes(rules, 182_101)

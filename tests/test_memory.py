@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import MemoryLimitError, Rules, resources
+from babytris import MemoryLimitError, Rules
+from babytris.engine import resources
 
 GIB = re.compile(r"\d+(\.\d+)? GiB")
 
@@ -80,7 +81,7 @@ def test_a_board_far_over_budget_is_refused_before_the_search():
 
 
 def test_the_forecast_counts_the_moves_too():
-    from babytris.enumeration import forecast_table
+    from babytris.engine.enumeration import forecast_table
 
     small = babytris.enumerate_boards(Rules(width=4, height=5))
     boards, moves = forecast_table(Rules(width=4, height=8))
@@ -89,7 +90,7 @@ def test_the_forecast_counts_the_moves_too():
 
 
 def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
-    from babytris.enumeration import forecast_boards
+    from babytris.engine.enumeration import forecast_boards
 
     # 4 wide: 12,978 boards at height 4 and 182,101 at height 5 (the published counts)
     assert forecast_boards(Rules(width=4, height=8)) == int(182101 * (182101 / 12978) ** 3)
@@ -100,7 +101,7 @@ def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
 
 def test_a_thirty_cell_board_over_the_budget_is_refused_before_its_search():
     """5x6 under 1 GiB was refused only after a search of 72 million boards (13-119 s)."""
-    from babytris.lean import solve_lean
+    from babytris.modes.lean import solve_lean
 
     with pytest.raises(babytris.MemoryLimitError, match="forecast"):
         babytris.enumerate_boards(Rules(width=5, height=6), max_memory=2**30)
@@ -116,8 +117,8 @@ def test_the_forecast_of_column_heights_is_kept_to_their_number(make, width, hei
     """Boards without holes (one-cell blocks, no_holes) grow slower than any power of the rows: the
     forecast is at most the column heights' count, (height + 1) ** width, and the lost board; these
     seed models were refused before the search as needing 8.3 GiB to 1.5e8 GiB."""
-    from babytris import models
-    from babytris.enumeration import forecast_table
+    from babytris.engine.enumeration import forecast_table
+    from babytris.solvers import models
 
     rules = getattr(models, make)(width=width, height=height).rules
     boards, moves = forecast_table(rules)
@@ -127,7 +128,7 @@ def test_the_forecast_of_column_heights_is_kept_to_their_number(make, width, hei
 
 def test_the_forecast_of_boards_with_holes_is_not_capped():
     """Standard pieces leave holes at every height searched: 6x8 keeps its forecast of over 10**12 boards."""
-    from babytris.enumeration import _column_heights
+    from babytris.engine.enumeration import _column_heights
 
     assert not _column_heights(babytris.enumerate_boards(Rules(width=6, height=3)))
     assert _column_heights(babytris.enumerate_boards(Rules(width=6, height=3, pieces=[[(0, 0)]])))
@@ -135,7 +136,7 @@ def test_the_forecast_of_boards_with_holes_is_not_capped():
 
 def test_offsets_past_2_31_moves_are_refused_for_the_lean_mode():
     """The table's offsets are int32: counts summing past them are refused, not wrapped."""
-    from babytris.transitions import MAX_MOVES, offsets_from_counts
+    from babytris.engine.transitions import MAX_MOVES, offsets_from_counts
 
     offsets = offsets_from_counts(np.array([MAX_MOVES - 1, 1, 0]))
     assert offsets.dtype == np.int32 and offsets.tolist() == [0, MAX_MOVES - 1, MAX_MOVES, MAX_MOVES]
@@ -153,9 +154,9 @@ class _EngineFindingTooManyMoves:
 def test_an_enumeration_past_2_31_moves_is_refused_and_the_cli_goes_lean(monkeypatch, capsys):
     import importlib
 
-    from babytris import cli
+    from babytris.cli import commands as cli
 
-    enumeration = importlib.import_module("babytris.enumeration")
+    enumeration = importlib.import_module("babytris.engine.enumeration")
     monkeypatch.setattr(enumeration, "engine", lambda rules: _EngineFindingTooManyMoves())
     with pytest.raises(MemoryLimitError, match=r"4x4: 2,147,483,655 moves: a move table holds at most"):
         babytris.enumerate_boards(Rules(width=4, height=4))
@@ -190,7 +191,7 @@ def test_big_samples_and_fits_are_refused_before_they_start():
 
 
 def test_play_pictures_of_many_placements_are_refused_before_the_game(tmp_path, capsys):
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     gif = tmp_path / "game.gif"
     assert cli.main(["play", "--placements", "100000", "--gif", str(gif), "--quiet"]) == cli.EXIT_OVER_MEMORY
@@ -202,7 +203,7 @@ def test_play_pictures_of_many_placements_are_refused_before_the_game(tmp_path, 
 def test_wide_boards_and_previews_with_hold_are_refused_before_their_search():
     """8x8 was refused after 135 s and 3.4 GiB of search, 4x7 with preview 2 and hold after its
     35.7 million boards were searched (39 s): both now from the forecast, before the search."""
-    from babytris.enumeration import forecast_table
+    from babytris.engine.enumeration import forecast_table
 
     assert forecast_table(Rules(width=8, height=8)) is not None  # from 8x3 and 8x2 (8x1 fits no piece)
     with pytest.raises(MemoryLimitError, match="refused before the search"):

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from strategies import small_rules
 
 import babytris
-from babytris import Rules, cli, reference
-from babytris.validation import default_eval_sweeps
+from babytris import Rules, reference
+from babytris.cli import commands as cli
+from babytris.game.validation import default_eval_sweeps
 
 
 @pytest.mark.parametrize(
@@ -99,7 +100,7 @@ def test_the_cli_runs_textbook_value_iteration(capsys, tmp_path):
 
 @pytest.mark.parametrize("period", [0, -1, 1.5, True])
 def test_a_bad_period_is_refused(period):
-    from babytris.sweeping import value_iteration
+    from babytris.solvers.sweeping import value_iteration
 
     with pytest.raises(ValueError, match="period must be an integer >= 1"):
         value_iteration(None, np.zeros(1), np.zeros(1), 1e-8, 10, accelerate=True, period=period)
@@ -139,8 +140,8 @@ def test_a_recorded_evaluation_sweep_keeps_each_boards_change_in_float32(transit
     it sweeps and nothing else (boards with no move keep 0); the wrong shape or dtype is refused."""
     from test_strategy import _sweeper  # (the same Sweeper over a table as the strategy tests build)
 
-    from babytris import _sweep
-    from babytris.transitions import sweep_order
+    from babytris.engine.transitions import sweep_order
+    from babytris.solvers import _sweep
 
     t = transitions_4x4
     n = t.n_boards
@@ -176,7 +177,7 @@ def test_synchronous_value_iteration_runs_as_textbooks_write_it_unless_asked(tmp
 
 def test_the_plot_says_which_run_was_accelerated():
     pytest.importorskip("matplotlib")
-    from babytris.pictures import plot_convergence
+    from babytris.draw.pictures import plot_convergence
 
     runs = [babytris.solve(width=4, height=4, method="jacobi", accelerate=a) for a in (False, True)]
     ax = plot_convergence(*runs)

@@ -7,7 +7,7 @@ import pytest
 
 import babytris
 from babytris import Rules, RulesError, reference
-from babytris.placements import mirror_boards
+from babytris.engine.placements import mirror_boards
 
 
 def symmetric_count(t) -> int:

@@ -1,4 +1,4 @@
-"""Seed models (babytris.models): Block Drop and No-Holes Tetris, and the rules
+"""Seed models (babytris.solvers.models): Block Drop and No-Holes Tetris, and the rules
 and rewards they rest on (no holes, topping out, a cost for losing), checked
 against the paper's own state, column heights, simulated here in plain Python."""
 
@@ -14,9 +14,9 @@ import pytest
 
 import babytris
 from babytris import Reward, Rules, RulesError, reference
-from babytris.models import BLOCK, block_drop, no_holes_tetris
-from babytris.placements import engine, lost_board
-from babytris.reward import holes_filled
+from babytris.engine.placements import engine, lost_board
+from babytris.engine.reward import holes_filled
+from babytris.solvers.models import BLOCK, block_drop, no_holes_tetris
 
 # --------------------------------------------------------------------------
 # The paper's state: a height per column, 0..m-1
@@ -366,7 +366,7 @@ def test_files_keep_the_new_fields(tmp_path):
 @pytest.mark.parametrize("fields", [dict(), dict(preview=1), dict(hold=True), dict(mirror=True)])
 def test_move_rewards_compiled_and_numpy_agree(fields):
     """Every move's reward in one compiled pass equals the same asked move by move."""
-    from babytris.reward import move_rewards
+    from babytris.engine.reward import move_rewards
 
     rules = Rules(
         width=4, height=4, pieces=["T", "O", "I"], no_holes=True, top_out=True, line_scores=(0, 1, 3, 6, 10), **fields

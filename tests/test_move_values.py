@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import _moves
-from babytris.reward import holes, holes_created
+from babytris.engine import _moves
+from babytris.engine.reward import holes, holes_created
 
 
 def test_one_entry_per_row_equals_the_entries_repeated(transitions_4x4):
@@ -31,7 +31,7 @@ def test_holes_created_are_the_holes_after_less_before(rules):
     rows = np.repeat(np.arange(t.n_states), np.diff(t.offsets)) // rules.n_pieces
     expected = (count[t.next_board] - count[rows]).astype(np.float64)
     if rules.top_out:  # (a move that tops out creates none: the lost board's empty rows are no holes)
-        from babytris.placements import lost_board
+        from babytris.engine.placements import lost_board
 
         expected[t.boards[t.next_board] == np.uint64(lost_board(rules))] = 0.0
     assert np.array_equal(holes_created(t), expected) and (expected != 0).any()

@@ -155,7 +155,7 @@ def values_with(contents, name, index, value):
 def test_bad_metadata_is_refused(saved, meta, field):
     folder, contents = saved
     path = edited(folder, contents, meta=meta)
-    with pytest.raises(babytris.persist.SolutionFileError, match=f"{field}") as info:
+    with pytest.raises(babytris.files.persist.SolutionFileError, match=f"{field}") as info:
         babytris.load(path)
     assert info.value.field == field and str(path) in str(info.value)
 
@@ -339,5 +339,5 @@ def test_an_opening_row_must_be_a_given_opponents_start_row(saved, row):
     """The fixture's opponent is minimax (it picks its own opening) and it has one start row: no
     opening may be saved for it."""
     folder, contents = saved
-    with pytest.raises(babytris.persist.SolutionFileError, match="opening_row"):
+    with pytest.raises(babytris.files.persist.SolutionFileError, match="opening_row"):
         babytris.load(edited(folder, contents, meta={"opening_row": row}))

@@ -17,8 +17,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import babytris  # noqa: E402
 from babytris import Board, Placement, Rules  # noqa: E402
-from babytris.pictures import board_text, draw_board, draw_move, landing_cells, plot_convergence, save  # noqa: E402
-from babytris.placements import engine, placement_table  # noqa: E402
+from babytris.draw.pictures import board_text, draw_board, draw_move, landing_cells, plot_convergence, save  # noqa: E402
+from babytris.engine.placements import engine, placement_table  # noqa: E402
 
 RULES = Rules(width=4, height=4)
 BOARD = Board.from_rows(["....", "....", "#...", "##.#"])  # reachable: two L's, rows of 3 and 1
@@ -227,8 +227,8 @@ def test_png_and_svg_files(tmp_path, solution_4x4):
 
 def test_without_matplotlib(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.delitem(sys.modules, "babytris.pictures")
-    pictures = importlib.import_module("babytris.pictures")  # importing needs no matplotlib
+    monkeypatch.delitem(sys.modules, "babytris.draw.pictures")
+    pictures = importlib.import_module("babytris.draw.pictures")  # importing needs no matplotlib
     assert pictures.board_text(BOARD) == str(BOARD)
     for draw in (lambda: pictures.draw_board(BOARD), lambda: pictures.plot_convergence([1.0])):
         with pytest.raises(ImportError, match=r"pip install 'babytris\[plot\]'"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from babytris import CATALOGUE, Piece
-from babytris.pieces import GROUPS, mirror_shape, normalise, piece, turn_clockwise
+from babytris.game.pieces import GROUPS, mirror_shape, normalise, piece, turn_clockwise
 
 ROTATIONS = {"I": 2, "L": 4, "I4": 2, "O": 1, "T": 4, "S": 2, "Z": 2, "J": 4, "L4": 4}
 SIZES = {"I": 3, "L": 3, "I4": 4, "O": 4, "T": 4, "S": 4, "Z": 4, "J": 4, "L4": 4}

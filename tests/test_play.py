@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import _play
+from babytris.analysis import _play
 
-evaluate = sys.modules["babytris.evaluate"]  # the module (babytris.evaluate is the function)
+evaluate = sys.modules["babytris.analysis.evaluate"]  # the module (babytris.evaluate is the function)
 
 MASK = 2**64 - 1
 

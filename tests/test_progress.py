@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris.progress import ProgressBars, polling
+from babytris.engine.progress import ProgressBars, polling
 
 
 def test_enumeration_reports_counts_up_to_the_total():

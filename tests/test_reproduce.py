@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import cli, reproduce
 from babytris.big.playouts import play_greedy
 from babytris.big.tetris import Tetris
-from babytris.claims import TABLE_1
-from babytris.reproduce import AGREES, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+from babytris.claims import reproduce
+from babytris.claims.published import TABLE_1
+from babytris.claims.reproduce import AGREES, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+from babytris.cli import commands as cli
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +177,7 @@ def test_the_slides_table_replayed_in_the_course_code_setup(fast):
 
 
 def test_tied_share_counts_states_with_several_best_moves():
-    from babytris.claims import tied_share
+    from babytris.claims.published import tied_share
 
     s = babytris.solve(width=3, height=4, opponent="minimax", discount=0.9, tol=1e-12)
     tied = live = 0

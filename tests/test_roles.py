@@ -8,7 +8,7 @@ import pytest
 
 import babytris
 from babytris import Reward, Rules, reference
-from babytris.reward import heights, holes
+from babytris.engine.reward import heights, holes
 
 TOL = 1e-11
 

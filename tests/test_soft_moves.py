@@ -2,7 +2,7 @@
 and turn before it locks, so it can slide under an overhang.
 
 The compiled search against the pure-Python twin
-(:func:`babytris.reference_game.soft_moves`, written apart from it), hand-drawn
+(:func:`babytris.reference.game.soft_moves`, written apart from it), hand-drawn
 tucks, the exact counts and values of 4x4 and 4x5, and the parts of the
 library that read placement numbers.  The differential tests over random
 rule sets (tests/test_reference.py, tests/test_previews.py) draw soft moves
@@ -17,12 +17,13 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import Board, Placement, Rules, RulesError, cli, reference
-from babytris.game import Game
-from babytris.pictures import landing_cells
-from babytris.placements import engine
-from babytris.reference_game import moves as reference_moves
-from babytris.reference_game import reachable_boards
+from babytris import Board, Placement, Rules, RulesError, reference
+from babytris.cli import commands as cli
+from babytris.draw.pictures import landing_cells
+from babytris.engine.placements import engine
+from babytris.engine.stepped import Game
+from babytris.reference.game import moves as reference_moves
+from babytris.reference.game import reachable_boards
 
 SOFT = Rules(width=4, height=4, moves="soft")
 HARD = Rules(width=4, height=4)

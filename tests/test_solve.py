@@ -7,7 +7,7 @@ import pytest
 
 import babytris
 from babytris import Board, Placement, Rules, reference
-from babytris.placements import placement_table
+from babytris.engine.placements import placement_table
 
 
 def bellman_backup(solution) -> np.ndarray:

@@ -11,8 +11,8 @@ from strategies import small_rules
 
 import babytris
 from babytris import Board, Reward, Rules, reference
-from babytris.reference_game import landed_board, moves
-from babytris.reward import landed_boards, move_rewards
+from babytris.engine.reward import landed_boards, move_rewards
+from babytris.reference.game import landed_board, moves
 
 WEIGHTED = dict(lines=0, height=1, score=4, gaps=1.5)
 
@@ -40,12 +40,12 @@ def test_landed_boards_equal_the_reference_drop():
         states = np.repeat(np.arange(t.n_states), np.diff(t.offsets))
         every = np.arange(t.n_moves)
         landed = landed_boards(t, every, states)
-        table = babytris.placements.placement_table(rules)
+        table = babytris.engine.placements.placement_table(rules)
         for m in every[:: max(1, t.n_moves // 400)]:
             node = states[m] // rules.n_pieces
             number = int(t.placement[m])
             if rules.hold:
-                if number == babytris.transitions.HOLD_MOVE:
+                if number == babytris.engine.transitions.HOLD_MOVE:
                     assert landed[m] == t.boards[node]
                     continue
                 piece = int(np.searchsorted(table.first, number, side="right")) - 1

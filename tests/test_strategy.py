@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from strategies import small_rules
 
 import babytris
-from babytris import _strategy, _sweep, sweeping
-from babytris.bags import bag_chances
-from babytris.roles import resolve
-from babytris.transitions import independent_layers, sweep_order
-from babytris.validation import default_eval_sweeps, default_strategy_sweeps
+from babytris.engine.transitions import independent_layers, sweep_order
+from babytris.game.bags import bag_chances
+from babytris.game.validation import default_eval_sweeps, default_strategy_sweeps
+from babytris.solvers import _strategy, _sweep, sweeping
+from babytris.solvers.roles import resolve
 
 
 def _sweeper(t, discount=0.9, pieces=_sweep.PIECES_WORST, layered=True, **kw):
@@ -477,7 +477,7 @@ def test_the_chosen_moves_cache_changes_no_value(monkeypatch, opponent):
     """Evaluation sweeps reading the chosen moves from the cache equal those reading the move table."""
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
     cached = babytris.solve_transitions(t, opponent=opponent)
-    monkeypatch.setattr(sys.modules["babytris.solve"], "CHOSEN_MOVES_STATES", 0)
+    monkeypatch.setattr(sys.modules["babytris.solvers.solve"], "CHOSEN_MOVES_STATES", 0)
     plain = babytris.solve_transitions(t, opponent=opponent)
     assert np.array_equal(cached.values, plain.values) and np.array_equal(cached.policy, plain.policy)
     assert cached.iterations == plain.iterations

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris import Board, Rules, cli
-from babytris.tables import board_rows, policy_array, policy_table
+from babytris import Board, Rules
+from babytris.cli import commands as cli
+from babytris.results.tables import board_rows, policy_array, policy_table
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import babytris
 from babytris.big import _td, fitted, td
 from babytris.big.features import rows_from_bits
 from babytris.big.tetris import Tetris
-from babytris.placements import engine
+from babytris.engine.placements import engine
 
 
 def test_gradient_equals_finite_differences():

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from babytris import resources, sweeping
+from babytris.engine import resources
+from babytris.solvers import sweeping
 
 
 class FakeClock:

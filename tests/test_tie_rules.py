@@ -1,4 +1,4 @@
-"""Ties as a choice (babytris.ties): the first, the last or a seeded random one
+"""Ties as a choice (babytris.solvers.ties): the first, the last or a seeded random one
 of the moves (and an optimising opponent's pieces) within tie_slack of the
 best, checked against a plain-Python reading of the move table."""
 
@@ -112,7 +112,7 @@ def test_bad_rules_are_refused(kw, message):
 
 def test_the_cli_takes_the_rule(capsys, tmp_path):
 
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     path = tmp_path / "last.npz"
     assert (

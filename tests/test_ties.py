@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from strategies import small_rules
 
 import babytris
-from babytris import _sweep
+from babytris.solvers import _sweep
 
 WAYS = [
     dict(method="vi", accelerate=False, n_jobs=1),

@@ -16,7 +16,8 @@ from strategies import random_legal_policy, small_rules
 
 import babytris
 from babytris import reference
-from babytris.roles import policy_rows, single_game
+from babytris.solvers.match import Match
+from babytris.solvers.roles import policy_rows
 
 SMALL = 400  # rows the reference walks quickly
 
@@ -199,19 +200,13 @@ def test_expected_points_in_every_timing_equal_the_reference_and_the_plain_recur
     assert abs(core - ref) <= 1e-9 * max(1.0, abs(ref))
 
 
-def test_the_best_response_with_hold_is_refused_with_its_reason():
-    s = babytris.solve(width=3, height=4, hold=True)
-    with pytest.raises(ValueError, match="opponent='best_response' with rules.hold: a hold is a step"):
-        babytris.expected_points(s, opponent="best_response")
-
-
 @pytest.mark.parametrize("preview", [0, 1, 2])
 def test_a_stepped_game_is_the_played_game(preview):
     """The max-min player against its own opponent is deterministic: the game
     stepped placement by placement (the CLI's and the pictures' path) scores
     exactly what the compiled playout and the exact expectation give."""
     s = babytris.solve(width=4, height=5, preview=preview, opponent="minimax", tol=1e-10)
-    game = single_game(s.rules, s)
+    game = Match(s.rules, opponent=s).stepped_game()
     while not game.over and game.placements < 60:
         game.place(s.best_action(game.board, game.piece, game.preview))
     played = babytris.play(s, "optimal", "solution", n_placements=60)
@@ -219,7 +214,7 @@ def test_a_stepped_game_is_the_played_game(preview):
 
 
 def test_the_cli_plays_the_course_timing(capsys):
-    from babytris import cli
+    from babytris.cli import commands as cli
 
     assert cli.main(["play", "--preview", "1", "--opponent", "minimax", "--placements", "8", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
@@ -246,7 +241,7 @@ def test_a_best_response_to_an_opponent_solution_keeps_its_opening(course_4x4, t
 
 def test_the_gymnasium_env_opens_as_the_opponent_solution_does(course_4x4):
     pytest.importorskip("gymnasium")
-    from babytris.env import BabyTetrisEnv
+    from babytris.formats.env import BabyTetrisEnv
 
     t, solved = course_4x4
     minimax = solved["minimax"]
@@ -267,8 +262,10 @@ def hold_node(t, i):
 
 def plain_hold_points(t, rows, pieces, starts, weights, n_placements):
     """U_k written out with hold: a hold (placement HOLD_MOVE) leads to a locked
-    row within the same placement, so locked rows are valued first each step."""
-    from babytris.transitions import HOLD_MOVE
+    row within the same placement, so locked rows are valued first each step.
+    ``pieces="worst"``: the finite-horizon adversary, the least of the
+    pieces on each row (after a hold it chooses again), from the worst start."""
+    from babytris.engine.transitions import HOLD_MOVE
 
     P, scores, probs = t.rules.n_pieces, t.rules.line_scores, t.rules.probabilities
     order = sorted(range(t.n_boards), key=lambda b: not int(t.slots[b]) > P)
@@ -285,9 +282,37 @@ def plain_hold_points(t, rows, pieces, starts, weights, n_placements):
                     for e in moves
                 ]
                 q_values.append(sum(worth) / len(worth) if worth else 0.0)
-            new[b] = sum(w * v for w, v in zip(probs, q_values)) if pieces is None else q_values[int(pieces[b])]
+            if isinstance(pieces, str):
+                new[b] = min(q_values)
+            else:
+                new[b] = sum(w * v for w, v in zip(probs, q_values)) if pieces is None else q_values[int(pieces[b])]
         U = new
+    if isinstance(pieces, str):
+        return min(U[int(s)] for s in starts)
     return sum(w * U[int(s)] for w, s in zip(weights, starts))
+
+
+@pytest.mark.parametrize("preview", [0, 1])
+@pytest.mark.parametrize("player", ["optimal", "random"])
+@pytest.mark.parametrize("line_scores", [(0, 1, 3, 6), (0.5, 1, 3, 6)])
+def test_the_best_response_with_hold_chooses_again_after_a_hold(preview, player, line_scores):
+    """The finite-horizon adversary with hold: a hold counts no placement and
+    the adversary gives the next piece with as many placements left; equal
+    to the plain recursion and (random player) the reference."""
+    rules = babytris.Rules(width=3, height=4, hold=True, preview=preview, line_scores=line_scores)
+    t = babytris.enumerate_boards(rules)
+    optimal = babytris.solve_transitions(t, tol=1e-12)
+    side = optimal if player == "optimal" else "random"
+    rows = None if player == "random" else policy_rows(t, optimal.policy)
+    starts, weights = t.start_nodes()
+    for n in (1, 5):
+        worst = babytris.expected_points(t, side, "best_response", n_placements=n)
+        assert worst == pytest.approx(plain_hold_points(t, rows, "worst", starts, weights, n), abs=1e-9)
+        if player == "random":
+            assert worst == pytest.approx(reference.expected_points(rules, "random", "best_response", n), abs=1e-9)
+        every_board = babytris.horizon_values(t, side, "best_response", n_placements=n, all_boards=True)
+        assert every_board.start_value == pytest.approx(worst, abs=1e-12)
+    assert worst <= babytris.expected_points(t, side, "random", n_placements=5) + 1e-9
 
 
 @pytest.mark.parametrize("preview", [0, 1])

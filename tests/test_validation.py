@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris.validation import check_bool, check_int, check_number
+from babytris.game.validation import check_bool, check_int, check_number
 
 
 def test_numpy_integers_solve_like_python_integers():

@@ -11,10 +11,8 @@ previewed pieces (:mod:`babytris.big.lookahead`).  Fitted value iteration
 and TD(lambda) also run on an enumerated Baby Tetris table, where the exact
 solution measures what they lose (:func:`regret`).
 
-This package uses only public names of the rest of babytris, and the rest
-does not import it (the old module paths ``babytris.tetris``,
-``babytris.features``, ``babytris.fitted`` and ``babytris.td`` stay
-importable as aliases).
+This package imports only public names of the rest of babytris, and of the
+rest only the claims import it.
 """
 
 from .features import BOARD_FEATURES, feature_matrix, rows_from_bits

@@ -19,7 +19,7 @@ only the rows and columns it covers, so its features are the board's totals
 plus changes computed there; one that clears rows is scanned from its
 landing row up, the rows below it summed once per board.  Games draw pieces
 i.i.d. with xoshiro256** generators seeded per game exactly as
-babytris._play does, so a game's course depends on its seed alone, never on
+babytris.analysis._play does, so a game's course depends on its seed alone, never on
 the threads.
 
 The loops live in ``_playout`` (policies, games, the batch methods' work,
@@ -41,7 +41,7 @@ from babytris.big._playout cimport (
     Policy, Game, Record, make_policy, play_one, count_moves, fill_moves, features_one, greedy_chunk, copy_record,
 )
 from babytris.big._td cimport TDNet, TDSettings, td_games
-from babytris._types cimport interrupted
+from babytris.engine._types cimport interrupted
 
 #: The tallest board.
 MAX_HEIGHT = 1024

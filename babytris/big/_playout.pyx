@@ -5,7 +5,7 @@ features change from, policies (random, or the one-step greedy choice of
 the per-board work of the batch methods; no Python objects, no GIL.
 
 Games draw pieces i.i.d. with xoshiro256** generators seeded per game exactly
-as babytris._play does (the generator is babytris/rng.pxd, shared so a seed
+as babytris.analysis._play does (the generator is babytris/rng.pxd, shared so a seed
 means the same piece sequence in both engines), so a game's course depends on
 its seed alone, never on the threads.
 """
@@ -15,8 +15,8 @@ from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
-from babytris.rng cimport Rng, rng_seed, rng_uniform, rng_below
-from babytris._types cimport interrupted
+from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
+from babytris.engine._types cimport interrupted
 from babytris.big._board cimport *
 
 

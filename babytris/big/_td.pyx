@@ -24,8 +24,8 @@ from libc.math cimport exp
 
 import numpy as np
 
-from babytris.rng cimport Rng, rng_seed, rng_uniform, rng_below
-from babytris._types cimport interrupted
+from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
+from babytris.engine._types cimport interrupted
 from babytris.big._board cimport *
 
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ..resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
-from ..transitions import Transitions
-from ..validation import check_int, check_number
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
+from ..engine.transitions import Transitions
+from ..game.validation import check_int, check_number
 from .features import feature_matrix
 from .games import ExactGame, check_points_table, game_model
 
@@ -319,7 +319,7 @@ def regret(transitions: Transitions, policy: np.ndarray, *, discount: float = 0.
     Returns:
         :class:`Regret`.
     """
-    from ..solve import solve_transitions
+    from ..solvers.solve import solve_transitions
 
     check_points_table(transitions)
     optimal = solve_transitions(transitions, discount=discount, tol=tol)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..transitions import Transitions
+from ..engine.transitions import Transitions
 from .features import rows_from_bits
 from .playouts import sample_boards
 from .tetris import Tetris

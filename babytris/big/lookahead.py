@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_int, check_number
+from ..game.validation import check_int, check_number
 from .fitted import LinearValue
 from .tetris import Tetris
 

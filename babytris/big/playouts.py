@@ -13,10 +13,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..evaluate import game_seeds
-from ..resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
-from ..rules import RulesError
-from ..validation import check_int, check_number, is_number
+from ..analysis.evaluate import game_seeds
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
+from ..game.rules import RulesError
+from ..game.validation import check_int, check_number, is_number
 from .tetris import Tetris, feature_codes, n_threads
 
 __all__ = [
@@ -53,7 +53,7 @@ class Playouts:
         lines: int64 ``(n_games,)``: rows cleared in each game.
         points: float64 ``(n_games,)``: the game's ``line_scores`` summed.
         max_placements: the placements a game was allowed (None: no limit).
-        seed: the run's seed; game i used ``babytris.evaluate.game_seeds(seed, n_games)[i]``.
+        seed: the run's seed; game i used ``babytris.analysis.evaluate.game_seeds(seed, n_games)[i]``.
     """
 
     placements: np.ndarray
@@ -199,7 +199,7 @@ def play_greedy(
         max_placements: placements per game at most, in [0, 2**62]; None: no limit.
         start: the board every game starts on (``(height,)`` rows); default empty.
         seed: in [0, 2**64).  Game i draws its pieces from its own generator
-            seeded with ``babytris.evaluate.game_seeds(seed, n_games)[i]``, so
+            seeded with ``babytris.analysis.evaluate.game_seeds(seed, n_games)[i]``, so
             results depend on ``seed`` and the game's number, never on ``n_jobs``.
         n_jobs: threads sharing the games (None: every core).
         ties: among placements of equal value (to 1e-9 relative), ``"first"``

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_int, check_number
+from ..game.validation import check_int, check_number
 from . import _td
 from .features import cells
 from .games import BigGame, game_model

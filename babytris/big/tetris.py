@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..pieces import Piece, Placement
-from ..rules import (
+from ..game.pieces import Piece, Placement
+from ..game.rules import (
     PieceSpec,
     Rules,
     RulesError,
@@ -53,7 +53,7 @@ from ..rules import (
     piece_repr,
     resolve_pieces,
 )
-from ..validation import check_int, is_int
+from ..game.validation import check_int, is_int
 from . import _engine
 
 __all__ = [

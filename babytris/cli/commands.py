@@ -1,0 +1,696 @@
+"""The ``babytris`` command (also ``python -m babytris``).
+
+Every command prints a readable summary, or with ``--json`` one JSON object
+on stdout, or with ``--quiet`` nothing (the exit status tells).  Progress
+bars go to stderr, and only when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+
+from ..engine.resources import gib_to_bytes
+from .options import (
+    LostWorkerError,
+    board_arguments,
+    game_match,
+    game_rules,
+    missing_extra,
+    output_arguments,
+    rule_arguments,
+    solver_arguments,
+    tie_arguments,
+    tie_fields,
+)
+
+__all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
+__all__ += ["EXIT_MISSING_EXTRA", "EXIT_LOST_WORKER", "EXIT_INTERRUPTED"]
+
+# The exit statuses: the one table (docs/guide.md, "The exit status", lists it; a new one goes here).
+EXIT_OK = 0
+EXIT_NOT_CONVERGED = 1  # a solve stopped at --max-iter before --tol
+EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable, invalid or unwritable files
+EXIT_OVER_MEMORY = 3
+EXIT_MISSING_EXTRA = 4  # an optional dependency is not installed: the line names the extra to install
+EXIT_LOST_WORKER = 5  # --scheduler: a dask worker was lost mid-solve (nothing saved; restart and solve again)
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
+
+EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments, or a
+file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
+more memory than --max-memory allows; 4 an optional extra is missing (pip install
+'babytris[EXTRA]'); 5 a dask worker of a sharded solve was lost; 130 interrupted (Ctrl-C):
+a file being saved is left as it was."""
+# The same, for the commands that run no solve to a tolerance (no --max-iter, no exit 1).
+EPILOG_NO_SOLVE = """exit status: 0 done; 2 bad arguments, or a file that cannot be read or
+written; 3 the work needs more memory than the default budget of babytris.solve allows; 4 an
+optional extra is missing; 130 interrupted (Ctrl-C): a file being saved is left as it was."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with usage errors in one line, naming the (sub)command and its --help,
+    instead of the whole usage first (the subcommands' parsers are of this class too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # (a prefix would take a typo for another option)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_ARGUMENTS, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="babytris",
+        description="Solve small Tetris-like games exactly, and play, compare and time them.",
+        epilog=EPILOG,
+    )
+    from .._version import __version__
+
+    parser.add_argument("--version", action="version", version=f"babytris {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    solve = commands.add_parser(
+        "solve",
+        epilog=EPILOG,
+        help="optimal values and policy (against random pieces or an opponent)",
+        description="Enumerate every reachable board and solve the game exactly; print boards, iterations, "
+        "residual, start value, time and memory, and optionally save the solution.",
+    )
+    output_arguments(solve)
+    board_arguments(solve)
+    rule_arguments(solve)
+    solver_arguments(solve)
+    solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
+    solve.add_argument(
+        "--policy-csv",
+        metavar="FILE",
+        help="write the policy as CSV: one line per state (board rows, piece, rotation, column, value, ...)",
+    )
+    solve.add_argument(
+        "--mode",
+        choices=("auto", "table", "lean"),
+        default="auto",
+        help="table: store the move table (fast); lean: recompute moves each sweep, boards up to 32 cells, "
+        "in a fraction of the memory (babytris.solve_lean); auto (default): table, or lean where the table "
+        "would exceed --max-memory",
+    )
+    solve.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
+        "N local worker processes with local:N (needs '.[dask]'; plain rules, value iteration)",
+    )
+
+    play = commands.add_parser(
+        "play",
+        epilog=EPILOG,
+        help="watch a policy play a game, placement by placement",
+        description="Play one game with a saved solution (--solution) or one solved now from the board "
+        "options, drawing the board before each placement with '@' where the piece lands. "
+        "Pieces are drawn at random, or given by the solution's opponent (minimax, ...).",
+    )
+    output_arguments(play)
+    play.add_argument(
+        "--solution",
+        metavar="FILE",
+        help="a solution saved by `babytris solve --out`, with its "
+        "rules and opponent (default: solve the game the other "
+        "options give; with --solution they are ignored)",
+    )
+    board_arguments(play)
+    rule_arguments(play)
+    solver_arguments(play)
+    play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
+    play.add_argument("--gif", metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')")
+    play.add_argument("--html", metavar="FILE", help="write the game as a self-contained HTML page with the animation")
+    play.add_argument("--strip", metavar="FILE", help="write the game as a film strip, one PNG image")
+    play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
+    play.add_argument(
+        "--delay",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="pause between placements (default 0.3 s on a terminal, else 0)",
+    )
+
+    table = commands.add_parser(
+        "tournament",
+        epilog=EPILOG_NO_SOLVE,
+        help="players against opponents, in exact expected points",
+        description="Solve the Baby Tetris study's players (optimal, random, max-min, max-min with weighted "
+        "rewards) and opponents (random pieces; minimax, minavg and gaps opponents solved with each "
+        "opponent discount), then print each player's exact expected points over --placements "
+        "placements against each opponent, checked against the mean of --games played games, the least "
+        "over those opponents (min) and the true worst case (an opponent who knows the player's policy "
+        "and the placements left).",
+    )
+    output_arguments(table)
+    board_arguments(table)
+    rule_arguments(table)
+    tie_arguments(table)
+    table.add_argument("--discount", type=float, default=0.9, help="the players' discount (default 0.9)")
+    table.add_argument(
+        "--opponent-discounts",
+        type=float,
+        nargs="+",
+        default=[0.1, 0.9],
+        metavar="D",
+        help="discounts the opponents are solved with (default 0.1 0.9)",
+    )
+    table.add_argument(
+        "--placements",
+        dest="placements",
+        type=int,
+        default=10_000,
+        help="placements counted (default 10000)",
+    )
+    table.add_argument("--games", type=int, default=100, help="games played per pair as a check (default 100)")
+    table.add_argument("--seed", type=int, default=0, help="the playouts' seed (default 0)")
+    table.add_argument(
+        "--format",
+        choices=("text", "markdown", "csv"),
+        default="text",
+        help='text (default), a Markdown table, or CSV records (--json: an object, its "records" one per pair)',
+    )
+
+    bench = commands.add_parser(
+        "bench",
+        epilog=EPILOG_NO_SOLVE,
+        help="a quick benchmark of the solvers on this machine",
+        description="Median times of enumeration, the solve against random pieces (MPI), the minimax solve "
+        "(VI) and playouts, per board size; and the pure-Python reference against the core on 4x3. "
+        "For the README's figures use the pytest-benchmark suites in bench/.",
+    )
+    output_arguments(bench)
+    bench.add_argument(
+        "--sizes",
+        nargs="+",
+        default=["4x4", "4x5"],
+        metavar="WxH",
+        help="board sizes, width x height, at most 30 cells (default 4x4 4x5)",
+    )
+    bench.add_argument("--repeat", type=int, default=3, help="runs per median, 1-100 (default 3)")
+    bench.add_argument("--no-reference", action="store_true", help="skip the pure-Python reference (about 1 s a run)")
+    bench.add_argument("--jobs", type=int, default=None, help="threads (default: all)")
+
+    rate = commands.add_parser(
+        "rate",
+        epilog=EPILOG_NO_SOLVE,
+        help="optimal average points per placement in an endless game",
+        description="The long-run rate against random pieces and against the minimax opponent, with bounds.",
+    )
+    output_arguments(rate)
+    board_arguments(rate)
+    rule_arguments(rate)
+    rate.add_argument("--tol", type=float, default=1e-9, help="stop when the bounds are this close (default 1e-9)")
+
+    shrink = commands.add_parser(
+        "minimize",
+        epilog=EPILOG_NO_SOLVE,
+        help="merge states that must share a value; solve the smaller game",
+        description="Partition the states into groups of equal value (for each opponent model), and time the "
+        "full solve against the quotient's.",
+    )
+    output_arguments(shrink)
+    board_arguments(shrink)
+    rule_arguments(shrink)
+    shrink.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
+
+    from .export import add_export_parser
+
+    add_export_parser(commands)  # (babytris/cli_export.py)
+
+    again = commands.add_parser(
+        "reproduce",
+        epilog=EPILOG_NO_SOLVE,
+        help="recompute every published number babytris can, in its source's setup",
+        description="Recompute the numbers the source documents publish, each in its source's own setup, "
+        "and say whether babytris agrees (see docs/results.md).",
+    )
+    output_arguments(again, "print a JSON list instead of text: one object per row (with --list: per claim)")
+    again.add_argument("names", nargs="*", metavar="NAME", help="claims to run (default: all)")
+    again.add_argument("--list", action="store_true", help="name the claims and their sources, run nothing")
+    again.add_argument("--fast", action="store_true", help="only the quick claims, with fewer games")
+    again.add_argument("--record", metavar="JSON", help="merge the rows into this record of earlier runs")
+    again.add_argument(
+        "--write",
+        metavar="FILE",
+        help="rewrite the table between the reproduce markers of FILE (with --record: every recorded row)",
+    )
+    return parser
+
+
+class _Output:
+    """Where a command's text goes: stdout, or nowhere with --json / --quiet."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.json = args.json
+        self.quiet = args.quiet
+
+    @property
+    def chatty(self) -> bool:
+        return not (self.json or self.quiet)
+
+    def line(self, text: str = "", **kwargs: Any) -> None:
+        if self.chatty:
+            print(text, **kwargs)
+
+    def result(self, data: dict | list) -> None:
+        if self.json:
+            print(json.dumps(_finite(data), indent=2, allow_nan=False, default=_plain))
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with NaN and infinities as None (JSON null): strict JSON has no such numbers."""
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(value) for value in data]
+    if isinstance(data, (float, np.floating)) and not math.isfinite(data):
+        return None
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """JSON for numpy scalars and tuples."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def _solution_from(args: argparse.Namespace, out: _Output):
+    """The solve of the subcommand's game (:func:`~babytris.cli.options.game_match`)."""
+    import babytris
+
+    return babytris.solve(
+        game_match(args),
+        discount=args.discount,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        method=args.method,
+        accelerate=args.accelerate,
+        max_memory=gib_to_bytes(args.max_memory),
+        n_jobs=args.jobs,
+        progress=out.chatty,
+        **tie_fields(args),
+    )
+
+
+def _rules_record(rules) -> dict:
+    return {
+        "width": rules.width,
+        "height": rules.height,
+        "pieces": list(rules.piece_names),
+        "line_scores": list(rules.line_scores),
+        "probabilities": list(rules.probabilities),
+        "preview": rules.preview,
+        "hold": rules.hold,
+        "hold_start": rules.hold_start,
+        "moves": rules.moves,
+        "randomizer": rules.randomizer,
+        "bag_copies": rules.bag_copies,
+        "objective": rules.objective,
+        "mirror": rules.mirror,
+    }
+
+
+def _check_writable(option: str, path: str) -> None:
+    """Refuse, before any work, a file that could not be saved: a directory,
+    in a missing directory, or in one this user may not write to (saves write
+    a temporary file beside ``path`` and rename it over, so the directory
+    must be writable, not the old file)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{option}: {path!r} is a directory; give a file name")
+    folder = target.resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"{option}: no directory {str(folder)!r} to save {path!r} in")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option}: cannot write in {str(folder)!r} (permission denied)")
+
+
+def _solve(args: argparse.Namespace, out: _Output) -> int:
+    from ..engine.resources import MemoryLimitError
+
+    if args.out:
+        _check_writable("--out", args.out)
+    if args.policy_csv:
+        _check_writable("--policy-csv", args.policy_csv)
+    from .lean import lean_applies, solve_lean_command
+
+    if args.mode == "lean":
+        if args.scheduler:
+            raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
+        return solve_lean_command(args, out, "asked for (--mode lean)")
+    started = time.perf_counter()
+    sharding = None
+    try:
+        if args.scheduler:
+            from .sharded import sharded_solution
+
+            solution, sharding = sharded_solution(args)
+        else:
+            solution = _solution_from(args, out)
+    except MemoryLimitError as refused:
+        if args.mode == "auto" and lean_applies(args):
+            return solve_lean_command(args, out, f"the move table would not fit ({refused})")
+        raise
+    elapsed = time.perf_counter() - started
+    if args.out:
+        solution.save(args.out)
+    if args.policy_csv:
+        from ..results.tables import write_policy_csv
+
+        write_policy_csv(solution, args.policy_csv)
+    rules = solution.rules
+    summary = {
+        "rules": _rules_record(rules),
+        "discount": solution.discount,
+        "opponent": solution.opponent,
+        # Rows are (board, queue, hold slot) nodes with previews or hold, else
+        # distinct boards already (a unique() of 35 M boards takes 40 s).
+        "boards": int(np.unique(solution.boards).size) if rules.node_tables else solution.n_boards,
+        "rows": solution.n_boards,
+        # (node tables hold every board x bag x queue x slot; play meets fewer)
+        "rows_reached": int(solution.transitions.reachable().sum()) if rules.node_tables else solution.n_boards,
+        "states": solution.n_states,
+        "moves": solution.transitions.n_moves,
+        "iterations": solution.iterations,
+        "method": solution.method,
+        "residual": solution.residual,
+        "error_bound": solution.error_bound,
+        "converged": solution.converged,
+        "start_value": solution.start_value,
+        "counts": _what_values_count(solution),
+        "mean_value": float(solution.values.mean()),
+        "seconds": {"total": elapsed, **solution.seconds},
+        "memory_bytes": solution.nbytes,
+        "saved": args.out,
+        "policy_csv": args.policy_csv,
+    }
+    if sharding is not None:
+        summary["sharding"] = sharding
+    out.result(summary)
+    extras = "".join(
+        [
+            f", preview {rules.preview}" if rules.preview else "",
+            ", hold" if rules.hold else "",
+            ", soft moves" if rules.moves == "soft" else "",
+            f", a bag of {rules.bag_copies} of each piece" if rules.randomizer == "bag" else "",
+        ]
+    )
+    out.line(
+        f"rules        {rules.width}x{rules.height}, pieces {' '.join(rules.piece_names)}, "
+        f"line scores {rules.line_scores}{extras}"
+    )
+    rows = "reachable boards"
+    if rules.node_tables:
+        rows = f"(board, bag, queue, slot) rows, {summary['rows_reached']:,} met in play"
+    out.line(
+        f"boards       {solution.n_boards:,} {rows} ({solution.n_states:,} states, "
+        f"{solution.transitions.n_moves:,} moves)"
+    )
+    out.line(
+        f"solved       {solution.iterations} iterations ({solution.method}), residual {solution.residual:.2e}, "
+        f"{'converged' if solution.converged else 'NOT converged'}"
+    )
+    bound = "no error bound (undiscounted)" if solution.error_bound is None else f"error <= {solution.error_bound:.1e}"
+    out.line(
+        f"start value  {solution.start_value:.6f} {_what_values_count(solution)}  ({bound}; discount "
+        f"{solution.discount}, opponent {solution.opponent})"
+    )
+    out.line(f"mean value   {solution.values.mean():.6f}  over all (board, piece) states")
+    out.line(
+        f"time         {elapsed:.3f} s (enumerate {solution.seconds['enumerate']:.3f} s, "
+        f"solve {solution.seconds['solve']:.3f} s)"
+    )
+    out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
+    if sharding is not None:
+        out.line(
+            f"sharded      {sharding['shards']} shards ({sharding['split']}), {sharding['sweeps']} sweeps, "
+            f"{sharding['bytes_per_sweep'] / 2**20:.2f} MiB and {sharding['seconds_per_sweep']:.3f} s per sweep "
+            f"(medians), {sharding['moves_at_home']:.0%} of moves at home"
+        )
+    if args.out:
+        out.line(f"saved        {args.out}")
+    if args.policy_csv:
+        out.line(f"policy       {args.policy_csv} ({solution.n_states:,} states)")
+    return EXIT_OK if solution.converged else EXIT_NOT_CONVERGED
+
+
+def _what_values_count(solution) -> str:
+    """What a solution's values are a discounted sum of: ``"points"``, ``"holes"``
+    (the gaps opponent's: holes a random player creates) or ``"reward"`` (weighted)."""
+    if solution.opponent == "gaps":
+        return "holes"
+    return "points" if solution.reward is None else "reward"
+
+
+def _play(args: argparse.Namespace, out: _Output) -> int:
+    from .play import play_command
+
+    return play_command(args, out)
+
+
+def _tournament(args: argparse.Namespace, out: _Output) -> int:
+    import babytris
+
+    table = babytris.standard_tournament(
+        game_rules(args),
+        **tie_fields(args),
+        discount=args.discount,
+        opponent_discounts=tuple(args.opponent_discounts),
+        n_placements=args.placements,
+        n_games=args.games,
+        seed=args.seed,
+    )
+    out.result(
+        {
+            "players": list(table.players),
+            "opponents": list(table.opponents),
+            "n_placements": table.n_placements,
+            "n_games": table.n_games,
+            "largest_gap": table.largest_gap,
+            "seconds": table.seconds,
+            "records": table.to_records(),
+        }
+    )
+    if args.format == "csv":
+        out.line(table.to_csv(), end="")
+    elif args.format == "markdown":
+        out.line(table.to_markdown())
+        check = (
+            f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors"
+            if table.n_games >= 2
+            else "no playout check (--games < 2)"
+        )
+        out.line(
+            f"\n{args.width}x{args.height}: expected points of {table.n_placements:,} placements (exact); "
+            f"{check}; {table.seconds:.1f} s including every solve."
+        )
+    else:
+        out.line(str(table))
+    return EXIT_OK
+
+
+def _bench(args: argparse.Namespace, out: _Output) -> int:
+    from ..claims.benchmark import quick_benchmark
+
+    sizes = [_size(text) for text in args.sizes]
+    result = quick_benchmark(sizes, repeat=args.repeat, reference=not args.no_reference, n_jobs=args.jobs)
+    out.result(result.to_records())
+    out.line(str(result))
+    return EXIT_OK
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise ValueError(f"--sizes takes WxH, e.g. 4x5, got {text!r}")
+    return int(width), int(height)
+
+
+def _rate(args: argparse.Namespace, out: _Output) -> int:
+    import babytris
+
+    t = babytris.enumerate_boards(game_rules(args))
+    out.line(f"{args.width}x{args.height}: {t.n_boards:,} boards; average points per placement, optimal play")
+    converged, records = True, []
+    for opponent in ("random", "minimax"):
+        r = babytris.long_run_rate(t, opponent=opponent, tol=args.tol)
+        converged &= r.converged
+        records.append(
+            {
+                "opponent": opponent,
+                "gain": r.gain,
+                "lower": r.lower,
+                "upper": r.upper,
+                "iterations": r.iterations,
+                "converged": r.converged,
+                "seconds": r.seconds,
+                "kernel_boards": int(r.kernel.sum()),
+            }
+        )
+        out.line(
+            f"  {opponent:8} {r.gain:.9f}  in [{r.lower:.9f}, {r.upper:.9f}]  {r.iterations} iterations, "
+            f"{r.seconds:.3f} s, survival kernel {int(r.kernel.sum()):,} boards"
+        )
+    out.result({"width": args.width, "height": args.height, "boards": t.n_boards, "rates": records})
+    return EXIT_OK if converged else EXIT_NOT_CONVERGED
+
+
+def _minimize(args: argparse.Namespace, out: _Output) -> int:
+    import babytris
+
+    t = babytris.enumerate_boards(game_rules(args))
+    rows = (
+        "boards"
+        if args.preview == 0 and not args.hold
+        else f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
+    )
+    out.line(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
+    out.line(
+        "opponent   state groups  board groups  bisimulation   minimize   full solve   quotient solve (with minimize)"
+    )
+    records = []
+    for opponent in ("random", "minimax", "minavg", "gaps"):
+        p = babytris.minimize(t, opponent=opponent)
+        bisimulation = babytris.minimize(t, opponent=opponent, zero_states=False)
+        started = time.perf_counter()
+        babytris.solve_transitions(t, discount=args.discount, opponent=opponent)
+        full = time.perf_counter() - started
+        started = time.perf_counter()
+        babytris.solve_transitions(t, discount=args.discount, opponent=opponent, minimize=True)
+        quotient = time.perf_counter() - started
+        records.append(
+            {
+                "opponent": opponent,
+                "state_groups": p.n_classes,
+                "board_groups": p.n_board_classes,
+                "bisimulation_state_groups": bisimulation.n_classes,
+                "minimize_seconds": p.seconds,
+                "full_solve_seconds": full,
+                "quotient_solve_seconds": quotient,
+            }
+        )
+        out.line(
+            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {bisimulation.n_classes:>13,} "
+            f"{p.seconds:>9.3f}s {full:>11.3f}s "
+            f"{quotient:>15.3f}s"
+        )
+    out.result({"states": t.n_states, "boards": t.n_boards, "discount": args.discount, "groups": records})
+    return EXIT_OK
+
+
+def _reproduce(args: argparse.Namespace, out: _Output) -> int:
+    from ..claims import published as claims  # noqa: F401  (registers the claims)
+    from ..claims.reproduce import CLAIMS, markdown_table, merge_record, reproduce, write_table
+
+    if args.list:
+        for c in CLAIMS:
+            out.line(f"{c.name:45} {c.source:7} {'fast' if c.fast else 'slow'}  {c.quantity}")
+        out.result([{"name": c.name, "source": c.source, "quantity": c.quantity} for c in CLAIMS])
+        return EXIT_OK
+    if args.write and not Path(args.write).is_file():
+        raise ValueError(f"--write: {args.write} is not a file")
+    results = reproduce(args.names or None, fast=args.fast, progress=out.chatty and sys.stderr.isatty())
+    out.line(markdown_table(results).rstrip())
+    rows = merge_record(results, args.record) if args.record else results
+    if args.write:
+        write_table(rows, args.write)
+    out.result([r.to_dict() for r in results])
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace, out: _Output) -> int:
+    from .export import export_command  # (imports the exports only when asked for)
+
+    return export_command(args, out)
+
+
+COMMANDS = {
+    "solve": _solve,
+    "play": _play,
+    "tournament": _tournament,
+    "bench": _bench,
+    "rate": _rate,
+    "minimize": _minimize,
+    "reproduce": _reproduce,
+    "export": _export,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit status, one of the EXIT_* table
+    above (130 on Ctrl-C: one line on stderr, no traceback)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        if sys.stderr.isatty():
+            print(file=sys.stderr)  # a progress bar may have left its line open
+        print("babytris: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = _parser()
+    try:
+        args, unknown = parser.parse_known_args(argv)
+        command = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr,index]
+        if unknown:  # named by the subcommand they were given to, not by the top level
+            command.error(f"unrecognized arguments: {' '.join(unknown)}")
+    except SystemExit as done:  # --help, --version (0) and usage errors (2)
+        return int(done.code or 0)
+    where, flags = f"babytris {args.command}", _flags(command)
+    try:
+        return COMMANDS[args.command](args, _Output(args))
+    except BrokenPipeError:  # the reader left (`babytris ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except (ValueError, OSError) as err:
+        print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
+        return EXIT_BAD_ARGUMENTS
+    except MemoryError as err:
+        print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
+        return EXIT_OVER_MEMORY
+    except ImportError as err:  # an optional extra not installed (any other: a broken install, raised)
+        if (line := missing_extra(err)) is None:
+            raise
+        print(f"{where}: error: {line}", file=sys.stderr)
+        return EXIT_MISSING_EXTRA
+    except LostWorkerError as err:
+        print(f"{where}: error: {err}", file=sys.stderr)
+        return EXIT_LOST_WORKER
+
+
+#: Python argument names whose command-line flag is not the name with dashes.
+_FLAG_OF = {"n_jobs": "jobs", "n_placements": "placements", "n_games": "games", "policy_table": "policy_csv"}
+
+
+def _flags(command: argparse.ArgumentParser) -> dict[str, str]:
+    """The command's options by the Python name an error message uses: ``{"width": "--width", ...}``."""
+    by_dest = {a.dest: a.option_strings[-1] for a in command._actions if a.option_strings}
+    flags = {dest: flag for dest, flag in by_dest.items()}
+    flags.update({name: by_dest[dest] for name, dest in _FLAG_OF.items() if dest in by_dest})
+    return flags
+
+
+def _in_flags(message: str, flags: dict[str, str]) -> str:
+    """``message`` with its first word, where it names an argument in Python's words
+    (``n_jobs must be ...``, ``width: ...``), in the command line's (``--jobs must be ...``)."""
+    word = message.split(" ", 1)[0].rstrip(":")
+    return flags[word] + message[len(word) :] if word in flags else message
+
+
+if __name__ == "__main__":
+    sys.exit(main())

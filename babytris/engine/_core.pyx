@@ -1,0 +1,700 @@
+# cython: language_level=3
+"""The exact engine of babytris: bitboard placement, hard drop, line clears,
+and the breadth-first enumeration of every reachable board into the CSR move
+table (:class:`babytris.Transitions`): the rules of the game, once.  Raw
+integers and numpy buffers in, loops without the GIL; the sweeps are in _sweep.pyx.
+"""
+
+from cython cimport view
+from cython.parallel cimport prange, threadid
+from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t, INT32_MAX, SIZE_MAX
+from libc.stdlib cimport malloc, realloc, free
+
+import numpy as np
+
+from babytris.engine._layers import bitmap_layered, layered
+
+from babytris.engine._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, populate_threads,\
+    prefetch
+from babytris.engine._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
+from babytris.engine._index cimport Index, index_of, slot_of, renumber, use_layer_ranks
+from babytris.engine._soft cimport MAX_POSITIONS, free_at, reach
+from babytris.engine._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, TOO_MANY_MOVES, search_bitmap
+from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
+
+cdef board_t ONE = 1
+
+
+cdef object vec_to_numpy(Vec* v, str fmt, dtype):
+    """Give the buffer to a numpy array (which frees it); the Vec is emptied."""
+    cdef void* p
+    cdef view.array arr
+    if v.size == 0:
+        vec_free(v)
+        return np.empty(0, dtype=dtype)
+    p = realloc(v.data, v.size * v.itemsize)  # trim the growth slack
+    if p != NULL:
+        v.data = p
+    arr = view.array(shape=(v.size,), itemsize=v.itemsize, format=fmt, mode="c", allocate_buffer=False)
+    arr.data = <char*>v.data
+    arr.callback_free_data = free
+    v.data = NULL
+    vec_init(v, v.itemsize)
+    return np.asarray(arr)
+
+
+# ---- Placement: hard drop and line clears.
+
+
+cdef enum:
+    # Boards whose moves are generated before their map lookups start: enough
+    # lookups in flight to hide memory latency.
+    BATCH = 32
+    MOVE_BYTES = 4 + 1 + 2      # next board, rows cleared, placement number
+    RANKS_BY_LAYER_CELLS = 27   # bitmaps this big number boards by layer without a permutation (4x7+)
+
+
+cdef inline board_t remove_row(board_t b, int row, int width) noexcept nogil:
+    """Delete row ``row`` and shift the rows above it down by one."""
+    cdef int lo_bits = row * width
+    cdef int hi_bits = lo_bits + width
+    cdef board_t low = b & ((ONE << lo_bits) - 1)
+    cdef board_t high = 0
+    if hi_bits < 64:
+        high = (b >> hi_bits) << lo_bits
+    return low | high
+
+
+cdef inline board_t smear_down(board_t b, int width, int height) noexcept nogil:
+    """Every cell at or below a filled cell of its column: where a piece
+    falling from above cannot be, as it would have passed through a filled cell."""
+    cdef int shift = width
+    while shift < width * height:
+        b |= b >> shift
+        shift <<= 1
+    return b
+
+
+cdef inline board_t canonical(const Geometry* g, board_t b) noexcept nogil:
+    """The lesser of ``b`` and its mirror image (row patterns reflected by table)."""
+    cdef board_t image = 0
+    cdef int r, w = g.width
+    for r in range(g.height):
+        image |= (<board_t>g.mirror_row[(b >> (r * w)) & g.full_row]) << (r * w)
+    return image if image < b else b
+
+
+cdef inline bint topped_out(const Geometry* g, board_t b) noexcept nogil:
+    """Whether ``b`` has a filled cell in the top row."""
+    return (b >> ((g.height - 1) * g.width)) != 0
+
+
+cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
+                      board_t* after, int* lines) noexcept nogil:
+    """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
+
+    The piece falls from above the board, so it cannot pass under an
+    overhang.  False if it comes to rest with a cell above the top row (or,
+    with ``clears_only``, clears no row); otherwise writes the board after
+    line clears and the rows cleared.  With ``no_holes`` the empty cells
+    under the piece are filled before rows are cleared.  With ``top_out``
+    a placement that would rest above the top row, or leaves a cell in the
+    top row after its clears, is a move to ``g.lost`` clearing no row, and
+    a board with a cell in the top row (the lost board) has no move.
+    """
+    cdef board_t m = g.mask[k]
+    cdef int w = g.width
+    cdef int y = g.height - g.rows[k]   # highest position wholly on the board
+    if g.top_out and topped_out(g, board):
+        return False
+    if g.top[k] & smeared:
+        if g.top_out:
+            after[0] = g.lost
+            lines[0] = 0
+            return True
+        return False
+    # The positions where the piece meets ``smeared`` are those below where it
+    # rests (smeared is closed downwards): count them, without a branch.
+    cdef int below = 0, j
+    for j in range(y):
+        below += ((m << (j * w)) & smeared) != 0
+    return settle(g, board, k, below, after, lines)
+
+
+cdef inline bint settle(const Geometry* g, board_t board, int k, int y, board_t* after, int* lines) noexcept nogil:
+    """Lock placement k with its bottom at row ``y`` (a free position where
+    it cannot move down): the board after line clears and the rows cleared,
+    as :func:`drop` describes; False if it is no move.  A piece locked with a
+    cell above the top row is no move (with ``top_out``: a move to ``g.lost``)."""
+    cdef board_t m = g.mask[k]
+    cdef int w = g.width
+    cdef int r, n = 0, lowest
+    cdef board_t b, full
+    if y + g.rows[k] > g.height:
+        if g.top_out:
+            after[0] = g.lost
+            lines[0] = 0
+            return True
+        return False
+    b = board | (m << (y * w))
+    lowest = y
+    if g.no_holes:
+        # Filling under the piece can complete rows below it too.
+        b = smear_down(b, w, g.height)
+        lowest = 0
+    # Top row first, so the rows still to check keep their numbers.
+    for r in range(y + g.rows[k] - 1, lowest - 1, -1):
+        full = g.full_row << (r * w)
+        if (b & full) == full:
+            b = remove_row(b, r, w)
+            n += 1
+    if n == 0 and g.clears_only:
+        return False
+    if g.top_out and topped_out(g, b):
+        after[0] = g.lost
+        lines[0] = 0
+        return True
+    if g.mirror_row != NULL:
+        b = canonical(g, b)
+    after[0] = b
+    lines[0] = n
+    return True
+
+
+cdef int soft_moves(const Geometry* g, board_t board, int p, board_t* after, uint8_t* lines,
+                    uint16_t* numbers) noexcept nogil:
+    """The moves of piece p on ``board`` with soft moves; returns how many.
+
+    Every position the piece reaches (:func:`babytris.engine._soft.reach`) where it
+    cannot move down is settled as a hard drop is (:func:`settle`); each
+    distinct (board after, rows cleared) is one move, numbered ``(k -
+    first[p]) * height + row`` by its first lock position in that order.
+    Writes each move to ``after``, ``lines``, ``numbers`` (each may be NULL).
+    """
+    cdef int h = g.height, k0 = g.first[p], n_k = g.first[p + 1] - g.first[p], stride = g.height + 1
+    cdef uint8_t seen[MAX_POSITIONS]
+    cdef board_t found[MAX_POSITIONS]
+    cdef uint8_t found_lines[MAX_POSITIONS]
+    cdef int n = 0, k, y, j, n_lines = 0
+    cdef bint fresh
+    cdef board_t nb = 0
+    if g.top_out and topped_out(g, board):
+        return 0
+    reach(g.mask, g.turns, g.width, h, k0, n_k, board, seen)
+    for k in range(n_k):
+        for y in range(h):
+            if not seen[k * stride + y] or (y > 0 and free_at(g.mask, g.width, h, board, k0 + k, y - 1)):
+                continue
+            if not settle(g, board, k0 + k, y, &nb, &n_lines):
+                continue
+            fresh = True
+            for j in range(n):
+                if found[j] == nb and found_lines[j] == n_lines:
+                    fresh = False
+                    break
+            if not fresh:
+                continue
+            found[n] = nb
+            found_lines[n] = <uint8_t>n_lines
+            if after != NULL:
+                after[n] = nb
+            if lines != NULL:
+                lines[n] = <uint8_t>n_lines
+            if numbers != NULL:
+                numbers[n] = <uint16_t>(k * h + y)
+            n += 1
+    return n
+
+
+# Boards of up to this many cells may be indexed by a bitmap over every
+# possible board (at 30 cells: 128 MiB of bits and 64 MiB of ranks, one per
+# 64-bit word) instead of the hash map: a set bit is a reachable board, its
+# index the number of set bits before it.  No hashing, no sort, and the bitmap
+# of a 4x6 board (2 MiB) stays in cache.
+BITMAP_MAX_CELLS = 30
+
+
+cdef class Engine:
+    """Placement tables for one rule set (built by ``babytris.engine.placements.engine``)."""
+
+    cdef Geometry geo
+    cdef readonly object masks, rows, first, mirror_rows, turns, tops
+    cdef const uint16_t[::1] mr
+    cdef const int32_t[::1] tv
+
+    def __init__(self, int width, int height, masks, rows, first, *, bint clears_only=False, mirror_rows=None,
+                 bint no_holes=False, bint top_out=False, turns=None):
+        """``turns`` (int32 ``(n_placements, 4)``), if given, makes the moves
+        soft (see :func:`soft_moves`): each placement's neighbour one column
+        left, right, a quarter turn clockwise and counter-clockwise, among the
+        same piece's placements (-1: none)."""
+        if width < 1 or height < 1 or width * height > 64:
+            raise ValueError(f"width * height must be in [1, 64], got {width} * {height}")
+        self.masks = np.ascontiguousarray(masks, dtype=np.uint64)
+        self.rows = np.ascontiguousarray(rows, dtype=np.uint8)
+        self.first = np.ascontiguousarray(first, dtype=np.int32)
+        cdef const board_t[::1] m = self.masks
+        cdef const uint8_t[::1] r = self.rows
+        cdef const int32_t[::1] f = self.first
+        cdef Py_ssize_t k
+        if m.shape[0] != r.shape[0] or f.shape[0] < 2 or f[f.shape[0] - 1] != m.shape[0]:
+            raise ValueError("Engine: inconsistent placement tables")
+        for k in range(m.shape[0]):
+            if not 1 <= r[k] <= height or (r[k] * width < 64 and (m[k] >> (r[k] * width)) != 0):
+                raise ValueError(f"Engine: placement {k} does not fit a {width}x{height} board")
+        self.geo.width = width
+        self.geo.height = height
+        self.geo.n_pieces = f.shape[0] - 1
+        self.geo.full_row = (ONE << width) - 1 if width < 64 else ~(<board_t>0)
+        self.geo.mask = &m[0] if m.shape[0] else NULL
+        # (rows[k] <= height: the shift stays below 64)
+        self.tops = self.masks << ((height - self.rows.astype(np.uint64)) * np.uint64(width))
+        cdef const board_t[::1] t = self.tops
+        self.geo.top = &t[0] if t.shape[0] else NULL
+        self.geo.rows = &r[0] if r.shape[0] else NULL
+        self.geo.first = &f[0]
+        self.geo.clears_only = clears_only
+        if top_out and clears_only:
+            raise ValueError("Engine: top_out and clears_only cannot be combined")
+        self.geo.no_holes = no_holes
+        self.geo.top_out = top_out
+        self.geo.lost = self.geo.full_row << ((height - 1) * width)
+        self.geo.mirror_row = NULL
+        if mirror_rows is not None:
+            if width > 16:
+                raise ValueError(f"mirror_rows: boards up to 16 wide, got {width}")
+            self.mirror_rows = np.ascontiguousarray(mirror_rows, dtype=np.uint16)
+            if self.mirror_rows.shape != (1 << width,):
+                raise ValueError(f"mirror_rows must have 2**width = {1 << width} entries")
+            self.mr = self.mirror_rows
+            self.geo.mirror_row = &self.mr[0]
+        self.geo.soft = turns is not None
+        self.geo.turns = NULL
+        self.geo.max_moves = f[f.shape[0] - 1]
+        if turns is not None:
+            self.turns = np.ascontiguousarray(turns, dtype=np.int32).reshape(-1)
+            self.tv = self.turns
+            owner = np.repeat(np.arange(self.geo.n_pieces), 4 * np.diff(self.first))
+            if self.tv.shape[0] != 4 * m.shape[0] or np.any(
+                (self.turns != -1) & ((self.turns < self.first[owner]) | (self.turns >= self.first[owner + 1]))
+            ):
+                raise ValueError("turns: 4 neighbours per placement, each one of its piece's placements or -1")
+            if (np.diff(self.first) * (height + 1)).max(initial=0) > MAX_POSITIONS:
+                raise ValueError(f"soft moves: a piece with over {MAX_POSITIONS} positions")
+            if self.tv.shape[0]:
+                self.geo.turns = &self.tv[0]
+            self.geo.max_moves = f[f.shape[0] - 1] * height
+
+    @property
+    def n_pieces(self):
+        return self.geo.n_pieces
+
+    def successors(self, board, int piece):
+        """Legal moves of ``piece`` on ``board`` as ``[(placement, next_board, lines), ...]``."""
+        if not 0 <= piece < self.geo.n_pieces:
+            raise ValueError(f"piece must be in [0, {self.geo.n_pieces - 1}], got {piece}")
+        cells = self.geo.width * self.geo.height
+        if isinstance(board, bool) or not isinstance(board, (int, np.integer)) or not 0 <= board < 2**cells:
+            raise ValueError(f"board must be an integer in [0, 2**{cells}), got {board!r}")
+        cdef board_t b = board
+        cdef board_t sm = smear_down(b, self.geo.width, self.geo.height)
+        cdef board_t nb
+        cdef int k, lines, n, j
+        cdef board_t found[MAX_POSITIONS]
+        cdef uint8_t cleared[MAX_POSITIONS]
+        cdef uint16_t numbers[MAX_POSITIONS]
+        out = []
+        if self.geo.soft:
+            n = soft_moves(&self.geo, b, piece, found, cleared, numbers)
+            return [(numbers[j], found[j], cleared[j]) for j in range(n)]
+        for k in range(self.geo.first[piece], self.geo.first[piece + 1]):
+            if drop(&self.geo, b, sm, k, &nb, &lines):
+                out.append((k - self.geo.first[piece], nb, lines))
+        return out
+
+    def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
+                  Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS,
+                  const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None,
+                  size_t placements_up_to=SIZE_MAX, int ranks_by_layer_cells=RANKS_BY_LAYER_CELLS):
+        """Every board reachable from ``start`` and the move table, boards
+        numbered by layer, then in ascending order.
+
+        ``progress`` (int64, length 2), if given, receives the boards found and
+        the boards expanded so far while the search runs, for another thread to read.
+
+        A board with c filled cells is in layer ``layer_of_residue[c % m]``
+        (m its length; default: every board in layer 0).
+        Returns ``(status, boards, layer_starts, offsets, next_board, lines,
+        placement)``: ``boards`` (uint64), layer ``i`` being
+        ``boards[layer_starts[i]:layer_starts[i + 1]]`` (int64), sorted
+        ascending within it; ``offsets`` (int32,
+        ``n_boards * n_pieces + 1``) delimit the moves of state
+        ``board * n_pieces + piece``; per move the next board's index (int32),
+        rows cleared (uint8) and placement number within the piece (uint16).
+        ``status`` is 0, or on failure ``(code, n_boards_so_far, bytes)`` and
+        the arrays are None (TOO_MANY_MOVES, over 2**31 - 1 moves: the moves
+        in place of the bytes).  ``placement`` is None where the moves are
+        more than ``placements_up_to`` (hard drops only: see
+        ``_moves.dropped_placements``).  The layers cost 13 bytes per board more while
+        the table is built (4 with a bitmap; none where it has ``ranks_by_layer_cells`` cells or more:
+        ``_layers.bitmap_layered``).  Everything held, plus ``bytes_per_board_after``
+        per board (what the caller allocates next), stays under ``max_bytes``.
+
+        Three passes: a breadth-first search that finds the boards and counts
+        their moves (marking them in a bitmap if the board has at most
+        ``bitmap_max_cells`` cells, its wide stretches shared by up to
+        ``n_threads`` threads; else in a hash map, then sorting); a count
+        of each state's moves; then the moves, written in sorted order by up
+        to ``n_threads`` threads, each with at least ``min_boards_per_thread``
+        boards.  The result depends on none of these settings (only where a
+        search stops for ``max_bytes`` may, with threads, vary a little).
+        """
+        cdef Geometry* g = &self.geo
+        cdef int P = g.n_pieces
+        cdef int cells = g.width * g.height
+        cdef BoardMap table
+        cdef Index ix
+        cdef Vec boards
+        cdef size_t n_moves = 0, peak = 0
+        cdef int status
+        cdef offset_t[::1] offsets_view
+        cdef const board_t[::1] sorted_view
+        cdef uint64_t[::1] bits_view
+        cdef int32_t[::1] rank_view
+        cdef int32_t[::1] next_view
+        cdef board_t[::1] room_view
+        cdef uint8_t[::1] lines_view
+        cdef uint16_t[::1] placement_view
+        cdef size_t n_words = 0, i
+        cdef const int32_t[::1] perm_view
+        cdef int64_t* seen = NULL
+        if progress is not None:
+            if progress.shape[0] < 2:
+                raise ValueError(f"progress must have 2 entries, got {progress.shape[0]}")
+            seen = &progress[0]
+        table.slots = NULL
+        ix.table = &table
+        ix.bits = NULL
+        ix.rank = NULL
+        ix.perm = NULL
+        ix.same_layer = NULL
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        if cells < 64 and start >> cells:
+            raise ValueError(f"start must be a board in [0, 2**{cells}), got {start}")
+        vec_init(&boards, sizeof(board_t))
+        if cells <= min(bitmap_max_cells, BITMAP_MAX_CELLS):
+            # The bitmap costs 12 bytes per 64 possible boards, reachable or
+            # not: above 24 cells (24 MiB), only if that is an eighth of the
+            # budget at most; a thin board with few reachable ones gets the map.
+            n_words = ((<size_t>1 << cells) + 63) // 64
+            if cells > 24 and 8 * n_words * (sizeof(uint64_t) + sizeof(int32_t)) > max_bytes:
+                n_words = 0
+        if n_words:
+            bits = np.zeros(n_words, dtype=np.uint64)
+            bits_view = bits
+            populate_threads(&bits_view[0], n_words * sizeof(uint64_t), n_threads)  # (read, then set: one fault)
+            room = np.empty(n_threads * search_room(g), dtype=np.uint64)   # each thread's moves of a batch
+            room_view = room
+        try:
+            with nogil:
+                if n_words:
+                    status = search_bitmap(g, expand_boards, start, &bits_view[0], &boards, &n_moves, max_bytes,
+                                           n_words * (sizeof(uint64_t) + sizeof(int32_t))
+                                           + n_threads * search_room(g) * sizeof(board_t),
+                                           sizeof(board_t) + sizeof(offset_t) * P + bytes_per_board_after,
+                                           MOVE_BYTES, &peak, seen, &room_view[0], search_room(g), n_threads)
+                else:
+                    status = discover(g, start, &table, &boards, &n_moves, max_bytes, bytes_per_board_after,
+                                      &peak, seen)
+            if status == OK and n_moves > INT32_MAX:  # (the table's offsets are int32)
+                status = TOO_MANY_MOVES
+            if status != OK:
+                n = boards.size
+                vec_free(&boards)
+                return (status, n, peak if status != TOO_MANY_MOVES else n_moves), None, None, None, None, None, None
+            if n_words:
+                # The bitmap lists the boards in order: write them by layer over the search queue,
+                # which holds as many (big ones with ranks per layer, no permutation to look up).
+                sorted_boards = vec_to_numpy(&boards, "Q", np.uint64)
+                layer_starts, rank, new_index, same_layer = bitmap_layered(
+                    bits, sorted_boards, layer_of_residue, cells >= ranks_by_layer_cells)
+                rank_view = rank
+                ix.bits = &bits_view[0]
+                ix.rank = &rank_view[0]
+                if same_layer is not None:
+                    use_layer_ranks(&ix, same_layer, layer_of_residue)
+            else:
+                sorted_boards = np.sort(vec_to_numpy(&boards, "Q", np.uint64), kind="quicksort")
+                sorted_view = sorted_boards
+                with nogil:
+                    renumber(&table, sorted_view)
+                sorted_boards, layer_starts, new_index = layered(sorted_boards, layer_of_residue)
+            if new_index is not None:
+                perm_view = new_index
+                if n_words:
+                    ix.perm = &perm_view[0]
+                else:
+                    with nogil:
+                        for i in range(table.capacity):
+                            if table.slots[i].value >= 0:
+                                table.slots[i].value = perm_view[table.slots[i].value]
+            if min_boards_per_thread > 0:
+                n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
+            offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int32)
+            next_board, lines = np.empty(n_moves, dtype=np.int32), np.empty(n_moves, dtype=np.uint8)
+            placement = np.empty(n_moves if g.soft or n_moves <= placements_up_to else 0, dtype=np.uint16)
+            for array in (offsets, next_board, lines, placement):  # (all written below: mapped in one call each)
+                populate_threads(<void*><size_t>array.ctypes.data, array.nbytes, n_threads)
+            offsets_view = offsets
+            sorted_view = sorted_boards
+            with nogil:
+                count_moves(g, sorted_view, offsets_view[1:], n_threads)
+                for i in range(1, <size_t>offsets_view.shape[0]):  # (numpy's cumsum: 2-3x as long)
+                    offsets_view[i] += offsets_view[i - 1]
+            if offsets[-1] != n_moves:
+                raise AssertionError("enumeration: move counts disagree between passes")
+            next_view = next_board
+            lines_view = lines
+            placement_view = placement
+            with nogil:
+                status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
+                                    n_threads)
+            if status != OK:
+                raise MemoryError("enumeration: cannot allocate the threads' buffers")
+        finally:
+            map_free(&table)
+            vec_free(&boards)       # emptied already unless an error came first
+        return OK, sorted_boards, layer_starts, offsets, next_board, lines, (
+            placement if placement.shape[0] == n_moves else None)
+
+
+cdef inline size_t search_room(const Geometry* g) noexcept nogil:
+    """Boards of room each searching thread has for the moves of BATCH
+    boards: a whole number of cache lines, and one more, so that no two
+    threads write to one line."""
+    return (BATCH * <size_t>g.max_moves + 1 + 7) // 8 * 8 + 8
+
+
+cdef int expand_boards(const Geometry* g, const board_t* queue, size_t lo, size_t hi, uint64_t* bits,
+                       Vec* found, board_t* room, size_t* moves) noexcept nogil:
+    """Every move of boards ``queue[lo:hi]``: the boards not marked in
+    ``bits`` yet are marked and appended to ``found``; ``moves`` grows by
+    the moves made (``room``: :func:`search_room` boards).  Returns
+    OUT_OF_MEMORY if ``found`` cannot grow, else OK."""
+    cdef size_t bi, top, made = 0, n_next, j
+    cdef int k, lines, p
+    cdef board_t b, nb, sm
+    cdef uint64_t bit
+    cdef Vec mine = found[0]     # (a local copy: the threads' vectors share cache lines)
+    cdef int status = OK
+    while lo < hi and status == OK:
+        # The moves of a batch of boards first, prefetching their words of
+        # the bitmap; then the tests, with those loads in flight.
+        top = lo + BATCH if hi - lo > BATCH else hi
+        n_next = 0
+        for bi in range(lo, top):
+            b = queue[bi]
+            sm = smear_down(b, g.width, g.height)
+            if g.soft:
+                for p in range(g.n_pieces):
+                    n_next += soft_moves(g, b, p, room + n_next, NULL, NULL)
+            else:
+                for k in range(g.first[g.n_pieces]):
+                    if drop(g, b, sm, k, &nb, &lines):
+                        room[n_next] = nb
+                        prefetch(&bits[nb >> 6])
+                        n_next += 1
+        made += n_next
+        for j in range(n_next):
+            nb = room[j]
+            bit = ONE << (nb & 63)
+            # (a plain load first: most moves lead to boards found already)
+            if atomic_load(&bits[nb >> 6]) & bit or fetch_or(&bits[nb >> 6], bit) & bit:
+                continue
+            if vec_reserve(&mine, mine.size + 1) != 0:
+                status = OUT_OF_MEMORY
+                break
+            (<board_t*>mine.data)[mine.size] = nb
+            mine.size += 1
+        lo = top
+    found[0] = mine
+    moves[0] += made
+    return status
+
+
+cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,
+                  size_t* n_moves, size_t max_bytes, size_t bytes_per_board_after,
+                  size_t* peak, int64_t* seen) noexcept nogil:
+    """Pass 1: breadth-first search.  Fills ``table`` (board -> discovery
+    number) and ``boards`` (discovery order), counts the moves; returns a status
+    (``seen``, if not NULL: boards found and expanded so far, for a progress bar)."""
+    cdef int P = g.n_pieces
+    cdef size_t head = 0, hi, bi, n_buf, e, moves = 0, n_states, held, later
+    cdef int p, k, lines, status = OK
+    cdef board_t b, nb, sm
+    cdef index_t j
+    cdef board_t* buf = <board_t*>malloc(BATCH * <size_t>g.max_moves * sizeof(board_t) + 8)
+    if buf == NULL or map_init(table, 1024) != 0 or vec_reserve(boards, 1024) != 0:
+        free(buf)
+        return OUT_OF_MEMORY
+    (<board_t*>boards.data)[0] = start
+    boards.size = 1
+    map_get_or_insert(table, start, 0)
+    while head < boards.size:
+        hi = head + BATCH
+        if hi > boards.size:
+            hi = boards.size
+        # Every move of the batch first, prefetching its map slot; then the
+        # lookups, in the order one board at a time would make them.
+        n_buf = 0
+        for bi in range(head, hi):
+            b = (<board_t*>boards.data)[bi]
+            sm = smear_down(b, g.width, g.height)
+            if g.soft:
+                for p in range(P):
+                    n_buf += soft_moves(g, b, p, buf + n_buf, NULL, NULL)
+                continue
+            for k in range(g.first[P]):
+                if drop(g, b, sm, k, &nb, &lines):
+                    buf[n_buf] = nb
+                    prefetch(&table.slots[mix64(nb) & (table.capacity - 1)])
+                    n_buf += 1
+        for e in range(n_buf):
+            j = map_get_or_insert(table, buf[e], <index_t>boards.size)
+            if j == -2:
+                status = OUT_OF_MEMORY
+                break
+            if j == <index_t>boards.size:
+                if boards.size >= 2147483646:
+                    status = TOO_MANY_BOARDS
+                    break
+                if vec_reserve(boards, boards.size + 1) != 0:
+                    status = OUT_OF_MEMORY
+                    break
+                (<board_t*>boards.data)[boards.size] = buf[e]
+                boards.size += 1
+        moves += n_buf
+        head = hi
+        if seen != NULL:
+            seen[0] = <int64_t>boards.size
+            seen[1] = <int64_t>head
+        if status == OK and head % 4096 < BATCH and interrupted():
+            status = INTERRUPTED
+        if status != OK:
+            break
+        # Budget: what is held now (with the map's next doubling), or what
+        # will be held once the table is built, whichever is more.
+        n_states = boards.size * P
+        held = boards.capacity * sizeof(board_t) + 3 * table.capacity * sizeof(MapSlot)
+        later = (boards.size * (sizeof(board_t) + bytes_per_board_after) + n_states * sizeof(int64_t)
+                 + moves * MOVE_BYTES + table.capacity * sizeof(MapSlot))
+        peak[0] = held if held > later else later
+        if peak[0] > max_bytes:
+            status = OVER_BUDGET
+            break
+    free(buf)
+    n_moves[0] = moves
+    return status
+
+
+cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1] counts,
+                      int n_threads) noexcept nogil:
+    """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``."""
+    cdef Py_ssize_t i
+    cdef int p, k, lines
+    cdef int64_t c
+    cdef board_t sm, nb
+    for i in prange(boards.shape[0], num_threads=n_threads, schedule="static"):
+        nb = 0          # assigned here so that each thread has its own
+        lines = 0
+        sm = smear_down(boards[i], g.width, g.height)
+        for p in range(g.n_pieces):
+            c = 0
+            if g.soft:
+                c = soft_moves(g, boards[i], p, NULL, NULL, NULL)
+            elif g.top_out:
+                # Every placement is a move, but none from the lost board.
+                if not topped_out(g, boards[i]):
+                    c = g.first[p + 1] - g.first[p]
+            elif g.clears_only:
+                for k in range(g.first[p], g.first[p + 1]):
+                    if drop(g, boards[i], sm, k, &nb, &lines):
+                        c = c + 1
+            else:  # (a placement is a move if it fits at its highest position: no branch)
+                for k in range(g.first[p], g.first[p + 1]):
+                    c = c + ((g.top[k] & sm) == 0)
+            counts[i * g.n_pieces + p] = c
+
+
+cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] boards,
+                    const offset_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
+                    uint16_t[::1] placement, int n_threads) noexcept nogil:
+    """Pass 3: every move of every board, at its row; threads share the boards
+    (placement numbers only if ``placement`` has room: hard drops may leave them
+    to be dropped again when asked).
+
+    Returns -1 if the threads' buffers cannot be allocated."""
+    cdef Py_ssize_t n = boards.shape[0], chunk, lo, hi, i
+    cdef Py_ssize_t n_chunks = (n + BATCH - 1) // BATCH
+    cdef size_t per_thread = BATCH * <size_t>g.max_moves
+    cdef int P = g.n_pieces, p, k, n_lines
+    cdef int64_t e, e0
+    cdef board_t b, sm, nb
+    cdef board_t* keys
+    cdef uint8_t* lines_at = &lines[0] if lines.shape[0] else NULL
+    cdef uint16_t* numbers_at = &placement[0] if placement.shape[0] else NULL
+    cdef int c, j
+    cdef board_t* all_keys = <board_t*>malloc(n_threads * per_thread * sizeof(board_t) + 8)
+    if all_keys == NULL:
+        return -1
+    for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=16):
+        keys = all_keys + threadid() * per_thread
+        nb = 0          # assigned here so that each thread has its own
+        n_lines = 0
+        lo = chunk * BATCH
+        hi = lo + BATCH
+        if hi > n:
+            hi = n
+        # The chunk's moves first, prefetching the map slot of each next
+        # board; then the lookups.
+        e0 = offsets[lo * P]
+        e = e0
+        for i in range(lo, hi):
+            b = boards[i]
+            sm = smear_down(b, g.width, g.height)
+            for p in range(P):
+                if g.soft:
+                    c = soft_moves(g, b, p, keys + (e - e0), lines_at + e, numbers_at + e)
+                    for j in range(c):
+                        prefetch(slot_of(ix, keys[e - e0 + j]))
+                    e = e + c
+                    continue
+                for k in range(g.first[p], g.first[p + 1]):
+                    if drop(g, b, sm, k, &nb, &n_lines):
+                        keys[e - e0] = nb
+                        lines[e] = <uint8_t>n_lines
+                        if numbers_at != NULL:
+                            numbers_at[e] = <uint16_t>(k - g.first[p])
+                        prefetch(slot_of(ix, nb))
+                        e += 1
+        for e in range(e0, offsets[hi * P]):
+            next_board[e] = index_of(ix, keys[e - e0])
+    free(all_keys)
+    return 0
+
+
+cdef const Geometry* engine_geometry(object engine) except NULL:
+    """The geometry of an :class:`Engine` (which must outlive its use)."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be a babytris.engine._core.Engine, got {type(engine).__name__}")
+    return &(<Engine>engine).geo
+
+
+cdef board_t smeared_board(const Geometry* g, board_t board) noexcept nogil:
+    return smear_down(board, g.width, g.height)
+
+
+cdef bint drop_piece(const Geometry* g, board_t board, board_t smeared, int k, board_t* after,
+                     int* lines) noexcept nogil:
+    return drop(g, board, smeared, k, after, lines)

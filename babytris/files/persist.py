@@ -1,0 +1,501 @@
+"""Saving and loading solutions: one numpy ``.npz`` file with the rules and
+the solver's settings as JSON beside the arrays, versioned.
+
+>>> import babytris, os, tempfile
+>>> solution = babytris.solve(width=4, height=4)
+>>> with tempfile.TemporaryDirectory() as folder:
+...     solution.save(os.path.join(folder, "4x4.npz"))
+...     loaded = babytris.load(os.path.join(folder, "4x4.npz"))
+>>> loaded.start_value == solution.start_value
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable
+from typing import IO, Any
+
+import numpy as np
+
+from ..engine.reward import Reward
+from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
+from ..game.pieces import Piece
+from ..game.rules import Rules
+from ..game.validation import METHODS, check_bool, check_int, check_number
+from ..results.solution import Solution
+from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
+
+__all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
+
+#: What the file says it is, and the layout's version (raise it when the layout changes).
+FORMAT = "babytris.results.solution"
+FORMAT_VERSION = 4
+#: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
+#: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds; 2 lacks
+#: the rules' ``moves`` (hard drops), which 3 adds; 3 lacks the rules'
+#: ``randomizer`` and ``bag_copies`` (independent draws) and the table's
+#: ``bags``, which 4 adds.
+READABLE_VERSIONS = (1, 2, 3, 4)
+
+# The arrays a file holds, by the attribute they come from; None-able ones may be absent.
+_SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy", "evaluation_sweeps")
+_TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
+# The dtype each array is written with.
+_DTYPES = {
+    "solution_values": np.float64,
+    "solution_policy": np.int16,
+    "solution_residuals": np.float64,
+    "solution_evaluation_sweeps": np.int32,
+    "solution_opponent_policy": np.int16,
+    "table_boards": np.uint64,
+    "table_layer_starts": np.int64,
+    "table_offsets": np.int64,  # (int32 in memory; int64 on file, as format 1 wrote them)
+    "table_next_board": np.int32,
+    "table_lines": np.uint8,
+    "table_placement": np.uint16,
+    "table_queues": np.int64,
+    "table_slots": np.int64,
+    "table_bags": np.int64,
+}
+# The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
+_SETTINGS = (
+    "rules",
+    "discount",
+    "iterations",
+    "residual",
+    "converged",
+    "method",
+    "tol",
+    "max_iter",
+    "seconds",
+    "opponent",
+    "player",
+    "reward",
+    "table_seconds",
+)
+
+
+class SolutionFileError(ValueError):
+    """A file :func:`load` cannot read as a babytris solution; ``path`` is the
+    file and ``field`` the array or setting at fault (None: the file as a whole)."""
+
+    def __init__(self, path: str | os.PathLike, field: str | None, problem: str) -> None:
+        self.path, self.field = os.fspath(path), field
+        where = "" if field is None else f"{field}: "
+        super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
+
+
+def save(solution: Solution, path: str | os.PathLike) -> None:
+    """Write ``solution`` to ``path`` (numpy ``.npz``, compressed): its values,
+    policy and piece choices, the move table, the rules and the settings.
+    The quotient of ``solve(..., minimize=True)`` is not kept.
+
+    The file is written whole beside ``path`` and then renamed onto it, so a
+    save that fails or is interrupted (even killed) leaves the previous file
+    at ``path``, if any, as it was."""
+    if not isinstance(solution, Solution):
+        raise TypeError(f"solution must be a babytris.Solution, got {type(solution).__name__}")
+    from .._version import __version__
+
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "babytris_version": __version__,
+        "rules": _rules_to_json(solution.rules),
+        "discount": solution.discount,
+        "iterations": solution.iterations,
+        "residual": solution.residual,
+        "converged": solution.converged,
+        "method": solution.method,
+        "tol": solution.tol,
+        "max_iter": solution.max_iter,
+        "seconds": solution.seconds,
+        "opponent": solution.opponent,
+        "player": solution.player,
+        "reward": None if solution.reward is None else vars(solution.reward),
+        "table_seconds": solution.transitions.seconds,
+        "opening_row": solution.opening_row,
+        "ties": solution.ties,
+        "accelerated": solution.accelerated,
+        "tie_seed": solution.tie_seed,
+    }
+    arrays = {
+        f"solution_{name}": getattr(solution, name) for name in _SOLUTION_ARRAYS if getattr(solution, name) is not None
+    }
+    arrays.update(
+        {
+            f"table_{name}": getattr(solution.transitions, name).astype(_DTYPES[f"table_{name}"], copy=False)
+            for name in _TABLE_ARRAYS
+            if getattr(solution.transitions, name) is not None
+        }
+    )
+    replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
+
+
+def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
+    """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
+    and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
+    old file or the new one, never a part.  On any failure, interrupts
+    included, the temporary file is removed and ``path`` left as it was."""
+    target = os.path.abspath(os.fspath(path))
+    folder, name = os.path.split(target)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"cannot save to {os.fspath(path)!r}: it is a directory")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+            os.chmod(temporary, _new_file_mode(target))
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_directory(folder)
+
+
+def _new_file_mode(target: str) -> int:
+    """The permissions the saved file gets: the old file's, or those a plain
+    ``open(path, "w")`` would give (0o666 less the umask; mkstemp's are 0o600)."""
+    with contextlib.suppress(OSError):
+        return os.stat(target).st_mode & 0o7777
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _sync_directory(folder: str) -> None:
+    """Flush the directory entry of a rename to disk, where the system allows
+    (POSIX; Windows cannot open a directory)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
+    """Read a solution written by :meth:`Solution.save`, checking every field.
+
+    Returns:
+        the :class:`Solution`, with its move table (``solution.transitions``).
+
+    Args:
+        path: the file.
+        rules: if given, the rules the file must have been solved for.
+
+    Raises:
+        SolutionFileError: (a ``ValueError``) the file is not a babytris
+            solution, is corrupt or inconsistent (the message names the file
+            and the field: the metadata's types and ranges, the arrays' names,
+            dtypes and shapes against the rules, finite values, the move
+            table's offsets, boards and placements in range), or is of
+            another format version.
+        ValueError: it was solved for other ``rules``.
+        OSError: the file cannot be opened (missing, a directory, no permission).
+    """
+    meta, contents = _read(path)
+    settings = _check_settings(path, meta)
+    saved_rules = settings["rules"]
+    _check_arrays(path, saved_rules, settings, contents)
+    table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS}
+    table_arrays["offsets"] = _narrow_offsets(path, contents["table_offsets"], len(contents["table_next_board"]))
+    try:  # the table checks itself: boards, layers, offsets, next boards, lines, placements
+        table = Transitions(saved_rules, seconds=settings["table_seconds"], **table_arrays)
+    except TableError as err:
+        raise SolutionFileError(path, f"table_{err.field}", err.problem) from None
+    _check_solution(path, saved_rules, settings, contents, table)
+    fields: dict[str, Any] = {name: settings[name] for name in _SETTINGS if name != "table_seconds"}
+    fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
+    opening_row = _opening_row(path, meta, table, settings["opponent"])
+    ties = _ties(path, meta)
+    accelerated = meta.get("accelerated")
+    if accelerated is not None and not isinstance(accelerated, bool):
+        raise SolutionFileError(path, "accelerated", f"must be true, false or null, got {accelerated!r}")
+    solution = Solution(
+        transitions=table, opening_row=opening_row, ties=ties[0], tie_seed=ties[1], accelerated=accelerated, **fields
+    )
+    if rules is not None and rules != saved_rules:
+        raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
+    return solution
+
+
+def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, opponent: str) -> int | None:
+    """The saved opening row of a given opponent: None, or one of the table's start rows
+    (files written before it was kept have none)."""
+    row = meta.get("opening_row")
+    if row is None:
+        return None
+    starts = table.start_nodes()[0].tolist()
+    chooses = ("given", "minimax", "best_response", "minavg", "gaps")  # (opponents that choose the opening)
+    if (
+        opponent not in chooses
+        or isinstance(row, bool)
+        or not isinstance(row, int)
+        or row not in starts[1:] + starts[:1]
+    ):
+        raise SolutionFileError(path, "opening_row", f"{row!r} is not a start row {starts} of a choosing opponent")
+    if len(starts) < 2:
+        raise SolutionFileError(path, "opening_row", f"{row!r}: the game has one start row, nothing to choose")
+    return row
+
+
+def _ties(path: str | os.PathLike, meta: dict) -> tuple[str, int | None]:
+    """The saved tie rule and seed (files written before they were kept: the solve's own, "first")."""
+    from ..solvers.ties import check_ties
+
+    try:
+        return check_ties(meta.get("ties", "first"), meta.get("tie_seed"))
+    except ValueError as err:
+        raise SolutionFileError(path, "ties", str(err)) from None
+
+
+def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) -> np.ndarray:
+    """The file's int64 offsets as the table's int32, once each lies in
+    ``[0, n_moves]`` (out of range, the cast would wrap one into range)."""
+    if n_moves > MAX_MOVES:
+        raise SolutionFileError(path, "table_next_board", too_many_moves(n_moves))
+    outside = (offsets < 0) | (offsets > n_moves)
+    if outside.any():
+        bad = int(np.flatnonzero(outside)[0])
+        raise SolutionFileError(
+            path, "table_offsets", f"offsets[{bad}] = {offsets[bad]:,} lies outside [0, {n_moves:,}]"
+        )
+    return offsets.astype(np.int32)
+
+
+def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
+    """The metadata and the arrays of a solution file, its format checked."""
+    name = os.fspath(path)
+    try:
+        data = np.load(path, allow_pickle=False)
+    except OSError as err:
+        if err.errno is not None:  # the file system's: missing, a directory, no permission
+            raise
+        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
+    except Exception as err:  # numpy's and zipfile's many ways of saying "not this format"
+        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(
+            f"{name!r} is not a babytris solution file: it holds one numpy array (.npy), "
+            f"not the .npz archive Solution.save writes"
+        )
+    try:
+        with data:
+            contents = {key: data[key] for key in data.files}
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError) as err:
+        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+    except Exception as err:  # zlib.error for a damaged compressed array, among others
+        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+    try:
+        meta = json.loads(str(contents.pop("meta")))
+    except (KeyError, ValueError):
+        raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise ValueError(f"{name!r} is not a babytris solution file (format {found!r})")
+    if meta.get("format_version") not in READABLE_VERSIONS:
+        raise ValueError(
+            f"{name!r} has format version {meta.get('format_version')!r}; this babytris reads "
+            f"versions {', '.join(map(str, READABLE_VERSIONS))} (re-solve, or load it with the babytris that "
+            f"wrote it, {meta.get('babytris_version')!r})"
+        )
+    return meta, contents
+
+
+def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
+    """The metadata's settings, each checked for its type and range, as the
+    values a :class:`Solution` takes; raises :class:`SolutionFileError`."""
+    missing = [name for name in _SETTINGS if name not in meta]
+    if missing:
+        raise SolutionFileError(path, missing[0], "missing from the metadata")
+
+    def check(name: str, test: Callable[[Any], Any]) -> Any:
+        try:
+            return test(meta[name])
+        except (TypeError, ValueError, KeyError, AttributeError) as err:
+            raise SolutionFileError(path, name, str(err)) from None
+
+    out: dict[str, Any] = {}
+    out["rules"] = check("rules", _rules_from_json)
+    undiscounted = out["rules"].objective == "combo"
+    out["discount"] = check("discount", lambda v: check_number("discount", v, 0.0, 1.0, open_high=not undiscounted))
+    out["iterations"] = check("iterations", lambda v: check_int("iterations", v, 0))
+    out["residual"] = check("residual", lambda v: check_number("residual", v, 0.0))
+    out["converged"] = check("converged", lambda v: check_bool("converged", v))
+    out["method"] = check("method", lambda v: _one_of("method", v, METHODS))
+    out["tol"] = check("tol", lambda v: check_number("tol", v, 0.0, open_low=True))
+    out["max_iter"] = check("max_iter", lambda v: check_int("max_iter", v, 1, 10**7, high_text="10**7"))
+    out["seconds"] = check("seconds", _seconds)
+    out["opponent"] = check("opponent", lambda v: _one_of("opponent", v, (*OPPONENT_MODELS, "best_response", "given")))
+    out["player"] = check("player", lambda v: _one_of("player", v, (*PLAYER_MODELS, "given")))
+    out["reward"] = check("reward", lambda v: None if v is None else Reward(**v))
+    out["table_seconds"] = check("table_seconds", lambda v: check_number("table_seconds", v, 0.0))
+    if out["converged"] != (out["residual"] <= out["tol"]):
+        raise SolutionFileError(
+            path, "converged", f"{out['converged']} with residual {out['residual']:g} and tol {out['tol']:g}"
+        )
+    return out
+
+
+def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not (isinstance(value, str) and value in allowed):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def _seconds(value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise ValueError(f"seconds must be a dict of timings, got {value!r}")
+    return {str(key): check_number(f"seconds[{key!r}]", time, 0.0) for key, time in value.items()}
+
+
+def _check_arrays(
+    path: str | os.PathLike, rules: Rules, settings: dict[str, Any], contents: dict[str, np.ndarray]
+) -> None:
+    """Check the arrays' names, dtypes and shapes against the rules, the
+    settings and one another (the ranges are checked by :class:`Transitions`
+    and :func:`_check_solution`); raises :class:`SolutionFileError` naming
+    the first array at fault."""
+
+    def fail(name: str, problem: str) -> None:
+        raise SolutionFileError(path, name, problem)
+
+    unknown = sorted(set(contents) - set(_DTYPES))
+    if unknown:
+        fail(unknown[0], "not an array a babytris solution holds")
+    required = {
+        "solution_values",
+        "solution_policy",
+        "solution_residuals",
+        "table_boards",
+        "table_layer_starts",
+        "table_offsets",
+        "table_next_board",
+        "table_lines",
+        "table_placement",
+    }
+    if rules.node_tables:  # node tables carry queues (all 0 without previews)
+        required.add("table_queues")
+    if rules.hold:
+        required.add("table_slots")
+    if rules.randomizer == "bag":
+        required.add("table_bags")
+    if settings["opponent"] != "random":
+        required.add("solution_opponent_policy")
+    for name in sorted(required - set(contents)):
+        fail(name, "missing")
+    optional = {"solution_evaluation_sweeps"}  # (files written before they were kept lack them)
+    for name in sorted(set(contents) - required - optional):
+        fail(name, f"not expected with these rules and opponent={settings['opponent']!r}")
+    for name, array in contents.items():
+        if array.dtype != _DTYPES[name]:
+            fail(name, f"dtype {array.dtype}, not {np.dtype(_DTYPES[name])}")
+
+    n, n_pieces = len(contents["table_boards"]), rules.n_pieces
+    n_moves = len(contents["table_next_board"])
+    shapes = {
+        "table_boards": (n,),
+        "table_layer_starts": (len(layers(rules)) + 1,),
+        "table_offsets": (n * n_pieces + 1,),
+        "table_next_board": (n_moves,),
+        "table_lines": (n_moves,),
+        "table_placement": (n_moves,),
+        "table_queues": (n,),
+        "table_slots": (n,),
+        "table_bags": (n,),
+        "solution_values": (n, n_pieces),
+        "solution_policy": (n, n_pieces),
+        "solution_residuals": (settings["iterations"],),
+        "solution_evaluation_sweeps": (settings["iterations"],),
+        "solution_opponent_policy": (n,),
+    }
+    for name, array in contents.items():
+        if array.shape != shapes[name]:
+            made_by = (
+                f"the setting iterations = {settings['iterations']}"
+                if name in ("solution_residuals", "solution_evaluation_sweeps")
+                else f"the rules ({rules.width}x{rules.height}, {n_pieces} pieces) and the other arrays"
+            )
+            fail(name, f"shape {array.shape}, where {made_by} make it {shapes[name]}")
+
+
+def _check_solution(
+    path: str | os.PathLike, rules: Rules, settings: dict[str, Any], contents: dict[str, np.ndarray], table: Transitions
+) -> None:
+    """Check the solution's arrays against its (checked) move table: finite
+    values and residuals, each policy entry one of its state's moves, piece
+    choices in range; raises :class:`SolutionFileError` naming the array at fault."""
+
+    def fail(name: str, problem: str) -> None:
+        raise SolutionFileError(path, name, problem)
+
+    n, n_pieces, n_moves = table.n_boards, rules.n_pieces, table.n_moves
+    offsets, placement = table.offsets, table.placement
+    steps = np.diff(offsets)
+    if not np.all(np.isfinite(contents["solution_values"])):
+        fail("solution_values", "not all finite")
+    residuals = contents["solution_residuals"]
+    if not (np.all(np.isfinite(residuals)) and np.all(residuals >= 0)):
+        fail("solution_residuals", "not all finite and >= 0")
+    if residuals.size and residuals[-1] != settings["residual"]:
+        fail("residual", f"{settings['residual']!r}, not the last of solution_residuals, {residuals[-1]!r}")
+    if "solution_evaluation_sweeps" in contents and np.any(contents["solution_evaluation_sweeps"] < 0):
+        fail("solution_evaluation_sweeps", "values below 0")
+    policy = contents["solution_policy"].ravel()
+    has_move = steps > 0
+    if np.any(policy < -1):
+        fail("solution_policy", "values below -1")
+    if np.any((policy >= 0) & ~has_move):
+        # (the policy or the table was edited: which, the file cannot tell, so both are named)
+        fail("solution_policy", "a placement where the state has no move (in table_offsets)")
+    # Each chosen placement is one of its state's moves.
+    matches = np.zeros(policy.size, dtype=bool)
+    if n_moves:
+        same = placement == np.repeat(policy, steps)
+        matches[has_move] = np.logical_or.reduceat(same, offsets[:-1][has_move])
+    if np.any((policy >= 0) & ~matches):
+        fail("solution_policy", "a placement that is not one of its state's moves (table_offsets, table_placement)")
+    if "solution_opponent_policy" in contents:
+        choice = contents["solution_opponent_policy"]
+        if n and not (0 <= choice.min() and choice.max() < n_pieces):
+            fail("solution_opponent_policy", f"piece choices outside [0, {n_pieces})")
+
+
+def _rules_to_json(rules: Rules) -> dict[str, Any]:
+    return {
+        "width": rules.width,
+        "height": rules.height,
+        "pieces": [{"name": p.name, "cells": [list(c) for c in p.cells]} for p in rules.pieces],
+        "line_scores": None if rules.objective == "combo" else list(rules.line_scores),
+        "probabilities": list(rules.probabilities),
+        "start": rules.start,
+        "objective": rules.objective,
+        "preview": rules.preview,
+        "hold": rules.hold,
+        "mirror": rules.mirror,
+        "no_holes": rules.no_holes,
+        "top_out": rules.top_out,
+        "hold_start": rules.hold_start,
+        "moves": rules.moves,
+        "randomizer": rules.randomizer,
+        "bag_copies": rules.bag_copies,
+    }
+
+
+def _rules_from_json(fields: dict[str, Any]) -> Rules:
+    if not isinstance(fields, dict):
+        raise ValueError(f"rules must be a dict of Rules fields, got {fields!r}")
+    fields = dict(fields)
+    fields["pieces"] = [Piece(p["name"], tuple(tuple(c) for c in p["cells"])) for p in fields["pieces"]]
+    return Rules(**fields)

@@ -1,0 +1,4 @@
+"""The game's data: Rules (validated), pieces, boards, bags and the argument checks.
+
+Imports nothing else of babytris.
+"""

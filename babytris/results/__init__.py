@@ -1,0 +1,4 @@
+"""What a solve gives: the Solution (values, policies, lookups) and its policy tables.
+
+Imports babytris.game and babytris.engine.
+"""

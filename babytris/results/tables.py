@@ -1,0 +1,208 @@
+"""A solved game as a table a report can use: one row per state, the board
+drawn as text, the piece, the move the policy makes and the state's value.
+
+>>> import babytris
+>>> table = policy_array(babytris.solve(width=4, height=4))
+>>> len(table), table.dtype.names[:6]
+(25956, ('board', 'rows', 'piece', 'rotation', 'column', 'value'))
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..engine.placements import placement_table
+from ..engine.transitions import HOLD_MOVE
+from ..files.persist import replace_atomically
+from ..game.bags import after_draw, describe_bag, full_bag
+
+if TYPE_CHECKING:
+    from .solution import Solution
+
+__all__ = ["policy_table", "policy_array", "write_policy_csv"]
+
+
+def policy_array(solution: Solution) -> np.ndarray:
+    """The policy as a structured numpy array, one row per state (board-major,
+    then pieces in ``rules.pieces`` order).
+
+    Fields: ``board`` (uint64 bits), ``rows`` (the board's rows, top row
+    first, joined by ``/``), ``piece`` (the name of the piece to place),
+    ``rotation`` and ``column`` of the placement the policy makes (-1 where
+    the piece fits nowhere, and for a hold move), ``value`` (the state's
+    value, float64), ``placement`` (its number; -1: none); with soft moves
+    ``row`` (the row it locks at); with previews ``queue`` (the pieces seen
+    after it, next first, names joined by spaces); with hold ``held`` (the
+    held piece's name, or empty), ``locked``, ``hold`` (the policy puts the
+    piece on hold) and ``placed`` (the piece the move places: the held one
+    after a swap; empty for a hold); with a bag ``bag_left`` (the pieces left
+    in the bag once the pieces in sight were dealt, as ``Solution.value``
+    takes them; empty when the last draw emptied it), and only the states
+    whose piece the bag holds.
+
+    Both sides: ``drawn`` (the piece that came to this row: without previews
+    the piece to place, with them the queue's last) and ``chance`` (float64,
+    the chance it comes: its probability, or with a bag its share of the bag;
+    against an opponent 1.0 for the piece it gives and 0.0 for the others),
+    and against an opponent ``gives`` (the piece it gives on this row, the
+    same on each of the row's states).  A player placing at random (the
+    ``"minavg"`` and ``"gaps"`` games) has no move: rotation, column and
+    placement are -1.
+    """
+    rules = solution.rules
+    n, P = solution.n_boards, rules.n_pieces
+    numbers = solution.policy.astype(np.int64).ravel()
+    if solution.player == "random":
+        numbers = np.full(n * P, -1, dtype=np.int64)
+    drawn = np.tile(np.arange(P), n)
+    table = placement_table(rules)
+    to_place = drawn
+    hold = np.zeros(n * P, dtype=bool)
+    t = solution.transitions
+    if rules.preview and t.queues is not None:  # the queue's first piece is placed, the drawn one joins it
+        to_place = np.repeat(t.queues // P ** (rules.preview - 1), P)
+    placed = to_place.copy()
+    if rules.hold:  # placement numbers count over every piece; HOLD_MOVE puts the piece on hold
+        hold = numbers == HOLD_MOVE
+        some = (numbers >= 0) & ~hold
+        placed = np.where(some, np.searchsorted(table.number_first, numbers, side="right") - 1, placed)
+        numbers = np.where(some, numbers - table.number_first[np.clip(placed, 0, P - 1)], numbers)
+    rotation, column, row = _placement_fields(table, placed, numbers, ~hold & (numbers >= 0))
+    fields: list[tuple[str, Any]] = [
+        ("board", np.uint64),
+        ("rows", f"U{rules.height * (rules.width + 1)}"),
+        ("piece", f"U{max(len(name) for name in rules.piece_names)}"),
+        ("rotation", np.int16),
+        ("column", np.int16),
+        ("value", np.float64),
+        ("placement", np.int32),
+        ("drawn", f"U{max(len(name) for name in rules.piece_names)}"),
+        ("chance", np.float64),
+    ]
+    if solution.opponent_policy is not None:
+        fields.append(("gives", f"U{max(len(name) for name in rules.piece_names)}"))
+    if table.soft:
+        fields.insert(5, ("row", np.int16))
+    if rules.preview:
+        fields.append(("queue", f"U{rules.preview * (1 + max(len(p) for p in rules.piece_names))}"))
+    if rules.hold:
+        name = f"U{max(len(name) for name in rules.piece_names)}"
+        fields += [("held", name), ("locked", bool), ("hold", bool), ("placed", name)]
+    out = np.empty(n * P, dtype=fields)
+    boards = np.repeat(solution.boards, P)
+    out["board"] = boards
+    out["rows"] = np.repeat(board_rows(solution.boards, rules.width, rules.height), P)
+    out["piece"] = np.asarray(rules.piece_names)[to_place]
+    out["rotation"], out["column"] = rotation, column
+    if table.soft:
+        out["row"] = row
+    out["value"] = solution.values.ravel()
+    out["placement"] = (
+        numbers.astype(np.int32) if solution.player == "random" else solution.policy.astype(np.int32).ravel()
+    )
+    names = np.asarray(rules.piece_names)
+    out["drawn"] = names[drawn]
+    if solution.opponent_policy is None:
+        out["chance"] = t.draw_chances().ravel()
+    else:
+        gives = np.repeat(np.asarray(solution.opponent_policy, dtype=np.int64), P)
+        out["chance"] = (gives == drawn).astype(np.float64)
+        out["gives"] = names[gives]
+    if rules.preview and t.queues is not None:
+        queues = np.repeat(t.queues, P)
+        seen = [(queues // P ** (rules.preview - 1 - k)) % P for k in range(1, rules.preview)] + [drawn]
+        queue = names[seen[0]]
+        for d in seen[1:]:
+            queue = np.char.add(np.char.add(queue, " "), names[d])
+        out["queue"] = queue
+    if rules.hold and t.slots is not None:
+        slot = np.repeat(t.slots, P)
+        held = np.where(slot > P, slot - P, slot) - 1  # -1: empty
+        out["held"] = np.where(held >= 0, names[np.clip(held, 0, P - 1)], "")
+        out["locked"] = slot > P
+        out["hold"] = hold
+        out["placed"] = np.where((numbers >= 0) & ~hold, names[np.clip(placed, 0, P - 1)], "")
+    if t.bags is not None:
+        return _with_bag_left(out, rules, np.repeat(t.bags, P), drawn)
+    return out
+
+
+def _with_bag_left(out: np.ndarray, rules, bag: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """``out`` with a ``bag_left`` field, less the states whose piece the bag lacks."""
+    after = after_draw(rules)[bag, drawn]
+    keep = after >= 0
+    text = np.array(["" if b == full_bag(rules) else describe_bag(rules, b) for b in range(rules.bags)])
+    width = max(1, max(len(x) for x in text))
+    fields = (out.dtype.descr or []) + [("bag_left", f"<U{width}")]
+    kept = np.empty(int(keep.sum()), dtype=fields)
+    for name in out.dtype.names or ():
+        kept[name] = out[name][keep]
+    kept["bag_left"] = text[after[keep]]
+    return kept
+
+
+def policy_table(solution: Solution) -> Any:
+    """:func:`policy_array` as a pandas ``DataFrame`` when pandas is installed
+    (``pip install 'babytris[table]'``), else the structured numpy array."""
+    array = policy_array(solution)
+    try:
+        import pandas
+    except ImportError:
+        return array
+    frame = pandas.DataFrame({name: array[name] for name in array.dtype.names or ()})
+    frame["board"] = frame["board"].astype("uint64")
+    return frame
+
+
+def write_policy_csv(solution: Solution, path: str) -> int:
+    """Write :func:`policy_array` to ``path`` as CSV (a header, one line per
+    state), atomically; returns the number of rows written."""
+    array = policy_array(solution)
+    names = list(array.dtype.names or ())
+
+    def write(f: IO[bytes]) -> None:
+        import io
+
+        text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(names)
+        columns = [array[name].tolist() for name in names]
+        writer.writerows(zip(*columns))
+        text.flush()
+        text.detach()
+
+    replace_atomically(path, write)
+    return len(array)
+
+
+def board_rows(boards: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Each board as text: its rows top first, ``#`` filled and ``.`` empty,
+    joined by ``/`` (a str array, one per board)."""
+    boards = np.asarray(boards, dtype=np.uint64)
+    n, line = len(boards), width + 1
+    chars = np.full((n, height * line), ord("/"), dtype=np.uint8)
+    for r in range(height):
+        for c in range(width):
+            bit = (boards >> np.uint64(r * width + c)) & np.uint64(1)
+            chars[:, (height - 1 - r) * line + c] = np.where(bit == 1, ord("#"), ord("."))
+    text = chars[:, : height * line - 1].copy()  # no trailing separator
+    return text.view(f"S{height * line - 1}").ravel().astype(str)
+
+
+def _placement_fields(
+    table: Any, piece: np.ndarray, number: np.ndarray, some: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rotation, column and (soft moves) row of each placement, -1 where there is none."""
+    n_pieces = len(table.placements)
+    width = max(len(mine) for mine in table.placements)
+    rotation = np.full((n_pieces, width), -1, dtype=np.int16)
+    column, row = rotation.copy(), rotation.copy()
+    for p, mine in enumerate(table.placements):
+        rotation[p, : len(mine)] = [m.rotation for m in mine]
+        column[p, : len(mine)] = [m.column for m in mine]
+        row[p, : len(mine)] = [-1 if m.row is None else m.row for m in mine]
+    p, k = np.clip(piece, 0, n_pieces - 1), np.clip(number, 0, width - 1)
+    return (np.where(some, rotation[p, k], -1), np.where(some, column[p, k], -1), np.where(some, row[p, k], -1))
