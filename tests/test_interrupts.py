@@ -54,3 +54,64 @@ def test_ctrl_c_stops_long_compiled_work(work, tmp_path):
     # Python ends on an unhandled KeyboardInterrupt by the signal itself
     assert p.returncode == -signal.SIGINT, err
     assert "KeyboardInterrupt" in err and "SystemError" not in err, err
+
+
+# The big-board engine (issue 38): games and batches that once ran on for minutes after Ctrl-C.
+BIG_WORK = {
+    # ten million short games of random placements (once did not stop within 30 s)
+    "playouts": "play_greedy(Tetris(), None, n_games=10**7)",
+    # one game that never ends: the O piece on a 2-wide board clears every row it fills
+    "endless game": "play_greedy(Tetris(width=2, height=4, pieces=['O']), None, n_games=1)",
+    "endless sample": "sample_boards(Tetris(width=2, height=4, pieces=['O']), 10**8, max_memory=2**34)",
+    # TD(lambda) on endless games (10,000 placements each: once 10.8 s after the signal)
+    "td": "td_lambda(Tetris(width=2, height=4, pieces=['O']), n_games=10**6)",
+    # greedy choices by every scalar feature on a million half-filled 16x40 boards, some 12 s
+    # (10**7 boards of 10x20 once stopped 23.7 s after the signal)
+    "greedy choices": "t = Tetris(width=16, height=40); "
+    "rows = np.random.default_rng(0).integers(0, 2**16 - 1, size=(10**6, 40)).astype(np.uint16); rows[:, 20:] = 0; "
+    "f = [x for x in FEATURES if x not in ('heights', 'differences')]; "
+    "greedy_placements(t, rows, 0, [0.0] + [-1.0] * len(f), f)",
+}
+BIG_IMPORTS = (
+    "import numpy as np; "
+    "from babytris.big import FEATURES, Tetris, play_greedy, sample_boards, greedy_placements, td_lambda; "
+)
+
+
+def _latency_of_ctrl_c(argv, tmp_path, *, wait_for_ready=True, delay=1.0):
+    """Start ``argv``, send SIGINT ``delay`` seconds after its "ready" line
+    (or its start), and return (seconds to its end, exit status, stderr)."""
+    p = subprocess.Popen(
+        argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_at_a_terminal
+    )
+    try:
+        if wait_for_ready:
+            assert p.stdout.readline().strip() == "ready"
+        time.sleep(delay)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        return time.monotonic() - sent, p.returncode, err
+    finally:
+        p.kill()
+
+
+@pytest.mark.parametrize("work", sorted(BIG_WORK))
+def test_ctrl_c_stops_big_board_loops(work, tmp_path):
+    argv = [sys.executable, "-c", BIG_IMPORTS + "print('ready', flush=True); " + BIG_WORK[work]]
+    latency, status, err = _latency_of_ctrl_c(argv, tmp_path)
+    assert status == -signal.SIGINT, err
+    assert "KeyboardInterrupt" in err and "SystemError" not in err, err
+    # about 0.03 s measured on 2 cores; generous for a loaded machine
+    assert latency < 5.0, latency
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.1, 0.2, 0.3, 0.5, 1.0])
+def test_ctrl_c_ends_the_cli_in_one_line_from_its_start(delay, tmp_path):
+    """While the modules load (numpy's C imports once turned it into an
+    ImportError traceback), or once the work runs: one line, status 130."""
+    argv = [sys.executable, "-m", "babytris", "solve", "--width", "4", "--height", "7"]
+    latency, status, err = _latency_of_ctrl_c(argv, tmp_path, wait_for_ready=False, delay=delay)
+    assert err.strip() == "babytris: interrupted", err
+    assert status == 130, (status, err)
+    assert latency < 5.0, latency

@@ -94,7 +94,19 @@ def test_the_forecast_extrapolates_the_growth_per_row_of_the_known_counts():
 
     # 4 wide: 12,978 boards at height 4 and 182,101 at height 5 (the published counts)
     assert forecast_boards(Rules(width=4, height=8)) == int(182101 * (182101 / 12978) ** 3)
-    assert forecast_boards(Rules(width=4, height=7)) is None  # 28 cells: searched in a bitmap, no forecast
+    # 28 cells: forecast too (35,852,665 against the 35.7 million found), so a budget refuses it before the search
+    assert forecast_boards(Rules(width=4, height=7)) == int(182101 * (182101 / 12978) ** 2)
+    assert forecast_boards(Rules(width=4, height=6)) is None  # 24 cells: searched, no forecast
+
+
+def test_a_thirty_cell_board_over_the_budget_is_refused_before_its_search():
+    """5x6 under 1 GiB was refused only after a search of 72 million boards (13-119 s)."""
+    from babytris.modes.lean import solve_lean
+
+    with pytest.raises(babytris.MemoryLimitError, match="forecast"):
+        babytris.enumerate_boards(Rules(width=5, height=6), max_memory=2**30)
+    with pytest.raises(babytris.MemoryLimitError, match="forecast"):
+        solve_lean(width=5, height=6, max_memory=2**30)
 
 
 @pytest.mark.parametrize(
@@ -151,3 +163,65 @@ def test_an_enumeration_past_2_31_moves_is_refused_and_the_cli_goes_lean(monkeyp
     assert cli.main(["solve", "--width", "4", "--height", "4"]) == 0
     out = capsys.readouterr().out
     assert "lean" in out and "2,147,483,655 moves" in out
+
+
+# --- Work that grows with an argument, refused before it starts (issue 38.5) ---------------------
+
+
+def test_big_samples_and_fits_are_refused_before_they_start():
+    from babytris.big import Tetris, fitted_value_iteration, sample_boards
+    from babytris.big.fitted import fitted_bytes
+    from babytris.big.games import game_model
+    from babytris.big.playouts import sample_bytes
+
+    tetris = Tetris()
+    with pytest.raises(MemoryLimitError, match=r"n: 1,000,000,000 boards of 10x20 need about 162\.\d\d GiB"):
+        sample_boards(tetris, 10**9)
+    with pytest.raises(MemoryLimitError, match="n_samples: 100,000,000 boards"):
+        fitted_value_iteration(tetris, n_samples=10**8)
+    # the budget is the caller's: just under the estimate refuses, at it plays
+    need = sample_bytes(tetris, 20_000)
+    with pytest.raises(MemoryLimitError):
+        sample_boards(tetris, 20_000, max_memory=need - 1)
+    assert len(sample_boards(tetris, 20_000, max_memory=need)) == 20_000
+    need = fitted_bytes(game_model(tetris), 4, 1000)  # the constant and the default three features
+    with pytest.raises(MemoryLimitError):
+        fitted_value_iteration(tetris, n_samples=1000, max_memory=need - 1)
+    assert fitted_value_iteration(tetris, n_samples=1000, max_memory=need, max_iter=2).n_samples == 1000
+
+
+def test_play_pictures_of_many_placements_are_refused_before_the_game(tmp_path, capsys):
+    from babytris.cli import commands as cli
+
+    gif = tmp_path / "game.gif"
+    assert cli.main(["play", "--placements", "100000", "--gif", str(gif), "--quiet"]) == cli.EXIT_OVER_MEMORY
+    err = capsys.readouterr().err
+    assert err.startswith("babytris play: error: --placements") and "100,001 frames" in err, err
+    assert err.count("\n") == 1 and not gif.exists()
+
+
+def test_wide_boards_and_previews_with_hold_are_refused_before_their_search():
+    """8x8 was refused after 135 s and 3.4 GiB of search, 4x7 with preview 2 and hold after its
+    35.7 million boards were searched (39 s): both now from the forecast, before the search."""
+    from babytris.engine.enumeration import forecast_table
+
+    assert forecast_table(Rules(width=8, height=8)) is not None  # from 8x3 and 8x2 (8x1 fits no piece)
+    with pytest.raises(MemoryLimitError, match="refused before the search"):
+        babytris.enumerate_boards(Rules(width=8, height=8))
+    with pytest.raises(MemoryLimitError, match=r"preview=2, hold=True: about 35,852,665 boards \(forecast"):
+        babytris.enumerate_boards(Rules(width=4, height=7, preview=2, hold=True))
+
+
+def test_a_refusal_during_the_search_says_what_would_be_held():
+    """The search stops before allocating past the budget: its message gives that projection as
+    what the search and table would hold, not as memory already held."""
+    with pytest.raises(MemoryLimitError) as refused:
+        babytris.enumerate_boards(Rules(width=4, height=6), max_memory=2**22)
+    assert "would hold" in str(refused.value) and "already" not in str(refused.value)
+
+
+def test_a_tournament_counts_the_solutions_it_keeps_before_its_search():
+    """A 5x6 tournament searched 135 million boards (13-55 s) before its refusal: every player's and
+    opponent's solution is kept to the end, which the forecast now counts first."""
+    with pytest.raises(MemoryLimitError, match="refused before the search"):
+        babytris.standard_tournament(width=5, height=6)

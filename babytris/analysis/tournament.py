@@ -38,7 +38,7 @@ from ..game.validation import check_int, check_type, make_rules
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import BEST_RESPONSE
-from ..solvers.solve import solve_transitions
+from ..solvers.solve import solve_transitions, solver_bytes_per_board
 from .evaluate import MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play
 
 __all__ = ["Tournament", "tournament", "standard_tournament", "STANDARD_REWARDS"]
@@ -301,7 +301,11 @@ def standard_tournament(
     rules = make_rules(rules, rule_fields)
     _check_counts(n_placements, n_games)
     started = time.perf_counter()
-    t = enumerate_boards(rules, n_jobs=n_jobs)
+    # Every player's and opponent's solution is kept to the end: its values and moves (float64 and
+    # int16 per state) and its board values, on top of one solve's own arrays (refused before the search).
+    n_solutions = 2 + len(rewards) + 3 * len(opponent_discounts)
+    kept = n_solutions * (10 * rules.n_pieces + 8) + solver_bytes_per_board(rules, "vi", True)
+    t = enumerate_boards(rules, n_jobs=n_jobs, solver_bytes_per_board=kept)
     tied: dict[str, Any] = dict(n_jobs=n_jobs, ties=ties, tie_seed=tie_seed)
     players: dict[str, Player] = {
         "optimal": solve_transitions(t, discount=discount, **tied),

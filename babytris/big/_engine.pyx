@@ -29,7 +29,7 @@ checks every argument; the functions here check only what would otherwise
 touch memory out of bounds.
 """
 
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t, uint8_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
@@ -41,9 +41,18 @@ from babytris.big._playout cimport (
     Policy, Game, Record, make_policy, play_one, count_moves, fill_moves, features_one, greedy_chunk, copy_record,
 )
 from babytris.big._td cimport TDNet, TDSettings, td_games
+from babytris.engine._types cimport interrupted
 
 #: The tallest board.
 MAX_HEIGHT = 1024
+
+cdef enum:
+    # greedy(): chunks per thread between two looks for Ctrl-C (some ms).
+    CHUNKS_PER_BLOCK = 8
+    STOPPED = 2     # greedy's status after Ctrl-C (1: out of memory)
+    # play(): games scheduled at a time (Ctrl-C stops the games under way
+    # within a millisecond or so; the block's others are then skipped).
+    GAMES_PER_BLOCK = 1 << 14
 #: The widest board.
 MAX_WIDTH = 16
 
@@ -329,10 +338,20 @@ cdef class Engine:
             if not 0 <= pieces[i] < P:
                 raise ValueError(f"pieces: entry {i} is {pieces[i]}, not in [0, {P - 1}]")
         cdef int status = 0
-        with nogil:
-            for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic"):
-                status |= greedy_chunk(&self.geo, &pol, &rows[0, 0], &pieces[0], chunk * BOARDS_PER_CHUNK,
-                                        min(n, (chunk + 1) * BOARDS_PER_CHUNK), &placement[0], &value[0])
+        cdef Py_ssize_t block, block_end, block_chunks = CHUNKS_PER_BLOCK * max(n_threads, 1)
+        # Blocks of chunks (some ms each), Ctrl-C looked for between them.
+        for block in range(0, n_chunks, block_chunks):
+            block_end = min(n_chunks, block + block_chunks)
+            with nogil:
+                for chunk in prange(block, block_end, num_threads=n_threads, schedule="dynamic"):
+                    status |= greedy_chunk(&self.geo, &pol, &rows[0, 0], &pieces[0], chunk * BOARDS_PER_CHUNK,
+                                            min(n, (chunk + 1) * BOARDS_PER_CHUNK), &placement[0], &value[0])
+                if interrupted():
+                    status = STOPPED
+            if status:
+                break
+        if status == STOPPED:
+            raise KeyboardInterrupt
         if status:
             raise MemoryError("greedy: out of memory")
 
@@ -360,9 +379,21 @@ cdef class Engine:
             raise ValueError("placements, lines and points need one entry per seed")
         if n_games == 0:
             return
-        with nogil:
-            for i in prange(n_games, num_threads=min(n_threads, n_games), schedule="dynamic", chunksize=GAMES_PER_CHUNK):
-                status |= play_one(&G, seeds[i], &placements[i], &lines[i], &points[i], NULL)
+        cdef int stop = 0
+        cdef int64_t ticks = 0
+        cdef Py_ssize_t block, block_end
+        G.stop, G.ticks = &stop, &ticks
+        # Blocks of games, so that the games left after Ctrl-C are not even scheduled.
+        for block in range(0, n_games, GAMES_PER_BLOCK):
+            block_end = min(n_games, block + GAMES_PER_BLOCK)
+            with nogil:
+                for i in prange(block, block_end, num_threads=min(n_threads, block_end - block), schedule="dynamic",
+                                chunksize=GAMES_PER_CHUNK):
+                    status |= play_one(&G, seeds[i], &placements[i], &lines[i], &points[i], NULL, threadid() == 0)
+            if stop or status:
+                break
+        if stop:
+            raise KeyboardInterrupt
         if status:
             raise MemoryError("play: out of memory")
 
@@ -389,12 +420,17 @@ cdef class Engine:
         cdef int64_t[::1] l_ = np.empty(max(n_games, 1), dtype=np.int64)
         cdef double[::1] p_ = np.empty(max(n_games, 1), dtype=np.float64)
         out = []
+        cdef int stop = 0
+        cdef int64_t ticks = 0
+        G.stop, G.ticks = &stop, &ticks
         try:
             if n_games:
                 with nogil:
                     for i in prange(n_games, num_threads=min(n_threads, n_games), schedule="dynamic",
                                     chunksize=GAMES_PER_CHUNK):
-                        status |= play_one(&G, seeds[i], &t_[i], &l_[i], &p_[i], &rec[i])
+                        status |= play_one(&G, seeds[i], &t_[i], &l_[i], &p_[i], &rec[i], threadid() == 0)
+            if stop:
+                raise KeyboardInterrupt
             if status:
                 raise MemoryError("sample: out of memory")
             for i in range(n_games):
@@ -429,6 +465,8 @@ cdef class Engine:
         G.scores = &scores[0]
         G.start = &start[0]
         G.max_placements = max_placements
+        G.stop = NULL
+        G.ticks = NULL
         return 0
 
     def td_train(self, double[:, ::1] W1T, double[::1] b1, double[::1] w2, double[::1] b2,
@@ -483,5 +521,7 @@ cdef class Engine:
             return
         with nogil:
             status = td_games(&self.geo, &net, &s, &rng_state[0], n_games, &lines[0], &placements[0], &explored[0])
+        if status == 1:
+            raise KeyboardInterrupt
         if status:
             raise MemoryError("td_train: out of memory")

@@ -34,6 +34,11 @@ cdef struct Game:
     const double* scores        # points by rows cleared
     const uint16_t* start       # the start board's rows
     int64_t max_placements
+    # Ctrl-C: the caller's thread (``watch``) looks for a signal every
+    # WATCH_EVERY of its placements (``ticks`` counts them) and sets ``stop[0]``;
+    # every game stops at its next placement once it is set.  NULL: no watch.
+    int* stop
+    int64_t* ticks
 
 
 cdef struct Record:
@@ -42,11 +47,19 @@ cdef struct Record:
     int64_t n, cap
 
 
+cdef extern from *:
+    """
+    #define BABYTRIS_STOPPED(p) (*(volatile const int*)(p))
+    """
+    # ``*stop`` read from memory every time (another thread sets it).
+    bint stopped "BABYTRIS_STOPPED"(const int* stop) noexcept nogil
+
+
 cdef int make_policy(Policy* pol, const int8_t[::1] codes, const double[::1] weights,
                      const double[::1] line_reward, double discount, double epsilon, int width,
                      int max_rows) except -1
 cdef int play_one(const Game* G, uint64_t seed, int64_t* placements, int64_t* lines, double* points,
-                  Record* rec) noexcept nogil
+                  Record* rec, bint watch) noexcept nogil
 cdef int64_t count_moves(const Geo* g, const uint16_t* rows, int p) noexcept nogil
 cdef void fill_moves(const Geo* g, const uint16_t* rows, int p, int64_t at, uint16_t* out_rows,
                      uint8_t* out_lines, int16_t* out_place, int16_t* out_landing, double* out_height,

@@ -16,6 +16,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
 from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
+from babytris.engine._types cimport interrupted
 from babytris.big._board cimport *
 
 
@@ -544,12 +545,21 @@ cdef inline int record(Record* rec, const Board* b, int height, int p) noexcept 
     return 0
 
 
+cdef enum:
+    # The caller's thread looks for Ctrl-C every this many of its placements
+    # (a placement takes a microsecond or so on 10x20).
+    WATCH_EVERY = 1024
+
+
 cdef int play_one(const Game* G, uint64_t seed, int64_t* placements, int64_t* lines, double* points,
-                  Record* rec) noexcept nogil:
+                  Record* rec, bint watch) noexcept nogil:
     """One game from ``G.start``: draw a piece, place it by the policy, until
-    ``max_placements`` or the piece fits nowhere.  Writes the placements made,
-    rows cleared and points; with ``rec``, each board and the piece drawn on
-    it (the last one too when it fits nowhere).  -1 if out of memory."""
+    ``max_placements`` or the piece fits nowhere, or ``G.stop`` is set.
+    Writes the placements made, rows cleared and points; with ``rec``, each
+    board and the piece drawn on it (the last one too when it fits nowhere).
+    With ``watch`` (on the caller's thread only, which holds no GIL), looks
+    for Ctrl-C every WATCH_EVERY placements and sets ``G.stop``.  -1 if out
+    of memory."""
     cdef const Geo* g = G.g
     cdef Rng rng
     cdef Work work
@@ -557,6 +567,10 @@ cdef int play_one(const Game* G, uint64_t seed, int64_t* placements, int64_t* li
     cdef int P = g.n_pieces, p, j, k, y, n, eroded, status = 0
     cdef int64_t t = 0, total_lines = 0
     cdef double u, total = 0.0
+    if G.stop != NULL and stopped(G.stop):     # the games left after Ctrl-C cost nothing
+        placements[0] = lines[0] = 0
+        points[0] = 0.0
+        return 0
     if work_alloc(&work, g.height) < 0:
         placements[0] = lines[0] = 0
         points[0] = 0.0
@@ -564,6 +578,13 @@ cdef int play_one(const Game* G, uint64_t seed, int64_t* placements, int64_t* li
     load_board(g, G.start, b)
     rng_seed(&rng, seed)
     while t < G.max_placements:
+        if G.stop != NULL:
+            if watch:
+                G.ticks[0] += 1
+                if G.ticks[0] % WATCH_EVERY == 0 and interrupted():
+                    G.stop[0] = 1
+            if stopped(G.stop):
+                break
         u = rng_uniform(&rng)
         p = 0
         for j in range(P - 1):          # branch-free: the first j with u < cumulative[j]

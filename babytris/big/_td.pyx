@@ -25,6 +25,7 @@ from libc.math cimport exp
 import numpy as np
 
 from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
+from babytris.engine._types cimport interrupted
 from babytris.big._board cimport *
 
 
@@ -121,10 +122,12 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
                   int64_t* lines, int64_t* placements, int64_t* explored) noexcept nogil:
     """Play and learn ``n_games`` games from the empty board, writing each
     one's rows cleared, placements and explored moves; the generator's state
-    is read from and written back to ``rng_state``.  -1 if out of memory."""
+    is read from and written back to ``rng_state``.  -1 if out of memory,
+    1 if stopped by Ctrl-C (looked for every 64 placements: a few ms)."""
     cdef int H = net.hidden, P = g.n_pieces, W = g.width, height = g.height
     cdef int p, j, k, y, n, m, best, choice, n_cells, h, top, eroded, max_moves = 0
-    cdef int64_t game, placed, total_lines, n_explored
+    cdef int64_t game, placed, total_lines, n_explored, ticks = 0
+    cdef int status = 0
     cdef Py_ssize_t i, n_weights = <Py_ssize_t>net.n_in * H
     cdef double value, u, v, reward, eb2, lam = s.trace
     cdef Rng rng
@@ -210,6 +213,10 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
             set_board(g, &b)
             total_lines += move_lines[choice]
             placed += 1
+            ticks += 1
+            if ticks % 64 == 0 and interrupted():
+                status = 1
+                break
             n_cells = board_sums(net, b.rows, b.top, W, zb, cells)
             value = net.b2[0]
             for h in range(H):
@@ -219,9 +226,11 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
         lines[game] = total_lines
         placements[game] = placed
         explored[game] = n_explored
+        if status:
+            break
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = rng.s0, rng.s1, rng.s2, rng.s3
     free(rows); free(move_lines); free(q); free(zb); free(cells)
-    return 0
+    return status
 
 
 def seeded_state(uint64_t seed):

@@ -21,9 +21,11 @@ import numpy as np
 
 from ..engine.resources import gib_to_bytes
 from .options import (
+    LostWorkerError,
     board_arguments,
     game_match,
     game_rules,
+    missing_extra,
     output_arguments,
     rule_arguments,
     solver_arguments,
@@ -31,22 +33,27 @@ from .options import (
     tie_fields,
 )
 
-__all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY", "EXIT_INTERRUPTED"]
+__all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
+__all__ += ["EXIT_MISSING_EXTRA", "EXIT_LOST_WORKER", "EXIT_INTERRUPTED"]
 
+# The exit statuses: the one table (docs/guide.md, "The exit status", lists it; a new one goes here).
 EXIT_OK = 0
 EXIT_NOT_CONVERGED = 1  # a solve stopped at --max-iter before --tol
 EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable, invalid or unwritable files
 EXIT_OVER_MEMORY = 3
+EXIT_MISSING_EXTRA = 4  # an optional dependency is not installed: the line names the extra to install
+EXIT_LOST_WORKER = 5  # --scheduler: a dask worker was lost mid-solve (nothing saved; restart and solve again)
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
 
 EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments, or a
 file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
-more memory than --max-memory allows; 130 interrupted (Ctrl-C): a file being saved is left
-as it was."""
+more memory than --max-memory allows; 4 an optional extra is missing (pip install
+'babytris[EXTRA]'); 5 a dask worker of a sharded solve was lost; 130 interrupted (Ctrl-C):
+a file being saved is left as it was."""
 # The same, for the commands that run no solve to a tolerance (no --max-iter, no exit 1).
 EPILOG_NO_SOLVE = """exit status: 0 done; 2 bad arguments, or a file that cannot be read or
-written; 3 the work needs more memory than the default budget of babytris.solve allows;
-130 interrupted (Ctrl-C): a file being saved is left as it was."""
+written; 3 the work needs more memory than the default budget of babytris.solve allows; 4 an
+optional extra is missing; 130 interrupted (Ctrl-C): a file being saved is left as it was."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -342,6 +349,8 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
     from .lean import lean_applies, solve_lean_command
 
     if args.mode == "lean":
+        if args.scheduler:
+            raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
         return solve_lean_command(args, out, "asked for (--mode lean)")
     started = time.perf_counter()
     sharding = None
@@ -622,9 +631,8 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit status (see ``EPILOG``): 0 done,
-    1 not converged, 2 bad arguments or a bad file, 3 over the memory budget,
-    130 interrupted (Ctrl-C: one line on stderr, no traceback)."""
+    """Run the command; returns the exit status, one of the EXIT_* table
+    above (130 on Ctrl-C: one line on stderr, no traceback)."""
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -655,6 +663,14 @@ def _run(argv: Sequence[str] | None) -> int:
     except MemoryError as err:
         print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
         return EXIT_OVER_MEMORY
+    except ImportError as err:  # an optional extra not installed (any other: a broken install, raised)
+        if (line := missing_extra(err)) is None:
+            raise
+        print(f"{where}: error: {line}", file=sys.stderr)
+        return EXIT_MISSING_EXTRA
+    except LostWorkerError as err:
+        print(f"{where}: error: {err}", file=sys.stderr)
+        return EXIT_LOST_WORKER
 
 
 #: Python argument names whose command-line flag is not the name with dashes.

@@ -13,6 +13,9 @@ from ..solvers.roles import OPPONENT_MODELS
 from ..solvers.ties import TIE_RULES
 
 __all__ = [
+    "EXTRA_OF",
+    "LostWorkerError",
+    "missing_extra",
     "output_arguments",
     "board_arguments",
     "rule_arguments",
@@ -212,3 +215,32 @@ def tie_fields(args: argparse.Namespace) -> dict:
     """The ``ties`` and ``tie_seed`` keywords :func:`tie_arguments` parsed (a seed 0 by default with random)."""
     seed = args.tie_seed if args.tie_seed is not None or args.ties != "random" else 0
     return {"ties": args.ties, "tie_seed": seed}
+
+
+#: The extra of ``pip install 'babytris[EXTRA]'`` that brings each optional package.
+EXTRA_OF = {
+    "scipy": "export",
+    "stormpy": "export",
+    "quantecon": "export",
+    "pandas": "table",
+    "matplotlib": "plot",
+    "gymnasium": "gym",
+    "dask": "dask",
+    "distributed": "dask",
+}
+
+
+def missing_extra(err: ImportError) -> str | None:
+    """The one line the CLI prints for an optional package not installed
+    (returns it: the library's own message where it names the extra, else
+    the package and its extra), or None for another ImportError."""
+    if "pip install 'babytris[" in str(err):
+        return str(err)
+    module = (getattr(err, "name", None) or "").split(".")[0]
+    if not isinstance(err, ModuleNotFoundError) or module not in EXTRA_OF:
+        return None
+    return f"this needs {module}, which is not installed: pip install 'babytris[{EXTRA_OF[module]}]'"
+
+
+class LostWorkerError(RuntimeError):
+    """A dask worker of ``babytris solve --scheduler`` was lost mid-solve."""

@@ -9,7 +9,14 @@ import math
 import sys
 import time
 
+from ..engine.resources import MemoryLimitError, format_bytes, gib_to_bytes
 from .commands import EXIT_OK, _check_writable, _Output, _rules_record, _solution_from
+
+# Copies of each frame held at the peak of writing a GIF: the frames, their
+# padded copies and Pillow's RGB and palette images (measured: 3.3 on 4x4);
+# a strip holds them once more, in one picture and Pillow's copy of it.
+GIF_COPIES = 4
+STRIP_COPIES = 2
 
 __all__ = ["play_command"]
 
@@ -48,6 +55,10 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     game = Match(rules, opponent=solution if solution.opponent_policy is not None else "random").stepped_game(
         seed=args.seed
     )
+    if any(pictures.values()):
+        _check_frames_fit(
+            args, frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, None))
+        )
     who = "random pieces" if solution.opponent_policy is None else f"the {solution.opponent} opponent"
     out.line(
         f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
@@ -62,7 +73,10 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
         if placement is None:
             break  # the piece fits nowhere, the game is over
         value = solution.value(*state)
-        frames.append(frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, placement)))
+        if any(pictures.values()):  # (frames only for the pictures asked)
+            frames.append(
+                frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, placement))
+            )
         if placement == "hold":  # a step that places nothing
             out.line(f"\n     {game.piece_name} on hold  (value {value:.3f})")
             steps.append({"hold": game.piece_name, "board": game.board, "value": value, "points": 0.0, "lines": 0})
@@ -117,3 +131,20 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
         }
     )
     return EXIT_OK
+
+
+def _check_frames_fit(args: argparse.Namespace, first: object) -> None:
+    """Refuse (MemoryLimitError, before the game) pictures whose frames would
+    not fit in ``--max-memory``: every frame is kept until the pictures are
+    written, each about the size of the ``first`` (the start, with every
+    move of its piece drawn)."""
+    per_frame = first.nbytes  # type: ignore[attr-defined]
+    copies = (GIF_COPIES if args.gif or args.html else 1) + (STRIP_COPIES if args.strip else 0)
+    need = (args.placements + 1) * per_frame * copies
+    budget = gib_to_bytes(args.max_memory)
+    if need > budget:
+        raise MemoryLimitError(
+            f"--placements: the pictures keep up to {args.placements + 1:,} frames of {format_bytes(per_frame)} "
+            f"({copies} copies each while written): {format_bytes(need)}, more than --max-memory "
+            f"{format_bytes(budget)}; ask fewer --placements (at most {budget // (per_frame * copies) - 1:,})"
+        )

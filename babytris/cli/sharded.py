@@ -4,9 +4,11 @@ over a dask.distributed cluster (:mod:`babytris.modes.distributed`)."""
 from __future__ import annotations
 
 import argparse
+import logging
+from concurrent.futures import CancelledError
 from typing import Any
 
-from .options import game_rules
+from .options import LostWorkerError, game_rules
 
 __all__ = ["sharded_solution"]
 
@@ -22,13 +24,8 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         what the sharding cost (shards, split, sweeps, medians of bytes and
         seconds per sweep, the share of moves at home).
     """
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ValueError(
-            "--scheduler: the sharded solve needs dask.distributed (pip install 'babytris[dask]')"
-        ) from None
     import numpy as np
+    from distributed import Client, KilledWorker, LocalCluster  # (without it: the CLI names the extra, exit 4)
 
     from ..modes.distributed import solve_sharded
 
@@ -42,7 +39,10 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         workers = address[len(LOCAL) :]
         if not workers.isdigit() or not 1 <= int(workers) <= 64:
             raise ValueError(f"--scheduler: local:N takes N workers in [1, 64], got {address!r}")
-        cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, dashboard_address=None)
+        # (its scheduler's and nannies' log lines about a lost worker would precede the CLI's one line)
+        cluster = LocalCluster(
+            n_workers=int(workers), threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
+        )
         client = Client(cluster)
     else:
         cluster, client = None, Client(address, timeout="10s")
@@ -50,6 +50,11 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         result = solve_sharded(
             rules, client, discount=args.discount, tol=args.tol, max_iter=args.max_iter, opponent=args.opponent
         )
+    except (OSError, KilledWorker, CancelledError) as lost:  # dask: "Unable to contact Actor's worker", ...
+        raise LostWorkerError(
+            f"--scheduler: a worker was lost mid-solve ({type(lost).__name__}: {lost}); nothing was saved. "
+            "Check the workers (memory, a killed process), restart them, and solve again"
+        ) from None
     finally:
         client.close()
         if cluster is not None:

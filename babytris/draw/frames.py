@@ -291,7 +291,7 @@ def _pillow():
     try:
         from PIL import Image
     except ImportError:
-        raise ImportError("writing images needs Pillow: pip install '.[plot]' (matplotlib brings it)") from None
+        raise ImportError("writing images needs Pillow: pip install 'babytris[plot]' (matplotlib brings it)") from None
     return Image
 
 

@@ -83,6 +83,16 @@ def enumerate_boards(
             f"smaller heights), {format_bytes(need)}; refused before the search. "
             "Raise max_memory, use a smaller board, or the lean mode (babytris.solve_lean)"
         )
+    if forecast is not None and rules.node_tables:  # previews, hold, bags: the nodes' states alone, before the search
+        nodes = forecast[0] * rules.nodes_per_board
+        need = nodes * rules.n_pieces * 96 + nodes * (16 + solver_bytes_per_board)  # (with_previews' terms, no moves)
+        if need > max_memory:
+            raise MemoryLimitError(
+                f"{rules.width}x{rules.height} with preview={rules.preview}, hold={rules.hold}: about "
+                f"{forecast[0]:,} boards (forecast from the smaller heights) x {rules.nodes_per_board:,} nodes each "
+                f"x {rules.n_pieces} pieces = {nodes * rules.n_pieces:,} states need more than {format_bytes(need)}, "
+                f"more than max_memory={format_bytes(max_memory)}; refused before the search"
+            )
     if forecast is not None and forecast[1] > MAX_MOVES:  # (refused before the search, as for memory)
         raise MemoryLimitError(
             f"{rules.width}x{rules.height}: about {too_many_moves(forecast[1])} (forecast from the smaller heights)"
@@ -114,8 +124,14 @@ def enumerate_boards(
             raise MemoryLimitError(f"{rules.width}x{rules.height}: {too_many_moves(footprint)}")
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} with {len(rules.pieces)} pieces needs more than max_memory="
-            f"{format_bytes(max_memory)}: over {n_seen:,} boards reachable, {format_bytes(footprint)} already, "
-            f"~{per_board} bytes per board (worst case {worst_boards:,} boards, "
+            f"{format_bytes(max_memory)}: "
+            + (
+                f"over {n_seen:,} boards reachable, whose search and table would hold {format_bytes(footprint)}"
+                if n_seen > 1
+                else f"the search's index alone would hold {format_bytes(footprint)}"
+            )
+            + f" (stopped before allocating it), ~{per_board} bytes per board (worst case "
+            f"{worst_boards:,} boards, "
             f"{format_bytes(worst_boards * per_board)}); raise max_memory or use a smaller board"
         )
     transitions = Transitions(
@@ -145,6 +161,11 @@ def _default_threads(rules: Rules, threads: int) -> int:
 
 #: Boards of at most this many cells are searched to forecast a bigger board's count (each well under a second).
 FORECAST_CELLS = 20
+#: Boards of more cells than this get a forecast before their search (5x5 and up;
+#: 4x7 forecast 35.85 million boards against 35.7 found): a bitmap search of
+#: 25-30 cells can hold 100 million boards or more before a budget stops it
+#: (5x6 with max_memory 1 GiB: refused after 13-119 s of search, now in a second).
+FORECASTED_FROM_CELLS = 24
 
 
 def forecast_boards(rules: Rules) -> int | None:
@@ -155,7 +176,8 @@ def forecast_boards(rules: Rules) -> int | None:
 
 def forecast_table(rules: Rules) -> tuple[int, int] | None:
     """A forecast ``(boards, moves)`` of the reachable boards of ``rules``
-    and their moves, for boards too big to search cheaply (over 30 cells);
+    and their moves, for boards too big to search cheaply (over
+    :data:`FORECASTED_FROM_CELLS` cells);
     None for smaller ones or when no forecast can be made.  The two tallest
     boards of the same width with at most :data:`FORECAST_CELLS` cells are
     searched, and their ratio (the growth per added row) extrapolated to
@@ -173,13 +195,19 @@ def forecast_table(rules: Rules) -> tuple[int, int] | None:
     to 1.5e8 GiB)."""
     cells = rules.width * rules.height
     low = FORECAST_CELLS // rules.width
-    if cells <= 30 or low < 2:
+    if cells <= FORECASTED_FROM_CELLS or low < 2:
         return None
-    try:
-        small, smaller = (dataclasses.replace(rules, height=h, start=0, preview=0, hold=False) for h in (low, low - 1))
-        tables = [enumerate_boards(r, n_jobs=1) for r in (small, smaller)]
-    except (ValueError, MemoryError):  # rules that do not fit the smaller boards: no forecast
-        return None
+    for top in (low, low + 1):  # (a row more where a piece does not fit the lower: 8x8 from 8x3 and 8x2)
+        try:
+            small, smaller = (
+                dataclasses.replace(rules, height=h, start=0, preview=0, hold=False) for h in (top, top - 1)
+            )
+            tables = [enumerate_boards(r, n_jobs=1, max_memory=2**30) for r in (small, smaller)]
+            break
+        except (ValueError, MemoryError):  # rules that do not fit the smaller boards: no forecast
+            if top > low or top + 1 >= rules.height:
+                return None
+    low = top
     growth = tables[0].n_boards / max(tables[1].n_boards, 1)
     boards = int(tables[0].n_boards * growth ** (rules.height - low))
     if all(_column_heights(table) for table in tables):

@@ -70,13 +70,15 @@ def table_bytes(
     """Bytes a table-mode solve of ``rules`` holds at its peak, given its
     boards, moves and what the solver keeps per board: the table (boards,
     offsets, moves) plus, while it is built, the layering's temporaries and
-    the index of the boards (a bitmap over every board up to 30 cells, else
-    the hash map), or, while solving, the solver's arrays.  ``placements``:
+    the index of the boards (a bitmap over every board up to 30 cells where
+    that is smaller than the hash map, else the map), or, while solving, the solver's arrays.  ``placements``:
     whether the table holds its placement numbers (default: as the
     enumeration builds it, not past :data:`STORED_PLACEMENTS` moves of hard
     drops without previews, hold or bags)."""
     cells = rules.width * rules.height
-    index = 12 * 2**cells // 64 if cells <= 30 else 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())
+    index = 16 * 2 ** max(10, (2 * n_boards - 1).bit_length())  # the hash map
+    if cells <= 30:  # the bitmap, unless the map is smaller (the search takes the map where the bitmap won't fit)
+        index = min(index, 12 * 2**cells // 64)
     # (soft moves' numbers come from their search, and node tables derive theirs: both hold them)
     stored = rules.moves == "soft" or rules.node_tables or n_moves <= STORED_PLACEMENTS
     stored = stored if placements is None else placements

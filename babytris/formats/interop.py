@@ -114,7 +114,8 @@ def _matrix(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, size: int, den
         from scipy import sparse
     except ImportError:
         raise ImportError(
-            "to_mdptoolbox needs scipy for sparse matrices (pip install scipy), or dense=True for small games"
+            "to_mdptoolbox needs scipy for sparse matrices (pip install 'babytris[export]'), "
+            "or dense=True for small games"
         ) from None
     return sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))
 
@@ -156,7 +157,7 @@ class QuantEconModel:
         try:
             from quantecon.markov import DiscreteDP
         except ImportError:
-            raise ImportError("discrete_dp needs quantecon (pip install quantecon)") from None
+            raise ImportError("discrete_dp needs quantecon: pip install 'babytris[export]'") from None
         return DiscreteDP(self.R, self.Q, self.beta, self.s_indices, self.a_indices)
 
     def start_value(self, v: np.ndarray) -> float:
@@ -222,7 +223,7 @@ def to_quantecon(
     try:
         from scipy import sparse
     except ImportError:
-        raise ImportError("to_quantecon needs scipy (pip install scipy)") from None
+        raise ImportError("to_quantecon needs scipy: pip install 'babytris[export]'") from None
     rules = table.rules
     n_pieces, n_states = rules.n_pieces, table.n_states
     over = n_states

@@ -220,7 +220,8 @@ def solve_lean(
     if table.status == -2:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} in lean mode needs more than max_memory={format_bytes(max_memory)}: "
-            f"over {table.n_boards:,} boards reachable, {format_bytes(lean_bytes(rules, table.n_boards, accelerate))}"
+            f"over {table.n_boards:,} boards reachable, whose lean solve would hold "
+            f"{format_bytes(lean_bytes(rules, table.n_boards, accelerate))} (the search stopped before allocating it)"
         )
     searched = time.perf_counter()
     W = np.zeros(table.n_boards)

@@ -1,0 +1,112 @@
+"""The CLI's exit statuses (issue 38.6): one table in babytris.cli.commands, the same
+in docs/guide.md, and one line on stderr for each way a command ends badly."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from babytris.cli import commands as cli
+
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
+
+
+def test_the_exit_statuses_are_distinct_and_the_guide_lists_each():
+    table = {name: getattr(cli, name) for name in cli.__all__ if name.startswith("EXIT_")}
+    assert len(set(table.values())) == len(table) == 7
+    paragraph = GUIDE.read_text().split("The exit status is", 1)[1].split("\n\n", 1)[0]
+    listed = {int(n) for n in re.findall(r"\b(\d+) (?:when|for)\b", paragraph)} | {0}
+    assert listed == set(table.values()), paragraph
+
+
+def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
+    status = cli.main(
+        ["export", "--format", "quantecon", "--width", "3", "--height", "3", "--out", str(tmp_path / "m")]
+    )
+    err = capsys.readouterr().err
+    assert status == cli.EXIT_MISSING_EXTRA == 4, err
+    assert err.count("\n") == 1 and "scipy" in err and "pip install 'babytris[export]'" in err, err
+
+
+def test_the_sharded_solve_without_dask_names_its_extra(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    assert cli.main(["solve", "--scheduler", "local:1"]) == cli.EXIT_MISSING_EXTRA
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'babytris[dask]'" in err, err
+
+
+def test_scheduler_with_lean_mode_is_refused(capsys):
+    assert cli.main(["solve", "--scheduler", "local:1", "--mode", "lean"]) == cli.EXIT_BAD_ARGUMENTS
+    err = capsys.readouterr().err
+    assert err.startswith("babytris solve: error: --scheduler") and "lean" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("lost", ["OSError", "KilledWorker"])
+def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
+    distributed = pytest.importorskip("distributed")
+    import babytris.modes.distributed
+
+    class Nothing:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def close(self):
+            pass
+
+    def solve_sharded(*args, **kwargs):
+        if lost == "OSError":
+            raise OSError("Unable to contact Actor's worker")  # dask's words for a killed worker
+        raise distributed.KilledWorker("shard-0", SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
+
+    monkeypatch.setattr(distributed, "Client", Nothing)
+    monkeypatch.setattr(distributed, "LocalCluster", Nothing)
+    monkeypatch.setattr(babytris.modes.distributed, "solve_sharded", solve_sharded)
+    assert cli.main(["solve", "--scheduler", "local:2"]) == cli.EXIT_LOST_WORKER == 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "worker was lost" in err and "restart" in err, err
+
+
+def _spawned_children(pid: int) -> list[int]:
+    """The processes ``pid`` started that run multiprocessing's spawn (dask's local workers)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            try:
+                if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(child)
+            except OSError:
+                pass
+            found += _spawned_children(child)
+    return found
+
+
+@pytest.mark.long
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the workers in /proc")
+def test_a_worker_killed_mid_solve_ends_the_command_in_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    argv = [sys.executable, "-m", "babytris", "solve", "--width", "4", "--height", "7", "--scheduler", "local:2"]
+    solver = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _spawned_children(solver.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(5)  # into the sharded search or the sweeps (4x7 takes longer on 2 workers)
+        os.kill(workers[-1], signal.SIGKILL)
+        _, err = solver.communicate(timeout=120)
+    finally:
+        solver.kill()
+    assert solver.returncode == cli.EXIT_LOST_WORKER, err
+    assert err.count("\n") == 1 and "worker was lost" in err, err
