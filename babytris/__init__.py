@@ -69,17 +69,13 @@ try:
     from .solvers.minimize import Partition, minimize
     from .solvers.models import Model, block_drop, no_holes_tetris
     from .solvers.solve import solve, solve_transitions
-
-    if _starting_the_cli():
-        from . import cli  # noqa: F401  (its own imports covered too)
 except KeyboardInterrupt:
     if not _starting_the_cli():
         raise
     print("babytris: interrupted", file=_sys.stderr)
     raise SystemExit(130) from None  # babytris.cli.commands.EXIT_INTERRUPTED (not imported: it may be half loaded)
-finally:
-    if _loading_handler:  # from here on babytris.cli.main turns Ctrl-C into its one line
-        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+# (The loading handler stays while the command's own modules load: babytris.cli.commands.main
+# hands SIGINT back to Python's handler when it starts, and turns Ctrl-C into its one line.)
 
 __all__ = [
     "Board",

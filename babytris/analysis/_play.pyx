@@ -33,7 +33,8 @@ cdef enum:
 # --------------------------------------------------------------------------
 
 from babytris.engine.rng cimport Rng, splitmix64, rng_seed, rng_uniform, rng_below
-from babytris.engine._types cimport interrupted, offset_t
+from babytris.engine._types cimport offset_t
+from babytris.engine.signals cimport interrupted
 
 
 def game_seeds(seed, Py_ssize_t n):

@@ -18,7 +18,8 @@ from cython.parallel cimport prange
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from libc.math cimport INFINITY
 
-from babytris.engine._types cimport interrupted, offset_t
+from babytris.engine._types cimport offset_t
+from babytris.engine.signals cimport interrupted
 
 import numpy as np
 

@@ -41,7 +41,7 @@ from babytris.big._playout cimport (
     Policy, Game, Record, make_policy, play_one, count_moves, fill_moves, features_one, greedy_chunk, copy_record,
 )
 from babytris.big._td cimport TDNet, TDSettings, td_games
-from babytris.engine._types cimport interrupted
+from babytris.engine.signals cimport interrupted
 
 #: The tallest board.
 MAX_HEIGHT = 1024

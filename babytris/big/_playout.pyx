@@ -16,7 +16,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
 from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
-from babytris.engine._types cimport interrupted
+from babytris.engine.signals cimport interrupted
 from babytris.big._board cimport *
 
 

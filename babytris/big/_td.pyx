@@ -25,7 +25,7 @@ from libc.math cimport exp
 import numpy as np
 
 from babytris.engine.rng cimport Rng, rng_seed, rng_uniform, rng_below
-from babytris.engine._types cimport interrupted
+from babytris.engine.signals cimport interrupted
 from babytris.big._board cimport *
 
 

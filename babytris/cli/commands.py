@@ -8,8 +8,6 @@ bars go to stderr, and only when it is a terminal.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 import time
@@ -19,11 +17,24 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..engine.resources import gib_to_bytes
+from .common import (  # the one table of exit statuses: cli.EXIT_*
+    EPILOG,
+    EPILOG_NO_SOLVE,
+    EXIT_BAD_ARGUMENTS,
+    EXIT_INTERRUPTED,
+    EXIT_LOST_WORKER,
+    EXIT_MISSING_EXTRA,
+    EXIT_NOT_CONVERGED,
+    EXIT_OK,
+    EXIT_OVER_MEMORY,
+    Output,
+    check_writable,
+    rules_record,
+    solution_from,
+)
 from .options import (
     LostWorkerError,
     board_arguments,
-    game_match,
     game_rules,
     missing_extra,
     output_arguments,
@@ -35,25 +46,6 @@ from .options import (
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
 __all__ += ["EXIT_MISSING_EXTRA", "EXIT_LOST_WORKER", "EXIT_INTERRUPTED"]
-
-# The exit statuses: the one table (docs/guide.md, "The exit status", lists it; a new one goes here).
-EXIT_OK = 0
-EXIT_NOT_CONVERGED = 1  # a solve stopped at --max-iter before --tol
-EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable, invalid or unwritable files
-EXIT_OVER_MEMORY = 3
-EXIT_MISSING_EXTRA = 4  # an optional dependency is not installed: the line names the extra to install
-EXIT_LOST_WORKER = 5  # --scheduler: a dask worker was lost mid-solve (nothing saved; restart and solve again)
-EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
-
-EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments, or a
-file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
-more memory than --max-memory allows; 4 an optional extra is missing (pip install
-'babytris[EXTRA]'); 5 a dask worker of a sharded solve was lost; 130 interrupted (Ctrl-C):
-a file being saved is left as it was."""
-# The same, for the commands that run no solve to a tolerance (no --max-iter, no exit 1).
-EPILOG_NO_SOLVE = """exit status: 0 done; 2 bad arguments, or a file that cannot be read or
-written; 3 the work needs more memory than the default budget of babytris.solve allows; 4 an
-optional extra is missing; 130 interrupted (Ctrl-C): a file being saved is left as it was."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -250,102 +242,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Output:
-    """Where a command's text goes: stdout, or nowhere with --json / --quiet."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.json = args.json
-        self.quiet = args.quiet
-
-    @property
-    def chatty(self) -> bool:
-        return not (self.json or self.quiet)
-
-    def line(self, text: str = "", **kwargs: Any) -> None:
-        if self.chatty:
-            print(text, **kwargs)
-
-    def result(self, data: dict | list) -> None:
-        if self.json:
-            print(json.dumps(_finite(data), indent=2, allow_nan=False, default=_plain))
-
-
-def _finite(data: Any) -> Any:
-    """``data`` with NaN and infinities as None (JSON null): strict JSON has no such numbers."""
-    if isinstance(data, dict):
-        return {key: _finite(value) for key, value in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_finite(value) for value in data]
-    if isinstance(data, (float, np.floating)) and not math.isfinite(data):
-        return None
-    return data
-
-
-def _plain(value: Any) -> Any:
-    """JSON for numpy scalars and tuples."""
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"not JSON serializable: {type(value).__name__}")
-
-
-def _solution_from(args: argparse.Namespace, out: _Output):
-    """The solve of the subcommand's game (:func:`~babytris.cli.options.game_match`)."""
-    import babytris
-
-    return babytris.solve(
-        game_match(args),
-        discount=args.discount,
-        tol=args.tol,
-        max_iter=args.max_iter,
-        method=args.method,
-        accelerate=args.accelerate,
-        max_memory=gib_to_bytes(args.max_memory),
-        n_jobs=args.jobs,
-        progress=out.chatty,
-        **tie_fields(args),
-    )
-
-
-def _rules_record(rules) -> dict:
-    return {
-        "width": rules.width,
-        "height": rules.height,
-        "pieces": list(rules.piece_names),
-        "line_scores": list(rules.line_scores),
-        "probabilities": list(rules.probabilities),
-        "preview": rules.preview,
-        "hold": rules.hold,
-        "hold_start": rules.hold_start,
-        "moves": rules.moves,
-        "randomizer": rules.randomizer,
-        "bag_copies": rules.bag_copies,
-        "objective": rules.objective,
-        "mirror": rules.mirror,
-    }
-
-
-def _check_writable(option: str, path: str) -> None:
-    """Refuse, before any work, a file that could not be saved: a directory,
-    in a missing directory, or in one this user may not write to (saves write
-    a temporary file beside ``path`` and rename it over, so the directory
-    must be writable, not the old file)."""
-    target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"{option}: {path!r} is a directory; give a file name")
-    folder = target.resolve().parent
-    if not folder.is_dir():
-        raise ValueError(f"{option}: no directory {str(folder)!r} to save {path!r} in")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"{option}: cannot write in {str(folder)!r} (permission denied)")
-
-
-def _solve(args: argparse.Namespace, out: _Output) -> int:
+def _solve(args: argparse.Namespace, out: Output) -> int:
     from ..engine.resources import MemoryLimitError
 
     if args.out:
-        _check_writable("--out", args.out)
+        check_writable("--out", args.out)
     if args.policy_csv:
-        _check_writable("--policy-csv", args.policy_csv)
+        check_writable("--policy-csv", args.policy_csv)
     from .lean import lean_applies, solve_lean_command
 
     if args.mode == "lean":
@@ -360,7 +263,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
 
             solution, sharding = sharded_solution(args)
         else:
-            solution = _solution_from(args, out)
+            solution = solution_from(args, out)
     except MemoryLimitError as refused:
         if args.mode == "auto" and lean_applies(args):
             return solve_lean_command(args, out, f"the move table would not fit ({refused})")
@@ -374,7 +277,7 @@ def _solve(args: argparse.Namespace, out: _Output) -> int:
         write_policy_csv(solution, args.policy_csv)
     rules = solution.rules
     summary = {
-        "rules": _rules_record(rules),
+        "rules": rules_record(rules),
         "discount": solution.discount,
         "opponent": solution.opponent,
         # Rows are (board, queue, hold slot) nodes with previews or hold, else
@@ -456,13 +359,13 @@ def _what_values_count(solution) -> str:
     return "points" if solution.reward is None else "reward"
 
 
-def _play(args: argparse.Namespace, out: _Output) -> int:
+def _play(args: argparse.Namespace, out: Output) -> int:
     from .play import play_command
 
     return play_command(args, out)
 
 
-def _tournament(args: argparse.Namespace, out: _Output) -> int:
+def _tournament(args: argparse.Namespace, out: Output) -> int:
     import babytris
 
     table = babytris.standard_tournament(
@@ -503,7 +406,7 @@ def _tournament(args: argparse.Namespace, out: _Output) -> int:
     return EXIT_OK
 
 
-def _bench(args: argparse.Namespace, out: _Output) -> int:
+def _bench(args: argparse.Namespace, out: Output) -> int:
     from ..claims.benchmark import quick_benchmark
 
     sizes = [_size(text) for text in args.sizes]
@@ -520,7 +423,7 @@ def _size(text: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def _rate(args: argparse.Namespace, out: _Output) -> int:
+def _rate(args: argparse.Namespace, out: Output) -> int:
     import babytris
 
     t = babytris.enumerate_boards(game_rules(args))
@@ -549,7 +452,7 @@ def _rate(args: argparse.Namespace, out: _Output) -> int:
     return EXIT_OK if converged else EXIT_NOT_CONVERGED
 
 
-def _minimize(args: argparse.Namespace, out: _Output) -> int:
+def _minimize(args: argparse.Namespace, out: Output) -> int:
     import babytris
 
     t = babytris.enumerate_boards(game_rules(args))
@@ -592,7 +495,7 @@ def _minimize(args: argparse.Namespace, out: _Output) -> int:
     return EXIT_OK
 
 
-def _reproduce(args: argparse.Namespace, out: _Output) -> int:
+def _reproduce(args: argparse.Namespace, out: Output) -> int:
     from ..claims import published as claims  # noqa: F401  (registers the claims)
     from ..claims.reproduce import CLAIMS, markdown_table, merge_record, reproduce, write_table
 
@@ -612,7 +515,7 @@ def _reproduce(args: argparse.Namespace, out: _Output) -> int:
     return EXIT_OK
 
 
-def _export(args: argparse.Namespace, out: _Output) -> int:
+def _export(args: argparse.Namespace, out: Output) -> int:
     from .export import export_command  # (imports the exports only when asked for)
 
     return export_command(args, out)
@@ -633,6 +536,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status, one of the EXIT_* table
     above (130 on Ctrl-C: one line on stderr, no traceback)."""
+    _take_back_sigint()
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -640,6 +544,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(file=sys.stderr)  # a progress bar may have left its line open
         print("babytris: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _take_back_sigint() -> None:
+    """Python's SIGINT handler again, where babytris's loading one (one line,
+    exit 130 while the command's modules load) is still set: from here Ctrl-C
+    is a KeyboardInterrupt that :func:`main` turns into its one line."""
+    import signal
+
+    import babytris
+
+    if signal.getsignal(signal.SIGINT) is getattr(babytris, "_interrupted_while_loading", None):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -653,7 +569,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return int(done.code or 0)
     where, flags = f"babytris {args.command}", _flags(command)
     try:
-        return COMMANDS[args.command](args, _Output(args))
+        return COMMANDS[args.command](args, Output(args))
     except BrokenPipeError:  # the reader left (`babytris ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK

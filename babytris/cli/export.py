@@ -8,13 +8,13 @@ import argparse
 import time
 from typing import Any
 
-from .commands import (
+from .common import (
     EPILOG,
     EXIT_OK,
-    _check_writable,
-    _Output,
-    _rules_record,
-    _solution_from,
+    Output,
+    check_writable,
+    rules_record,
+    solution_from,
 )
 from .options import board_arguments, output_arguments, rule_arguments, solver_arguments
 
@@ -48,15 +48,15 @@ def add_export_parser(commands: argparse._SubParsersAction) -> None:
     export.add_argument("--out", required=True, metavar="PATH", help="the file (for prism: the stem of three files)")
 
 
-def export_command(args: argparse.Namespace, out: _Output) -> int:
+def export_command(args: argparse.Namespace, out: Output) -> int:
     from ..formats.export import explicit_model, to_drn, to_prism
     from ..formats.interop import to_quantecon
     from ..solvers.solve import solve_transitions
 
     targets = [args.out + suffix for suffix in (".tra", ".lab", ".srew")] if args.format == "prism" else [args.out]
     for target in targets:
-        _check_writable("--out", target)
-    solved = _solution_from(args, out)
+        check_writable("--out", target)
+    solved = solution_from(args, out)
     # The exported MDP's optimum is an optimal player's value: against a random player's opponent
     # (minavg, gaps), the best response to its piece choices.
     solution = (
@@ -80,7 +80,7 @@ def export_command(args: argparse.Namespace, out: _Output) -> int:
     check = 'Rmax=? [ F "done" ] at the initial state' if args.format != "quantecon" else "model.start_value(v)"
     out.result(
         {
-            "rules": _rules_record(solution.rules),
+            "rules": rules_record(solution.rules),
             "discount": solution.discount,
             "opponent": solved.opponent,
             "format": args.format,

@@ -9,7 +9,7 @@ import sys
 import time
 
 from ..engine.resources import gib_to_bytes
-from .commands import EXIT_NOT_CONVERGED, EXIT_OK, _Output, _rules_record
+from .common import EXIT_NOT_CONVERGED, EXIT_OK, Output, rules_record
 from .options import game_rules
 
 __all__ = ["lean_applies", "solve_lean_command"]
@@ -31,7 +31,7 @@ def lean_applies(args: argparse.Namespace) -> bool:
     return plain and args.width * args.height <= LEAN_MAX_CELLS and args.opponent in LEAN_OPPONENTS
 
 
-def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
+def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
     from ..modes.lean import solve_lean
 
     if args.out or args.policy_csv:
@@ -62,7 +62,7 @@ def solve_lean_command(args: argparse.Namespace, out: _Output, why: str) -> int:
         {
             "mode": "lean",
             "why": why,
-            "rules": _rules_record(rules),
+            "rules": rules_record(rules),
             "discount": solution.discount,
             "opponent": solution.opponent,
             "boards": solution.n_boards,

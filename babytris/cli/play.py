@@ -10,7 +10,7 @@ import sys
 import time
 
 from ..engine.resources import MemoryLimitError, format_bytes, gib_to_bytes
-from .commands import EXIT_OK, _check_writable, _Output, _rules_record, _solution_from
+from .common import EXIT_OK, Output, check_writable, rules_record, solution_from
 
 # Copies of each frame held at the peak of writing a GIF: the frames, their
 # padded copies and Pillow's RGB and palette images (measured: 3.3 on 4x4);
@@ -21,7 +21,7 @@ STRIP_COPIES = 2
 __all__ = ["play_command"]
 
 
-def play_command(args: argparse.Namespace, out: _Output) -> int:
+def play_command(args: argparse.Namespace, out: Output) -> int:
     """Run ``babytris play``: the text of each placement, and the pictures asked for."""
     import babytris
 
@@ -43,11 +43,11 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     pictures = {option: path for option, path in (("--gif", args.gif), ("--html", args.html), ("--strip", args.strip))}
     for option, path in pictures.items():
         if path:
-            _check_writable(option, path)
+            check_writable(option, path)
     if args.solution:
         solution = babytris.load(args.solution)
     else:
-        solution = _solution_from(args, out)
+        solution = solution_from(args, out)
     rules = solution.rules
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
@@ -120,7 +120,7 @@ def play_command(args: argparse.Namespace, out: _Output) -> int:
     out.line(game.drawing())
     out.result(
         {
-            "rules": _rules_record(rules),
+            "rules": rules_record(rules),
             "seed": args.seed,
             "opponent": solution.opponent,
             "placements": steps,

@@ -14,8 +14,8 @@ import numpy as np
 
 from babytris.engine._layers import bitmap_layered, layered
 
-from babytris.engine._types cimport atomic_load, board_t, fetch_or, index_t, interrupted, mix64, offset_t, populate_threads,\
-    prefetch
+from babytris.engine._types cimport atomic_load, board_t, fetch_or, index_t, mix64, offset_t, populate_threads, prefetch
+from babytris.engine.signals cimport interrupted
 from babytris.engine._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
 from babytris.engine._index cimport Index, index_of, slot_of, renumber, use_layer_ranks
 from babytris.engine._soft cimport MAX_POSITIONS, free_at, reach

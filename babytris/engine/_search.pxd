@@ -10,7 +10,8 @@ from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy
 
 from babytris.engine._core cimport Geometry
-from babytris.engine._types cimport HAVE_ATOMICS, board_t, interrupted
+from babytris.engine._types cimport HAVE_ATOMICS, board_t
+from babytris.engine.signals cimport interrupted
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 

@@ -10,24 +10,6 @@ ctypedef int32_t index_t       # dense board index; -1 = none
 ctypedef int32_t offset_t      # a move's number in a table (its CSR offsets): tables hold < 2**31 moves
 
 
-cdef extern from "Python.h":
-    int PyErr_CheckSignals()
-    void PyErr_Clear()
-
-
-cdef inline bint interrupted() noexcept nogil:
-    """Whether Ctrl-C (a signal whose handler raised) came since the last call.
-    Long loops call this every millisecond or so, outside parallel regions,
-    then stop and return normally; their Python caller raises KeyboardInterrupt
-    (so the handler's exception is cleared here, not left pending)."""
-    cdef int status
-    with gil:
-        status = PyErr_CheckSignals()
-        if status != 0:
-            PyErr_Clear()
-    return status != 0
-
-
 cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
     # splitmix64 finaliser: raw boards have structured low bits that would
     # cluster under a plain mask.

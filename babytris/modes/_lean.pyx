@@ -16,7 +16,8 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from babytris.engine._types cimport board_t, interrupted, prefetch
+from babytris.engine._types cimport board_t, prefetch
+from babytris.engine.signals cimport interrupted
 from babytris.engine._core cimport Geometry, engine_geometry, smeared_board, drop_piece
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
