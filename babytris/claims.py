@@ -673,3 +673,4 @@ for _games, (_lines, _explored) in sorted(TABLE_3.items(), reverse=True):
     )(_td_lines(_games, _lines))
 
 from . import claims_report as _claims_report  # noqa: E402, F401  (registers the report's claims)
+from . import claims_traces as _claims_traces  # noqa: E402, F401  (registers the slides' value-iteration traces)
