@@ -37,7 +37,7 @@ def seconds(f) -> tuple[object, float]:
 
 def main() -> None:
     print(
-        "| Game | opponent | states | state groups | strong bisimulation | board rows | row groups "
+        "| Game | opponent | states | state groups (strong bisimulation) | keeping game over | board rows | row groups "
         "| minimize | full solve | with minimize |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -23,8 +23,12 @@ for the roles asked:
   reward, and a state without moves is worth zero) is in one group, dead
   states included, however different its moves (``zero_states=True``).
 
-With ``zero_states=False`` the partition is the coarsest strong
-bisimulation of the game with its rewards (Givan, Dean & Greig, 2003).
+For the optimal player against drawn pieces, the default partition is the
+coarsest strong bisimulation of the game with its rewards (Givan, Dean &
+Greig, 2003): Storm's strong bisimulation of the same MDP preserving the
+expected total reward has the same groups (tests/test_minimize_storm.py).
+With ``zero_states=False`` it is the one that also keeps game over as a
+label (Storm's preserving ``F "over"``).
 
 Pieces count by their weight, not their name: with equal probabilities (or
 an opponent choosing) pieces are interchangeable, so a board and its mirror
@@ -124,7 +128,7 @@ def minimize(
 
     Args:
         zero_states: put every state worth zero under any play in one group
-            (False: the coarsest strong bisimulation, see the module's notes).
+            (False: the bisimulation that keeps game over as a label, see the module's notes).
 
     Returns:
         :class:`Partition`, with the quotient's move table.
