@@ -31,6 +31,7 @@ from ..game.validation import check_int
 if TYPE_CHECKING:
     from ..engine.stepped import Game
     from ..results.solution import Solution
+    from ..solvers.match import Match
 
 __all__ = [
     "frame",
@@ -178,7 +179,7 @@ def candidate_moves(solution: Solution, game: Game, chosen: Placement | str | No
 
 
 def game_frames(
-    solution: Solution,
+    solution: Solution | Match,
     *,
     opponent: Solution | None = None,
     seed: int = 0,
@@ -192,7 +193,9 @@ def game_frames(
     The pieces are drawn at random (from the bag, with a bag) or, given an
     ``opponent`` (a Solution solved with an opponent, e.g. ``"minimax"``;
     default: ``solution``'s own when it has one), given by its piece
-    choices.  Each frame shows the state before a placement (board, piece,
+    choices.  ``solution`` may be a :class:`~babytris.Match` instead: its
+    player (a Solution) against its opponent (a Solution's piece choices, or
+    random pieces).  Each frame shows the state before a placement (board, piece,
     score) and, with ``candidates``, every move's board after and value, the
     policy's move framed; the last shows where the game stopped (after
     ``placements`` placements, or when the piece fits nowhere).
@@ -200,21 +203,30 @@ def game_frames(
     Returns:
         a list of uint8 arrays ``(rows, columns, 3)``, one per state.
     """
+    from ..results.solution import Solution
     from ..solvers.match import Match
 
-    rules = solution.rules
-    if solution.player != "optimal":
-        raise ValueError(f"solution: its player is {solution.player!r}; game_frames needs an optimal policy")
+    match = solution if isinstance(solution, Match) else None
+    if match is not None and opponent is not None:
+        raise ValueError("opponent: a Match carries its opponent; give it in the Match, not again")
+    policy = solution if match is None else match.player
+    if not isinstance(policy, Solution):
+        raise ValueError("solution: a Solution, or a Match whose player is one (its policy draws the game)")
+    rules = policy.rules
+    if policy.player != "optimal":
+        raise ValueError(f"solution: its player is {policy.player!r}; game_frames needs an optimal policy")
     placements = check_int("placements", placements, 1, 10_000)
     if opponent is not None and (opponent.rules != rules or opponent.opponent_policy is None):
         raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
-    game = Match.played(opponent if opponent is not None else solution).stepped_game(seed=seed)
+    if match is None:
+        match = Match.played(opponent if opponent is not None else policy)
+    game = match.stepped_game(seed=seed)
     frames = []
     while not game.over and game.placements < placements:
-        move = solution.best_action(game.board, game.piece, game.preview, game.held, game.locked, game.bag_left)
+        move = policy.best_action(game.board, game.piece, game.preview, game.held, game.locked, game.bag_left)
         if move is None:
             break
-        shown = candidate_moves(solution, game, move) if candidates else None
+        shown = candidate_moves(policy, game, move) if candidates else None
         frames.append(frame(rules, game.board, game.piece, game.score, cell_pixels, shown))
         game.place(move)
     frames.append(frame(rules, game.board, None if game.over else game.piece, game.score, cell_pixels))
