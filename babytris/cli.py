@@ -20,6 +20,8 @@ from typing import Any, NoReturn
 import numpy as np
 
 from .cli_options import (
+    _check_writable,
+    _file_path,
     board_arguments,
     output_arguments,
     rule_arguments,
@@ -82,9 +84,12 @@ def _parser() -> argparse.ArgumentParser:
     board_arguments(solve)
     rule_arguments(solve)
     solver_arguments(solve)
-    solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
+    solve.add_argument(
+        "--out", type=_file_path, metavar="FILE", help="save the solution (.npz; read back with babytris.load)"
+    )
     solve.add_argument(
         "--policy-csv",
+        type=_file_path,
         metavar="FILE",
         help="write the policy as CSV: one line per state (board rows, piece, rotation, column, value, ...)",
     )
@@ -114,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     output_arguments(play)
     play.add_argument(
         "--solution",
+        type=_file_path,
         metavar="FILE",
         help="a solution saved by `babytris solve --out`, with its "
         "rules and opponent (default: solve the game the other "
@@ -123,9 +129,16 @@ def _parser() -> argparse.ArgumentParser:
     rule_arguments(play)
     solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
-    play.add_argument("--gif", metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')")
-    play.add_argument("--html", metavar="FILE", help="write the game as a self-contained HTML page with the animation")
-    play.add_argument("--strip", metavar="FILE", help="write the game as a film strip, one PNG image")
+    play.add_argument(
+        "--gif", type=_file_path, metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')"
+    )
+    play.add_argument(
+        "--html",
+        type=_file_path,
+        metavar="FILE",
+        help="write the game as a self-contained HTML page with the animation",
+    )
+    play.add_argument("--strip", type=_file_path, metavar="FILE", help="write the game as a film strip, one PNG image")
     play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
     play.add_argument(
         "--delay",
@@ -233,9 +246,12 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("names", nargs="*", metavar="NAME", help="claims to run (default: all)")
     again.add_argument("--list", action="store_true", help="name the claims and their sources, run nothing")
     again.add_argument("--fast", action="store_true", help="only the quick claims, with fewer games")
-    again.add_argument("--record", metavar="JSON", help="merge the rows into this record of earlier runs")
+    again.add_argument(
+        "--record", type=_file_path, metavar="JSON", help="merge the rows into this record of earlier runs"
+    )
     again.add_argument(
         "--write",
+        type=_file_path,
         metavar="FILE",
         help="rewrite the table between the reproduce markers of FILE (with --record: every recorded row)",
     )
@@ -316,21 +332,6 @@ def _rules_record(rules) -> dict:
         "objective": rules.objective,
         "mirror": rules.mirror,
     }
-
-
-def _check_writable(option: str, path: str) -> None:
-    """Refuse, before any work, a file that could not be saved: a directory,
-    in a missing directory, or in one this user may not write to (saves write
-    a temporary file beside ``path`` and rename it over, so the directory
-    must be writable, not the old file)."""
-    target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"{option}: {path!r} is a directory; give a file name")
-    folder = target.resolve().parent
-    if not folder.is_dir():
-        raise ValueError(f"{option}: no directory {str(folder)!r} to save {path!r} in")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"{option}: cannot write in {str(folder)!r} (permission denied)")
 
 
 def _solve(args: argparse.Namespace, out: _Output) -> int:
@@ -597,6 +598,9 @@ def _reproduce(args: argparse.Namespace, out: _Output) -> int:
         return EXIT_OK
     if args.write and not Path(args.write).is_file():
         raise ValueError(f"--write: {args.write} is not a file")
+    for option, path in (("--write", args.write), ("--record", args.record)):
+        if path:
+            _check_writable(option, path)
     results = reproduce(args.names or None, fast=args.fast, progress=out.chatty and sys.stderr.isatty())
     out.line(markdown_table(results).rstrip())
     rows = merge_record(results, args.record) if args.record else results

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from .board import Board
 from .resources import DEFAULT_MAX_MEMORY
@@ -192,3 +194,29 @@ def tie_fields(args: argparse.Namespace) -> dict:
     """The ``ties`` and ``tie_seed`` keywords :func:`tie_arguments` parsed (a seed 0 by default with random)."""
     seed = args.tie_seed if args.tie_seed is not None or args.ties != "random" else 0
     return {"ties": args.ties, "tie_seed": seed}
+
+
+def _file_path(text: str) -> str:
+    """A file option's path as given; an empty one is refused (argparse names the option)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty; give a file name")
+    return text
+
+
+def _check_writable(option: str, path: str) -> None:
+    """Refuse, before any work, a file that could not be saved: a directory,
+    in a missing directory, or in one this user may not write to (saves write
+    a temporary file beside ``path`` and rename it over, so the directory
+    must be writable, not the old file)."""
+    from .persist import check_write_target
+
+    try:  # empty, a device, FIFO or socket: refused before any work
+        check_write_target(path, field=option)
+    except IsADirectoryError:
+        raise ValueError(f"{option}: {path!r} is a directory; give a file name") from None
+    target = Path(path)
+    folder = target.resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"{option}: no directory {str(folder)!r} to save {path!r} in")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option}: cannot write in {str(folder)!r} (permission denied)")

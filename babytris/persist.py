@@ -30,7 +30,17 @@ from .solution import Solution
 from .transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from .validation import METHODS, check_bool, check_int, check_number
 
-__all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
+__all__ = [
+    "save",
+    "load",
+    "replace_atomically",
+    "check_write_target",
+    "WriteTargetError",
+    "SolutionFileError",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "READABLE_VERSIONS",
+]
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.solution"
@@ -137,15 +147,20 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
     replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
 
 
-def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
+def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, field: str = "path") -> None:
     """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
     and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
     old file or the new one, never a part.  On any failure, interrupts
-    included, the temporary file is removed and ``path`` left as it was."""
-    target = os.path.abspath(os.fspath(path))
+    included, the temporary file is removed and ``path`` left as it was.
+
+    Every babytris writer goes through here, so writes touch only regular
+    files: a symlink is followed and its target replaced (``latest.npz ->
+    run.npz`` stays a link, to the new file); a device, FIFO, socket or
+    directory is refused before anything is written, with a
+    :class:`WriteTargetError` (a ``ValueError``) naming ``field``, as is an
+    empty path (a directory: ``IsADirectoryError``).  Returns None."""
+    target = check_write_target(path, field=field)
     folder, name = os.path.split(target)
-    if os.path.isdir(target):
-        raise IsADirectoryError(f"cannot save to {os.fspath(path)!r}: it is a directory")
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as f:
@@ -159,6 +174,53 @@ def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any
             os.unlink(temporary)
         raise
     _sync_directory(folder)
+
+
+class WriteTargetError(ValueError):
+    """A path babytris will not write to: empty, or not a regular file (a
+    device, FIFO, socket or directory); ``field`` names the option or argument."""
+
+    def __init__(self, field: str, path: str, problem: str) -> None:
+        self.field, self.path = field, path
+        super().__init__(f"{field}: cannot write to {path!r}: {problem} (give the path of a regular file)")
+
+
+def check_write_target(path: str | os.PathLike, *, field: str = "path") -> str:
+    """The absolute path a writer replaces for ``path``: the path itself, or
+    the final target of a symlink; raises :class:`WriteTargetError` naming
+    ``field`` if ``path`` is empty or names anything but a regular file or
+    nothing (a device, FIFO or socket; a directory: ``IsADirectoryError``).
+    Returns the path."""
+    import stat
+
+    name = os.fspath(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if not name:
+        raise WriteTargetError(field, name, "the path is empty")
+    target = os.path.realpath(name)  # a symlink: its target (a dangling one: the file it names)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    except NotADirectoryError:
+        raise WriteTargetError(field, name, "a part of the path is not a directory") from None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"cannot save to {name!r}: it is a directory")
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a character device"
+            if stat.S_ISCHR(mode)
+            else "a block device"
+            if stat.S_ISBLK(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise WriteTargetError(field, name, f"it is {kind}")
+    return target
 
 
 def _new_file_mode(target: str) -> int:
