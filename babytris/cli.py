@@ -38,12 +38,13 @@ EXIT_OK = 0
 EXIT_NOT_CONVERGED = 1  # a solve stopped at --max-iter before --tol
 EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable, invalid or unwritable files
 EXIT_OVER_MEMORY = 3
+EXIT_BAD_FILE = 4  # a solution file that is corrupt or fails its checks (babytris.SolutionFileError)
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
 
 EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments, or a
 file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
-more memory than --max-memory allows; 130 interrupted (Ctrl-C): a file being saved is left
-as it was."""
+more memory than --max-memory allows; 4 a corrupt solution file; 130
+interrupted (Ctrl-C): a file being saved is left as it was."""
 # The same, for the commands that run no solve to a tolerance (no --max-iter, no exit 1).
 EPILOG_NO_SOLVE = """exit status: 0 done; 2 bad arguments, or a file that cannot be read or
 written; 3 the work needs more memory than the default budget of babytris.solve allows;
@@ -631,7 +632,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (see ``EPILOG``): 0 done,
     1 not converged, 2 bad arguments or a bad file, 3 over the memory budget,
-    130 interrupted (Ctrl-C: one line on stderr, no traceback)."""
+    4 a corrupt solution file, 130 interrupted (Ctrl-C: one line on stderr, no traceback)."""
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -651,11 +652,16 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as done:  # --help, --version (0) and usage errors (2)
         return int(done.code or 0)
     where, flags = f"babytris {args.command}", _flags(command)
+    from .persist import SolutionFileError
+
     try:
         return COMMANDS[args.command](args, _Output(args))
     except BrokenPipeError:  # the reader left (`babytris ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except SolutionFileError as err:
+        print(f"{where}: error: {err}", file=sys.stderr)
+        return EXIT_BAD_FILE
     except (ValueError, OSError) as err:
         print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
         return EXIT_BAD_ARGUMENTS

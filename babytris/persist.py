@@ -336,32 +336,75 @@ def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) 
     return offsets.astype(np.int32)
 
 
+#: The most bytes an array's .npy header takes in a file (numpy writes 128).
+_HEADER_BYTES = 4096
+#: The most bytes the metadata's JSON may declare.
+_META_BYTES = 2**20
+
+
 def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """The metadata and the arrays of a solution file, its format checked."""
+    """The metadata and the arrays of a solution file, its format checked.
+
+    Reading is bounded: the members' names (each once), their count and the
+    sizes they declare are checked against what the metadata's rules and the
+    arrays already read imply before each is decompressed, so a hostile file
+    (a zip bomb) is refused at the cost of its header."""
     name = os.fspath(path)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except OSError as err:
-        if err.errno is not None:  # the file system's: missing, a directory, no permission
-            raise
-        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
-    except Exception as err:  # numpy's and zipfile's many ways of saying "not this format"
-        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    if magic == b"\x93NUMPY":
         raise ValueError(
             f"{name!r} is not a babytris solution file: it holds one numpy array (.npy), "
             f"not the .npz archive Solution.save writes"
         )
+    if not magic.startswith(b"PK"):
+        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): it is not a zip archive")
     try:
-        with data:
-            contents = {key: data[key] for key in data.files}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError) as err:
+        with zipfile.ZipFile(path) as archive:
+            return _read_members(path, archive)
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as err:
+        if isinstance(err, SolutionFileError) or str(err).startswith(repr(name)):
+            raise
+        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+    except OSError as err:
+        if err.errno is not None:
+            raise
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
     except Exception as err:  # zlib.error for a damaged compressed array, among others
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+
+
+def _read_members(path: str | os.PathLike, archive: zipfile.ZipFile) -> tuple[dict, dict[str, np.ndarray]]:
+    """_read() on the open archive: the members, each checked before it is decompressed."""
+    name = os.fspath(path)
+    allowed = {"meta"} | {f"solution_{a}" for a in _SOLUTION_ARRAYS} | {f"table_{a}" for a in _TABLE_ARRAYS}
+    if "meta.npy" not in archive.namelist():
+        raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata")
+    infos: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+        if key not in allowed:
+            raise SolutionFileError(path, key, f"not an array a solution file holds (member {info.filename!r})")
+        if key in infos:
+            raise SolutionFileError(path, key, f"member {info.filename!r} appears twice in the archive")
+        infos[key] = info
+
+    def member(key: str, most: int) -> np.ndarray:
+        declared = infos[key].file_size
+        if declared > _HEADER_BYTES + most:
+            raise SolutionFileError(
+                path, key, f"declares {declared:,} bytes; the rules and the arrays read allow at most {most:,}"
+            )
+        with archive.open(infos[key]) as f:
+            return np.lib.format.read_array(f, allow_pickle=False)
+
     try:
-        meta = json.loads(str(contents.pop("meta")))
-    except (KeyError, ValueError):
+        meta = json.loads(str(member("meta", _META_BYTES)))
+    except SolutionFileError:
+        raise
+    except RecursionError:
+        raise SolutionFileError(path, "meta", "the metadata's JSON is nested too deeply") from None
+    except ValueError:
         raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else meta
@@ -372,6 +415,24 @@ def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
             f"versions {', '.join(map(str, READABLE_VERSIONS))} (re-solve, or load it with the babytris that "
             f"wrote it, {meta.get('babytris_version')!r})"
         )
+    settings = _check_settings(path, meta)
+    rules, iterations = settings["rules"], settings["iterations"]
+    for key in ("table_boards", "table_offsets"):
+        if key not in infos:
+            raise SolutionFileError(path, key, "missing from the file")
+    contents = {"table_boards": member("table_boards", 8 * 2 ** (rules.width * rules.height))}
+    n_boards, n_pieces = len(contents["table_boards"]), rules.n_pieces
+    # a board's states: the piece and the previewed ones, the hold slot, the bag's contents
+    per_board = n_pieces ** (rules.preview + 1) * (n_pieces + 1) ** (2 if rules.hold else 0)
+    per_board *= (rules.bag_copies + 1) ** n_pieces if rules.randomizer == "bag" else 1
+    contents["table_offsets"] = member("table_offsets", 8 * (n_boards * per_board + 1))
+    offsets = contents["table_offsets"]
+    n_states = max(len(offsets) - 1, 0)
+    n_moves = int(offsets[-1]) if len(offsets) and offsets.dtype.kind in "iu" else 0
+    most = 8 * max(n_moves, n_states, n_boards * n_pieces, iterations + 1, 1)
+    for key in infos:
+        if key not in contents and key != "meta":
+            contents[key] = member(key, most)
     return meta, contents
 
 
