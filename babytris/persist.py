@@ -144,7 +144,41 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
             if getattr(solution.transitions, name) is not None
         }
     )
+    meta["digests"] = _digests(meta, arrays)
     replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
+
+
+def _digests(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, str]:
+    """SHA-256 of each array (its dtype, shape and bytes) and of the metadata
+    beside them: they catch a file edited or damaged after it was saved (not
+    a forger, who can recompute them).  Returns them by member name."""
+    import hashlib
+
+    def digest(*parts: bytes) -> str:
+        return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+    out = {
+        name: digest(str(a.dtype.str).encode(), str(a.shape).encode(), np.ascontiguousarray(a).tobytes())
+        for name, a in arrays.items()
+    }
+    settings = {key: value for key, value in meta.items() if key != "digests"}
+    out["meta"] = digest(json.dumps(settings, sort_keys=True).encode())
+    return out
+
+
+def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
+    """Refuse a file whose arrays or metadata differ from the digests saved
+    with them (files written before digests were kept have none)."""
+    saved = meta.get("digests")
+    if saved is None:
+        return
+    if not isinstance(saved, dict):
+        raise SolutionFileError(path, "digests", f"must be an object, got {type(saved).__name__}")
+    found = _digests(meta, contents)
+    for name in sorted(set(saved) | set(found)):
+        if saved.get(name) != found.get(name):
+            what = "missing" if name not in found else "not saved" if name not in saved else "differs"
+            raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
 
 
 def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, field: str = "path") -> None:
@@ -267,6 +301,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
         OSError: the file cannot be opened (missing, a directory, no permission).
     """
     meta, contents = _read(path)
+    _check_digests(path, meta, contents)
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
     _check_arrays(path, saved_rules, settings, contents)

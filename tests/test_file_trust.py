@@ -5,6 +5,7 @@ metadata gives a SolutionFileError, foreign files never show numpy's pickle
 advice, and the CLI gives corrupt files their own exit status."""
 
 import gzip
+import json
 import subprocess
 import sys
 import time
@@ -114,3 +115,56 @@ def test_cli_gives_a_corrupt_file_its_own_exit_status(tmp_path, saved):
         [sys.executable, "-m", "babytris", "play", "--solution", str(gz)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and "pickle" not in done.stderr and "Traceback" not in done.stderr
+
+
+def _edit(path, out, meta_changes=None, rules_changes=None, **arrays):
+    """``path`` rewritten to ``out`` with numpy, as a user editing a file would: the saved digests kept."""
+    with np.load(path) as data:
+        contents = {key: data[key] for key in data.files}
+    meta = json.loads(str(contents["meta"]))
+    meta.update(meta_changes or {})
+    meta["rules"].update(rules_changes or {})
+    contents["meta"] = np.array(json.dumps(meta))
+    contents.update({key: change(contents[key]) for key, change in arrays.items()})
+    np.savez_compressed(out, **contents)
+    return out
+
+
+def _one_more(a):
+    a = a.copy()
+    a.flat[0] += 5
+    return a
+
+
+def _swapped(a):
+    return a[::-1].copy()
+
+
+EDITS = {
+    "values doubled": dict(solution_values=lambda v: 2 * v),
+    "one value +5": dict(solution_values=_one_more),
+    "values negated": dict(solution_values=lambda v: -v),
+    "values 1e300": dict(solution_values=lambda v: np.full_like(v, 1e300)),
+    "discount": dict(meta_changes={"discount": 0.5}),
+    "line scores": dict(rules_changes={"line_scores": [0.0, 2.0, 3.0, 6.0, 10.0]}),
+    "probabilities": dict(rules_changes={"probabilities": [0.3, 0.7]}),
+    "mirror": dict(rules_changes={"mirror": True}),
+    "opponent": dict(meta_changes={"opponent": "minimax"}),
+    "policy replaced": dict(solution_policy=lambda p: np.where(p > 0, 0, p).astype(p.dtype)),
+    "next boards swapped": dict(table_next_board=_swapped),
+    "lines changed": dict(table_lines=lambda lines: (lines + 1).astype(lines.dtype)),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_file_edited_after_saving_is_refused_by_its_digests(tmp_path, saved, edit):
+    path = _edit(saved, tmp_path / "edited.npz", **EDITS[edit])
+    with pytest.raises(SolutionFileError, match="SHA-256 differs: the file was changed after it was saved"):
+        babytris.load(path)
+
+
+def test_the_saved_digests_match_an_unedited_file(saved):
+    with np.load(saved) as data:
+        meta = json.loads(str(data["meta"]))
+        assert set(meta["digests"]) == {key for key in data.files}
+    assert babytris.load(saved).start_value > 0
