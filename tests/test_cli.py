@@ -451,8 +451,10 @@ def bad_solution_files(folder):
 
 
 def test_play_refuses_bad_files_with_exit_2(tmp_path, capsys):
+    corrupt = ("discount abc", "string values", "policy out of range")  # (solution files failing their checks: 4)
     for name, path in bad_solution_files(tmp_path).items():
-        assert cli.main(["play", "--solution", str(path)]) == 2, name
+        expected = cli.EXIT_BAD_FILE if name in corrupt else cli.EXIT_BAD_ARGUMENTS
+        assert cli.main(["play", "--solution", str(path)]) == expected, name
         err = capsys.readouterr().err
         assert err.startswith("babytris play: error:") and err.count("\n") == 1, (name, err)
 

@@ -129,6 +129,40 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
         load_sharded(tmp_path / "shards")
 
 
+def test_edited_shards_and_manifests_are_refused(client, tmp_path):
+    """Issue 38's cases: a manifest with discount 5.0, NaN or doubled shard values."""
+    import shutil
+
+    from babytris.modes.distributed import load_sharded
+
+    good = tmp_path / "good"
+    solve_sharded(Rules(width=4, height=4), client, out=good)
+    start = load_sharded(good).start_value
+
+    def edited(name, manifest=None, values=None):
+        folder = tmp_path / name
+        shutil.copytree(good, folder)
+        if manifest:
+            text = json.loads((folder / "manifest.json").read_text())
+            (folder / "manifest.json").write_text(json.dumps({**text, **manifest}))
+        if values:
+            for k in (0, 1):
+                with np.load(folder / f"shard-{k}.npz") as data:
+                    arrays = {key: data[key] for key in data.files}
+                np.savez(folder / f"shard-{k}.npz", **{**arrays, "values": values(arrays["values"])})
+        return folder
+
+    with pytest.raises(ValueError, match=r"manifest.json: discount must be a number in \(0, 1\], got 5.0"):
+        load_sharded(edited("discount", manifest={"discount": 5.0}))
+    with pytest.raises(ValueError, match="manifest.json: converged must be"):
+        load_sharded(edited("yes", manifest={"converged": "yes"}))
+    with pytest.raises(ValueError, match="values: not all finite"):
+        _ = load_sharded(edited("nan", values=lambda v: np.full_like(v, np.nan))).start_value
+    with pytest.raises(ValueError, match="SHA-256 differs from the manifest's"):
+        _ = load_sharded(edited("doubled", values=lambda v: 2 * v)).start_value
+    assert load_sharded(good).start_value == start
+
+
 def test_more_sweeps_per_round_take_fewer_rounds_to_the_same_values(client):
     rules = Rules(width=4, height=5)
     one = solve_sharded(rules, client, tol=1e-10)

@@ -21,6 +21,7 @@ from .common import (  # the one table of exit statuses: cli.EXIT_*
     EPILOG,
     EPILOG_NO_SOLVE,
     EXIT_BAD_ARGUMENTS,
+    EXIT_BAD_FILE,
     EXIT_INTERRUPTED,
     EXIT_LOST_WORKER,
     EXIT_MISSING_EXTRA,
@@ -35,6 +36,7 @@ from .common import (  # the one table of exit statuses: cli.EXIT_*
 from .options import (
     LostWorkerError,
     board_arguments,
+    file_path,
     game_rules,
     missing_extra,
     output_arguments,
@@ -45,7 +47,7 @@ from .options import (
 )
 
 __all__ = ["main", "EXIT_OK", "EXIT_NOT_CONVERGED", "EXIT_BAD_ARGUMENTS", "EXIT_OVER_MEMORY"]
-__all__ += ["EXIT_MISSING_EXTRA", "EXIT_LOST_WORKER", "EXIT_INTERRUPTED"]
+__all__ += ["EXIT_MISSING_EXTRA", "EXIT_LOST_WORKER", "EXIT_BAD_FILE", "EXIT_INTERRUPTED"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,9 +84,12 @@ def _parser() -> argparse.ArgumentParser:
     board_arguments(solve)
     rule_arguments(solve)
     solver_arguments(solve)
-    solve.add_argument("--out", metavar="FILE", help="save the solution (.npz; read back with babytris.load)")
+    solve.add_argument(
+        "--out", type=file_path, metavar="FILE", help="save the solution (.npz; read back with babytris.load)"
+    )
     solve.add_argument(
         "--policy-csv",
+        type=file_path,
         metavar="FILE",
         help="write the policy as CSV: one line per state (board rows, piece, rotation, column, value, ...)",
     )
@@ -114,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     output_arguments(play)
     play.add_argument(
         "--solution",
+        type=file_path,
         metavar="FILE",
         help="a solution saved by `babytris solve --out`, with its "
         "rules and opponent (default: solve the game the other "
@@ -123,9 +129,13 @@ def _parser() -> argparse.ArgumentParser:
     rule_arguments(play)
     solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
-    play.add_argument("--gif", metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')")
-    play.add_argument("--html", metavar="FILE", help="write the game as a self-contained HTML page with the animation")
-    play.add_argument("--strip", metavar="FILE", help="write the game as a film strip, one PNG image")
+    play.add_argument(
+        "--gif", type=file_path, metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')"
+    )
+    play.add_argument(
+        "--html", type=file_path, metavar="FILE", help="write the game as a self-contained HTML page with the animation"
+    )
+    play.add_argument("--strip", type=file_path, metavar="FILE", help="write the game as a film strip, one PNG image")
     play.add_argument("--seed", type=int, default=0, help="seed of the random pieces (default 0)")
     play.add_argument(
         "--delay",
@@ -233,9 +243,12 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("names", nargs="*", metavar="NAME", help="claims to run (default: all)")
     again.add_argument("--list", action="store_true", help="name the claims and their sources, run nothing")
     again.add_argument("--fast", action="store_true", help="only the quick claims, with fewer games")
-    again.add_argument("--record", metavar="JSON", help="merge the rows into this record of earlier runs")
+    again.add_argument(
+        "--record", type=file_path, metavar="JSON", help="merge the rows into this record of earlier runs"
+    )
     again.add_argument(
         "--write",
+        type=file_path,
         metavar="FILE",
         help="rewrite the table between the reproduce markers of FILE (with --record: every recorded row)",
     )
@@ -506,6 +519,9 @@ def _reproduce(args: argparse.Namespace, out: Output) -> int:
         return EXIT_OK
     if args.write and not Path(args.write).is_file():
         raise ValueError(f"--write: {args.write} is not a file")
+    for option, path in (("--write", args.write), ("--record", args.record)):
+        if path:
+            check_writable(option, path)
     results = reproduce(args.names or None, fast=args.fast, progress=out.chatty and sys.stderr.isatty())
     out.line(markdown_table(results).rstrip())
     rows = merge_record(results, args.record) if args.record else results
@@ -568,11 +584,16 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as done:  # --help, --version (0) and usage errors (2)
         return int(done.code or 0)
     where, flags = f"babytris {args.command}", _flags(command)
+    from ..files.persist import SolutionFileError
+
     try:
         return COMMANDS[args.command](args, Output(args))
     except BrokenPipeError:  # the reader left (`babytris ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except SolutionFileError as err:
+        print(f"{where}: error: {err}", file=sys.stderr)
+        return EXIT_BAD_FILE
     except (ValueError, OSError) as err:
         print(f"{where}: error: {_in_flags(str(err), flags)}", file=sys.stderr)
         return EXIT_BAD_ARGUMENTS

@@ -23,17 +23,19 @@ EXIT_BAD_ARGUMENTS = 2  # also argparse's own usage errors, and unreadable, inva
 EXIT_OVER_MEMORY = 3
 EXIT_MISSING_EXTRA = 4  # an optional dependency is not installed: the line names the extra to install
 EXIT_LOST_WORKER = 5  # --scheduler: a dask worker was lost mid-solve (nothing saved; restart and solve again)
+EXIT_BAD_FILE = 6  # a solution file that is corrupt or fails its checks (babytris.files.persist.SolutionFileError)
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
 
 EPILOG = """exit status: 0 done; 1 not converged (hit --max-iter); 2 bad arguments, or a
 file that cannot be read, is not a valid solution, or cannot be written; 3 the work needs
 more memory than --max-memory allows; 4 an optional extra is missing (pip install
-'babytris[EXTRA]'); 5 a dask worker of a sharded solve was lost; 130 interrupted (Ctrl-C):
-a file being saved is left as it was."""
+'babytris[EXTRA]'); 5 a dask worker of a sharded solve was lost; 6 a corrupt solution file;
+130 interrupted (Ctrl-C): a file being saved is left as it was."""
 # The same, for the commands that run no solve to a tolerance (no --max-iter, no exit 1).
 EPILOG_NO_SOLVE = """exit status: 0 done; 2 bad arguments, or a file that cannot be read or
 written; 3 the work needs more memory than the default budget of babytris.solve allows; 4 an
-optional extra is missing; 130 interrupted (Ctrl-C): a file being saved is left as it was."""
+optional extra is missing; 6 a corrupt solution file; 130 interrupted (Ctrl-C): a file being
+saved is left as it was."""
 
 
 class Output:
@@ -114,10 +116,15 @@ def check_writable(option: str, path: str) -> None:
     """Refuse, before any work, a file that could not be saved: a directory,
     in a missing directory, or in one this user may not write to (saves write
     a temporary file beside ``path`` and rename it over, so the directory
-    must be writable, not the old file)."""
+    must be writable, not the old file); and an empty path, a device, a FIFO
+    or a socket (only regular files are written)."""
+    from ..files.persist import check_write_target
+
+    try:
+        check_write_target(path, field=option)
+    except IsADirectoryError:
+        raise ValueError(f"{option}: {path!r} is a directory; give a file name") from None
     target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"{option}: {path!r} is a directory; give a file name")
     folder = target.resolve().parent
     if not folder.is_dir():
         raise ValueError(f"{option}: no directory {str(folder)!r} to save {path!r} in")

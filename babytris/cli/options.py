@@ -25,6 +25,7 @@ __all__ = [
     "solver_arguments",
     "tie_arguments",
     "tie_fields",
+    "file_path",
 ]
 
 JSON_OBJECT = "print one JSON object instead of text"
@@ -244,3 +245,11 @@ def missing_extra(err: ImportError) -> str | None:
 
 class LostWorkerError(RuntimeError):
     """A dask worker of ``babytris solve --scheduler`` was lost mid-solve."""
+
+
+def file_path(text: str) -> str:
+    """A file option's path as given (the ``type`` of every file option); an
+    empty one is refused, argparse naming the option."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty; give a file name")
+    return text

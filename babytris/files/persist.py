@@ -30,7 +30,17 @@ from ..game.validation import METHODS, check_bool, check_int, check_number
 from ..results.solution import Solution
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
 
-__all__ = ["save", "load", "replace_atomically", "SolutionFileError", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS"]
+__all__ = [
+    "save",
+    "load",
+    "replace_atomically",
+    "check_write_target",
+    "WriteTargetError",
+    "SolutionFileError",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "READABLE_VERSIONS",
+]
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
 FORMAT = "babytris.results.solution"
@@ -134,18 +144,57 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
             if getattr(solution.transitions, name) is not None
         }
     )
+    meta["digests"] = _digests(meta, arrays)
     replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
 
 
-def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
+def _digests(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, str]:
+    """SHA-256 of each array (its dtype, shape and bytes) and of the metadata
+    beside them: they catch a file edited or damaged after it was saved (not
+    a forger, who can recompute them).  Returns them by member name."""
+    import hashlib
+
+    def digest(*parts: bytes) -> str:
+        return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+    out = {
+        name: digest(str(a.dtype.str).encode(), str(a.shape).encode(), np.ascontiguousarray(a).tobytes())
+        for name, a in arrays.items()
+    }
+    settings = {key: value for key, value in meta.items() if key != "digests"}
+    out["meta"] = digest(json.dumps(settings, sort_keys=True).encode())
+    return out
+
+
+def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
+    """Refuse a file whose arrays or metadata differ from the digests saved
+    with them (files written before digests were kept have none)."""
+    saved = meta.get("digests")
+    if saved is None:
+        return
+    if not isinstance(saved, dict):
+        raise SolutionFileError(path, "digests", f"must be an object, got {type(saved).__name__}")
+    found = _digests(meta, contents)
+    for name in sorted(set(saved) | set(found)):
+        if saved.get(name) != found.get(name):
+            what = "missing" if name not in found else "not saved" if name not in saved else "differs"
+            raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
+
+
+def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, field: str = "path") -> None:
     """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
     and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
     old file or the new one, never a part.  On any failure, interrupts
-    included, the temporary file is removed and ``path`` left as it was."""
-    target = os.path.abspath(os.fspath(path))
+    included, the temporary file is removed and ``path`` left as it was.
+
+    Every babytris writer goes through here, so writes touch only regular
+    files: a symlink is followed and its target replaced (``latest.npz ->
+    run.npz`` stays a link, to the new file); a device, FIFO, socket or
+    directory is refused before anything is written, with a
+    :class:`WriteTargetError` (a ``ValueError``) naming ``field``, as is an
+    empty path (a directory: ``IsADirectoryError``).  Returns None."""
+    target = check_write_target(path, field=field)
     folder, name = os.path.split(target)
-    if os.path.isdir(target):
-        raise IsADirectoryError(f"cannot save to {os.fspath(path)!r}: it is a directory")
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as f:
@@ -159,6 +208,53 @@ def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any
             os.unlink(temporary)
         raise
     _sync_directory(folder)
+
+
+class WriteTargetError(ValueError):
+    """A path babytris will not write to: empty, or not a regular file (a
+    device, FIFO, socket or directory); ``field`` names the option or argument."""
+
+    def __init__(self, field: str, path: str, problem: str) -> None:
+        self.field, self.path = field, path
+        super().__init__(f"{field}: cannot write to {path!r}: {problem} (give the path of a regular file)")
+
+
+def check_write_target(path: str | os.PathLike, *, field: str = "path") -> str:
+    """The absolute path a writer replaces for ``path``: the path itself, or
+    the final target of a symlink; raises :class:`WriteTargetError` naming
+    ``field`` if ``path`` is empty or names anything but a regular file or
+    nothing (a device, FIFO or socket; a directory: ``IsADirectoryError``).
+    Returns the path."""
+    import stat
+
+    name = os.fspath(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if not name:
+        raise WriteTargetError(field, name, "the path is empty")
+    target = os.path.realpath(name)  # a symlink: its target (a dangling one: the file it names)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    except NotADirectoryError:
+        raise WriteTargetError(field, name, "a part of the path is not a directory") from None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"cannot save to {name!r}: it is a directory")
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a character device"
+            if stat.S_ISCHR(mode)
+            else "a block device"
+            if stat.S_ISBLK(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise WriteTargetError(field, name, f"it is {kind}")
+    return target
 
 
 def _new_file_mode(target: str) -> int:
@@ -205,6 +301,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
         OSError: the file cannot be opened (missing, a directory, no permission).
     """
     meta, contents = _read(path)
+    _check_digests(path, meta, contents)
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
     _check_arrays(path, saved_rules, settings, contents)
@@ -274,32 +371,75 @@ def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) 
     return offsets.astype(np.int32)
 
 
+#: The most bytes an array's .npy header takes in a file (numpy writes 128).
+_HEADER_BYTES = 4096
+#: The most bytes the metadata's JSON may declare.
+_META_BYTES = 2**20
+
+
 def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """The metadata and the arrays of a solution file, its format checked."""
+    """The metadata and the arrays of a solution file, its format checked.
+
+    Reading is bounded: the members' names (each once), their count and the
+    sizes they declare are checked against what the metadata's rules and the
+    arrays already read imply before each is decompressed, so a hostile file
+    (a zip bomb) is refused at the cost of its header."""
     name = os.fspath(path)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except OSError as err:
-        if err.errno is not None:  # the file system's: missing, a directory, no permission
-            raise
-        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
-    except Exception as err:  # numpy's and zipfile's many ways of saying "not this format"
-        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): {err}") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    if magic == b"\x93NUMPY":
         raise ValueError(
             f"{name!r} is not a babytris solution file: it holds one numpy array (.npy), "
             f"not the .npz archive Solution.save writes"
         )
+    if not magic.startswith(b"PK"):
+        raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): it is not a zip archive")
     try:
-        with data:
-            contents = {key: data[key] for key in data.files}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError) as err:
+        with zipfile.ZipFile(path) as archive:
+            return _read_members(path, archive)
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as err:
+        if isinstance(err, SolutionFileError) or str(err).startswith(repr(name)):
+            raise
+        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+    except OSError as err:
+        if err.errno is not None:
+            raise
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
     except Exception as err:  # zlib.error for a damaged compressed array, among others
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+
+
+def _read_members(path: str | os.PathLike, archive: zipfile.ZipFile) -> tuple[dict, dict[str, np.ndarray]]:
+    """_read() on the open archive: the members, each checked before it is decompressed."""
+    name = os.fspath(path)
+    allowed = {"meta"} | {f"solution_{a}" for a in _SOLUTION_ARRAYS} | {f"table_{a}" for a in _TABLE_ARRAYS}
+    if "meta.npy" not in archive.namelist():
+        raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata")
+    infos: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+        if key not in allowed:
+            raise SolutionFileError(path, key, f"not an array a solution file holds (member {info.filename!r})")
+        if key in infos:
+            raise SolutionFileError(path, key, f"member {info.filename!r} appears twice in the archive")
+        infos[key] = info
+
+    def member(key: str, most: int) -> np.ndarray:
+        declared = infos[key].file_size
+        if declared > _HEADER_BYTES + most:
+            raise SolutionFileError(
+                path, key, f"declares {declared:,} bytes; the rules and the arrays read allow at most {most:,}"
+            )
+        with archive.open(infos[key]) as f:
+            return np.lib.format.read_array(f, allow_pickle=False)
+
     try:
-        meta = json.loads(str(contents.pop("meta")))
-    except (KeyError, ValueError):
+        meta = json.loads(str(member("meta", _META_BYTES)))
+    except SolutionFileError:
+        raise
+    except RecursionError:
+        raise SolutionFileError(path, "meta", "the metadata's JSON is nested too deeply") from None
+    except ValueError:
         raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else meta
@@ -310,6 +450,24 @@ def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
             f"versions {', '.join(map(str, READABLE_VERSIONS))} (re-solve, or load it with the babytris that "
             f"wrote it, {meta.get('babytris_version')!r})"
         )
+    settings = _check_settings(path, meta)
+    rules, iterations = settings["rules"], settings["iterations"]
+    for key in ("table_boards", "table_offsets"):
+        if key not in infos:
+            raise SolutionFileError(path, key, "missing from the file")
+    contents = {"table_boards": member("table_boards", 8 * 2 ** (rules.width * rules.height))}
+    n_boards, n_pieces = len(contents["table_boards"]), rules.n_pieces
+    # a board's states: the piece and the previewed ones, the hold slot, the bag's contents
+    per_board = n_pieces ** (rules.preview + 1) * (n_pieces + 1) ** (2 if rules.hold else 0)
+    per_board *= (rules.bag_copies + 1) ** n_pieces if rules.randomizer == "bag" else 1
+    contents["table_offsets"] = member("table_offsets", 8 * (n_boards * per_board + 1))
+    offsets = contents["table_offsets"]
+    n_states = max(len(offsets) - 1, 0)
+    n_moves = int(offsets[-1]) if len(offsets) and offsets.dtype.kind in "iu" else 0
+    most = 8 * max(n_moves, n_states, n_boards * n_pieces, iterations + 1, 1)
+    for key in infos:
+        if key not in contents and key != "meta":
+            contents[key] = member(key, most)
     return meta, contents
 
 

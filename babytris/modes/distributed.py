@@ -237,10 +237,10 @@ class Shard:
             self.sweeper.greedy_sweep()
         return residual, [self.W[at] for at in self.served]
 
-    def save(self, path: str, slack: float) -> int:
+    def save(self, path: str, slack: float) -> tuple[int, str]:
         """Write the shard's boards, values and moves (each state's first move
         within ``slack`` of its best, as :class:`~babytris.Solution` breaks
-        ties) to ``path`` (.npz, atomically); returns the bytes written."""
+        ties) to ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
         from ..files.persist import replace_atomically
 
         self.sweeper.first_best_moves(slack)
@@ -259,7 +259,7 @@ class Shard:
         replace_atomically(
             path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
         )
-        return int(sum(a.nbytes for a in arrays.values()))
+        return int(sum(a.nbytes for a in arrays.values())), _shard_digest(arrays)
 
     def gather(self) -> dict[str, Any]:
         """The shard's boards, moves (boards after as bits) and values, for the client."""
@@ -572,7 +572,7 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
     residual = residuals[-1] if residuals else 0.0
     largest = max(_all([s.largest() for s in shards]))
     slack = tie_slack(discount, residual, np.array([largest])) if residual <= tol else 0.0
-    _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz"), slack) for k, s in enumerate(shards)])
+    saved = _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz"), slack) for k, s in enumerate(shards)])
     manifest = {
         "format": SHARDED_FORMAT,
         "format_version": SHARDED_VERSION,
@@ -584,6 +584,7 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
         "iterations": len(residuals),
         "residual": residual,
         "converged": residual <= tol,
+        "digests": [digest for _, digest in saved],
     }
     text = json.dumps(manifest, indent=1).encode()
     replace_atomically(os.path.join(os.fspath(out), "manifest.json"), lambda f: f.write(text))
@@ -608,14 +609,21 @@ class ShardedValues:
             raise ValueError(f"{self.path!r}: no readable manifest.json of a sharded solve ({err})") from None
         if manifest.get("format") != SHARDED_FORMAT or manifest.get("format_version") != SHARDED_VERSION:
             raise ValueError(f"{self.path!r}: manifest.json is not a {SHARDED_FORMAT} version {SHARDED_VERSION}")
-        self.rules = _rules_from_json(manifest["rules"])
-        self.discount: float = float(manifest["discount"])
-        self.opponent: str = str(manifest["opponent"])
-        self.split: str = str(manifest["split"])
-        self.n_shards: int = int(manifest["n_shards"])
-        self.iterations: int = int(manifest["iterations"])
-        self.residual: float = float(manifest["residual"])
-        self.converged: bool = bool(manifest["converged"])
+        from ..game.validation import check_bool, check_int, check_number
+
+        where = f"{self.path!r}: manifest.json: "
+        try:
+            self.rules = _rules_from_json(manifest["rules"])
+            self.discount: float = check_number(where + "discount", manifest["discount"], 0.0, 1.0, open_low=True)
+            self.opponent: str = str(manifest["opponent"])
+            self.split: str = str(manifest["split"])
+            self.n_shards: int = check_int(where + "n_shards", manifest["n_shards"], 1, 2**20)
+            self.iterations: int = check_int(where + "iterations", manifest["iterations"], 0, 2**40)
+            self.residual: float = check_number(where + "residual", manifest["residual"], 0.0, 2.0**1000)
+            self.converged: bool = check_bool(where + "converged", manifest["converged"])
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"{where}missing or malformed field {err}") from None
+        self._digests = manifest.get("digests")
         self._shards: dict[int, dict[str, np.ndarray]] = {}
 
     def _shard(self, k: int) -> dict[str, np.ndarray]:
@@ -629,6 +637,14 @@ class ShardedValues:
             n, P = len(arrays["boards"]), self.rules.n_pieces
             if arrays["values"].shape != (n * P,) or arrays["policy"].shape != (n * P,):
                 raise ValueError(f"{name!r}: values and policy must hold {n * P} entries, one per state")
+            if not np.isfinite(arrays["values"]).all():
+                raise ValueError(f"{name!r}: values: not all finite")
+            if self._digests is not None and (
+                not isinstance(self._digests, list)
+                or len(self._digests) != self.n_shards
+                or self._digests[k] != _shard_digest(arrays)
+            ):
+                raise ValueError(f"{name!r}: its SHA-256 differs from the manifest's: changed after it was saved")
             self._shards[k] = arrays
         return self._shards[k]
 
@@ -660,6 +676,18 @@ class ShardedValues:
         if self.opponent == "minimax":
             return float(values.min())
         return float(values @ np.asarray(self.rules.probabilities))
+
+
+def _shard_digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of a shard's boards, values and policy (dtypes, shapes and bytes)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for key in ("boards", "values", "policy"):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(f"{key}:{a.dtype.str}:{a.shape}:".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def load_sharded(path: str | os.PathLike) -> ShardedValues:
