@@ -12,7 +12,7 @@ from babytris.big.playouts import play_greedy
 from babytris.big.tetris import Tetris
 from babytris.claims import reproduce
 from babytris.claims.published import TABLE_1
-from babytris.claims.reproduce import AGREES, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+from babytris.claims.registry import AGREES, CLAIMS, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
 from babytris.cli import commands as cli
 
 
@@ -22,7 +22,7 @@ def fast():
 
 
 def test_every_fast_claim_names_a_known_source_and_says_why(fast):
-    slow = {c.name for c in reproduce.CLAIMS if not c.fast}
+    slow = {c.name for c in CLAIMS if not c.fast}
     assert set(fast) == set(reproduce.claim_names()) - slow
     assert slow == {"pirnay-td-lines-10k", "pirnay-td-lines-300k", "pirnay-td-lines-700k"} | {
         f"bodoia-table1-{name}-fitted" for name in TABLE_1

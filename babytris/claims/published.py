@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .reproduce import AGREES, DIFFERS, WITHIN_NOISE, Measurement, claim
+from .registry import AGREES, DIFFERS, WITHIN_NOISE, Measurement, claim
 
 __all__ = ["SLIDES_SCORES", "SLIDES_TABLE", "TABLE_1", "TABLE_3", "tied_share"]
 

@@ -9,7 +9,7 @@ states reachable from the empty grid.
 
 from __future__ import annotations
 
-from .reproduce import AGREES, DIFFERS, Measurement, claim
+from .registry import AGREES, DIFFERS, Measurement, claim
 
 
 @claim(

@@ -12,7 +12,7 @@ the trace depends on the update order.
 
 from __future__ import annotations
 
-from .reproduce import DIFFERS, Measurement, claim
+from .registry import DIFFERS, Measurement, claim
 
 #: (height, discount): (first delta, sweeps until delta <= 1e-8), as the slides print them.
 SLIDES_TRACES = {(4, 0.1): (6.10288, 8), (4, 0.9): (8.36976, 90), (5, 0.1): (6.20552, 8), (5, 0.9): (9.7563, 91)}

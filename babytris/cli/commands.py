@@ -510,7 +510,8 @@ def _minimize(args: argparse.Namespace, out: Output) -> int:
 
 def _reproduce(args: argparse.Namespace, out: Output) -> int:
     from ..claims import published as claims  # noqa: F401  (registers the claims)
-    from ..claims.reproduce import CLAIMS, markdown_table, merge_record, reproduce, write_table
+    from ..claims.registry import CLAIMS
+    from ..claims.reproduce import markdown_table, merge_record, reproduce, write_table
 
     if args.list:
         for c in CLAIMS:
