@@ -354,3 +354,16 @@ def test_bags_with_previews_and_hold_are_played_and_evaluated(fields):
     assert exact == pytest.approx(reference.expected_points(rules, "random", "random", 6), abs=1e-12)
     games = babytris.play(t, "random", "random", n_placements=6, n_games=20_000, seed=1)
     assert abs(games.mean - exact) <= 5 * games.stderr
+
+
+@pytest.mark.parametrize("preview", [1, 2])
+def test_fixed_sides_settle_whatever_the_length_of_their_cycle(preview):
+    """Both sides fixed, a game runs into one cycle of rows (8 rows at 4x5 in
+    the course timing, which a lag of 12 placements never repeats): the
+    checkpoint lag takes its length, so the increments settle and the
+    extrapolation equals the exact backups."""
+    s = babytris.solve(width=4, height=5, preview=preview, opponent="minimax")
+    quick = babytris.horizon_values(s, "optimal", "solution", n_placements=10_000)
+    exact = babytris.horizon_values(s, "optimal", "solution", n_placements=10_000, exact=True)
+    assert quick.stopped == "extrapolated" and quick.steps < 1_000
+    assert quick.start_value == pytest.approx(exact.start_value, abs=1e-9)

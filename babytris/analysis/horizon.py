@@ -201,7 +201,7 @@ def horizon_values(
         board, col = np.searchsorted(kept, board), np.searchsorted(kept, col).astype(np.int32)
         n = len(kept)
     out = np.empty(n)
-    lag = 0 if exact else _lag(t.rules)
+    lag = 0 if exact else math.lcm(_lag(t.rules), _cycle(board, col, weight, n, _starts_among(kept, sides.starts)))
     steps, status, change = _play.horizon_values(
         _row_starts(board, n),
         col,
@@ -421,6 +421,33 @@ def _row_starts(board: np.ndarray, n: int) -> np.ndarray:
     out = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(board, minlength=n), out=out[1:])
     return out
+
+
+def _starts_among(kept: np.ndarray | None, starts: np.ndarray) -> np.ndarray:
+    """The start rows numbered among the kept rows (as they are, all rows kept)."""
+    return starts if kept is None else np.searchsorted(kept, starts)
+
+
+def _cycle(board: np.ndarray, col: np.ndarray, weight: np.ndarray, n: int, starts: np.ndarray) -> int:
+    """Where both sides are fixed, each row leads to one row (or ends the
+    game): the length of the cycle every start's walk runs into (the least
+    common multiple over the starts), which the checkpoint lag must be a
+    multiple of for the increments to settle (a cycle of 8 rows never repeats
+    every 12 placements); 1 where the chain branches or a walk ends."""
+    if len(board) and (np.any(np.diff(board) == 0) or np.any(weight != 1.0)):
+        return 1  # (pieces drawn, or a player placing at random: the chain branches)
+    successor = np.full(n, -1, dtype=np.int64)
+    successor[board] = col
+    lag = 1
+    for start in np.unique(starts):
+        seen: dict[int, int] = {}
+        row, step = int(start), 0
+        while row >= 0 and row not in seen:
+            seen[row] = step
+            row, step = int(successor[row]), step + 1
+        if row >= 0:
+            lag = math.lcm(lag, step - seen[row])
+    return lag
 
 
 def _lag(rules: Rules) -> int:
