@@ -54,9 +54,10 @@ try:
     from .analysis.tournament import Tournament, standard_tournament, tournament
     from .engine.enumeration import enumerate_boards
     from .engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError
+    from .engine.stepped import Game
     from .engine.reward import Reward
     from .engine.transitions import Transitions
-    from .files.persist import load
+    from .files.persist import SolutionFileError, load
     from .formats.export import explicit_model, to_drn, to_prism
     from .formats.interop import to_mdptoolbox, to_quantecon
     from .game.board import Board
@@ -85,6 +86,8 @@ __all__ = [
     "LeanSolution",
     "Match",
     "MemoryLimitError",
+    "Game",
+    "SolutionFileError",
     "Model",
     "Partition",
     "Piece",
