@@ -54,8 +54,8 @@ try:
     from .analysis.tournament import Tournament, standard_tournament, tournament
     from .engine.enumeration import enumerate_boards
     from .engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError
-    from .engine.stepped import Game
     from .engine.reward import Reward
+    from .engine.stepped import Game
     from .engine.transitions import Transitions
     from .files.persist import SolutionFileError, load
     from .formats.export import explicit_model, to_drn, to_prism

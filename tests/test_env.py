@@ -16,9 +16,10 @@ from gymnasium.utils.env_checker import check_env
 import babytris
 import babytris.formats.env as babyenv
 from babytris import Board, Rules
-from babytris.draw.frames import PIECE_RGB, TEXT_RGB, film_strip
+from babytris.draw.frames import film_strip
 from babytris.engine.placements import engine
 from babytris.formats.env import ENV_ID, BabyTetrisEnv, decode_observation, encode_observation
+from babytris.game.svg import PIECE_RGB, TEXT_RGB
 
 
 @pytest.fixture(scope="module")

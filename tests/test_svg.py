@@ -12,9 +12,8 @@ import pytest
 
 import babytris
 from babytris import Board, Rules
-from babytris.draw.frames import EMPTY_RGB, FILLED_RGB, PIECE_RGB, TEXT_RGB
-from babytris.draw.svg import CELL
 from babytris.engine.stepped import Game
+from babytris.game.svg import CELL, EMPTY_RGB, FILLED_RGB, PIECE_RGB, TEXT_RGB
 
 resvg = pytest.importorskip("resvg_py", reason="the SVG tests render with resvg-py (a test extra)")
 Image = pytest.importorskip("PIL.Image")

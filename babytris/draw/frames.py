@@ -26,6 +26,7 @@ import numpy as np
 from ..files.persist import replace_atomically
 from ..game.pieces import Placement
 from ..game.rules import Rules
+from ..game.svg import _FONT, EMPTY_RGB, FILLED_RGB, GRID_RGB, PIECE_RGB, TEXT_RGB, score_text
 from ..game.validation import check_int
 
 if TYPE_CHECKING:
@@ -41,35 +42,7 @@ __all__ = [
     "save_gif",
     "save_png",
     "save_html",
-    "EMPTY_RGB",
-    "FILLED_RGB",
-    "PIECE_RGB",
-    "GRID_RGB",
-    "TEXT_RGB",
 ]
-
-# Colours: empty cell, filled cell, the piece to place, grid lines, the score.
-EMPTY_RGB = (24, 24, 32)
-FILLED_RGB = (70, 140, 230)
-PIECE_RGB = (240, 160, 40)
-GRID_RGB = (60, 60, 72)
-TEXT_RGB = (230, 230, 230)
-
-# A 3x5 pixel font for the score: each glyph five rows of three bits, top row first.
-_FONT = {
-    "0": ("111", "101", "101", "101", "111"),
-    "1": ("010", "110", "010", "010", "111"),
-    "2": ("111", "001", "111", "100", "111"),
-    "3": ("111", "001", "111", "001", "111"),
-    "4": ("101", "101", "111", "001", "001"),
-    "5": ("111", "100", "111", "001", "111"),
-    "6": ("111", "100", "111", "101", "111"),
-    "7": ("111", "001", "010", "010", "010"),
-    "8": ("111", "101", "111", "101", "111"),
-    "9": ("111", "101", "111", "001", "111"),
-    ".": ("000", "000", "000", "000", "010"),
-    "-": ("000", "000", "111", "000", "000"),
-}
 
 
 def frame(
@@ -139,7 +112,7 @@ def _state_frame(rules: Rules, board: int, piece: int | None, score: float, cell
     w, h = rules.width, rules.height
     cells = np.array([[(board >> (r * w + c)) & 1 for c in range(w)] for r in reversed(range(h))], dtype=bool)
     left = _cells(cells, FILLED_RGB, s)
-    text = _text(_score_text(score), max(1, s // 4))
+    text = _text(score_text(score), max(1, s // 4))
     shape = None if piece is None else rules.pieces[piece].cells
     shape_cells = np.zeros((0, 0), dtype=bool)
     if shape is not None:
@@ -327,11 +300,6 @@ def _cells(cells: np.ndarray, colour: tuple[int, int, int], s: int, background=E
         lines &= np.repeat(np.repeat(cells, s, axis=0), s, axis=1)
     image[lines] = GRID_RGB
     return image
-
-
-def _score_text(score: float) -> str:
-    value = float(score)
-    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
 
 
 def _text(text: str, px: int) -> np.ndarray:

@@ -304,8 +304,8 @@ class Game:
         return str(Board(self.board, self.rules.width, self.rules.height))
 
     def _repr_svg_(self) -> str:
-        """The board, the piece to place and the score as SVG, for Jupyter (see :mod:`babytris.draw.svg`)."""
-        from ..draw.svg import board_svg
+        """The board, the piece to place and the score as SVG, for Jupyter (see :mod:`babytris.game.svg`)."""
+        from ..game.svg import board_svg
 
         piece = None if self.over else self.rules.pieces[self.piece].cells
         return board_svg(Board(self.board, self.rules.width, self.rules.height), piece=piece, score=self.score)

@@ -136,17 +136,17 @@ class Board:
         return hash((self.bits, self.width, self.height))
 
     def _repr_svg_(self) -> str:
-        """The board as SVG, for Jupyter (see :mod:`babytris.draw.svg`)."""
-        from ..draw.svg import board_svg
+        """The board as SVG, for Jupyter (see :mod:`babytris.game.svg`)."""
+        from .svg import board_svg
 
         return board_svg(self)
 
     def show(self, placement=None, *, rules=None):
-        """A :class:`~babytris.draw.svg.Picture` of the board, with ``placement``'s
+        """A :class:`~babytris.game.svg.Picture` of the board, with ``placement``'s
         landing cells in the piece colour if given (numbered by ``rules``, as
         :func:`babytris.draw.pictures.landing_cells` takes them); Jupyter displays it."""
         from ..draw.pictures import landing_cells
-        from ..draw.svg import Picture, board_svg
+        from .svg import Picture, board_svg
 
         landing = () if placement is None else landing_cells(self, placement, rules=rules)
         return Picture(board_svg(self, landing=landing))

@@ -455,7 +455,7 @@ class Solution:
         """A summary and the start board, for Jupyter."""
         import html
 
-        from ..draw.svg import board_svg
+        from ..game.svg import board_svg
 
         start = board_svg(Board(self.rules.start, self.rules.width, self.rules.height))
         return f"<div><p><code>{html.escape(repr(self))}</code></p>{start}</div>"

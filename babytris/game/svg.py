@@ -1,7 +1,10 @@
-"""Boards, games and solutions that draw themselves in Jupyter: SVG written
-by hand (no matplotlib), as python-chess draws its boards.  Numbers are drawn
-in a 3x5 block font (rectangles, no text), so a picture renders the same
-everywhere.
+"""The one geometry and palette of babytris's pictures (the colours, a 3x5
+digit font, the score's text), and boards, games and solutions drawing
+themselves in Jupyter: SVG written by hand (no matplotlib), as python-chess
+draws its boards.  It sits here, below the data classes, so that their
+display hooks read it; babytris.draw's rasters and plots take their colours
+from it.  Numbers are drawn in a 3x5 block font (rectangles, no text), so a
+picture renders the same everywhere.
 
 >>> import babytris
 >>> svg = babytris.Board.from_rows(["#..."], height=4)._repr_svg_()
@@ -14,12 +17,40 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .frames import _FONT, EMPTY_RGB, FILLED_RGB, GRID_RGB, PIECE_RGB, TEXT_RGB, _score_text
-
 if TYPE_CHECKING:
-    from ..game.board import Board
+    from .board import Board
 
-__all__ = ["board_svg", "Picture"]
+__all__ = ["board_svg", "score_text", "Picture", "EMPTY_RGB", "FILLED_RGB", "PIECE_RGB", "GRID_RGB", "TEXT_RGB"]
+
+# Colours: empty cell, filled cell, the piece to place, grid lines, the score.
+EMPTY_RGB = (24, 24, 32)
+FILLED_RGB = (70, 140, 230)
+PIECE_RGB = (240, 160, 40)
+GRID_RGB = (60, 60, 72)
+TEXT_RGB = (230, 230, 230)
+
+# A 3x5 pixel font for the score: each glyph five rows of three bits, top row first.
+_FONT = {
+    "0": ("111", "101", "101", "101", "111"),
+    "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"),
+    "3": ("111", "001", "111", "001", "111"),
+    "4": ("101", "101", "111", "001", "001"),
+    "5": ("111", "100", "111", "001", "111"),
+    "6": ("111", "100", "111", "101", "111"),
+    "7": ("111", "001", "010", "010", "010"),
+    "8": ("111", "101", "111", "101", "111"),
+    "9": ("111", "101", "111", "001", "111"),
+    ".": ("000", "000", "000", "000", "010"),
+    "-": ("000", "000", "111", "000", "000"),
+}
+
+
+def score_text(score: float) -> str:
+    """A score as every picture writes it: an integer without decimals, else one decimal."""
+    value = float(score)
+    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
+
 
 #: The default side of a cell, in SVG pixels.
 CELL = 20
@@ -72,8 +103,8 @@ def board_svg(
             width = max(width, x0 + (1 + max(x_ for x_, _ in cells)) * s + m)
         if score is not None:
             px = max(1, s // 4)
-            shapes += _digits(_score_text(score), x0, y, px)
-            width = max(width, x0 + 4 * px * len(_score_text(score)) + m)
+            shapes += _digits(score_text(score), x0, y, px)
+            width = max(width, x0 + 4 * px * len(score_text(score)) + m)
             y += 5 * px + m
         height = max(height, y)
     return (
