@@ -245,7 +245,7 @@ def test_writer_targets_are_regular_files_or_refused(tmp_path_factory, kind):
     target as it was; /dev/null is only checked, never written."""
     import stat
 
-    from babytris.files.persist import WriteTargetError, replace_atomically
+    from babytris.engine.writing import WriteTargetError, replace_atomically
 
     folder = Path(tmp_path_factory.mktemp("targets"))
     target = {"empty": "", "device": "/dev/null", "directory": str(folder)}.get(kind, str(folder / "out.bin"))

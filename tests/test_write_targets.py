@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import babytris
-from babytris.files.persist import WriteTargetError, check_write_target, replace_atomically
+from babytris.engine.writing import WriteTargetError, check_write_target, replace_atomically
 
 
 @pytest.fixture(scope="module")

@@ -139,7 +139,7 @@ class Tournament:
         writer.writerows(records)
         text = out.getvalue()
         if path is not None:
-            from ..files.persist import replace_atomically
+            from ..engine.writing import replace_atomically
 
             replace_atomically(path, lambda f: f.write(text.encode("utf-8")))
         return text

@@ -133,7 +133,7 @@ def merge_record(results: Sequence[Reproduction], record: str | Path) -> list[Re
     """Merge ``results`` into the JSON ``record`` of earlier runs (a row per
     claim, the newest kept; rows of claims no longer known dropped), write it
     back atomically, and return every row it holds, in table order."""
-    from ..files.persist import replace_atomically
+    from ..engine.writing import replace_atomically
     from . import published as _claims  # noqa: F401  (registers the claims)
 
     record = Path(record)
@@ -154,7 +154,7 @@ def write_table(results: Sequence[Reproduction], path: str | Path) -> None:
     """Replace the text between :data:`BEGIN` and :data:`END` in ``path``
     with :func:`markdown_table` and the rows' total time (atomically: a
     temporary file, then a rename)."""
-    from ..files.persist import replace_atomically
+    from ..engine.writing import replace_atomically
 
     path = Path(path)
     text = path.read_text()

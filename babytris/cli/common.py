@@ -118,7 +118,7 @@ def check_writable(option: str, path: str) -> None:
     a temporary file beside ``path`` and rename it over, so the directory
     must be writable, not the old file); and an empty path, a device, a FIFO
     or a socket (only regular files are written)."""
-    from ..files.persist import check_write_target
+    from ..engine.writing import check_write_target
 
     try:
         check_write_target(path, field=option)

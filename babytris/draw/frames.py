@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from ..files.persist import replace_atomically
+from ..engine.writing import replace_atomically
 from ..game.pieces import Placement
 from ..game.rules import Rules
 from ..game.svg import _FONT, EMPTY_RGB, FILLED_RGB, GRID_RGB, PIECE_RGB, TEXT_RGB, score_text

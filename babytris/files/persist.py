@@ -12,19 +12,16 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 import zipfile
 from collections.abc import Callable
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
 from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
-from ..game.pieces import Piece
 from ..game.rules import Rules
 from ..game.validation import METHODS, check_bool, check_int, check_number
 from ..results.solution import Solution
@@ -33,9 +30,6 @@ from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
 __all__ = [
     "save",
     "load",
-    "replace_atomically",
-    "check_write_target",
-    "WriteTargetError",
     "SolutionFileError",
     "FORMAT",
     "FORMAT_VERSION",
@@ -43,6 +37,8 @@ __all__ = [
 ]
 
 #: What the file says it is, and the layout's version (raise it when the layout changes).
+from ..engine.writing import replace_atomically
+
 FORMAT = "babytris.results.solution"
 FORMAT_VERSION = 4
 #: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
@@ -116,7 +112,7 @@ def save(solution: Solution, path: str | os.PathLike) -> None:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "babytris_version": __version__,
-        "rules": _rules_to_json(solution.rules),
+        "rules": solution.rules.to_json(),
         "discount": solution.discount,
         "iterations": solution.iterations,
         "residual": solution.residual,
@@ -179,105 +175,6 @@ def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.n
         if saved.get(name) != found.get(name):
             what = "missing" if name not in found else "not saved" if name not in saved else "differs"
             raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
-
-
-def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, field: str = "path") -> None:
-    """Call ``write`` on a new temporary file beside ``path``, flush it to disk,
-    and rename it onto ``path`` (``os.replace``, atomic): ``path`` holds the
-    old file or the new one, never a part.  On any failure, interrupts
-    included, the temporary file is removed and ``path`` left as it was.
-
-    Every babytris writer goes through here, so writes touch only regular
-    files: a symlink is followed and its target replaced (``latest.npz ->
-    run.npz`` stays a link, to the new file); a device, FIFO, socket or
-    directory is refused before anything is written, with a
-    :class:`WriteTargetError` (a ``ValueError``) naming ``field``, as is an
-    empty path (a directory: ``IsADirectoryError``).  Returns None."""
-    target = check_write_target(path, field=field)
-    folder, name = os.path.split(target)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-            os.chmod(temporary, _new_file_mode(target))
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _sync_directory(folder)
-
-
-class WriteTargetError(ValueError):
-    """A path babytris will not write to: empty, or not a regular file (a
-    device, FIFO, socket or directory); ``field`` names the option or argument."""
-
-    def __init__(self, field: str, path: str, problem: str) -> None:
-        self.field, self.path = field, path
-        super().__init__(f"{field}: cannot write to {path!r}: {problem} (give the path of a regular file)")
-
-
-def check_write_target(path: str | os.PathLike, *, field: str = "path") -> str:
-    """The absolute path a writer replaces for ``path``: the path itself, or
-    the final target of a symlink; raises :class:`WriteTargetError` naming
-    ``field`` if ``path`` is empty or names anything but a regular file or
-    nothing (a device, FIFO or socket; a directory: ``IsADirectoryError``).
-    Returns the path."""
-    import stat
-
-    name = os.fspath(path)
-    if isinstance(name, bytes):
-        name = os.fsdecode(name)
-    if not name:
-        raise WriteTargetError(field, name, "the path is empty")
-    target = os.path.realpath(name)  # a symlink: its target (a dangling one: the file it names)
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        return target
-    except NotADirectoryError:
-        raise WriteTargetError(field, name, "a part of the path is not a directory") from None
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(f"cannot save to {name!r}: it is a directory")
-    if not stat.S_ISREG(mode):
-        kind = (
-            "a character device"
-            if stat.S_ISCHR(mode)
-            else "a block device"
-            if stat.S_ISBLK(mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(mode)
-            else "a socket"
-            if stat.S_ISSOCK(mode)
-            else "not a regular file"
-        )
-        raise WriteTargetError(field, name, f"it is {kind}")
-    return target
-
-
-def _new_file_mode(target: str) -> int:
-    """The permissions the saved file gets: the old file's, or those a plain
-    ``open(path, "w")`` would give (0o666 less the umask; mkstemp's are 0o600)."""
-    with contextlib.suppress(OSError):
-        return os.stat(target).st_mode & 0o7777
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _sync_directory(folder: str) -> None:
-    """Flush the directory entry of a rename to disk, where the system allows
-    (POSIX; Windows cannot open a directory)."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    with contextlib.suppress(OSError):
-        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
 
 
 def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
@@ -485,7 +382,7 @@ def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
             raise SolutionFileError(path, name, str(err)) from None
 
     out: dict[str, Any] = {}
-    out["rules"] = check("rules", _rules_from_json)
+    out["rules"] = check("rules", Rules.from_json)
     undiscounted = out["rules"].objective == "combo"
     out["discount"] = check("discount", lambda v: check_number("discount", v, 0.0, 1.0, open_high=not undiscounted))
     out["iterations"] = check("iterations", lambda v: check_int("iterations", v, 0))
@@ -628,32 +525,3 @@ def _check_solution(
         choice = contents["solution_opponent_policy"]
         if n and not (0 <= choice.min() and choice.max() < n_pieces):
             fail("solution_opponent_policy", f"piece choices outside [0, {n_pieces})")
-
-
-def _rules_to_json(rules: Rules) -> dict[str, Any]:
-    return {
-        "width": rules.width,
-        "height": rules.height,
-        "pieces": [{"name": p.name, "cells": [list(c) for c in p.cells]} for p in rules.pieces],
-        "line_scores": None if rules.objective == "combo" else list(rules.line_scores),
-        "probabilities": list(rules.probabilities),
-        "start": rules.start,
-        "objective": rules.objective,
-        "preview": rules.preview,
-        "hold": rules.hold,
-        "mirror": rules.mirror,
-        "no_holes": rules.no_holes,
-        "top_out": rules.top_out,
-        "hold_start": rules.hold_start,
-        "moves": rules.moves,
-        "randomizer": rules.randomizer,
-        "bag_copies": rules.bag_copies,
-    }
-
-
-def _rules_from_json(fields: dict[str, Any]) -> Rules:
-    if not isinstance(fields, dict):
-        raise ValueError(f"rules must be a dict of Rules fields, got {fields!r}")
-    fields = dict(fields)
-    fields["pieces"] = [Piece(p["name"], tuple(tuple(c) for c in p["cells"])) for p in fields["pieces"]]
-    return Rules(**fields)

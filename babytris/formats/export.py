@@ -36,7 +36,7 @@ from typing import IO
 import numpy as np
 
 from ..engine.transitions import HOLD_MOVE, Transitions
-from ..files.persist import replace_atomically
+from ..engine.writing import replace_atomically
 from ..game.validation import check_number
 from ..results.solution import Solution
 from ..solvers.match import Match

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..engine.placements import placement_table
 from ..engine.transitions import Transitions
-from ..files.persist import replace_atomically
+from ..engine.writing import replace_atomically
 from ..game.validation import check_number, check_type
 from ..results.solution import Solution
 from ..solvers.match import Match

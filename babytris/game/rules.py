@@ -339,6 +339,38 @@ class Rules:
         if any(i != j for i, j in enumerate(images)) and self.node_tables:
             raise RulesError("mirror: with pieces that are not their own mirror image, no preview, no hold and no bag")
 
+    def to_json(self) -> dict:
+        """The rules as a JSON-ready dict of their fields (pieces by name and
+        cells), as saved files keep them; :meth:`from_json` reads it back."""
+        return {
+            "width": self.width,
+            "height": self.height,
+            "pieces": [{"name": p.name, "cells": [list(c) for c in p.cells]} for p in self.pieces],
+            "line_scores": None if self.objective == "combo" else list(self.line_scores),
+            "probabilities": list(self.probabilities),
+            "start": self.start,
+            "objective": self.objective,
+            "preview": self.preview,
+            "hold": self.hold,
+            "mirror": self.mirror,
+            "no_holes": self.no_holes,
+            "top_out": self.top_out,
+            "hold_start": self.hold_start,
+            "moves": self.moves,
+            "randomizer": self.randomizer,
+            "bag_copies": self.bag_copies,
+        }
+
+    @classmethod
+    def from_json(cls, fields: object) -> Rules:
+        """The :class:`Rules` of a dict :meth:`to_json` wrote, validated as
+        any Rules are (``ValueError`` naming the field)."""
+        if not isinstance(fields, dict):
+            raise ValueError(f"rules must be a dict of Rules fields, got {fields!r}")
+        fields = dict(fields)
+        fields["pieces"] = [Piece(p["name"], tuple(tuple(c) for c in p["cells"])) for p in fields["pieces"]]
+        return cls(**fields)
+
     def __repr__(self) -> str:
         pieces = ", ".join(piece_repr(p) for p in self.pieces)
         scores = "" if self.objective == "combo" else f"line_scores={self.line_scores!r}, "

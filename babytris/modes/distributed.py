@@ -241,7 +241,7 @@ class Shard:
         """Write the shard's boards, values and moves (each state's first move
         within ``slack`` of its best, as :class:`~babytris.Solution` breaks
         ties) to ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
-        from ..files.persist import replace_atomically
+        from ..engine.writing import replace_atomically
 
         self.sweeper.first_best_moves(slack)
         n, P = len(self.boards), self.rules.n_pieces
@@ -563,7 +563,7 @@ SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 1
 def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:
     """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
     directory without it is an unfinished save)."""
-    from ..files.persist import _rules_to_json, replace_atomically
+    from ..engine.writing import replace_atomically
     from ..results.solution import tie_slack
 
     if rules.mirror:
@@ -576,7 +576,7 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
     manifest = {
         "format": SHARDED_FORMAT,
         "format_version": SHARDED_VERSION,
-        "rules": _rules_to_json(rules),
+        "rules": rules.to_json(),
         "opponent": opponent,
         "discount": discount,
         "split": split,
@@ -599,7 +599,6 @@ class ShardedValues:
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
-        from ..files.persist import _rules_from_json
 
         self.path = os.fspath(path)
         try:
@@ -613,7 +612,7 @@ class ShardedValues:
 
         where = f"{self.path!r}: manifest.json: "
         try:
-            self.rules = _rules_from_json(manifest["rules"])
+            self.rules = Rules.from_json(manifest["rules"])
             self.discount: float = check_number(where + "discount", manifest["discount"], 0.0, 1.0, open_low=True)
             self.opponent: str = str(manifest["opponent"])
             self.split: str = str(manifest["split"])

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine.placements import placement_table
 from ..engine.transitions import HOLD_MOVE
-from ..files.persist import replace_atomically
+from ..engine.writing import replace_atomically
 from ..game.bags import after_draw, describe_bag, full_bag
 
 if TYPE_CHECKING:
