@@ -24,66 +24,19 @@ from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.rules import Rules
 from ..game.validation import METHODS, check_bool, check_int, check_number
+from ..results.saving import (
+    DTYPES,
+    FORMAT,
+    READABLE_VERSIONS,
+    SETTINGS,
+    SOLUTION_ARRAYS,
+    TABLE_ARRAYS,
+    digests,
+)
 from ..results.solution import Solution
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
 
-__all__ = [
-    "save",
-    "load",
-    "SolutionFileError",
-    "FORMAT",
-    "FORMAT_VERSION",
-    "READABLE_VERSIONS",
-]
-
-#: What the file says it is, and the layout's version (raise it when the layout changes).
-from ..engine.writing import replace_atomically
-
-FORMAT = "babytris.results.solution"
-FORMAT_VERSION = 4
-#: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
-#: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds; 2 lacks
-#: the rules' ``moves`` (hard drops), which 3 adds; 3 lacks the rules'
-#: ``randomizer`` and ``bag_copies`` (independent draws) and the table's
-#: ``bags``, which 4 adds.
-READABLE_VERSIONS = (1, 2, 3, 4)
-
-# The arrays a file holds, by the attribute they come from; None-able ones may be absent.
-_SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy", "evaluation_sweeps")
-_TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
-# The dtype each array is written with.
-_DTYPES = {
-    "solution_values": np.float64,
-    "solution_policy": np.int16,
-    "solution_residuals": np.float64,
-    "solution_evaluation_sweeps": np.int32,
-    "solution_opponent_policy": np.int16,
-    "table_boards": np.uint64,
-    "table_layer_starts": np.int64,
-    "table_offsets": np.int64,  # (int32 in memory; int64 on file, as format 1 wrote them)
-    "table_next_board": np.int32,
-    "table_lines": np.uint8,
-    "table_placement": np.uint16,
-    "table_queues": np.int64,
-    "table_slots": np.int64,
-    "table_bags": np.int64,
-}
-# The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
-_SETTINGS = (
-    "rules",
-    "discount",
-    "iterations",
-    "residual",
-    "converged",
-    "method",
-    "tol",
-    "max_iter",
-    "seconds",
-    "opponent",
-    "player",
-    "reward",
-    "table_seconds",
-)
+__all__ = ["load", "SolutionFileError"]
 
 
 class SolutionFileError(ValueError):
@@ -96,72 +49,6 @@ class SolutionFileError(ValueError):
         super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
 
 
-def save(solution: Solution, path: str | os.PathLike) -> None:
-    """Write ``solution`` to ``path`` (numpy ``.npz``, compressed): its values,
-    policy and piece choices, the move table, the rules and the settings.
-    The quotient of ``solve(..., minimize=True)`` is not kept.
-
-    The file is written whole beside ``path`` and then renamed onto it, so a
-    save that fails or is interrupted (even killed) leaves the previous file
-    at ``path``, if any, as it was."""
-    if not isinstance(solution, Solution):
-        raise TypeError(f"solution must be a babytris.Solution, got {type(solution).__name__}")
-    from .._version import __version__
-
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "babytris_version": __version__,
-        "rules": solution.rules.to_json(),
-        "discount": solution.discount,
-        "iterations": solution.iterations,
-        "residual": solution.residual,
-        "converged": solution.converged,
-        "method": solution.method,
-        "tol": solution.tol,
-        "max_iter": solution.max_iter,
-        "seconds": solution.seconds,
-        "opponent": solution.opponent,
-        "player": solution.player,
-        "reward": None if solution.reward is None else vars(solution.reward),
-        "table_seconds": solution.transitions.seconds,
-        "opening_row": solution.opening_row,
-        "ties": solution.ties,
-        "accelerated": solution.accelerated,
-        "tie_seed": solution.tie_seed,
-    }
-    arrays = {
-        f"solution_{name}": getattr(solution, name) for name in _SOLUTION_ARRAYS if getattr(solution, name) is not None
-    }
-    arrays.update(
-        {
-            f"table_{name}": getattr(solution.transitions, name).astype(_DTYPES[f"table_{name}"], copy=False)
-            for name in _TABLE_ARRAYS
-            if getattr(solution.transitions, name) is not None
-        }
-    )
-    meta["digests"] = _digests(meta, arrays)
-    replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
-
-
-def _digests(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, str]:
-    """SHA-256 of each array (its dtype, shape and bytes) and of the metadata
-    beside them: they catch a file edited or damaged after it was saved (not
-    a forger, who can recompute them).  Returns them by member name."""
-    import hashlib
-
-    def digest(*parts: bytes) -> str:
-        return hashlib.sha256(b"\0".join(parts)).hexdigest()
-
-    out = {
-        name: digest(str(a.dtype.str).encode(), str(a.shape).encode(), np.ascontiguousarray(a).tobytes())
-        for name, a in arrays.items()
-    }
-    settings = {key: value for key, value in meta.items() if key != "digests"}
-    out["meta"] = digest(json.dumps(settings, sort_keys=True).encode())
-    return out
-
-
 def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
     """Refuse a file whose arrays or metadata differ from the digests saved
     with them (files written before digests were kept have none)."""
@@ -170,7 +57,7 @@ def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.n
         return
     if not isinstance(saved, dict):
         raise SolutionFileError(path, "digests", f"must be an object, got {type(saved).__name__}")
-    found = _digests(meta, contents)
+    found = digests(meta, contents)
     for name in sorted(set(saved) | set(found)):
         if saved.get(name) != found.get(name):
             what = "missing" if name not in found else "not saved" if name not in saved else "differs"
@@ -202,15 +89,15 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
     _check_arrays(path, saved_rules, settings, contents)
-    table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in _TABLE_ARRAYS}
+    table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in TABLE_ARRAYS}
     table_arrays["offsets"] = _narrow_offsets(path, contents["table_offsets"], len(contents["table_next_board"]))
     try:  # the table checks itself: boards, layers, offsets, next boards, lines, placements
         table = Transitions(saved_rules, seconds=settings["table_seconds"], **table_arrays)
     except TableError as err:
         raise SolutionFileError(path, f"table_{err.field}", err.problem) from None
     _check_solution(path, saved_rules, settings, contents, table)
-    fields: dict[str, Any] = {name: settings[name] for name in _SETTINGS if name != "table_seconds"}
-    fields.update({name: contents.get(f"solution_{name}") for name in _SOLUTION_ARRAYS})
+    fields: dict[str, Any] = {name: settings[name] for name in SETTINGS if name != "table_seconds"}
+    fields.update({name: contents.get(f"solution_{name}") for name in SOLUTION_ARRAYS})
     opening_row = _opening_row(path, meta, table, settings["opponent"])
     ties = _ties(path, meta)
     accelerated = meta.get("accelerated")
@@ -309,7 +196,7 @@ def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
 def _read_members(path: str | os.PathLike, archive: zipfile.ZipFile) -> tuple[dict, dict[str, np.ndarray]]:
     """_read() on the open archive: the members, each checked before it is decompressed."""
     name = os.fspath(path)
-    allowed = {"meta"} | {f"solution_{a}" for a in _SOLUTION_ARRAYS} | {f"table_{a}" for a in _TABLE_ARRAYS}
+    allowed = {"meta"} | {f"solution_{a}" for a in SOLUTION_ARRAYS} | {f"table_{a}" for a in TABLE_ARRAYS}
     if "meta.npy" not in archive.namelist():
         raise ValueError(f"{name!r} is not a babytris solution file: no readable metadata")
     infos: dict[str, zipfile.ZipInfo] = {}
@@ -371,7 +258,7 @@ def _read_members(path: str | os.PathLike, archive: zipfile.ZipFile) -> tuple[di
 def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
     """The metadata's settings, each checked for its type and range, as the
     values a :class:`Solution` takes; raises :class:`SolutionFileError`."""
-    missing = [name for name in _SETTINGS if name not in meta]
+    missing = [name for name in SETTINGS if name not in meta]
     if missing:
         raise SolutionFileError(path, missing[0], "missing from the metadata")
 
@@ -426,7 +313,7 @@ def _check_arrays(
     def fail(name: str, problem: str) -> None:
         raise SolutionFileError(path, name, problem)
 
-    unknown = sorted(set(contents) - set(_DTYPES))
+    unknown = sorted(set(contents) - set(DTYPES))
     if unknown:
         fail(unknown[0], "not an array a babytris solution holds")
     required = {
@@ -454,8 +341,8 @@ def _check_arrays(
     for name in sorted(set(contents) - required - optional):
         fail(name, f"not expected with these rules and opponent={settings['opponent']!r}")
     for name, array in contents.items():
-        if array.dtype != _DTYPES[name]:
-            fail(name, f"dtype {array.dtype}, not {np.dtype(_DTYPES[name])}")
+        if array.dtype != DTYPES[name]:
+            fail(name, f"dtype {array.dtype}, not {np.dtype(DTYPES[name])}")
 
     n, n_pieces = len(contents["table_boards"]), rules.n_pieces
     n_moves = len(contents["table_next_board"])

@@ -270,7 +270,7 @@ class Solution:
     def save(self, path) -> None:
         """Write this solution to ``path`` (numpy ``.npz``); read it back with :func:`babytris.load`.
         The file is replaced atomically: a failed or interrupted save leaves the old one as it was."""
-        from ..files.persist import save  # persist builds Solutions: import it when used
+        from .saving import save  # (saving imports this module: import it when used)
 
         save(self, path)
 

@@ -1,0 +1,142 @@
+"""A Solution written to a file: the format (its members, their dtypes and
+the settings kept) and :func:`save`, with a SHA-256 digest of each array
+and of the metadata.  Reading a file back, and proving it, is
+:func:`babytris.files.persist.load`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..engine.writing import replace_atomically
+from .solution import Solution
+
+__all__ = [
+    "DTYPES",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "READABLE_VERSIONS",
+    "SETTINGS",
+    "SOLUTION_ARRAYS",
+    "TABLE_ARRAYS",
+    "digests",
+    "save",
+]
+
+#: What the file says it is, and the layout's version (raise it when the layout changes).
+FORMAT = "babytris.results.solution"
+#: The version save writes.
+FORMAT_VERSION = 4
+#: Versions this babytris reads: 1 lacks the rules' ``no_holes``, ``top_out``
+#: and the reward's ``new_holes``, ``loss`` (all off), which 2 adds; 2 lacks
+#: the rules' ``moves`` (hard drops), which 3 adds; 3 lacks the rules'
+#: ``randomizer`` and ``bag_copies`` (independent draws) and the table's
+#: ``bags``, which 4 adds.
+READABLE_VERSIONS = (1, 2, 3, 4)
+
+#: The arrays a file holds, by the attribute they come from; None-able ones may be absent.
+SOLUTION_ARRAYS = ("values", "policy", "residuals", "opponent_policy", "evaluation_sweeps")
+#: (the move table's, beside the solution's)
+TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
+#: The dtype each array is written with.
+DTYPES = {
+    "solution_values": np.float64,
+    "solution_policy": np.int16,
+    "solution_residuals": np.float64,
+    "solution_evaluation_sweeps": np.int32,
+    "solution_opponent_policy": np.int16,
+    "table_boards": np.uint64,
+    "table_layer_starts": np.int64,
+    "table_offsets": np.int64,  # (int32 in memory; int64 on file, as format 1 wrote them)
+    "table_next_board": np.int32,
+    "table_lines": np.uint8,
+    "table_placement": np.uint16,
+    "table_queues": np.int64,
+    "table_slots": np.int64,
+    "table_bags": np.int64,
+}
+#: The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
+SETTINGS = (
+    "rules",
+    "discount",
+    "iterations",
+    "residual",
+    "converged",
+    "method",
+    "tol",
+    "max_iter",
+    "seconds",
+    "opponent",
+    "player",
+    "reward",
+    "table_seconds",
+)
+
+
+def save(solution: Solution, path: str | os.PathLike) -> None:
+    """Write ``solution`` to ``path`` (numpy ``.npz``, compressed): its values,
+    policy and piece choices, the move table, the rules and the settings.
+    The quotient of ``solve(..., minimize=True)`` is not kept.
+
+    The file is written whole beside ``path`` and then renamed onto it, so a
+    save that fails or is interrupted (even killed) leaves the previous file
+    at ``path``, if any, as it was."""
+    if not isinstance(solution, Solution):
+        raise TypeError(f"solution must be a babytris.Solution, got {type(solution).__name__}")
+    from .._version import __version__
+
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "babytris_version": __version__,
+        "rules": solution.rules.to_json(),
+        "discount": solution.discount,
+        "iterations": solution.iterations,
+        "residual": solution.residual,
+        "converged": solution.converged,
+        "method": solution.method,
+        "tol": solution.tol,
+        "max_iter": solution.max_iter,
+        "seconds": solution.seconds,
+        "opponent": solution.opponent,
+        "player": solution.player,
+        "reward": None if solution.reward is None else vars(solution.reward),
+        "table_seconds": solution.transitions.seconds,
+        "opening_row": solution.opening_row,
+        "ties": solution.ties,
+        "accelerated": solution.accelerated,
+        "tie_seed": solution.tie_seed,
+    }
+    arrays = {
+        f"solution_{name}": getattr(solution, name) for name in SOLUTION_ARRAYS if getattr(solution, name) is not None
+    }
+    arrays.update(
+        {
+            f"table_{name}": getattr(solution.transitions, name).astype(DTYPES[f"table_{name}"], copy=False)
+            for name in TABLE_ARRAYS
+            if getattr(solution.transitions, name) is not None
+        }
+    )
+    meta["digests"] = digests(meta, arrays)
+    replace_atomically(path, lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta)), **arrays))
+
+
+def digests(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, str]:
+    """SHA-256 of each array (its dtype, shape and bytes) and of the metadata
+    beside them: they catch a file edited or damaged after it was saved (not
+    a forger, who can recompute them).  Returns them by member name."""
+    import hashlib
+
+    def digest(*parts: bytes) -> str:
+        return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+    out = {
+        name: digest(str(a.dtype.str).encode(), str(a.shape).encode(), np.ascontiguousarray(a).tobytes())
+        for name, a in arrays.items()
+    }
+    settings = {key: value for key, value in meta.items() if key != "digests"}
+    out["meta"] = digest(json.dumps(settings, sort_keys=True).encode())
+    return out
