@@ -1,5 +1,5 @@
 """Modified policy iteration keeping board values alone (big tables: see
-``babytris.solvers.solve.BOARD_VALUES_ONLY_STATES``): the sweeps write no state
+``babytris.solvers.sweep_arrays.BOARD_VALUES_ONLY_STATES``): the sweeps write no state
 values, and the state values come from the converged board values after.
 Here the threshold is lowered to 0, so that small games take that path and
 are checked against the usual one and against the pure-Python reference."""
@@ -19,16 +19,17 @@ from babytris import reference
 from babytris.solvers import _strategy, _sweep
 
 solve_module = sys.modules["babytris.solvers.solve"]
+arrays_module = sys.modules["babytris.solvers.sweep_arrays"]
 
 
 @pytest.fixture
 def boards_only(monkeypatch):
-    monkeypatch.setattr(solve_module, "BOARD_VALUES_ONLY_STATES", 0)
+    monkeypatch.setattr(arrays_module, "BOARD_VALUES_ONLY_STATES", 0)
 
 
 def _both(monkeypatch, rules, **kw):
     usual = babytris.solve(rules, **kw)
-    monkeypatch.setattr(solve_module, "BOARD_VALUES_ONLY_STATES", 0)
+    monkeypatch.setattr(arrays_module, "BOARD_VALUES_ONLY_STATES", 0)
     lean = babytris.solve(rules, **kw)
     monkeypatch.undo()
     return usual, lean
@@ -144,7 +145,7 @@ def test_a_boards_only_sweep_moves_the_board_values_as_the_usual_one(transitions
     discount=st.sampled_from([0.5, 0.9]),
 )
 def test_random_rule_sets_agree_with_the_reference(monkeypatch, rules, opponent, discount):
-    monkeypatch.setattr(solve_module, "BOARD_VALUES_ONLY_STATES", 0)
+    monkeypatch.setattr(arrays_module, "BOARD_VALUES_ONLY_STATES", 0)
     solution = babytris.solve(rules, opponent=opponent, method="mpi", discount=discount, tol=1e-9)
     ref = reference.solve(rules, discount=discount, opponent=opponent, tol=1e-12, max_iter=10_000)
     assert solution.converged and ref.converged

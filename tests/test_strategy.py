@@ -477,7 +477,7 @@ def test_the_chosen_moves_cache_changes_no_value(monkeypatch, opponent):
     """Evaluation sweeps reading the chosen moves from the cache equal those reading the move table."""
     t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
     cached = babytris.solve_transitions(t, opponent=opponent)
-    monkeypatch.setattr(sys.modules["babytris.solvers.solve"], "CHOSEN_MOVES_STATES", 0)
+    monkeypatch.setattr(sys.modules["babytris.solvers.sweep_arrays"], "CHOSEN_MOVES_STATES", 0)
     plain = babytris.solve_transitions(t, opponent=opponent)
     assert np.array_equal(cached.values, plain.values) and np.array_equal(cached.policy, plain.policy)
     assert cached.iterations == plain.iterations

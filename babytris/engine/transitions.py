@@ -427,9 +427,17 @@ def check_table(t: Transitions) -> None:
     starts, offsets rising from 0 to the number of moves, and next boards,
     rows cleared, placement numbers, queues and hold slots in range.  Costs
     about 1% of a solve of the same table (vectorised)."""
+    if not isinstance(t.rules, Rules):
+        raise TableError("rules", f"must be a babytris.Rules, got {type(t.rules).__name__}")
+    _check_dtypes(t)
+    _check_rows(t)
+    _check_moves(t)
+    _check_nodes(t)
+
+
+def _check_dtypes(t: Transitions) -> None:
+    """The arrays the rules call for, each of its :data:`DTYPES` dtype, 1-d and C-contiguous."""
     rules = t.rules
-    if not isinstance(rules, Rules):
-        raise TableError("rules", f"must be a babytris.Rules, got {type(rules).__name__}")
     for name, dtype in DTYPES.items():
         array = t._stored(name)
         if name == "placement" and array is None:
@@ -462,8 +470,13 @@ def check_table(t: Transitions) -> None:
             )
         if not array.flags.c_contiguous:
             raise TableError(name, "must be C-contiguous")
-    boards, offsets, next_board = t.boards, t.offsets, t.next_board
-    n, n_moves = len(boards), len(next_board)
+
+
+def _check_rows(t: Transitions) -> None:
+    """The rows: boards on the rules' cells, ascending within each layer, the
+    layer starts, and offsets rising from 0 to the number of moves."""
+    rules, boards, offsets = t.rules, t.boards, t.offsets
+    n, n_moves = len(boards), len(t.next_board)
     rows_per_board = 1 if t.queues is None else rules.nodes_per_board
     if n == 0 or n % rows_per_board:
         raise TableError(
@@ -493,6 +506,12 @@ def check_table(t: Transitions) -> None:
         if bad >= 0:
             where = f"; offsets[{bad + 1}] = {offsets[bad + 1]:,} is below offsets[{bad}] = {offsets[bad]:,}"
         raise TableError("offsets", f"must rise from 0 to the number of moves, {n_moves:,}{where}")
+
+
+def _check_moves(t: Transitions) -> None:
+    """The moves: next rows, rows cleared and placement numbers in range, one of each per move."""
+    rules, next_board = t.rules, t.next_board
+    n, n_moves = len(t.boards), len(next_board)
     for name in ("lines", "placement"):
         array = t._stored(name)
         if array is not None and len(array) != n_moves:
@@ -514,6 +533,12 @@ def check_table(t: Transitions) -> None:
             outside &= placement != HOLD_MOVE  # the hold move, with hold only
         if outside.any():
             raise TableError("placement", f"a placement number outside the {numbers} placements of the pieces")
+
+
+def _check_nodes(t: Transitions) -> None:
+    """A node table's queues, hold slots and bags: in range, and in the rows' layout."""
+    rules, n = t.rules, len(t.boards)
+    rows_per_board = 1 if t.queues is None else rules.nodes_per_board
     for name, high in (("queues", rules.queues), ("slots", rules.hold_slots), ("bags", rules.bags)):
         array = getattr(t, name)
         if array is not None and not (0 <= array.min() and array.max() < high):

@@ -475,7 +475,7 @@ def _assemble(
 ) -> Solution:
     """One :class:`Transitions` from the shards' parts, and the solver gone on from their values."""
     from ..solvers.roles import resolve
-    from ..solvers.solve import _solve
+    from ..solvers.solve import SolverSettings, _solve
 
     P = rules.n_pieces
     boards = np.concatenate([p["boards"] for p in parts])
@@ -502,21 +502,8 @@ def _assemble(
     board_values = np.concatenate([p["board_values"] for p in parts])[order]
     roles = resolve(table, opponent, None, None)
     method = solver_method(roles, "vi")
-    return _solve(
-        table,
-        roles,
-        method,
-        discount,
-        tol,
-        max_iter,
-        6,
-        False,
-        1,
-        None,
-        False,
-        (opponent, None, None),
-        (values, board_values, residuals),
-    )
+    settings = SolverSettings(method, discount, tol, max_iter, eval_sweeps=6, accelerate=False, n_jobs=1)
+    return _solve(table, roles, settings, warm=(values, board_values, residuals))
 
 
 def _check_client(client: Any) -> Any:

@@ -229,7 +229,7 @@ class Solution:
         ``|W - W*| <= residual / (1 - g)`` and every value written in that
         sweep is within ``g * residual / (1 - g)`` of the truth.  (Big tables
         solved by modified policy iteration keep board values alone while they
-        sweep, see ``babytris.solvers.solve.BOARD_VALUES_ONLY_STATES``: their residual
+        sweep, see ``babytris.solvers.sweep_arrays.BOARD_VALUES_ONLY_STATES``: their residual
         is the board values' change alone, and their state values come from
         the last sweep's board values by one more backup, within ``g`` times
         that.)  A rounding allowance of 16 ulps per backup,

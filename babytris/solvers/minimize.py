@@ -45,7 +45,7 @@ import numpy as np
 from ..engine.transitions import Transitions, offsets_from_counts
 from ..game.validation import check_bool
 from . import _minimize
-from .roles import MOVES_BEST, MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, resolve
+from .roles import MOVES_BEST, MOVES_FIXED, PIECES_FIXED, PIECES_RANDOM, Roles, resolve
 
 __all__ = ["Partition", "minimize"]
 
@@ -133,14 +133,22 @@ def minimize(
     Returns:
         :class:`Partition`, with the quotient's move table.
     """
-    roles = resolve(transitions, opponent, player, reward)
+    return partition_for(transitions, resolve(transitions, opponent, player, reward), zero_states=zero_states)
+
+
+def partition_for(transitions: Transitions, roles: Roles, *, zero_states: bool = True) -> Partition:
+    """:func:`minimize` for sides already resolved against ``transitions``.
+
+    Returns:
+        :class:`Partition`, with the quotient's move table.
+    """
     zero_states = check_bool("zero_states", zero_states)
     if roles.pieces == PIECES_FIXED or roles.moves == MOVES_FIXED:
         raise ValueError("minimize: opponent and player must be named models, not given policies")
     started = time.perf_counter()
     t = transitions
     n_pieces = t.rules.n_pieces
-    move_reward = roles.move_rewards(t)
+    move_reward = roles.move_reward
     rewards = np.asarray(t.rules.line_scores, dtype=np.float64)[t.lines] if move_reward is None else move_reward
     reward_id = _ids(rewards)
     moves_as_set = roles.moves == MOVES_BEST

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -106,6 +106,7 @@ class Roles:
     fixed_move: np.ndarray | None = None  # int16 per state (offset in its row), with "given" players
     reward: Reward | None = None  # None: points
     opening_row: int | None = None  # the start row a given opponent Solution opens with (previews), else None
+    move_reward: np.ndarray | None = None  # float64 per move where not the game's points (resolved with a table)
 
     @property
     def single_agent(self) -> bool:
@@ -212,7 +213,12 @@ def resolve(transitions: Transitions | None, opponent: object, player: object, r
             raise _no_policy(player)
         moves, player_label = MOVES_FIXED, "given"
         rows = None if transitions is None else player_rows(transitions, player)
-    return Roles(opponent_label, player_label, pieces, moves, choice, rows, reward, opening_row)
+    roles = Roles(opponent_label, player_label, pieces, moves, choice, rows, reward, opening_row)
+    if transitions is None:
+        return roles
+    # (the per-move rewards resolved here too, so that the sweeps read data, not reward code)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused by the solve, with their size
+        return replace(roles, move_reward=roles.move_rewards(transitions))
 
 
 def _minimax_or_best_response(opponent: str, player: object) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -15,8 +14,7 @@ from ..engine.placements import most_moves
 from ..engine.progress import ProgressBars
 from ..engine.resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from ..engine.reward import Reward
-from ..engine.transitions import Transitions, independent_layers, layers, sweep_order
-from ..game.bags import bag_chances
+from ..engine.transitions import Transitions, layers
 from ..game.rules import Rules
 from ..game.validation import (
     METHODS,
@@ -27,12 +25,18 @@ from ..game.validation import (
     solver_method,
 )
 from ..results.solution import ChosenMoves, Solution, tie_slack
-from . import _greedy, _strategy, _sweep
+from . import _greedy, _strategy, _sweep, sweep_arrays
 from .match import Match
-from .minimize import Partition
-from .minimize import minimize as minimize_states
+from .minimize import Partition, partition_for
 from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
+from .sweep_arrays import (
+    SolverSettings,
+    SweepArrays,
+    Sweeps,
+    quotient_sweeper,
+    sweeps_for,
+)
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
 from .ties import break_ties, check_ties
 
@@ -49,19 +53,6 @@ ACCELERATED_VI_BYTES_PER_STATE = 8
 # modified policy iteration).
 SOLVER_BYTES_PER_BOARD = 8 + 4
 ACCELERATED_BYTES_PER_BOARD = {"vi": 8, "jacobi": 8, "mpi": 4}
-#: Tables of at most this many states have their evaluation sweeps read the
-#: chosen moves from a cache of 5 bytes a state (at most 80 MiB: left out of
-#: the memory estimates), which spares them a random load a move
-#: (:meth:`_sweep.Sweeper.cache_chosen_moves`).
-CHOSEN_MOVES_STATES = 2**24
-#: Modified policy iteration over tables of more states than this, in the
-#: common games (the best move, points, pieces drawn or the least valuable
-#: given), keeps the board values alone while it sweeps, and writes the state
-#: values once, from the converged board values, after the sweep order and
-#: the jump's changes are freed (:func:`babytris.solvers._greedy.state_values`): 8
-#: bytes a state less at the sweeps' peak.  (Smaller tables keep the state
-#: values through the sweeps: one pass less.)
-BOARD_VALUES_ONLY_STATES = 2**24
 
 
 def solve(
@@ -234,9 +225,9 @@ def solver_bytes_per_board(rules: Rules, method: str, accelerate: bool, n_boards
     """Bytes the solver allocates per board beside the move table (points
     only: a weighted reward adds its per-move rewards); given ``n_boards``,
     those of a table that size, which modified policy iteration may solve
-    keeping board values alone (see :data:`BOARD_VALUES_ONLY_STATES`)."""
+    keeping board values alone (see :data:`~babytris.solvers.sweep_arrays.BOARD_VALUES_ONLY_STATES`)."""
     P = rules.n_pieces
-    if method == "mpi" and n_boards is not None and n_boards * P > BOARD_VALUES_ONLY_STATES:
+    if method == "mpi" and n_boards is not None and n_boards * P > sweep_arrays.BOARD_VALUES_ONLY_STATES:
         # While sweeping: the board values, and with one piece (no room in the values' and moves'
         # pages) the jump's changes, the chosen moves' cache and the sweep order; after: state values
         # and moves, with the board values (while the values are written) or the placement numbers.
@@ -289,20 +280,8 @@ def solve_transitions(
         told: Progress | None = progress if callable(progress) and not isinstance(progress, ProgressBars) else None
         if bars is not None:
             told = lambda iteration, residual: bars.swept(iteration, residual, tol)  # noqa: E731
-        solution = _solve(
-            transitions,
-            roles,
-            method,
-            float(discount),
-            tol,
-            max_iter,
-            eval_sweeps,
-            accelerate,
-            n_jobs,
-            told,
-            minimize,
-            (opponent, player, reward),
-        )
+        settings = SolverSettings(method, float(discount), tol, max_iter, eval_sweeps, accelerate, n_jobs, told)
+        solution = _solve(transitions, roles, settings, minimize=minimize)
     return break_ties(solution, ties, tie_seed)
 
 
@@ -327,175 +306,65 @@ def _progress_bars(progress: object) -> Iterator[ProgressBars | None]:
 def _solve(
     transitions: Transitions,
     roles: Roles,
-    method: str,
-    discount: float,
-    tol: float,
-    max_iter: int,
-    eval_sweeps: int,
-    accelerate: bool,
-    n_jobs: int | None,
-    progress: Progress | None,
-    minimize: bool,
-    given: tuple,
+    settings: SolverSettings,
+    *,
+    minimize: bool = False,
     warm: tuple[np.ndarray, np.ndarray, list[float]] | None = None,
 ) -> Solution:
-    """solve_transitions() once its arguments are checked (``given``: the
-    opponent, player and reward as passed, for the minimization; ``warm``:
+    """solve_transitions() once its arguments are checked (``minimize``:
+    solve the quotient first, see :func:`_solve_quotient`; ``warm``:
     state values, board values and the residuals of sweeps already run
-    elsewhere, to go on from, as :func:`babytris.modes.distributed.solve_sharded` does)."""
-    opponent, player, reward = given
-    rules = transitions.rules
-    n, n_pieces = transitions.n_boards, rules.n_pieces
+    elsewhere, to go on from, as :func:`babytris.modes.distributed.solve_sharded` does).
+
+    Returns:
+        :class:`Solution`, its moves the first best within the tie slack.
+    """
     started = time.perf_counter()
-    scores = np.asarray(rules.line_scores, dtype=np.float64)
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
-    dead = roles.dead_value(rules)
-    chance = None
-    if transitions.bags is not None:  # the chances depend on each node's bag: P per bag
-        chance, probs = transitions.bags.astype(np.int32), bag_chances(rules).ravel()
-    modes: dict[str, Any] = dict(
-        pieces=roles.pieces,
-        moves=roles.moves,
-        piece_choice=roles.piece_choice,
-        fixed_move=roles.fixed_move,
-        dead_value=dead,
-        synchronous=method == "jacobi",
-    )
-    with np.errstate(over="ignore", invalid="ignore"):  # huge weights are refused just below, with their size
-        move_reward = roles.move_rewards(transitions)
-    check_value_range(scores, move_reward, dead, discount)
-    boards_only = (
-        method == "mpi"
-        and transitions.n_states > BOARD_VALUES_ONLY_STATES
-        and roles.pieces in (_sweep.PIECES_RANDOM, PIECES_WORST)
-        and roles.moves == MOVES_BEST
-        and move_reward is None
-        and warm is None
-        and not minimize
-    )
-    values, board_values = _initial_values(transitions.offsets, n_pieces, dead, states=not boards_only)
-    # (with boards_only the state values and the moves are written once the sweeps are done, the
-    # moves noted meanwhile in the sweeper's cache: till then their arrays are pages never
-    # touched, which hold no memory)
-    policy = np.empty(n * n_pieces, dtype=np.int16) if boards_only else np.full(n * n_pieces, -1, dtype=np.int16)
-    # The state values' and moves' pages, written only once the sweeps are done, hold the sweeps'
-    # scratch till then where there is room (P >= 2): the sweep order (4 bytes a live board) in the
-    # moves', a jump's direction (4 bytes a board, zeros as allocated) and the chosen moves' cache
-    # (5 bytes a state) in the values': 595 MB touched once, not twice, at 4x7.
-    room_for_order = boards_only and n_pieces >= 2
-    order_room = policy[: len(policy) // 2 * 2].view(np.int32) if room_for_order else None  # (n * P // 2 >= n)
-    order, layer_starts = sweep_order(transitions, order_room)
-    changes = room = None
-    if boards_only and 4 + 5 * n_pieces <= 8 * n_pieces:
-        changes = values.view(np.float32)[:n]
-        room = values.view(np.uint8)[4 * n :]
-    period = len(layers(rules))  # cell counts step round the layers: synchronous sweeps' modes cycle so
-    sweeper = _sweep.Sweeper(
-        transitions.offsets,
-        transitions.next_board,
-        transitions.lines,
-        scores,
-        probs,
-        float(discount),
-        None if boards_only else values,
-        board_values,
-        None if boards_only else policy,
-        order,
-        layer_starts,
-        **modes,
-        chance=chance,
-        move_reward=move_reward,
-        independent_layers=independent_layers(transitions),
-        chosen_room=room,
-    )
-    if method in ("mpi", "strategy") and transitions.n_states <= CHOSEN_MOVES_STATES:
-        sweeper.cache_chosen_moves()
-    partition, residuals = None, []
-    sweeps_alone = default_eval_sweeps(discount)  # (strategy iteration's, once it gives up exact evaluations)
+    sweeps = sweeps_for(transitions, roles, settings, can_drop_states=warm is None and not minimize)
+    partition: Partition | None = None
+    residuals: list[float] = []
     evaluations: list[int] = []  # evaluation sweeps after each greedy one (modified policy iteration)
     if warm is not None:
-        values[:], board_values[:], residuals = warm[0].ravel(), warm[1], list(warm[2])
+        sweeps.values[:], sweeps.board_values[:], residuals = warm[0].ravel(), warm[1], list(warm[2])
     if minimize:
         # Solve the quotient and spread its values over the game; the sweeps
         # of the full game below then record the moves and apply the same
         # stopping test as without minimizing (one sweep, as a rule).
-        partition = minimize_states(transitions, opponent=opponent, player=player, reward=reward)
-        quotient = _quotient_sweeper(partition, scores, probs, float(discount), modes, chance)
-        residuals = _iterate(
-            quotient,
-            method,
-            tol,
-            max_iter,
-            eval_sweeps,
-            accelerate,
-            progress,
-            n_jobs,
-            roles.single_agent,
-            period,
-            evaluations,
-            sweeps_alone=sweeps_alone,
-        )
-        values[:] = partition.expand(np.asarray(quotient.values)).ravel()  # (flat quotient values: group * P + piece)
-        board_values[:] = quotient.board_values[partition.board_labels]
+        partition, residuals = _solve_quotient(transitions, roles, settings, sweeps, evaluations)
     done = len(residuals)
-    # (what the first sweep touches first: the values and the moves chosen, 5 bytes a state in the cache)
-    fresh = board_values.nbytes + (5 * len(policy) if boards_only else values.nbytes + policy.nbytes)
+    progress = settings.progress
     told = None if progress is None else (lambda iteration, residual: progress(done + iteration, residual))
     residuals += _iterate(
-        _Arrays(sweeper, None if boards_only else values, board_values, fresh, changes),
-        method,
-        tol,
-        max(1, max_iter - done),
-        eval_sweeps,
-        accelerate,
+        sweeps.arrays(),
+        settings.method,
+        settings.tol,
+        max(1, settings.max_iter - done),
+        settings.eval_sweeps,
+        settings.accelerate,
         told,
-        n_jobs,
+        settings.n_jobs,
         roles.single_agent,
-        period,
+        len(layers(transitions.rules)),  # (cell counts step round the layers: synchronous sweeps' modes cycle so)
         evaluations,
-        sweeps_alone=sweeps_alone,
+        sweeps_alone=default_eval_sweeps(settings.discount),
     )
     evaluations += [0] * (len(residuals) - len(evaluations))  # (value iteration: none)
-    iterations = len(residuals)
     residual = residuals[-1] if residuals else 0.0
-    # Which of several equally good moves the sweeps recorded depends on the
-    # rounding along the way (the method, the threads); once converged, take
-    # the first of those within what the values can tell apart, so that the
-    # policy depends on the game alone.  The passes after the sweeps take the threads of the last
-    # sweep, which the tuner chose by the load (a look of their own would cost a dozen system
-    # calls, each a point where a busy machine takes the core away).
-    threads = sweeper.n_threads
-    tied = roles.moves == MOVES_BEST and residual <= tol
-    if boards_only:
-        del sweeper, order, order_room, changes, room  # (the sweeps' scratch: room for the values and moves)
-        table = (transitions.offsets, transitions.next_board, transitions.lines, scores, board_values, discount)
-        _greedy.state_values(*table, values, dead_value=dead, policy=policy, n_threads=threads)
-        slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
-        if tied:
-            _greedy.first_best_moves(*table, policy, slack, best=values, n_threads=threads)
-        del table
-    else:
-        slack = tie_slack(float(discount), residual, values) if residual <= tol else 0.0
-        if tied:
-            sweeper.first_best_moves(slack)
-        del sweeper, order
-    del board_values  # (the solution keeps none of these: freed before its placement numbers)
-    values = values.reshape(n, n_pieces)
-    # The policy holds each move's offset in its row; report the placement number (a table that
-    # does not hold them numbers the moves when the policy is first read).
-    moves = policy.reshape(n, n_pieces)
-    if transitions.placement_stored:
-        placement = transitions.chosen_placements(moves, threads).reshape(n, n_pieces)
-    else:
-        placement = cast(np.ndarray, ChosenMoves(moves, resolve_n_jobs(n_jobs)))
+    threads = cast(_sweep.Sweeper, sweeps.sweeper).n_threads
+    slack = _settle_moves(
+        transitions, sweeps, settings, tied=roles.moves == MOVES_BEST and residual <= settings.tol, residual=residual
+    )
+    values, moves = sweeps.values.reshape(transitions.n_boards, transitions.rules.n_pieces), sweeps.policy
+    del sweeps  # (the board values, freed before the placement numbers: the solution keeps none of them)
+    placement = _placements(transitions, moves, threads, settings.n_jobs)
     return Solution(
-        rules=rules,
-        discount=float(discount),
+        rules=transitions.rules,
+        discount=settings.discount,
         values=values,
         policy=placement,
-        iterations=iterations,
+        iterations=len(residuals),
         residual=residual,
-        converged=residual <= tol,
+        converged=residual <= settings.tol,
         residuals=np.array(residuals),
         evaluation_sweeps=np.array(evaluations, dtype=np.int32),
         transitions=transitions,
@@ -504,52 +373,101 @@ def _solve(
         opponent_policy=_opponent_policy(roles, values, slack, transitions),
         opening_row=roles.opening_row,
         reward=roles.reward,
-        method=method,
-        accelerated=bool(accelerate) and method != "strategy",
-        tol=float(tol),
-        max_iter=int(max_iter),
+        method=settings.method,
+        accelerated=bool(settings.accelerate) and settings.method != "strategy",
+        tol=settings.tol,
+        max_iter=settings.max_iter,
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},
         partition=partition,
     )
 
 
-#: The largest value a solve may reach: far below float64's 1.8e308, so that
-#: the sums of a sweep (probabilities times values) cannot overflow.
-MAX_VALUE = 1e300
+def _solve_quotient(
+    transitions: Transitions,
+    roles: Roles,
+    settings: SolverSettings,
+    sweeps: Sweeps,
+    evaluations: list[int],
+) -> tuple[Partition, list[float]]:
+    """Solve the quotient of the game under its coarsest partition for
+    ``roles`` and spread its values over ``sweeps``' arrays; returns the
+    partition and the quotient's residuals."""
+    partition = partition_for(transitions, roles)
+    quotient = quotient_sweeper(partition, sweeps.scores, sweeps.probs, settings.discount, sweeps.modes, sweeps.chance)
+    residuals = _iterate(
+        quotient,
+        settings.method,
+        settings.tol,
+        settings.max_iter,
+        settings.eval_sweeps,
+        settings.accelerate,
+        settings.progress,
+        settings.n_jobs,
+        roles.single_agent,
+        len(layers(transitions.rules)),
+        evaluations,
+        sweeps_alone=default_eval_sweeps(settings.discount),
+    )
+    sweeps.values[:] = partition.expand(np.asarray(quotient.values)).ravel()  # (flat: group * P + piece)
+    sweeps.board_values[:] = quotient.board_values[partition.board_labels]
+    return partition, residuals
 
 
-def check_value_range(scores: np.ndarray, move_reward: np.ndarray | None, dead: float, discount: float) -> None:
-    """Refuse rewards so large that the values would overflow float64 (they
-    would run every sweep and end as inf or NaN): a placement earns at most
-    ``r`` = the largest line score plus the largest reward, so every value is
-    at most ``r / (1 - discount)`` in size (``r`` times the longest game when
-    undiscounted, where the objective is a combo of unit scores)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        largest = float(np.max(np.abs(scores))) + (
-            0.0 if move_reward is None else float(np.max(np.abs(move_reward), initial=0.0))
-        )
-        bound = max(largest, abs(dead)) / (1.0 - discount) if discount < 1.0 else max(largest, abs(dead))
-    if not (np.isfinite(bound) and bound <= MAX_VALUE):
-        raise ValueError(
-            f"line_scores and reward weights are too large: a placement may earn {largest:.3g} and the values "
-            f"could reach {bound:.3g} at discount {discount}, beyond {MAX_VALUE:.0e} (float64 overflows at 1.8e308); "
-            "scale the scores and weights down"
-        )
+def _settle_moves(
+    transitions: Transitions, sweeps: Sweeps, settings: SolverSettings, *, tied: bool, residual: float
+) -> float:
+    """End the sweeps: free their scratch, write the state values and moves
+    where the sweeps kept board values alone, and (``tied``: the best moves,
+    converged) make each move the first within the tie slack of its best.
+
+    Which of several equally good moves the sweeps recorded depends on the
+    rounding along the way (the method, the threads); the first of those
+    within what the values can tell apart makes the policy depend on the
+    game alone.  The passes take the threads of the last sweep, which the
+    tuner chose by the load (a look of their own would cost a dozen system
+    calls, each a point where a busy machine takes the core away).
+
+    Returns:
+        The tie slack (0.0 where not converged).
+    """
+    sweeper = cast(_sweep.Sweeper, sweeps.sweeper)
+    threads, converged = sweeper.n_threads, residual <= settings.tol
+    if not sweeps.boards_only:
+        slack = tie_slack(settings.discount, residual, sweeps.values) if converged else 0.0
+        if tied:
+            sweeper.first_best_moves(slack)
+        sweeps.sweeper = None
+        return slack
+    # (the sweeps' scratch lies in the values' and moves' pages: the sweeper goes first)
+    sweeps.sweeper = sweeps.changes = None
+    del sweeper
+    table = (
+        transitions.offsets,
+        transitions.next_board,
+        transitions.lines,
+        sweeps.scores,
+        sweeps.board_values,
+        settings.discount,
+    )
+    _greedy.state_values(*table, sweeps.values, dead_value=sweeps.dead, policy=sweeps.policy, n_threads=threads)
+    slack = tie_slack(settings.discount, residual, sweeps.values) if converged else 0.0
+    if tied:
+        _greedy.first_best_moves(*table, sweeps.policy, slack, best=sweeps.values, n_threads=threads)
+    return slack
 
 
-@dataclass
-class _Arrays:
-    """A sweeper with the arrays it updates."""
-
-    sweeper: _sweep.Sweeper
-    values: np.ndarray | None  # (None: board values only, see BOARD_VALUES_ONLY_STATES)
-    board_values: np.ndarray
-    first_touches: int  # bytes the first sweep writes first (the values, the moves chosen)
-    changes: np.ndarray | None = None  # room for a jump's direction (modified policy iteration)
+def _placements(transitions: Transitions, moves: np.ndarray, threads: int, n_jobs: int | None) -> np.ndarray:
+    """The policy's placement numbers from each state's move (its offset in
+    its row), shaped ``(n_boards, n_pieces)``: read off the table where it
+    holds them, else numbered when the policy is first read."""
+    shape = (transitions.n_boards, transitions.rules.n_pieces)
+    if transitions.placement_stored:
+        return transitions.chosen_placements(moves.reshape(shape), threads).reshape(shape)
+    return cast(np.ndarray, ChosenMoves(moves.reshape(shape), resolve_n_jobs(n_jobs)))
 
 
 def _iterate(
-    arrays: _Arrays,
+    arrays: SweepArrays,
     method: str,
     tol: float,
     max_iter: int,
@@ -607,58 +525,6 @@ def _iterate(
         progress=progress,
         period=period if method == "jacobi" else 1,
     )
-
-
-def _initial_values(
-    offsets: np.ndarray, n_pieces: int, dead: float, *, states: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """Starting state and board values (flat, and per board): 0, but ``dead``
-    for the states with no move, and for the boards with no move at all (the
-    sweeps never visit those); ``states=False`` leaves the state values 0
-    (a solve keeping board values alone writes them all at its end)."""
-    values = np.zeros(len(offsets) - 1)
-    board_values = np.zeros(values.size // n_pieces)
-    if dead:
-        no_move = np.diff(offsets) == 0
-        if states:
-            values[no_move] = dead
-        board_values[no_move.reshape(-1, n_pieces).all(axis=1)] = dead
-    return values, board_values
-
-
-def _quotient_sweeper(
-    partition: Partition,
-    scores: np.ndarray,
-    probs: np.ndarray,
-    discount: float,
-    modes: dict,
-    chance: np.ndarray | None = None,
-) -> _Arrays:
-    """A sweeper over the quotient game: board groups, one row per (group, piece).
-    One layer, swept from the last group to the first (a group's members need
-    not share a cell count, and groups are numbered in board order, so moves
-    that clear nothing mostly lead to later groups)."""
-    n, n_pieces = partition.n_board_classes, partition.transitions.rules.n_pieces
-    values, board_values = _initial_values(partition.offsets, n_pieces, modes["dead_value"])
-    live = np.flatnonzero(np.diff(partition.offsets[::n_pieces]) > 0).astype(np.int32)[::-1].copy()
-    policy = np.full(n * n_pieces, -1, dtype=np.int16)
-    sweeper = _sweep.Sweeper(
-        partition.offsets,
-        partition.next_board,
-        partition.lines,
-        scores,
-        probs,
-        discount,
-        values,
-        board_values,
-        policy,
-        live,
-        np.array([0, live.size], dtype=np.int64),
-        **modes,
-        chance=None if chance is None else chance[partition.representatives].copy(),
-        move_reward=partition.move_reward,
-    )
-    return _Arrays(sweeper, values, board_values, values.nbytes + board_values.nbytes + policy.nbytes)
 
 
 def _opponent_policy(roles: Roles, values: np.ndarray, slack: float, transitions: Transitions) -> np.ndarray | None:
