@@ -70,6 +70,7 @@ try:
     from .solvers.minimize import Partition, minimize
     from .solvers.models import Model, block_drop, no_holes_tetris
     from .solvers.solve import solve, solve_transitions
+    from .solvers.termination import GamesDoNotEnd
 except KeyboardInterrupt:
     if not _starting_the_cli():
         raise
@@ -87,6 +88,7 @@ __all__ = [
     "Match",
     "MemoryLimitError",
     "Game",
+    "GamesDoNotEnd",
     "SolutionFileError",
     "Model",
     "Partition",

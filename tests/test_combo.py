@@ -93,8 +93,8 @@ def test_bad_start_and_objective(fields, match):
         Rules(width=4, height=4, **fields)
 
 
-def test_discount_one_only_for_combo():
-    with pytest.raises(ValueError, match=r"discount must be a number in \[0, 1\)"):
+def test_discount_one_only_where_every_game_ends():
+    with pytest.raises(ValueError, match=r"from 13 of the 34 rows of this 3x3 game .* forever"):
         babytris.solve(width=3, height=3, discount=1.0)
 
 

@@ -41,10 +41,16 @@ def test_the_bound_is_tight_enough_to_use(solution_4x4):
     assert f"error <= {s.error_bound:.1e}" in repr(s)
 
 
-def test_undiscounted_games_have_no_bound():
-    combo = babytris.solve(width=4, height=4, objective="combo", discount=1.0)
-    assert combo.error_bound is None
-    assert "error <=" not in repr(combo)
+def test_undiscounted_games_are_bounded_by_their_length():
+    """At discount 1 the bound is the residual times the longest expected
+    game: a loose solve lies within it of a tight one."""
+    rules = babytris.Rules(width=4, height=4, pieces="tetrominoes", line_scores=(0, 1, 1, 1, 1))
+    loose = babytris.solve(rules, discount=1.0, tol=1e-3)
+    tight = babytris.solve(rules, discount=1.0, tol=1e-12)
+    assert loose.longest_game is not None and loose.longest_game > 1
+    assert loose.error_bound == pytest.approx(loose.residual * loose.longest_game, rel=1e-6)
+    assert 0 < np.max(np.abs(loose.values - tight.values)) <= loose.error_bound + tight.error_bound
+    assert f"error <= {loose.error_bound:.1e}" in repr(loose)
 
 
 def test_the_bound_survives_save_and_load(tmp_path, solution_4x4):

@@ -133,7 +133,7 @@ def values_with(contents, name, index, value):
     [
         (dict(discount=5.0), "discount"),  # issue 18: action_values then returned 50.49 for 9.09
         (dict(discount="abc"), "discount"),  # issue 18: `babytris play` exited 0
-        (dict(discount=1.0), "discount"),  # 1 only with the combo objective
+        (dict(discount=1.0), "discount"),  # 1 only where every game ends (not 4x4 Baby Tetris)
         (dict(discount=-0.1), "discount"),
         (dict(tol=0), "tol"),
         (dict(tol="small"), "tol"),

@@ -164,7 +164,12 @@ def _start(args: argparse.Namespace) -> int | Board:
 
 def solver_arguments(parser: argparse.ArgumentParser) -> None:
     """``--discount``, ``--tol``, ``--max-iter``, ``--opponent``, ``--method``, ``--max-memory`` and ``--jobs``."""
-    parser.add_argument("--discount", type=float, default=0.9, help="discount factor in [0, 1) (default 0.9)")
+    parser.add_argument(
+        "--discount",
+        type=float,
+        default=0.9,
+        help="discount factor in [0, 1]; 1: the total reward until game over, where every game ends (default 0.9)",
+    )
     parser.add_argument("--tol", type=float, default=1e-8, help="stop when no value changes more (default 1e-8)")
     parser.add_argument("--max-iter", type=int, default=1000, help="at most this many sweeps (default 1000)")
     parser.add_argument(

@@ -35,6 +35,7 @@ from ..results.saving import (
 )
 from ..results.solution import Solution
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
+from ..solvers.termination import GamesDoNotEnd, check_games_end, longest_games
 
 __all__ = ["load", "SolutionFileError"]
 
@@ -103,12 +104,33 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     accelerated = meta.get("accelerated")
     if accelerated is not None and not isinstance(accelerated, bool):
         raise SolutionFileError(path, "accelerated", f"must be true, false or null, got {accelerated!r}")
+    longest = _longest_game(path, table, settings)
     solution = Solution(
-        transitions=table, opening_row=opening_row, ties=ties[0], tie_seed=ties[1], accelerated=accelerated, **fields
+        transitions=table,
+        opening_row=opening_row,
+        ties=ties[0],
+        tie_seed=ties[1],
+        accelerated=accelerated,
+        longest_game=longest,
+        **fields,
     )
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     return solution
+
+
+def _longest_game(path: str | os.PathLike, table: Transitions, settings: dict) -> float | None:
+    """At discount 1, the bound on the games' length that bounds the values'
+    error, recomputed from the table (never read from the file); a file
+    whose game some play never ends is refused.  None where discounted."""
+    if settings["discount"] < 1.0:
+        return None
+    drawn = settings["opponent"] == "random"
+    try:
+        check_games_end(table, drawn=drawn)
+    except GamesDoNotEnd as err:
+        raise SolutionFileError(path, "discount", str(err)) from None
+    return float(longest_games(table, drawn=drawn).max(initial=0.0))
 
 
 def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, opponent: str) -> int | None:
@@ -270,8 +292,7 @@ def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     out["rules"] = check("rules", Rules.from_json)
-    undiscounted = out["rules"].objective == "combo"
-    out["discount"] = check("discount", lambda v: check_number("discount", v, 0.0, 1.0, open_high=not undiscounted))
+    out["discount"] = check("discount", lambda v: check_number("discount", v, 0.0, 1.0))  # (1: games must end)
     out["iterations"] = check("iterations", lambda v: check_int("iterations", v, 0))
     out["residual"] = check("residual", lambda v: check_number("residual", v, 0.0))
     out["converged"] = check("converged", lambda v: check_bool("converged", v))

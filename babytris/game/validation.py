@@ -150,10 +150,10 @@ def check_solver_args(
     """The solver's arguments as ``(discount, tol, max_iter, eval_sweeps,
     accelerate)`` in plain Python types (``eval_sweeps`` None: the default
     for the discount, :func:`default_eval_sweeps`); raises ``ValueError``
-    naming the first one outside its range.  ``undiscounted``: discount 1 is allowed (the combo
-    objective, whose games end)."""
+    naming the first one outside its range.  ``undiscounted``: discount 1 is allowed (the
+    total reward until game over; the solve then checks that every game ends)."""
     if not (is_number(discount) and 0.0 <= discount <= 1.0 and (undiscounted or discount < 1.0)):
-        interval = "[0, 1] (1: the expected combo length)" if undiscounted else "[0, 1)"
+        interval = "[0, 1] (1: the total reward until game over, where every game ends)" if undiscounted else "[0, 1)"
         raise ValueError(f"discount must be a number in {interval}, got {discount!r}")
     if not (is_number(tol) and tol > 0 and math.isfinite(tol)):
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")

@@ -34,6 +34,7 @@ from .game import (
     reachable_boards,
     start_chance,
 )
+from .termination import surviving_nodes
 
 # The oracle shares no code with what it checks: it reads the rules' data (Rules, pieces)
 # and a Reward's weights, and checks and resolves its arguments itself, below.
@@ -200,8 +201,10 @@ def solve(
     number (that move).  Stops when no value changes by more than ``tol``.
     """
     rules = _rules(rules, rule_fields)
-    _check_solver(discount, tol, max_iter, undiscounted=rules.objective == "combo")
+    _check_solver(discount, tol, max_iter, undiscounted=True)
     roles = _roles(rules, opponent, player, reward)
+    if discount == 1 and surviving_nodes(rules, "random" if roles.opponent == "random" else "chosen"):
+        raise ValueError("discount=1: some play never ends, so the total reward is unbounded")
     if roles.opponent == "given" and not isinstance(opponent, dict):
         raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")
     if roles.player == "given" and not isinstance(player, dict):

@@ -72,6 +72,11 @@ class Solution:
         partition: the :class:`~babytris.solvers.minimize.Partition` whose quotient
             was solved (``solve(..., minimize=True)``), else None.
         seconds: wall time of ``{"enumerate": ..., "solve": ...}``.
+        longest_game: at ``discount=1`` (the total reward until game over), a
+            proven upper bound on the expected number of placements until game
+            over from any row under any play of both sides, which bounds the
+            values' error (see :attr:`error_bound` and
+            :mod:`babytris.solvers.termination`); None where discounted.
     """
 
     rules: Rules
@@ -97,6 +102,7 @@ class Solution:
     ties: str = "first"
     tie_seed: int | None = None
     accelerated: bool | None = None
+    longest_game: float | None = None
 
     def __post_init__(self) -> None:
         # Read-only, as the table's arrays are: what is derived from a
@@ -214,13 +220,13 @@ class Solution:
         :attr:`opponent_policy` take the first of tied moves (lowest
         placement number) and pieces, so they do not depend on the method,
         the threads or the rounding on the way to the values."""
-        return tie_slack(self.discount, self.residual, self.values) if self.converged else 0.0
+        return tie_slack(self.discount, self.residual, self.values, self.longest_game) if self.converged else 0.0
 
     @cached_property
     def error_bound(self) -> float | None:
         """A proven upper bound on ``max |values - V*|``, the distance of the
         values from the exact ones (V* the fixed point of the same game and
-        discount), or None when undiscounted (``discount == 1``: no bound).
+        discount), or None when undiscounted without :attr:`longest_game`.
 
         The last sweep of every method is a greedy one, and its board values
         ``W'`` come from ``W`` by an in-place Bellman sweep, a contraction of
@@ -234,8 +240,14 @@ class Solution:
         the last sweep's board values by one more backup, within ``g`` times
         that.)  A rounding allowance of 16 ulps per backup,
         ``16 * eps * max|values| / (1 - g)``, is added.
+
+        Undiscounted (``discount == 1``, where every game ends), the sweep is
+        no contraction in the max norm, but one in the norm weighted by the
+        games' lengths: with N = :attr:`longest_game`, the values are within
+        ``residual * N`` of the truth (the rounding allowance times N added;
+        see :mod:`babytris.solvers.termination`).
         """
-        return value_error_bound(self.discount, self.residual, self.values)
+        return value_error_bound(self.discount, self.residual, self.values, self.longest_game)
 
     @property
     def piece_choices(self) -> np.ndarray | None:
@@ -504,20 +516,24 @@ def _freeze(array: object) -> None:
         array.flags.writeable = False
 
 
-def value_error_bound(discount: float, residual: float, values: np.ndarray) -> float | None:
+def value_error_bound(
+    discount: float, residual: float, values: np.ndarray, longest_game: float | None = None
+) -> float | None:
     """:attr:`Solution.error_bound` of values whose last greedy sweep had this
-    residual (None when undiscounted)."""
+    residual (undiscounted: ``residual`` times ``longest_game``, None without it)."""
+    rounding = 16 * float(np.finfo(np.float64).eps) * _largest(values)
     if discount >= 1.0:
-        return None
-    return (discount * residual + 16 * np.finfo(np.float64).eps * _largest(values)) / (1.0 - discount)
+        return None if longest_game is None else (residual + rounding) * longest_game
+    return (discount * residual + rounding) / (1.0 - discount)
 
 
-def tie_slack(discount: float, residual: float, values: np.ndarray) -> float:
+def tie_slack(discount: float, residual: float, values: np.ndarray, longest_game: float | None = None) -> float:
     """How close two moves' (or pieces') values must be to count as tied:
     ``2 * discount * error_bound``, the most two exactly equal values can
     differ by when each is within ``discount * error_bound`` of the truth
-    (undiscounted: twice the residual plus the rounding allowance)."""
-    bound = value_error_bound(discount, residual, values)
+    (undiscounted: twice the error bound, or without one twice the residual
+    plus the rounding allowance)."""
+    bound = value_error_bound(discount, residual, values, longest_game)
     if bound is None:
         return 2.0 * (residual + 16 * np.finfo(np.float64).eps * _largest(values))
     return 2.0 * discount * bound

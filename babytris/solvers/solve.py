@@ -28,7 +28,7 @@ from ..results.solution import ChosenMoves, Solution, tie_slack
 from . import _greedy, _strategy, _sweep, sweep_arrays
 from .match import Match
 from .minimize import Partition, partition_for
-from .roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Opponent, Player, Roles, resolve
+from .roles import MOVES_BEST, PIECES_BEST, PIECES_RANDOM, PIECES_WORST, Opponent, Player, Roles, resolve
 from .roles import OPPONENT_MODELS as OPPONENTS
 from .sweep_arrays import (
     SolverSettings,
@@ -38,6 +38,7 @@ from .sweep_arrays import (
     sweeps_for,
 )
 from .sweeping import Progress, ThreadTuner, modified_policy_iteration, strategy_iteration, value_iteration
+from .termination import check_games_end, longest_games
 from .ties import break_ties, check_ties
 
 __all__ = ["solve", "solve_transitions", "METHODS", "OPPONENTS", "Progress"]
@@ -101,9 +102,12 @@ def solve(
             e.g. ``solve(width=4, height=5)``), or a :class:`~babytris.Match`
             carrying the player, opponent and reward too (then give none of
             them, nor rule fields, as keywords).
-        discount: in [0, 1); 1 is allowed with the combo objective (the
-            expected combo length: the solve converges if every combo ends, as
-            it does when some piece sequence breaks it from every board).
+        discount: in [0, 1], 1 for the expected total reward until game over
+            (with the combo objective, the expected combo length): accepted
+            where every play of both sides ends with probability one (else
+            :class:`~babytris.solvers.termination.GamesDoNotEnd`, a
+            ``ValueError`` with the rows that prove it), and bounded by the
+            games' length (:attr:`Solution.longest_game`).
         opponent: ``"random"`` (default), ``"minimax"``, ``"minavg"``,
             ``"gaps"``, or a given opponent (see :mod:`babytris.solvers.roles`).
         player: ``"optimal"`` (default; ``"random"`` for ``"minavg"`` and
@@ -181,7 +185,7 @@ def solve(
     roles = resolve(None, opponent, player, reward)
     method = solver_method(roles, method, discount)
     accelerate = default_accelerate(method, accelerate)
-    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=rules.objective == "combo")
+    check_solver_args(discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=True)
     per_board = solver_bytes_per_board(rules, method, bool(accelerate))
     if roles.reward is not None or roles.opponent == "gaps":
         # A reward per move (at most every placement legal) and per state.
@@ -271,7 +275,7 @@ def solve_transitions(
     method = solver_method(roles, method, discount)
     accelerate = default_accelerate(method, accelerate)
     discount, tol, max_iter, eval_sweeps, accelerate = check_solver_args(
-        discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=transitions.rules.objective == "combo"
+        discount, tol, max_iter, method, eval_sweeps, accelerate, undiscounted=True
     )
     minimize = check_bool("minimize", minimize)
     ties, tie_seed = check_ties(ties, tie_seed)
@@ -320,6 +324,7 @@ def _solve(
         :class:`Solution`, its moves the first best within the tie slack.
     """
     started = time.perf_counter()
+    longest = _longest_game(transitions, roles, settings)
     sweeps = sweeps_for(transitions, roles, settings, can_drop_states=warm is None and not minimize)
     partition: Partition | None = None
     residuals: list[float] = []
@@ -351,9 +356,8 @@ def _solve(
     evaluations += [0] * (len(residuals) - len(evaluations))  # (value iteration: none)
     residual = residuals[-1] if residuals else 0.0
     threads = cast(_sweep.Sweeper, sweeps.sweeper).n_threads
-    slack = _settle_moves(
-        transitions, sweeps, settings, tied=roles.moves == MOVES_BEST and residual <= settings.tol, residual=residual
-    )
+    tied = roles.moves == MOVES_BEST and residual <= settings.tol
+    slack = _settle_moves(transitions, sweeps, settings, tied=tied, residual=residual, longest=longest)
     values, moves = sweeps.values.reshape(transitions.n_boards, transitions.rules.n_pieces), sweeps.policy
     del sweeps  # (the board values, freed before the placement numbers: the solution keeps none of them)
     placement = _placements(transitions, moves, threads, settings.n_jobs)
@@ -379,7 +383,20 @@ def _solve(
         max_iter=settings.max_iter,
         seconds={"enumerate": transitions.seconds, "solve": time.perf_counter() - started},
         partition=partition,
+        longest_game=longest,
     )
+
+
+def _longest_game(transitions: Transitions, roles: Roles, settings: SolverSettings) -> float | None:
+    """At discount 1 (the total reward until game over): refuse a game some
+    play never ends (:class:`~babytris.solvers.termination.GamesDoNotEnd`),
+    else return the proven bound on the expected number of placements until
+    game over that bounds the values' error; None where discounted."""
+    if settings.discount < 1.0:
+        return None
+    drawn = roles.pieces == PIECES_RANDOM
+    check_games_end(transitions, drawn=drawn)
+    return float(longest_games(transitions, drawn=drawn, n_threads=resolve_n_jobs(settings.n_jobs)).max(initial=0.0))
 
 
 def _solve_quotient(
@@ -414,11 +431,18 @@ def _solve_quotient(
 
 
 def _settle_moves(
-    transitions: Transitions, sweeps: Sweeps, settings: SolverSettings, *, tied: bool, residual: float
+    transitions: Transitions,
+    sweeps: Sweeps,
+    settings: SolverSettings,
+    *,
+    tied: bool,
+    residual: float,
+    longest: float | None,
 ) -> float:
     """End the sweeps: free their scratch, write the state values and moves
     where the sweeps kept board values alone, and (``tied``: the best moves,
-    converged) make each move the first within the tie slack of its best.
+    converged) make each move the first within the tie slack of its best
+    (``longest``: the games' length bound, undiscounted).
 
     Which of several equally good moves the sweeps recorded depends on the
     rounding along the way (the method, the threads); the first of those
@@ -433,7 +457,7 @@ def _settle_moves(
     sweeper = cast(_sweep.Sweeper, sweeps.sweeper)
     threads, converged = sweeper.n_threads, residual <= settings.tol
     if not sweeps.boards_only:
-        slack = tie_slack(settings.discount, residual, sweeps.values) if converged else 0.0
+        slack = tie_slack(settings.discount, residual, sweeps.values, longest) if converged else 0.0
         if tied:
             sweeper.first_best_moves(slack)
         sweeps.sweeper = None
@@ -450,7 +474,7 @@ def _settle_moves(
         settings.discount,
     )
     _greedy.state_values(*table, sweeps.values, dead_value=sweeps.dead, policy=sweeps.policy, n_threads=threads)
-    slack = tie_slack(settings.discount, residual, sweeps.values) if converged else 0.0
+    slack = tie_slack(settings.discount, residual, sweeps.values, longest) if converged else 0.0
     if tied:
         _greedy.first_best_moves(*table, sweeps.policy, slack, best=sweeps.values, n_threads=threads)
     return slack

@@ -1,0 +1,142 @@
+"""Whether every game ends, for the total reward until game over (``discount=1``).
+
+The expected total reward of a game is finite for every play when no play
+of either side can go on forever.  Such play exists exactly when some set S
+of rows (boards, or nodes with previews, hold or a bag) is closed under it:
+from each row of S, every piece that can be drawn (or, where an opponent
+chooses, some piece it may give) has a move into S.  The largest such set is
+the greatest fixed point of that condition (:func:`survivable_rows`); when
+it is empty, every play of both sides ends with probability one, and the
+Bellman operator at discount 1 has one fixed point, which the sweeps reach.
+
+Their error is then bounded by the game's length: with N an upper bound on
+the expected number of placements until game over under any play of both
+sides (``1 + max P N <= N`` row by row, checked here), an in-place sweep G
+satisfies ``G(V + cN) <= G(V) + c(N - 1)``, so values ``V'`` whose last sweep
+changed nothing by more than r are within ``r * N`` of the truth
+(:func:`longest_games`; :attr:`babytris.Solution.error_bound` uses its
+largest entry).  Imports the engine's table and the compiled sweeps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.transitions import Transitions, independent_layers, sweep_order
+from ..game.bags import bag_chances
+from . import _sweep
+
+__all__ = ["survivable_rows", "check_games_end", "longest_games", "GamesDoNotEnd"]
+
+#: Sweeps of the longest-game iteration before it gives up (games this long are not worth a total).
+MAX_LENGTH_SWEEPS = 100_000
+
+
+class GamesDoNotEnd(ValueError):
+    """``discount=1`` where some play goes on forever (the total reward is unbounded)."""
+
+
+def survivable_rows(transitions: Transitions, *, drawn: bool) -> np.ndarray:
+    """The rows from which some play of the player (and of the opponent,
+    where it chooses the pieces) keeps the game going forever: bool array
+    ``(n_boards,)``.  With pieces ``drawn``, every piece of positive chance must
+    have a move into the set; where an opponent gives them (minimax, min-avg,
+    gaps or a given policy: any of its pieces of positive chance), one."""
+    t = transitions
+    n, n_pieces = t.n_boards, t.rules.n_pieces
+    dealt = np.asarray(t.draw_chances()) > 0  # (n_boards, n_pieces)
+    offsets = t.offsets
+    alive = np.ones(n, dtype=bool)
+    while True:
+        kept = np.zeros(t.n_moves + 1, dtype=np.int64)  # moves into the set so far, in move order (a running count)
+        np.cumsum(alive[t.next_board], out=kept[1:])
+        can_stay = (kept[offsets[1:]] > kept[offsets[:-1]]).reshape(n, n_pieces)
+        board_stays = (can_stay | ~dealt).all(axis=1) if drawn else (can_stay & dealt).any(axis=1)
+        still = alive & board_stays
+        if np.array_equal(still, alive):
+            return alive
+        alive = still
+
+
+def check_games_end(transitions: Transitions, *, drawn: bool) -> None:
+    """Refuse ``discount=1`` where some play never ends (pieces ``drawn``,
+    or given by an opponent): raises :class:`GamesDoNotEnd` (a
+    ``ValueError``) with how many rows prove it and one of them."""
+    alive = survivable_rows(transitions, drawn=drawn)
+    if not alive.any():
+        return
+    rows = np.flatnonzero(alive)
+    rules = transitions.rules
+    who = "the player" if drawn else "the player and the opponent together"
+    pieces = "whatever pieces are drawn" if drawn else "the pieces the opponent may give"
+    example = int(transitions.boards[rows[0]])
+    raise GamesDoNotEnd(
+        f"discount=1 (the total reward until game over) needs every game to end, but from {len(rows):,} of the "
+        f"{transitions.n_boards:,} rows of this {rules.width}x{rules.height} game (e.g. board {example:#x}) "
+        f"{who} can keep it going forever with {pieces}, so the total is unbounded; use a discount below 1"
+    )
+
+
+def longest_games(transitions: Transitions, *, drawn: bool, n_threads: int = 1) -> np.ndarray:
+    """An upper bound on the expected number of placements until game over
+    from each row, under any play of both sides: float64 array
+    ``(n_boards,)``, proven (``1 + max P N <= N`` checked on every row, the
+    max over the player's moves and, where an opponent chooses, its pieces).
+    Call it only where :func:`check_games_end` passes: otherwise some
+    lengths are infinite.  Raises :class:`GamesDoNotEnd` if no bound is
+    found within :data:`MAX_LENGTH_SWEEPS` sweeps."""
+    t, rules = transitions, transitions.rules
+    n, n_pieces = t.n_boards, rules.n_pieces
+    chance, probs = None, np.asarray(rules.probabilities, dtype=np.float64)
+    if t.bags is not None:
+        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
+    values, lengths = np.zeros(n * n_pieces), np.zeros(n)
+    order, layer_starts = sweep_order(t)
+    sweeper = _sweep.Sweeper(
+        t.offsets,
+        t.next_board,
+        t.lines,
+        np.ones(len(rules.line_scores)),  # (one per placement, whatever it clears)
+        probs,
+        1.0,
+        values,
+        lengths,
+        np.full(n * n_pieces, -1, dtype=np.int16),
+        order,
+        layer_starts,
+        pieces=_sweep.PIECES_RANDOM if drawn else _sweep.PIECES_BEST,
+        chance=chance,
+        independent_layers=independent_layers(t),
+        n_threads=n_threads,
+    )
+    # From 0 the sweeps rise towards the longest expected games; scaled up a
+    # little, a vector that has nearly stopped rising is above them, which
+    # one backup proves (the sweeps' own numbers are never taken on trust).
+    for sweep in range(MAX_LENGTH_SWEEPS):
+        residual = sweeper.greedy_sweep()
+        for _ in range(8):
+            sweeper.evaluation_sweep()
+        if sweep % 4 == 3 or residual < 1e-6 * max(1.0, float(lengths.max(initial=0.0))):
+            bound = 1.01 * lengths + 0.01
+            if _proves(transitions, drawn, bound):
+                return bound
+    raise GamesDoNotEnd(f"discount=1: no bound on the games' length after {MAX_LENGTH_SWEEPS:,} sweeps")
+
+
+def _proves(transitions: Transitions, drawn: bool, bound: np.ndarray) -> bool:
+    """Whether ``1 + max P bound <= bound`` on every row: each state's
+    longest move (one placement, then the bound where it leads; 0 where no
+    move fits), combined over the pieces by their chances, or the longest of
+    those an opponent may give."""
+    t = transitions
+    n, n_pieces = t.n_boards, t.rules.n_pieces
+    offsets = t.offsets
+    counts = np.diff(offsets)
+    longest = np.zeros(n * n_pieces)
+    has_moves = counts > 0
+    if t.n_moves:
+        longest[has_moves] = np.maximum.reduceat(1.0 + bound[t.next_board], offsets[:-1][has_moves])
+    per_piece = longest.reshape(n, n_pieces)
+    chances = np.asarray(t.draw_chances())
+    backed = (per_piece * chances).sum(axis=1) if drawn else np.where(chances > 0, per_piece, 0.0).max(axis=1)
+    return bool(np.all(backed <= bound))
