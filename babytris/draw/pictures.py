@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.placements import placement_table
 from ..game.board import EMPTY, FILLED, Board
+from ..game.drop import landing
 from ..game.pieces import Placement
 from ..game.rules import Rules
 
@@ -84,7 +84,7 @@ def landing_cells(board: Board | int, placement: Placement, *, rules: Rules | No
             rest with a cell above the top row.
     """
     board, rules = _board_and_rules(board, rules, placement)
-    return _landing(board, placement, rules)
+    return landing(board, placement, rules)
 
 
 def board_text(board: Board | int, placement: Placement | None = None, *, rules: Rules | None = None) -> str:
@@ -95,7 +95,7 @@ def board_text(board: Board | int, placement: Placement | None = None, *, rules:
         str of ``height`` lines of ``width`` characters joined by newlines.
     """
     board, rules = _board_and_rules(board, rules, placement)
-    piece = _landing(board, placement, rules) if placement is not None else frozenset()
+    piece = landing(board, placement, rules) if placement is not None else frozenset()
     return "\n".join(
         "".join(PIECE if (c, r) in piece else FILLED if board.filled(c, r) else EMPTY for c in range(board.width))
         for r in reversed(range(board.height))
@@ -137,7 +137,7 @@ def draw_board(
     """
     board, rules = _board_and_rules(board, rules, placement)
     palette = _palette(colors)
-    piece = _landing(board, placement, rules) if placement is not None else frozenset()
+    piece = landing(board, placement, rules) if placement is not None else frozenset()
     _, Rectangle = _matplotlib()
     if ax is None:
         ax = _new_axes(CELL_INCHES * board.width + 0.5, CELL_INCHES * board.height + (0.7 if title else 0.4))
@@ -411,32 +411,6 @@ def _board_and_rules(
         moves = "hard" if placement.row is None else "soft"
         rules = Rules(width=board.width, height=board.height, pieces=(placement.piece,), moves=moves)
     return board, rules
-
-
-def _landing(board: Board, placement: Placement, rules: Rules | None) -> frozenset:
-    """The landing cells of a placement checked against ``rules`` (see :func:`landing_cells`)."""
-    assert rules is not None  # _board_and_rules supplies rules whenever there is a placement
-    table = placement_table(rules)
-    p = rules.piece_index(placement.piece)
-    mine = table.placements[p]
-    if not (0 <= placement.index < len(mine) and mine[placement.index] == placement):
-        raise ValueError(
-            f"placement {placement!r} is not a move of piece {placement.piece!r} on a "
-            f"{rules.width}x{rules.height} board (its moves: indices 0-{len(mine) - 1})"
-        )
-    k, row = (int(a) for a in table.shapes(p, placement.index))
-    mask, rows, w, h = int(table.masks[k]), int(table.rows[k]), rules.width, rules.height
-    if table.soft:  # the piece locks where it was moved to
-        y = row
-        if y + rows <= h and (mask << (y * w)) & board.bits:
-            raise ValueError(f"placement {placement!r} does not fit: the piece overlaps the board")
-    else:
-        y = h  # the piece's bottom row, starting wholly above the board
-        while y > 0 and not (mask << ((y - 1) * w)) & board.bits:
-            y -= 1
-    if y + rows > h:
-        raise ValueError(f"placement {placement!r} does not fit: the piece comes to rest above the top row")
-    return frozenset((c, r) for r in range(y, y + rows) for c in range(w) if mask << (y * w) >> (r * w + c) & 1)
 
 
 def _palette(colors: Mapping[str, str] | None) -> dict[str, str]:
