@@ -6,7 +6,7 @@ fills).  The placements are numbered by :meth:`Piece.placed_shapes`, as the
 engine numbers them.
 
 >>> from babytris import Board, Placement
->>> sorted(landing(Board.from_rows(["#...", "##.#"]), Placement("I", 1, 2, 4)))
+>>> sorted(landing(Board.from_rows(["....", "#...", "##.#"]), Placement("I", 1, 2, 4)))
 [(2, 0), (2, 1), (2, 2)]
 """
 
