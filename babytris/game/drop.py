@@ -16,7 +16,7 @@ from .board import Board
 from .pieces import Placement
 from .rules import Rules
 
-__all__ = ["landing", "filled_rows"]
+__all__ = ["landing"]
 
 
 def landing(board: Board, placement: Placement, rules: Rules | None = None) -> frozenset[tuple[int, int]]:
@@ -68,16 +68,3 @@ def landing(board: Board, placement: Placement, rules: Rules | None = None) -> f
     if y + rows > h:
         raise ValueError(f"placement {placement!r} does not fit: the piece comes to rest above the top row")
     return frozenset((column + x, y + dy) for x, dy in shape)
-
-
-def filled_rows(board: Board, landed: frozenset[tuple[int, int]] | set[tuple[int, int]]) -> list[int]:
-    """The rows (bottom first) that ``board`` with the ``landed`` cells fills
-    completely: the rows the move clears (none without landed cells).
-
-    Returns:
-        list of row numbers, row 0 at the bottom.
-    """
-    if not landed:
-        return []
-    w = board.width
-    return [r for r in range(board.height) if all((c, r) in landed or board.filled(c, r) for c in range(w))]
