@@ -167,6 +167,8 @@ def test_saving_frames_checks_its_arguments(tmp_path):
         save_gif([np.zeros((4, 4, 3), np.uint8)], str(tmp_path / "x.gif"), seconds_per_frame=0)
     with pytest.raises(ValueError, match="per_row must be an integer >= 1"):
         film_strip([np.zeros((4, 4, 3), np.uint8)], per_row=0)
+    with pytest.raises(ValueError, match="cell"):
+        frame(RULES, 0, 0, 0, cell_pixels=1)
 
 
 def test_game_frames_against_an_opponent_and_bad_arguments(solution_4x4, minimax_4x4):

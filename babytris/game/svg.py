@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from .validation import check_int
+
 if TYPE_CHECKING:
     from .board import Board
     from .rules import Rules
@@ -120,7 +122,8 @@ def board_svg(
     colour with a bar through each row they fill (the rows it clears).
     ``colors`` overrides :data:`COLORS` by name.  Returns the SVG text."""
     drawing = _Drawing(_palette(colors))
-    width, height = drawing.board(0, 0, int(board.bits), board.width, board.height, int(cell), frozenset(landing))
+    s = check_int("cell", cell, 2, 1024)
+    width, height = drawing.board(0, 0, int(board.bits), board.width, board.height, s, frozenset(landing))
     return drawing.svg(width, height)
 
 
@@ -143,7 +146,7 @@ def frame_svg(
     score of four characters, so that the frames of a game share a size.
     Returns the SVG text."""
     drawing = _Drawing(COLORS)
-    w, h, s = rules.width, rules.height, int(cell)
+    w, h, s = rules.width, rules.height, check_int("cell", cell, 2, 1024)
     width, height = drawing.board(0, 0, int(board), w, h, s, frozenset())
     cells = () if piece is None else rules.pieces[piece].cells
     pw, ph = drawing.panel(width, cells, score, s, _extent([p.cells for p in rules.pieces]), ("0000",))
