@@ -166,7 +166,7 @@ def _palette(colors: Mapping[str, str] | None) -> dict[str, str]:
         unknown = set(colors) - set(COLORS)
         if unknown:
             raise ValueError(f"colors: unknown keys {sorted(unknown)}; known are {', '.join(COLORS)}")
-        palette.update(colors)
+        palette.update({name: escape(str(colour)) for name, colour in colors.items()})
     return palette
 
 
