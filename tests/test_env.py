@@ -19,7 +19,7 @@ from babytris import Board, Rules
 from babytris.draw.frames import film_strip
 from babytris.engine.placements import engine
 from babytris.formats.env import ENV_ID, BabyTetrisEnv, decode_observation, encode_observation
-from babytris.game.svg import PIECE_RGB, TEXT_RGB
+from babytris.game.svg import EMPTY_RGB, FILLED_RGB, PIECE_RGB
 
 
 @pytest.fixture(scope="module")
@@ -257,15 +257,18 @@ def test_render_rgb_array_colours_filled_cells():
     env = BabyTetrisEnv(Rules(width=4, height=3, start=start.bits & 0xFFF), render_mode="rgb_array", cell_pixels=10)
     env.reset(seed=0)
     image = env.render()
-    # the board (40 px wide), then a panel: the piece to place (the widest, I: 30 px) and the score
-    assert image.dtype == np.uint8 and image.shape == (36, 40 + 30 + 2 * 2, 3)
-    filled, empty = image[25, 5], image[5, 5]  # centres of the bottom-left and top-left cells
-    assert not np.array_equal(filled, empty)
-    assert np.array_equal(image[15, 35], empty)
+    # the board (40 x 30 px), then a panel with margins of 2 px: the pieces' room (the I flat and
+    # the L: 3 x 2 cells), and under it the score's line (8 px: digits are 0.75 of a 10 px font)
+    assert image.dtype == np.uint8 and image.shape == (2 + 20 + 2 + 8 + 2, 40 + 30 + 2 * 2, 3)
+    assert tuple(image[25, 5]) == FILLED_RGB and tuple(image[5, 5]) == EMPTY_RGB  # bottom-left, top-left
+    assert tuple(image[15, 35]) == EMPTY_RGB
     panel = image[:, 40:]
-    piece = (panel == PIECE_RGB).all(axis=2)
-    assert piece.sum() > 0  # the piece to place is drawn
-    assert ((panel == TEXT_RGB).all(axis=2)).sum() == 12 * 2 * 2  # the score "0": 12 font pixels, 2x2 each
+    piece = env.rules.pieces[env.game.piece]
+    top = max(y for _, y in piece.cells)
+    for x, y in piece.cells:  # the piece to place, each cell at its centre
+        assert tuple(panel[2 + (top - y) * 10 + 5, 2 + x * 10 + 5]) == PIECE_RGB
+    text = panel.min(axis=2) >= 120  # light grey: only the text (antialiased) is
+    assert text[24:].sum() > 5 and not text[:24].any()  # the score "0", as text under the pieces
     assert BabyTetrisEnv(Rules(width=4, height=3)).render() is None  # no render_mode
 
 
@@ -498,72 +501,3 @@ def test_observation_codec_refuses_what_it_cannot_show():
         babytris.formats.env.decode_observation(rules, obs)
     with pytest.raises(ValueError, match="illegal_reward"):
         BabyTetrisEnv(rules, illegal_reward=1.0)
-
-
-def test_play_writes_the_game_as_gif_html_and_film_strip(tmp_path, capsys):
-    from PIL import Image
-
-    from babytris.cli import commands as cli
-
-    gif, page, strip = tmp_path / "game.gif", tmp_path / "game.html", tmp_path / "strip.png"
-    argv = ["play", "--placements", "6", "--delay", "0", "--gif", str(gif), "--html", str(page), "--strip", str(strip)]
-    assert cli.main(argv) == 0
-    capsys.readouterr()
-    with Image.open(gif) as animation:
-        assert animation.n_frames == 7  # the start, then each of the 6 placements
-    text = page.read_text(encoding="utf-8")
-    assert text.startswith("<!DOCTYPE html>") and "data:image/gif;base64," in text and "<script" not in text
-    with Image.open(strip) as picture:
-        assert picture.size[0] > picture.size[1]  # 7 frames side by side
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.gif", "game.html", "strip.png"]  # nothing else
-    assert cli.main(["play", "--gif", str(tmp_path / "missing" / "g.gif")]) != 0
-    assert "--gif: no directory" in capsys.readouterr().err
-
-
-def test_saving_frames_checks_its_arguments(tmp_path):
-    from babytris.draw.frames import save_gif
-
-    with pytest.raises(ValueError, match="give at least one frame"):
-        save_gif([], str(tmp_path / "x.gif"))
-    with pytest.raises(ValueError, match="seconds_per_frame must be in"):
-        save_gif([np.zeros((4, 4, 3), np.uint8)], str(tmp_path / "x.gif"), seconds_per_frame=0)
-
-
-def test_frames_show_each_candidate_move_and_its_value(solution_4x4):
-    from babytris.draw.frames import candidate_moves, frame, game_frames
-    from babytris.engine.stepped import Game
-
-    game = Game(solution_4x4.rules, seed=3)
-    best = solution_4x4.best_action(game.board, game.piece)
-    shown = candidate_moves(solution_4x4, game, best)
-    values = solution_4x4.action_values(game.board, game.piece)
-    assert [v for _, v, _ in shown] == [values[m.placement] for m in game.moves()]
-    assert [m.board for m in game.moves()] == [after for after, _, _ in shown]
-    assert sum(chosen for _, _, chosen in shown) == 1
-    (chosen_value,) = [v for _, v, chosen in shown if chosen]
-    assert chosen_value == pytest.approx(max(values.values()), abs=1e-9)
-    plain = frame(solution_4x4.rules, game.board, game.piece, game.score, 8)
-    with_moves = frame(solution_4x4.rules, game.board, game.piece, game.score, 8, shown)
-    assert np.array_equal(with_moves[: plain.shape[0], : plain.shape[1]], plain)
-    below = with_moves[plain.shape[0] :]
-    assert (below == PIECE_RGB).all(axis=2).any()  # the chosen move is framed in the piece's colour
-    assert (below == TEXT_RGB).all(axis=2).any()  # values written under the moves
-    frames = game_frames(solution_4x4, seed=3, placements=5, cell_pixels=8)
-    assert len(frames) == 6 and np.array_equal(frames[0], with_moves)
-    assert frames[-1].shape[0] == plain.shape[0]  # the last state: no move shown
-
-
-def test_game_frames_against_an_opponent_and_bad_arguments(solution_4x4, minimax_4x4):
-    from babytris.draw.frames import game_frames
-
-    frames = game_frames(solution_4x4, opponent=minimax_4x4, seed=0, placements=4, candidates=False)
-    assert 2 <= len(frames) <= 5 and all(f.dtype == np.uint8 for f in frames)
-    with pytest.raises(ValueError, match="opponent: a Solution of the same rules"):
-        game_frames(solution_4x4, opponent=solution_4x4)
-    with pytest.raises(ValueError, match="placements"):
-        game_frames(solution_4x4, placements=0)
-    held = game_frames(babytris.solve(width=3, height=4, hold=True), placements=6)  # a hold step is a frame too
-    assert len(held) >= 7 and all(f.dtype == np.uint8 and f.ndim == 3 for f in held)
-    # previews are drawn as played: the course timing against its minimax opponent
-    course = babytris.solve(width=4, height=4, preview=1, opponent="minimax")
-    assert 2 <= len(game_frames(course, placements=4)) <= 5

@@ -19,6 +19,7 @@ import babytris  # noqa: E402
 from babytris import Board, Placement, Rules  # noqa: E402
 from babytris.draw.pictures import board_text, draw_board, draw_move, landing_cells, plot_convergence, save  # noqa: E402
 from babytris.engine.placements import engine, placement_table  # noqa: E402
+from babytris.game.svg import CLEARED_RGB, COLORS  # noqa: E402
 
 RULES = Rules(width=4, height=4)
 BOARD = Board.from_rows(["....", "....", "#...", "##.#"])  # reachable: two L's, rows of 3 and 1
@@ -29,11 +30,27 @@ def cells_of(bits: int, width: int = 4) -> frozenset:
 
 
 def drawn(ax, kind: str) -> frozenset:
-    """The (col, row) cells of the patches labelled ``"_" + kind``."""
-    out = [p.get_xy() for p in ax.patches if p.get_label() == "_" + kind]
-    cells = frozenset((int(x), int(y)) for x, y in out)
-    assert len(cells) == len(out)
-    return cells
+    """The (col, row) cells of the picture in ``kind``'s colour (of babytris.game.svg.COLORS),
+    each read a quarter of a cell below its top (clear of the bar through a cleared row)."""
+    image = np.asarray(ax.images[0].get_array())
+    left, right, bottom, top = ax.images[0].get_extent()
+    width, height = int(right - left), int(top - bottom)
+    s = image.shape[0] // height
+    assert image.shape == (height * s, width * s, 3) and s == 40
+    colour = tuple(int(matplotlib.colors.to_hex(COLORS[kind])[i : i + 2], 16) for i in (1, 3, 5))
+    return frozenset(
+        (c, r)
+        for r in range(height)
+        for c in range(width)
+        if tuple(int(v) for v in image[(height - 1 - r) * s + s // 4, c * s + s // 2]) == colour
+    )
+
+
+def struck(ax) -> int:
+    """How many rows the bar of a cleared row strikes through (read at each row's middle, column 0)."""
+    image = np.asarray(ax.images[0].get_array())
+    s = 40
+    return sum(tuple(int(v) for v in image[r * s + s // 2, s // 2]) == CLEARED_RGB for r in range(image.shape[0] // s))
 
 
 def cleared(cells: frozenset, height: int = 4, width: int = 4) -> int:
@@ -120,7 +137,7 @@ def test_draw_board_highlights_the_engine_landing():
             piece = drawn(ax, "piece")
             assert drawn(ax, "filled") == cells_of(BOARD.bits)
             assert len(drawn(ax, "empty")) == 16 - BOARD.count() - 3
-            assert sum(p.get_label() == "_cleared" for p in ax.patches) == lines
+            assert struck(ax) == lines
             if lines == 0:
                 assert piece == cells_of(after ^ BOARD.bits)
 
@@ -136,9 +153,21 @@ def test_draw_board_into_a_given_axes_and_colours():
     fig = Figure()
     left, right = fig.subplots(1, 2)
     assert draw_board(BOARD, ax=right, colors={"filled": "black"}) is right
-    assert not left.patches
-    (patch, *_) = [p for p in right.patches if p.get_label() == "_filled"]
-    assert patch.get_facecolor() == matplotlib.colors.to_rgba("black")
+    assert not left.images and len(right.images) == 1
+    image = np.asarray(right.images[0].get_array())
+    assert tuple(int(v) for v in image[3 * 40 + 20, 20]) == (0, 0, 0)  # cell (0, 0), filled: black
+
+
+def test_draw_board_is_the_svg_rendered():
+    """The figure's picture is the board's SVG, the one drawing of Jupyter and the frames."""
+    from babytris.draw.frames import rasterise
+    from babytris.game.svg import board_svg
+
+    move = placement_of(RULES, 0, 1)
+    ax = draw_board(BOARD, placement=move, rules=RULES)
+    expected = rasterise(board_svg(BOARD, landing=landing_cells(BOARD, move, rules=RULES), cell=40))
+    assert np.array_equal(np.asarray(ax.images[0].get_array()), expected)
+    assert tuple(ax.images[0].get_extent()) == (0, 4, 0, 4)
 
 
 def test_draw_move_highlights_the_best_action(solution_4x4):

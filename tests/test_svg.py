@@ -1,10 +1,9 @@
 """Boards, games and solutions draw themselves in Jupyter as SVG: rendered
-here by a real SVG renderer (resvg) and compared with stored pictures and
-with the colours each cell must have."""
+here by a real SVG renderer (resvg, as every raster of babytris is) and
+compared with stored pictures and with the colours each cell must have."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +11,11 @@ import pytest
 
 import babytris
 from babytris import Board, Rules
+from babytris.draw.frames import rasterise
 from babytris.engine.stepped import Game
-from babytris.game.svg import CELL, EMPTY_RGB, FILLED_RGB, PIECE_RGB, TEXT_RGB
+from babytris.game.svg import CELL, CLEARED_RGB, EMPTY_RGB, FILLED_RGB, PIECE_RGB, board_svg
 
-resvg = pytest.importorskip("resvg_py", reason="the SVG tests render with resvg-py (a test extra)")
+pytest.importorskip("resvg_py", reason="the SVG tests render with resvg-py (the draw extra)")
 Image = pytest.importorskip("PIL.Image")
 
 DATA = Path(__file__).parent / "data"
@@ -23,8 +23,7 @@ LEDGE = Board.from_rows(["##..", "#..."], height=4)
 
 
 def rendered(svg: str) -> np.ndarray:
-    png = resvg.svg_to_bytes(svg_string=svg)
-    return np.asarray(Image.open(io.BytesIO(bytes(png))).convert("RGB"))
+    return rasterise(svg)
 
 
 def centre(image: np.ndarray, col: int, row: int, height: int = 4) -> tuple[int, ...]:
@@ -61,7 +60,29 @@ def test_each_cell_has_its_colour():
     game = rendered(pictures()["game"])
     assert game.shape[1] > 4 * CELL  # a panel beside the board
     panel = game[:, 4 * CELL :]
-    assert (panel == PIECE_RGB).all(axis=2).any() and (panel == TEXT_RGB).all(axis=2).any()
+    assert (panel == PIECE_RGB).all(axis=2).any() and (panel.min(axis=2) >= 120).any()  # the piece, the score
+
+
+def test_numbers_are_text_and_boards_have_none():
+    game = Game(Rules(width=4, height=4), seed=3)
+    game.place(game.moves()[0].placement)
+    svg = game._repr_svg_()
+    assert svg.count("<text") == 1 and f">{game.score:g}</text>" in svg and "font-family=" in svg
+    assert "<text" not in LEDGE._repr_svg_()
+
+
+def test_a_move_strikes_through_the_rows_it_clears():
+    board = Board.from_rows(["#.##", "#.##"], height=4)
+    upright = babytris.Placement("I", 1, 1, 3)  # rotation 1, column 1: fills both rows
+    image = rendered(board.show(upright)._repr_svg_())
+    for row in (0, 1):
+        assert centre(image, 0, row) == CLEARED_RGB  # the bar through the row's middle
+        assert tuple(int(v) for v in image[(3 - row) * CELL + 3, CELL + CELL // 2]) == PIECE_RGB
+    assert centre(image, 1, 2) == PIECE_RGB and centre(image, 1, 3) == EMPTY_RGB
+    image = rendered(board_svg(board, colors={"filled": "#ff0000"}))
+    assert centre(image, 0, 0) == (255, 0, 0)
+    with pytest.raises(ValueError, match="colors: unknown keys"):
+        board_svg(board, colors={"wall": "#000000"})
 
 
 def test_a_solution_shows_its_summary_and_start_board():

@@ -130,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     solver_arguments(play)
     play.add_argument("--placements", type=int, default=20, help="stop after this many placements (default 20)")
     play.add_argument(
-        "--gif", type=file_path, metavar="FILE", help="write the game as an animated GIF (needs Pillow: '.[plot]')"
+        "--gif", type=file_path, metavar="FILE", help="write the game as an animated GIF (the draw extra: '.[draw]')"
     )
     play.add_argument(
         "--html", type=file_path, metavar="FILE", help="write the game as a self-contained HTML page with the animation"

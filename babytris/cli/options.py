@@ -230,6 +230,8 @@ EXTRA_OF = {
     "quantecon": "export",
     "pandas": "table",
     "matplotlib": "plot",
+    "resvg_py": "draw",
+    "PIL": "draw",
     "gymnasium": "gym",
     "dask": "dask",
     "distributed": "dask",

@@ -1,7 +1,11 @@
-"""Game frames as RGB images in plain numpy (no matplotlib): the board, the
-piece to place, the score and each candidate move's value, for the
-Gymnasium environment's ``rgb_array`` and for film strips and animations
-of a whole game (:func:`game_frames`).
+"""Game frames as RGB images: each one :func:`babytris.game.svg.frame_svg`'s
+picture of a state (the board, the piece to place, the score and each
+candidate move's value) rendered by resvg and read by Pillow (``pip install
+'babytris[draw]'``), for the Gymnasium environment's ``rgb_array`` and for
+film strips, GIFs and pages of a whole game (:func:`game_frames`).  The
+numbers are set in DejaVu Sans, loaded from one file when one is found
+(:func:`font_files`), so a frame is drawn the same on every run; nothing is
+fetched.
 
 >>> import babytris
 >>> from babytris.draw.frames import frame
@@ -14,19 +18,21 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
 import io
 import os
 import tempfile
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..engine.writing import replace_atomically
 from ..game.pieces import Placement
 from ..game.rules import Rules
-from ..game.svg import _FONT, EMPTY_RGB, FILLED_RGB, GRID_RGB, PIECE_RGB, TEXT_RGB, score_text
+from ..game.svg import BACKGROUND_RGB, frame_svg
 from ..game.validation import check_int
 
 if TYPE_CHECKING:
@@ -36,6 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "frame",
+    "rasterise",
+    "font_files",
     "candidate_moves",
     "game_frames",
     "film_strip",
@@ -43,6 +51,16 @@ __all__ = [
     "save_png",
     "save_html",
 ]
+
+#: Where DejaVu Sans is looked for, in order: the system's copy (Debian and
+#: Ubuntu, Fedora, older Fedora and CentOS, Arch, FreeBSD), then matplotlib's.
+DEJAVU_SANS = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/local/share/fonts/dejavu/DejaVuSans.ttf",
+)
 
 
 def frame(
@@ -53,94 +71,57 @@ def frame(
     cell_pixels: int = 16,
     candidates: Sequence[tuple[int, float, bool]] | None = None,
 ) -> np.ndarray:
-    """One frame: the board (``cell_pixels`` per cell, grid lines), then a
-    panel on its right with the piece to place (rotation 0; none when the
-    game is over: ``piece=None``) and the score under it.  With
-    ``candidates``, ``(board after, value, chosen)`` for each move of the
-    piece, a row of small boards under it: each move's board after and its
-    value, the chosen one framed in the piece's colour.
+    """One frame: :func:`babytris.game.svg.frame_svg`'s picture rendered.
+    The board (``cell_pixels`` per cell, grid lines), then a panel on its
+    right with the piece to place (rotation 0; none when the game is over:
+    ``piece=None``) and the score under it.  With ``candidates``, ``(board
+    after, value, chosen)`` for each move of the piece, rows of small boards
+    under them: each move's board after and its value, the chosen one framed
+    in the piece's colour.
 
     Returns:
         uint8 array ``(rows, columns, 3)``: ``rows`` at least ``height *
         cell_pixels``; the board fills the top-left ``height * cell_pixels``
         by ``width * cell_pixels``.
+
+    Raises:
+        ImportError: without resvg-py or Pillow (the ``draw`` extra).
     """
-    image = _state_frame(rules, board, piece, score, cell_pixels)
-    if not candidates:
-        return image
-    return _stack(image, _candidate_row(rules, candidates, cell_pixels, image.shape[1]))
+    return rasterise(frame_svg(rules, board, piece, score, cell=cell_pixels, candidates=candidates))
 
 
-def _candidate_row(
-    rules: Rules, candidates: Sequence[tuple[int, float, bool]], cell_pixels: int, width: int
-) -> np.ndarray:
-    """Small boards after each move with their values under them, wrapped to ``width`` pixels."""
-    s = max(2, int(cell_pixels) // 3)
-    px = max(1, s // 2)
-    w, h = rules.width, rules.height
-    tiles = []
-    for after, value, chosen in candidates:
-        cells = np.array([[(after >> (r * w + c)) & 1 for c in range(w)] for r in reversed(range(h))], dtype=bool)
-        mini = _cells(cells, FILLED_RGB, s)
-        text = _text(f"{float(value):.1f}", px)
-        tile = np.zeros((h * s + text.shape[0] + 3 * px + 4, max(w * s, text.shape[1]) + 4, 3), dtype=np.uint8)
-        tile[:] = EMPTY_RGB
-        if chosen:
-            tile[:] = PIECE_RGB
-            tile[2:-2, 2:-2] = EMPTY_RGB
-        tile[2 : 2 + h * s, 2 : 2 + w * s] = mini
-        ty = 2 + h * s + px
-        tile[ty : ty + text.shape[0], 2 : 2 + text.shape[1]][text] = TEXT_RGB
-        tiles.append(tile)
-    gap = max(1, s // 2)
-    per_row = max(1, (width + gap) // (tiles[0].shape[1] + gap))
-    return film_strip(tiles, per_row=per_row, gap=gap)
+def rasterise(svg: str) -> np.ndarray:
+    """An SVG picture (of :mod:`babytris.game.svg`) rendered by resvg, its
+    numbers in :func:`font_files`' font.
+
+    Returns:
+        uint8 array ``(height, width, 3)``, RGB, one pixel per SVG pixel.
+
+    Raises:
+        ImportError: without resvg-py or Pillow (the ``draw`` extra).
+    """
+    resvg = _module("resvg_py")
+    image = _module("PIL.Image")
+    files = font_files()
+    fonts: dict[str, Any] = {"skip_system_fonts": True, "font_files": list(files)} if files else {}
+    png = resvg.svg_to_bytes(svg_string=svg, shape_rendering="crisp_edges", **fonts)
+    with image.open(io.BytesIO(bytes(png))) as picture:
+        return np.asarray(picture.convert("RGB"))
 
 
-def _stack(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    """``top`` above ``bottom``, both left-aligned, on the empty colour."""
-    out = np.empty((top.shape[0] + bottom.shape[0], max(top.shape[1], bottom.shape[1]), 3), dtype=np.uint8)
-    out[:] = EMPTY_RGB
-    out[: top.shape[0], : top.shape[1]] = top
-    out[top.shape[0] :, : bottom.shape[1]] = bottom
-    return out
+@lru_cache(maxsize=1)
+def font_files() -> tuple[str, ...]:
+    """The font file the rasters load: DejaVu Sans, the first of
+    :data:`DEJAVU_SANS` there, else matplotlib's copy (found, not imported).
 
-
-def _state_frame(rules: Rules, board: int, piece: int | None, score: float, cell_pixels: int) -> np.ndarray:
-    """:func:`frame` without candidates."""
-    s = int(cell_pixels)
-    w, h = rules.width, rules.height
-    cells = np.array([[(board >> (r * w + c)) & 1 for c in range(w)] for r in reversed(range(h))], dtype=bool)
-    left = _cells(cells, FILLED_RGB, s)
-    text = _text(score_text(score), max(1, s // 4))
-    shape = None if piece is None else rules.pieces[piece].cells
-    shape_cells = np.zeros((0, 0), dtype=bool)
-    if shape is not None:
-        sw, sh = 1 + max(x for x, _ in shape), 1 + max(y for _, y in shape)
-        shape_cells = np.zeros((sh, sw), dtype=bool)
-        for x, y in shape:
-            shape_cells[sh - 1 - y, x] = True
-    # The panel fits every piece of the rules (rotation 0) and the score.
-    wide = max(1 + max(x for x, _ in p.cells) for p in rules.pieces)
-    tall = max(1 + max(y for _, y in p.cells) for p in rules.pieces)
-    m = max(1, s // 4)  # margins
-    panel_w = max(wide * s, text.shape[1]) + 2 * m
-    panel_h = max(h * s, m + tall * s + m + text.shape[0] + m)
-    image = np.empty((panel_h, w * s + panel_w, 3), dtype=np.uint8)
-    image[:] = EMPTY_RGB
-    image[h * s :, : w * s] = (0, 0, 0)
-    image[: h * s, : w * s] = left
-    x0, y0 = w * s + m, m
-    if shape_cells.size:
-        drawn = _cells(shape_cells, PIECE_RGB, s, background=None)
-        image[y0 : y0 + drawn.shape[0], x0 : x0 + drawn.shape[1]] = np.where(
-            drawn.any(axis=2, keepdims=True), drawn, image[y0 : y0 + drawn.shape[0], x0 : x0 + drawn.shape[1]]
-        )
-    ty = m + tall * s + m
-    image[ty : ty + text.shape[0], x0 : x0 + text.shape[1]] = np.where(
-        text[..., None], np.array(TEXT_RGB, np.uint8), image[ty : ty + text.shape[0], x0 : x0 + text.shape[1]]
-    )
-    return image
+    Returns:
+        tuple of one path, or empty when none is found: resvg then searches
+        the system's fonts for the SVG's families (its generic sans-serif last).
+    """
+    spec = importlib.util.find_spec("matplotlib")
+    folders = (spec.submodule_search_locations or []) if spec is not None else []
+    bundled = [os.path.join(p, "mpl-data", "fonts", "ttf", "DejaVuSans.ttf") for p in folders]
+    return tuple(path for path in [*DEJAVU_SANS, *bundled] if os.path.isfile(path))[:1]
 
 
 def candidate_moves(solution: Solution, game: Game, chosen: Placement | str | None) -> list[tuple[int, float, bool]]:
@@ -227,12 +208,12 @@ def film_strip(frames: Sequence[np.ndarray], per_row: int = 8, gap: int = 4) -> 
 
 def save_gif(frames: Sequence[np.ndarray], path: str, seconds_per_frame: float = 0.5) -> Path:
     """Write the frames as an animated GIF (looping), atomically; needs Pillow
-    (``pip install '.[plot]'``: matplotlib brings it).  Returns the path."""
+    (``pip install 'babytris[draw]'``).  Returns the path."""
     if not frames:
         raise ValueError("frames: give at least one frame")
     if not (isinstance(seconds_per_frame, (int, float)) and 0.01 <= seconds_per_frame <= 60):
         raise ValueError(f"seconds_per_frame must be in [0.01, 60], got {seconds_per_frame!r}")
-    image = _pillow()
+    image = _module("PIL.Image")
     height = max(f.shape[0] for f in frames)
     width = max(f.shape[1] for f in frames)
     pictures = [image.fromarray(_padded(f, height, width)) for f in frames]
@@ -248,7 +229,7 @@ def save_gif(frames: Sequence[np.ndarray], path: str, seconds_per_frame: float =
 
 def save_png(picture: np.ndarray, path: str) -> Path:
     """Write one RGB image (a frame or a :func:`film_strip`) as PNG, atomically; needs Pillow."""
-    image = _pillow().fromarray(np.asarray(picture, dtype=np.uint8))
+    image = _module("PIL.Image").fromarray(np.asarray(picture, dtype=np.uint8))
     replace_atomically(path, lambda f: image.save(f, format="PNG"))
     return Path(path)
 
@@ -272,43 +253,18 @@ def save_html(frames: Sequence[np.ndarray], path: str, title: str = "babytris", 
     return Path(path)
 
 
-def _pillow():
+def _module(name: str) -> Any:
+    """The optional module ``name`` (resvg-py's or Pillow's), or ImportError naming the extra."""
     try:
-        from PIL import Image
-    except ImportError:
-        raise ImportError("writing images needs Pillow: pip install 'babytris[plot]' (matplotlib brings it)") from None
-    return Image
+        return importlib.import_module(name)
+    except ImportError as err:
+        package = "Pillow" if name.startswith("PIL") else "resvg-py"
+        raise ImportError(f"drawing pictures needs {package}: pip install 'babytris[draw]'") from err
 
 
 def _padded(picture: np.ndarray, height: int, width: int) -> np.ndarray:
-    """``picture`` on a black canvas of ``height`` x ``width`` (frames of one GIF share a size)."""
-    out = np.zeros((height, width, 3), dtype=np.uint8)
+    """``picture`` on a canvas of ``height`` x ``width`` in the background colour (frames of one GIF share a size)."""
+    out = np.empty((height, width, 3), dtype=np.uint8)
+    out[:] = BACKGROUND_RGB
     out[: picture.shape[0], : picture.shape[1]] = picture
     return out
-
-
-def _cells(cells: np.ndarray, colour: tuple[int, int, int], s: int, background=EMPTY_RGB) -> np.ndarray:
-    """A grid of cells (bool, top row first) as pixels, with grid lines; black
-    where empty when ``background`` is None."""
-    empty = np.array(background if background is not None else (0, 0, 0), np.uint8)
-    colours = np.where(cells[..., None], np.array(colour, np.uint8), empty)
-    image = np.repeat(np.repeat(colours, s, axis=0), s, axis=1)
-    lines = np.zeros(image.shape[:2], dtype=bool)
-    lines[::s, :] = True  # along the top and left edge of each cell
-    lines[:, ::s] = True
-    if background is None:  # on the piece's own cells only
-        lines &= np.repeat(np.repeat(cells, s, axis=0), s, axis=1)
-    image[lines] = GRID_RGB
-    return image
-
-
-def _text(text: str, px: int) -> np.ndarray:
-    """``text`` in the 3x5 font, each font pixel ``px`` pixels, one font column between glyphs (bool)."""
-    glyphs = [np.array([[bit == "1" for bit in row] for row in _FONT[ch]]) for ch in text]
-    spaced = []
-    for i, g in enumerate(glyphs):
-        spaced.append(g)
-        if i < len(glyphs) - 1:
-            spaced.append(np.zeros((5, 1), dtype=bool))
-    bits = np.hstack(spaced)
-    return np.repeat(np.repeat(bits, px, axis=0), px, axis=1)

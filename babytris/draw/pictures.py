@@ -1,12 +1,16 @@
 """Pictures: boards as text and as figures, a policy's move on a board, convergence plots.
 
-The text function needs nothing beyond babytris; the figures need matplotlib
-(``pip install 'babytris[plot]'``), imported only when a drawing function is
-called.  Drawing uses matplotlib's object-oriented API: pass ``ax=`` to draw
-into an Axes of your own (e.g. from ``matplotlib.pyplot.subplots``), or leave
-it out to get a new :class:`matplotlib.figure.Figure` that pyplot does not
-track (nothing to close; save it with :func:`save` or ``ax.figure.savefig``).
-Nothing here calls ``show()``.
+The text function needs nothing beyond babytris.  A board's figure is its
+SVG (:func:`babytris.game.svg.board_svg`: the one drawing, as in Jupyter
+and the frames) rendered by :func:`babytris.draw.frames.rasterise` and shown
+in a matplotlib Axes; the plots are matplotlib's own.  Both need matplotlib
+(``pip install 'babytris[plot]'``, which brings the ``draw`` extra too),
+imported only when a drawing function is called.  Drawing uses matplotlib's
+object-oriented API: pass ``ax=`` to draw into an Axes of your own (e.g.
+from ``matplotlib.pyplot.subplots``), or leave it out to get a new
+:class:`matplotlib.figure.Figure` that pyplot does not track (nothing to
+close; save it with :func:`save` or ``ax.figure.savefig``).  Nothing here
+calls ``show()``.
 
 >>> from babytris import Board, Placement
 >>> from babytris.draw.pictures import board_text
@@ -27,13 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.placements import placement_table
 from ..game.board import EMPTY, FILLED, Board
+from ..game.drop import landing
 from ..game.pieces import Placement
 from ..game.rules import Rules
+from ..game.svg import COLORS, board_svg
+from .frames import rasterise
 
 __all__ = [
-    "COLORS",
     "PIECE",
     "board_text",
     "draw_board",
@@ -47,15 +52,9 @@ __all__ = [
 #: Character of the dropped piece's cells in :func:`board_text`.
 PIECE = "@"
 
-#: Default colours of :func:`draw_board`: filled cells, the dropped piece's, empty
-#: ones, and the bar striking through the rows the piece clears.
-COLORS: Mapping[str, str] = {"filled": "#4a4a4a", "piece": "#f28e2b", "empty": "#ffffff", "cleared": "#c0392b"}
-
-# Thickness of that bar, in cells.
-CLEARED_BAR = 0.14
-
-# Inches per cell of a board drawn on a new figure.
+# Inches per cell of a board drawn on a new figure, and the pixels per cell of its picture.
 CELL_INCHES = 0.4
+CELL_PIXELS = 40
 
 # savefig metadata that keeps the bytes of a file the same from run to run.
 STABLE_METADATA = {".png": {"Software": None}, ".svg": {"Date": None, "Creator": None}}
@@ -84,7 +83,7 @@ def landing_cells(board: Board | int, placement: Placement, *, rules: Rules | No
             rest with a cell above the top row.
     """
     board, rules = _board_and_rules(board, rules, placement)
-    return _landing(board, placement, rules)
+    return landing(board, placement, rules)
 
 
 def board_text(board: Board | int, placement: Placement | None = None, *, rules: Rules | None = None) -> str:
@@ -95,7 +94,7 @@ def board_text(board: Board | int, placement: Placement | None = None, *, rules:
         str of ``height`` lines of ``width`` characters joined by newlines.
     """
     board, rules = _board_and_rules(board, rules, placement)
-    piece = _landing(board, placement, rules) if placement is not None else frozenset()
+    piece = landing(board, placement, rules) if placement is not None else frozenset()
     return "\n".join(
         "".join(PIECE if (c, r) in piece else FILLED if board.filled(c, r) else EMPTY for c in range(board.width))
         for r in reversed(range(board.height))
@@ -109,15 +108,16 @@ def draw_board(
     placement: Placement | None = None,
     rules: Rules | None = None,
     title: str | None = None,
-    colors: Mapping[str, str] | None = None,
+    colors: Mapping[str, Any] | None = None,
 ) -> Any:
-    """Draw the board as a grid of squares, and ``placement``'s piece where it lands.
+    """Draw the board, and ``placement``'s piece where it lands.
 
-    Each cell is a :class:`matplotlib.patches.Rectangle` with its lower-left
-    corner at ``(col, row)`` (row 0 at the bottom) and the label ``"_filled"``,
-    ``"_piece"`` or ``"_empty"`` (the underscore keeps cells out of legends).
-    Rows the dropped piece fills (the rows it clears) are struck through by
-    a bar labelled ``"_cleared"``.
+    The picture is the board's SVG (:func:`babytris.game.svg.board_svg`,
+    :data:`~babytris.game.svg.COLORS`), rendered and shown by ``ax.imshow``
+    over ``(0, width) x (0, height)``: cell ``(col, row)`` is the unit square
+    with its lower-left corner at ``(col, row)``, row 0 at the bottom.  The
+    dropped piece's cells are in the piece colour, and the rows it fills
+    (the rows it clears) are struck through by a bar.
 
     Args:
         board: a :class:`Board`, or its bits when ``rules`` is given.
@@ -125,44 +125,28 @@ def draw_board(
         placement: a :class:`Placement` to show landed (:func:`landing_cells`).
         rules: the rule set numbering the placements (see :func:`landing_cells`).
         title: the Axes title.
-        colors: overrides of :data:`COLORS` (keys ``"filled"``, ``"piece"``,
-            ``"empty"``, ``"cleared"``).
+        colors: overrides of :data:`babytris.game.svg.COLORS` (keys
+            ``"filled"``, ``"piece"``, ``"empty"``, ``"cleared"``, ``"grid"``,
+            ``"background"``, ``"text"``), any matplotlib colour.
 
     Returns:
-        the :class:`matplotlib.axes.Axes` drawn into.
+        the :class:`matplotlib.axes.Axes` drawn into; its one image
+        (``ax.images[0]``) is the picture, uint8 ``(height * 40, width * 40, 3)``.
 
     Raises:
         ValueError: as :func:`landing_cells`, or for an unknown colour key.
-        ImportError: without matplotlib.
+        ImportError: without matplotlib, resvg-py or Pillow.
     """
     board, rules = _board_and_rules(board, rules, placement)
+    piece = landing(board, placement, rules) if placement is not None else frozenset()
+    _matplotlib()
     palette = _palette(colors)
-    piece = _landing(board, placement, rules) if placement is not None else frozenset()
-    _, Rectangle = _matplotlib()
+    image = rasterise(board_svg(board, landing=piece, cell=CELL_PIXELS, colors=palette))
     if ax is None:
         ax = _new_axes(CELL_INCHES * board.width + 0.5, CELL_INCHES * board.height + (0.7 if title else 0.4))
-    w, h = board.width, board.height
-    for r in range(h):
-        for c in range(w):
-            kind = "piece" if (c, r) in piece else "filled" if board.filled(c, r) else "empty"
-            ax.add_patch(
-                Rectangle((c, r), 1, 1, facecolor=palette[kind], edgecolor="#b0b0b0", linewidth=0.8, label="_" + kind)
-            )
-    for r in range(h):
-        if piece and all((c, r) in piece or board.filled(c, r) for c in range(w)):
-            ax.add_patch(
-                Rectangle(
-                    (0, r + 0.5 - CLEARED_BAR / 2),
-                    w,
-                    CLEARED_BAR,
-                    facecolor=palette["cleared"],
-                    linewidth=0,
-                    label="_cleared",
-                )
-            )
-    ax.set_xlim(0, w)
-    ax.set_ylim(0, h)
-    ax.set_aspect("equal")
+    ax.imshow(image, extent=(0, board.width, 0, board.height), interpolation="nearest")
+    ax.set_xlim(0, board.width)
+    ax.set_ylim(0, board.height)
     ax.set_xticks([])
     ax.set_yticks([])
     for spine in ax.spines.values():
@@ -413,54 +397,29 @@ def _board_and_rules(
     return board, rules
 
 
-def _landing(board: Board, placement: Placement, rules: Rules | None) -> frozenset:
-    """The landing cells of a placement checked against ``rules`` (see :func:`landing_cells`)."""
-    assert rules is not None  # _board_and_rules supplies rules whenever there is a placement
-    table = placement_table(rules)
-    p = rules.piece_index(placement.piece)
-    mine = table.placements[p]
-    if not (0 <= placement.index < len(mine) and mine[placement.index] == placement):
-        raise ValueError(
-            f"placement {placement!r} is not a move of piece {placement.piece!r} on a "
-            f"{rules.width}x{rules.height} board (its moves: indices 0-{len(mine) - 1})"
-        )
-    k, row = (int(a) for a in table.shapes(p, placement.index))
-    mask, rows, w, h = int(table.masks[k]), int(table.rows[k]), rules.width, rules.height
-    if table.soft:  # the piece locks where it was moved to
-        y = row
-        if y + rows <= h and (mask << (y * w)) & board.bits:
-            raise ValueError(f"placement {placement!r} does not fit: the piece overlaps the board")
-    else:
-        y = h  # the piece's bottom row, starting wholly above the board
-        while y > 0 and not (mask << ((y - 1) * w)) & board.bits:
-            y -= 1
-    if y + rows > h:
-        raise ValueError(f"placement {placement!r} does not fit: the piece comes to rest above the top row")
-    return frozenset((c, r) for r in range(y, y + rows) for c in range(w) if mask << (y * w) >> (r * w + c) & 1)
+def _palette(colors: Mapping[str, Any] | None) -> dict[str, str] | None:
+    """``colors`` as SVG colours (any matplotlib colour given), unknown keys refused."""
+    if colors is None:
+        return None
+    unknown = set(colors) - set(COLORS)
+    if unknown:
+        raise ValueError(f"colors: unknown keys {sorted(unknown)}; known are {', '.join(COLORS)}")
+    from matplotlib.colors import to_hex
+
+    return {name: to_hex(colour) for name, colour in colors.items()}
 
 
-def _palette(colors: Mapping[str, str] | None) -> dict[str, str]:
-    palette = dict(COLORS)
-    if colors is not None:
-        unknown = set(colors) - set(COLORS)
-        if unknown:
-            raise ValueError(f"colors: unknown keys {sorted(unknown)}; known are {', '.join(COLORS)}")
-        palette.update(colors)
-    return palette
-
-
-def _matplotlib() -> tuple[Any, Any]:
-    """matplotlib's ``(Figure, Rectangle)``, or ImportError naming the extra to install."""
+def _matplotlib() -> Any:
+    """matplotlib's ``Figure``, or ImportError naming the extra to install."""
     try:
         import matplotlib  # noqa: F401  (first: a blocked matplotlib fails here, not on a cached submodule)
         from matplotlib.figure import Figure
-        from matplotlib.patches import Rectangle
     except ImportError as err:
         raise ImportError("babytris.draw.pictures needs matplotlib to draw: pip install 'babytris[plot]'") from err
-    return Figure, Rectangle
+    return Figure
 
 
 def _new_axes(width: float, height: float) -> Any:
     """The Axes of a new Figure (not tracked by pyplot) of ``width`` x ``height`` inches."""
-    Figure, _ = _matplotlib()
+    Figure = _matplotlib()
     return Figure(figsize=(width, height), layout="constrained").add_subplot()

@@ -76,23 +76,17 @@ def placement_table(rules: Rules) -> PlacementTable:
         mine: list[Placement] = []
         where: dict[tuple[int, int], int] = {}  # (rotation, column) -> shape index
         spun = piece.orientations()
-        for rotation, shape in enumerate(spun):
-            shape_width = 1 + max(x for x, _ in shape)
-            shape_rows = 1 + max(y for _, y in shape)
-            if shape_rows > rules.height:
-                continue
-            for column in range(rules.width - shape_width + 1):
-                where[rotation, column] = len(masks)
-                masks.append(sum(1 << (y * rules.width + x + column) for x, y in shape))
-                rows.append(shape_rows)
-                if soft:
-                    n = len(mine) // rules.height
-                    mine.extend(
-                        Placement(piece.name, rotation, column, n * rules.height + row, row)
-                        for row in range(rules.height)
-                    )
-                else:
-                    mine.append(Placement(piece.name, rotation, column, len(mine)))
+        for rotation, column, shape in piece.placed_shapes(rules.width, rules.height):
+            where[rotation, column] = len(masks)
+            masks.append(sum(1 << (y * rules.width + x + column) for x, y in shape))
+            rows.append(1 + max(y for _, y in shape))
+            if soft:
+                n = len(mine) // rules.height
+                mine.extend(
+                    Placement(piece.name, rotation, column, n * rules.height + row, row) for row in range(rules.height)
+                )
+            else:
+                mine.append(Placement(piece.name, rotation, column, len(mine)))
         for rotation, column in where:
             # Neighbours in the soft moves: a column left or right; a quarter
             # turn either way about the bounding box's bottom-left corner.

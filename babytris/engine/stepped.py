@@ -305,10 +305,9 @@ class Game:
 
     def _repr_svg_(self) -> str:
         """The board, the piece to place and the score as SVG, for Jupyter (see :mod:`babytris.game.svg`)."""
-        from ..game.svg import board_svg
+        from ..game.svg import CELL, frame_svg
 
-        piece = None if self.over else self.rules.pieces[self.piece].cells
-        return board_svg(Board(self.board, self.rules.width, self.rules.height), piece=piece, score=self.score)
+        return frame_svg(self.rules, self.board, None if self.over else self.piece, self.score, cell=CELL)
 
     def __repr__(self) -> str:
         queue = f" preview={','.join(self.rules.pieces[p].name for p in self.queue)}" if self.queue else ""

@@ -131,7 +131,9 @@ class BabyTetrisEnv(gymnasium.Env):
             drawn), as :attr:`Solution.start_value` counts it.
         max_steps: placements before the episode is truncated, >= 1.
         render_mode: None, ``"ansi"`` (text: the board and the pieces, score)
-            or ``"rgb_array"`` (uint8 image, ``cell_pixels`` per cell).
+            or ``"rgb_array"`` (uint8 image, ``cell_pixels`` per cell; drawn
+            by :func:`babytris.draw.frames.frame`, which needs the ``draw``
+            extra: ``pip install 'babytris[draw]'``).
         illegal_action: ``"terminate"`` (default): an action that is no legal
             placement of the piece ends the episode (``terminated=True``)
             with reward ``illegal_reward``, the board unchanged and

@@ -143,13 +143,14 @@ class Board:
 
     def show(self, placement=None, *, rules=None):
         """A :class:`~babytris.game.svg.Picture` of the board, with ``placement``'s
-        landing cells in the piece colour if given (numbered by ``rules``, as
-        :func:`babytris.draw.pictures.landing_cells` takes them); Jupyter displays it."""
-        from ..draw.pictures import landing_cells
+        landing cells in the piece colour if given (numbered by ``rules``; see
+        :func:`babytris.game.drop.landing`) and the rows it fills struck
+        through; Jupyter displays it.  Returns the Picture."""
+        from .drop import landing
         from .svg import Picture, board_svg
 
-        landing = () if placement is None else landing_cells(self, placement, rules=rules)
-        return Picture(board_svg(self, landing=landing))
+        landed = frozenset() if placement is None else landing(self, placement, rules)
+        return Picture(board_svg(self, landing=landed))
 
     def __str__(self) -> str:
         return "\n".join(self.rows())

@@ -98,6 +98,18 @@ class Piece:
             shape = turn_clockwise(shape)
         return tuple(out)
 
+    def placed_shapes(self, width: int, height: int) -> list[tuple[int, int, Shape]]:
+        """Every ``(rotation, column, shape)`` the piece can take on a
+        ``width`` x ``height`` board, in the order that numbers its
+        placements (rotation-major; a rotation taller than the board, or
+        wider, has none): a list of tuples, ``column`` the shape's left edge."""
+        out: list[tuple[int, int, Shape]] = []
+        for rotation, shape in enumerate(self.orientations()):
+            if 1 + max(y for _, y in shape) > height:
+                continue
+            out.extend((rotation, column, shape) for column in range(width - max(x for x, _ in shape)))
+        return out
+
     def mirror(self) -> Piece:
         """The reflected piece (its name gets a ``'`` unless it is its own mirror)."""
         shape = mirror_shape(self.cells)
