@@ -97,13 +97,13 @@ def test_frames_show_each_candidate_move_and_its_value(solution_4x4):
     below = with_moves[plain.shape[0] :]
     assert (below == PIECE_RGB).all(axis=2).any()  # the chosen move is framed in the piece's colour
     assert text_pixels(below).any()  # values written under the moves
-    frames = game_frames(solution_4x4, seed=3, placements=5, cell_pixels=8)
+    frames = game_frames(solution_4x4, seed=3, n_placements=5, cell_pixels=8)
     assert len(frames) == 6 and np.array_equal(frames[0], with_moves)
     assert frames[-1].shape[0] == plain.shape[0]  # the last state: no move shown
 
 
 def test_film_strip_gif_png_and_page(tmp_path, solution_4x4):
-    frames = game_frames(solution_4x4, seed=1, placements=4, cell_pixels=8, candidates=False)
+    frames = game_frames(solution_4x4, seed=1, n_placements=4, cell_pixels=8, candidates=False)
     assert len(frames) == 5
     strip = film_strip(frames, per_row=3, gap=2)
     fh, fw = frames[0].shape[:2]
@@ -174,14 +174,14 @@ def test_saving_frames_checks_its_arguments(tmp_path):
 def test_game_frames_against_an_opponent_and_bad_arguments(solution_4x4, minimax_4x4):
     from babytris.draw.frames import game_frames
 
-    frames = game_frames(solution_4x4, opponent=minimax_4x4, seed=0, placements=4, candidates=False)
+    frames = game_frames(solution_4x4, opponent=minimax_4x4, seed=0, n_placements=4, candidates=False)
     assert 2 <= len(frames) <= 5 and all(f.dtype == np.uint8 for f in frames)
     with pytest.raises(ValueError, match="opponent: a Solution of the same rules"):
         game_frames(solution_4x4, opponent=solution_4x4)
     with pytest.raises(ValueError, match="placements"):
-        game_frames(solution_4x4, placements=0)
-    held = game_frames(babytris.solve(width=3, height=4, hold=True), placements=6)  # a hold step is a frame too
+        game_frames(solution_4x4, n_placements=0)
+    held = game_frames(babytris.solve(width=3, height=4, hold=True), n_placements=6)  # a hold step is a frame too
     assert len(held) >= 7 and all(f.dtype == np.uint8 and f.ndim == 3 for f in held)
     # previews are drawn as played: the course timing against its minimax opponent
     course = babytris.solve(width=4, height=4, preview=1, opponent="minimax")
-    assert 2 <= len(game_frames(course, placements=4)) <= 5
+    assert 2 <= len(game_frames(course, n_placements=4)) <= 5

@@ -163,8 +163,8 @@ def test_the_pictures_take_a_match(timed):
     from babytris.draw.frames import game_frames
 
     t, optimal, minimax = timed
-    by_match = game_frames(Match.of(t, optimal, minimax), placements=5, candidates=False)
-    by_sides = game_frames(optimal, opponent=minimax, placements=5, candidates=False)
+    by_match = game_frames(Match.of(t, optimal, minimax), n_placements=5, candidates=False)
+    by_sides = game_frames(optimal, opponent=minimax, n_placements=5, candidates=False)
     assert len(by_match) == len(by_sides) and all((a == b).all() for a, b in zip(by_match, by_sides))
     with pytest.raises(ValueError, match="a Match whose player is one"):
         game_frames(Match(t.rules, opponent=minimax))

@@ -137,7 +137,7 @@ def game_frames(
     *,
     opponent: Solution | None = None,
     seed: int = 0,
-    placements: int = 20,
+    n_placements: int = 20,
     cell_pixels: int = 16,
     candidates: bool = True,
 ) -> list[np.ndarray]:
@@ -152,7 +152,7 @@ def game_frames(
     random pieces).  Each frame shows the state before a placement (board, piece,
     score) and, with ``candidates``, every move's board after and value, the
     policy's move framed; the last shows where the game stopped (after
-    ``placements`` placements, or when the piece fits nowhere).
+    ``n_placements`` placements, or when the piece fits nowhere).
 
     Returns:
         a list of uint8 arrays ``(rows, columns, 3)``, one per state.
@@ -169,14 +169,14 @@ def game_frames(
     rules = policy.rules
     if policy.player != "optimal":
         raise ValueError(f"solution: its player is {policy.player!r}; game_frames needs an optimal policy")
-    placements = check_int("placements", placements, 1, 10_000)
+    n_placements = check_int("n_placements", n_placements, 1, 10_000)
     if opponent is not None and (opponent.rules != rules or opponent.opponent_policy is None):
         raise ValueError("opponent: a Solution of the same rules solved with an opponent (its piece choices)")
     if match is None:
         match = Match.played(opponent if opponent is not None else policy)
     game = match.stepped_game(seed=seed)
     frames = []
-    while not game.over and game.placements < placements:
+    while not game.over and game.placements < n_placements:
         move = policy.best_action(game.board, game.piece, game.preview, game.held, game.locked, game.bag_left)
         if move is None:
             break
