@@ -128,3 +128,39 @@ def test_random_rule_sets_agree_with_the_reference(rules, opponent):
         if isinstance(node, int):
             row = fast.transitions.board_index(node)
             assert np.allclose(fast.values[row], twin.values[i], atol=slack)
+
+
+#: S and Z pieces on 3x5: every play of both sides ends (an opponent cannot prolong it), lines still score.
+S_AND_Z = Rules(width=3, height=5, pieces=["S", "Z"])
+
+
+@pytest.mark.parametrize(
+    "rules, opponent",
+    [(TETROMINOES_4X4, "random"), (S_AND_Z, "random"), (S_AND_Z, "minimax"), (S_AND_Z, "minavg"), (S_AND_Z, "gaps")],
+    ids=["tetrominoes", "S and Z", "S and Z minimax", "S and Z minavg", "S and Z gaps"],
+)
+def test_the_exports_carry_the_total(tmp_path, rules, opponent):
+    """Storm computes total rewards: the exported game (against the
+    solution's opponent, fixed) has no branch to "done" but game over, and
+    Storm's sound value iteration finds the optimal player's total against it."""
+    chooser = babytris.solve(rules, discount=1, opponent=opponent, tol=1e-12)
+    # (against a fixed opponent the optimal player's total: the solution's own, or its best response)
+    solution = babytris.solve(rules, discount=1, opponent=chooser, tol=1e-12) if opponent != "random" else chooser
+    if opponent == "minimax":
+        assert solution.start_value == pytest.approx(chooser.start_value, abs=1e-9)  # (the max-min value)
+    model = babytris.explicit_model(solution)
+    assert model.total_reward()[0] == pytest.approx(solution.start_value, abs=solution.error_bound + 1e-9)
+    stormpy = pytest.importorskip("stormpy", reason="stormpy not installed (pip install 'babytris[export]')")
+    from model_checking import storm_start_value
+
+    babytris.to_drn(solution, tmp_path / "total.drn")
+    storm = stormpy.build_model_from_drn(str(tmp_path / "total.drn"))
+    assert storm_start_value(stormpy, storm) == pytest.approx(solution.start_value, abs=solution.error_bound + 1e-8)
+    with pytest.raises(ValueError, match="DiscreteDP solves discounted MDPs"):
+        babytris.to_quantecon(solution)
+
+
+def test_an_export_of_a_game_that_need_not_end_is_refused():
+    t = enumerate_boards(Rules(width=4, height=4))
+    with pytest.raises(GamesDoNotEnd, match="1,143 of the 12,978 rows"):
+        babytris.explicit_model(t, discount=1)

@@ -42,6 +42,7 @@ from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import piece_chances
 from ..solvers.solve import solve_transitions
+from ..solvers.termination import check_games_end
 
 __all__ = ["ExplicitModel", "ExportedGame", "explicit_model", "exported_game", "to_drn", "to_prism", "game_table"]
 
@@ -155,6 +156,8 @@ def exported_game(
     if opponent is None:
         opponent = game if isinstance(game, Solution) and game.opponent_policy is not None else "random"
     chances, starts, weights = piece_chances(table, opponent)
+    if discount >= 1.0:  # (the total reward until game over: finite only if every game ends, against these pieces)
+        check_games_end(table, drawn=True, chances=chances)
     return ExportedGame(table, discount, chances, starts, weights)
 
 
@@ -165,7 +168,8 @@ def game_table(
     or by default the one a solution was solved with), after checking that
     the game is one the exports express: an optimal player (whose values the
     exported MDP's optimum is; ``own_opponent=False``: any, when another
-    opponent is exported), points as the reward, a discount in [0, 1)."""
+    opponent is exported), points as the reward, a discount in [0, 1] (1:
+    the total reward until game over, where every game ends)."""
     table, solved_with = _table_and_discount(game, own_opponent)
     if discount is None:
         if solved_with is None:
@@ -173,7 +177,7 @@ def game_table(
         discount = solved_with
     if table.rules.objective != "points":
         raise ValueError(f"export: objective={table.rules.objective!r} is not supported, only 'points'")
-    return table, check_number("discount", discount, 0.0, 1.0, open_high=True)
+    return table, check_number("discount", discount, 0.0, 1.0)
 
 
 def _table_and_discount(game: Transitions | Solution, own_opponent: bool) -> tuple[Transitions, float | None]:
@@ -246,8 +250,8 @@ def explicit_model(
     chances = exported.chances[pairs // max_lines]
     draw_targets = 1 + (pairs // max_lines)[:, None] * n_pieces + np.arange(n_pieces)
     ends = np.full((n_after, 1), done)
-    if discount > 0:
-        drawn = np.hstack((chances > 0, np.ones((n_after, 1), dtype=bool)))
+    if discount > 0:  # (undiscounted, an afterstate ends only where no piece fits: no branch to done)
+        drawn = np.hstack((chances > 0, np.full((n_after, 1), discount < 1.0)))
         draw_targets = np.hstack((draw_targets, ends))[drawn]
         draw_probs = np.hstack((discount * chances, np.full((n_after, 1), 1.0 - discount)))[drawn]
         draw_counts = drawn.sum(axis=1)

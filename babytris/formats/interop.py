@@ -220,6 +220,11 @@ def to_quantecon(
     """
     exported = exported_game(game, discount, opponent)
     table, discount = exported.table, exported.discount
+    if discount >= 1.0:
+        raise ValueError(
+            "discount: QuantEcon's DiscreteDP solves discounted MDPs (beta < 1); for the total reward until game "
+            "over, export to Storm or PRISM (to_drn, to_prism)"
+        )
     try:
         from scipy import sparse
     except ImportError:

@@ -36,15 +36,17 @@ class GamesDoNotEnd(ValueError):
     """``discount=1`` where some play goes on forever (the total reward is unbounded)."""
 
 
-def survivable_rows(transitions: Transitions, *, drawn: bool) -> np.ndarray:
+def survivable_rows(transitions: Transitions, *, drawn: bool, chances: np.ndarray | None = None) -> np.ndarray:
     """The rows from which some play of the player (and of the opponent,
     where it chooses the pieces) keeps the game going forever: bool array
     ``(n_boards,)``.  With pieces ``drawn``, every piece of positive chance must
     have a move into the set; where an opponent gives them (minimax, min-avg,
-    gaps or a given policy: any of its pieces of positive chance), one."""
+    gaps or a given policy: any of its pieces of positive chance), one.
+    ``chances`` ``(n_boards, n_pieces)``: the pieces' chances on each row, if
+    not the rules' draws (a fixed opponent's choices, as an export writes them)."""
     t = transitions
     n, n_pieces = t.n_boards, t.rules.n_pieces
-    dealt = np.asarray(t.draw_chances()) > 0  # (n_boards, n_pieces)
+    dealt = np.asarray(t.draw_chances() if chances is None else chances) > 0  # (n_boards, n_pieces)
     offsets = t.offsets
     alive = np.ones(n, dtype=bool)
     while True:
@@ -58,11 +60,12 @@ def survivable_rows(transitions: Transitions, *, drawn: bool) -> np.ndarray:
         alive = still
 
 
-def check_games_end(transitions: Transitions, *, drawn: bool) -> None:
+def check_games_end(transitions: Transitions, *, drawn: bool, chances: np.ndarray | None = None) -> None:
     """Refuse ``discount=1`` where some play never ends (pieces ``drawn``,
-    or given by an opponent): raises :class:`GamesDoNotEnd` (a
-    ``ValueError``) with how many rows prove it and one of them."""
-    alive = survivable_rows(transitions, drawn=drawn)
+    or given by an opponent; ``chances`` as :func:`survivable_rows`): raises
+    :class:`GamesDoNotEnd` (a ``ValueError``) with how many rows prove it and
+    one of them."""
+    alive = survivable_rows(transitions, drawn=drawn, chances=chances)
     if not alive.any():
         return
     rows = np.flatnonzero(alive)
