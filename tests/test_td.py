@@ -117,10 +117,11 @@ def _same_run(a, b):
     assert a.network.b2 == pytest.approx(b.network.b2, rel=1e-9, abs=1e-12)
 
 
-def test_compiled_games_equal_the_numpy_loop_on_10x20():
+@pytest.mark.parametrize("target, seed", [("best", 6), ("explored", 5)])
+def test_compiled_games_equal_the_numpy_loop_on_10x20(target, seed):
     tetris = Tetris(width=10, height=20)
-    a = td.td_lambda(tetris, n_games=12, report_every=5, seed=5)  # compiled by default on a big board
-    b = td.td_lambda(tetris, n_games=12, report_every=5, seed=5, engine="numpy")
+    a = td.td_lambda(tetris, n_games=12, report_every=5, seed=seed, target=target)  # compiled on a big board
+    b = td.td_lambda(tetris, n_games=12, report_every=5, seed=seed, target=target, engine="numpy")
     _same_run(a, b)
     assert a.games.tolist() == [5, 10, 12] and a.placements_per_game.min() > 10
     # rows were cleared (the afterstates summed afresh) and the games ended with a piece that fits nowhere
@@ -148,13 +149,14 @@ def test_compiled_games_equal_the_numpy_loop_when_every_move_scores_alike():
     pieces=st.sampled_from([("tetrominoes",), ("I", "O"), ("L", "T", "S")]),
     points=st.booleans(),
     explore=st.booleans(),
+    target=st.sampled_from(td.TARGETS),
     trace=st.sampled_from([0.0, 0.6, 1.0]),
     hidden=st.integers(1, 9),
     max_placements=st.integers(1, 40),
     seed=st.integers(0, 2**63 - 1),
 )
 def test_compiled_games_equal_the_numpy_loop(
-    width, height, pieces, points, explore, trace, hidden, max_placements, seed
+    width, height, pieces, points, explore, target, trace, hidden, max_placements, seed
 ):
     tetris = Tetris(width=width, height=height, pieces=pieces)
     kwargs = dict(
@@ -163,6 +165,7 @@ def test_compiled_games_equal_the_numpy_loop(
         seed=seed,
         points=points,
         explore=explore,
+        target=target,
         trace=trace,
         hidden=hidden,
         max_placements=max_placements,
@@ -218,3 +221,17 @@ def test_engine_choices():
         td.td_lambda(Tetris(width=4, height=6), n_games=1, network=td.ValueNetwork(3, 4))
     with pytest.raises(ValueError, match="seed"):
         td.td_lambda(Tetris(width=4, height=6), n_games=1, seed=-1)
+
+
+def test_the_two_targets_differ_only_where_a_move_is_explored():
+    """Without exploration the move played is the best: the two targets train
+    the same network; with it, the paper's target steps toward the best move's
+    score and the weights part."""
+    tetris = Tetris(width=6, height=8)
+    same = [td.td_lambda(tetris, n_games=5, seed=2, explore=False, target=target) for target in td.TARGETS]
+    np.testing.assert_array_equal(same[0].network.W1, same[1].network.W1)
+    explored = [td.td_lambda(tetris, n_games=5, seed=2, target=target) for target in td.TARGETS]
+    assert explored[0].explored.min() > 0
+    assert not np.allclose(explored[0].network.W1, explored[1].network.W1)
+    with pytest.raises(ValueError, match="target must be one of 'best', 'explored'"):
+        td.td_lambda(tetris, n_games=1, target="sarsa")

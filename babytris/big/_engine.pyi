@@ -140,4 +140,5 @@ class Engine:
         lines: npt.NDArray[np.int64],
         placements: npt.NDArray[np.int64],
         explored: npt.NDArray[np.int64],
+        toward_best: bool = True,
     ) -> None: ...

@@ -472,14 +472,16 @@ cdef class Engine:
     def td_train(self, double[:, ::1] W1T, double[::1] b1, double[::1] w2, double[::1] b2,
                  uint64_t[::1] rng_state, const double[::1] probabilities, scores, double rate, double trace,
                  double discount, double placement_reward, double line_reward, double game_over, bint explore,
-                 int64_t max_placements, int64_t[::1] lines, int64_t[::1] placements, int64_t[::1] explored):
+                 int64_t max_placements, int64_t[::1] lines, int64_t[::1] placements, int64_t[::1] explored,
+                 bint toward_best=True):
         """TD(lambda) on ``len(lines)`` games from the empty board
         (babytris.big._td): trains the network ``W1T`` (W1 transposed,
         ``(width * height, hidden)``), ``b1``, ``w2`` and ``b2`` (one value) in
         place and writes each game's rows cleared, placements and explored
         moves.  ``scores`` (points by rows cleared) or None for
         ``placement_reward + line_reward * rows``.  ``rng_state`` (4 words)
-        is read and advanced."""
+        is read and advanced.  ``toward_best``: each step's target is the
+        best move's score (the paper's), else the move played's."""
         cdef TDNet net
         cdef TDSettings s
         cdef int hidden = W1T.shape[1]
@@ -508,6 +510,7 @@ cdef class Engine:
         s.placement_reward, s.line_reward, s.game_over = placement_reward, line_reward, game_over
         s.cumulative = &cum[0]
         s.explore = explore
+        s.toward_best = toward_best
         s.max_placements = max_placements
         eW1T = np.empty_like(W1T)
         eb1 = np.empty(hidden)

@@ -23,6 +23,7 @@ cdef struct TDSettings:
     const double* scores        # points by rows cleared; NULL: placement_reward + line_reward * lines
     const double* cumulative    # cumulative piece probabilities (the last is never read)
     bint explore
+    bint toward_best            # the step's target: the best move's score (the paper's eq. 1), else the one played
     int64_t max_placements
 
 

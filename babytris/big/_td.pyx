@@ -208,7 +208,8 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
                     best = k
             choice = choose_move(q, n, &rng) if s.explore else best
             n_explored += choice != best
-            step(net, s.rate * (q[choice] - value), eb2)
+            # (the paper's eq. 1 steps toward the best move's score, whichever is played)
+            step(net, s.rate * ((q[best] if s.toward_best else q[choice]) - value), eb2)
             memcpy(rows, after + choice * height, height * sizeof(uint16_t))
             set_board(g, &b)
             total_lines += move_lines[choice]

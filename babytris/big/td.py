@@ -7,9 +7,14 @@ drawn with chance proportional to how much its score beats the worst one
 (the paper's exploration rule, eq. 5-6), or the best is taken when
 ``explore=False``.  After each move the weights follow
 
-    ``delta = r + discount * V(b') - V(b)``, ``e <- trace * e + grad V(b)``, ``w <- w + rate * delta * e``
+    ``delta = r* + discount * V(b*) - V(b)``, ``e <- trace * e + grad V(b)``, ``w <- w + rate * delta * e``
 
-(eq. 2-3: the trace decays by ``trace`` alone, as in the paper).  A piece
+(eq. 1-3: the trace decays by ``trace`` alone, as in the paper), where
+``r* + discount * V(b*)`` is the best move's score, "the value function is
+only updated based on the most optimal next action", whichever move the
+exploration plays (``target="best"``, the paper's).  ``target="explored"``
+steps toward the score of the move played instead (a SARSA-like target,
+babytris's own variant, the default before 0.x of 2026-11-26).  A piece
 that fits nowhere ends the game with ``delta = game_over - V(b)``.
 
 The paper's rewards are +1 per placement, +5 per line and -10 at game
@@ -44,6 +49,8 @@ __all__ = ["ValueNetwork", "TDResult", "td_lambda", "ENGINES"]
 
 #: Where the games run: ``auto`` (compiled on a big board, numpy on an enumerated table), or one of the two.
 ENGINES = ("auto", "compiled", "numpy")
+#: What a TD step moves the value toward: the best move's score (the paper's) or the move played's.
+TARGETS = ("best", "explored")
 
 
 class ValueNetwork:
@@ -129,6 +136,7 @@ def td_lambda(
     game_over: float = -10.0,
     points: bool = False,
     explore: bool = True,
+    target: str = "best",
     max_placements: int = 10_000,
     report_every: int = 1000,
     seed: int = 0,
@@ -149,6 +157,10 @@ def td_lambda(
         points: reward the rules' line scores instead (and nothing per
             placement; ``game_over`` still applies: pass 0 for the plain game).
         explore: draw moves by the paper's rule; False: always the best.
+        target: what each step moves the value toward: ``"best"``, the best
+            move's score (the paper's eq. 1), or ``"explored"``, the score
+            of the move played (babytris's own variant; the same without
+            exploration).
         max_placements: a game stops (untaught) after this many placements.
         report_every: games per point of the learning curve.
         network: continue training this network (default: a new one).
@@ -172,6 +184,8 @@ def td_lambda(
     ):
         check_number(name, number, -1e12, 1e12)
     seed = check_int("seed", seed, 0, 2**63 - 1, high_text="2**63 - 1")
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {target!r}")
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
     big = isinstance(model, BigGame)
@@ -182,7 +196,7 @@ def td_lambda(
         raise ValueError(f"network: its inputs are {net.W1.shape[1]} cells, the board has {model.width * model.height}")
     scores = np.asarray(model.scores) if points else None
     rewards = (placement_reward, line_reward, game_over)
-    settings = (learning_rate, trace, discount, *rewards, scores, explore, max_placements)
+    settings = (learning_rate, trace, discount, *rewards, scores, explore, max_placements, target == "best")
     started = time.perf_counter()
     if isinstance(model, BigGame) and engine != "numpy":
         blocks = _compiled_blocks(model, net, seed, n_games, report_every, settings)
@@ -219,7 +233,7 @@ def _compiled_blocks(
     arrays, the games played by the compiled kernel on ``net``, whose
     weights hold every game played whenever a block is handed out (and when
     the run is interrupted)."""
-    rate, trace, discount, placement_reward, line_reward, game_over, scores, explore, max_placements = settings
+    rate, trace, discount, placement_reward, line_reward, game_over, scores, explore, max_placements, best = settings
     engine = model.tetris.engine
     W1T = np.ascontiguousarray(net.W1.T, dtype=np.float64)
     net.b1 = np.ascontiguousarray(net.b1, dtype=np.float64)  # trained in place
@@ -254,6 +268,7 @@ def _compiled_blocks(
                     explore,
                     max_placements,
                     *(column[lo:hi] for column in out),
+                    toward_best=best,
                 )
             write_back()
             yield out
@@ -300,6 +315,7 @@ def _play_and_learn(
     scores,
     explore,
     max_placements,
+    toward_best,
 ) -> tuple[int, int, int]:
     """One game; returns (lines, placements, explored moves)."""
     state = model.start()
@@ -321,7 +337,7 @@ def _play_and_learn(
         best = int(np.argmax(q))
         choice = _explore(q, draws) if explore else best
         explored += choice != best
-        net.step(trail, rate * (q[choice] - value))
+        net.step(trail, rate * ((q[best] if toward_best else q[choice]) - value))  # (eq. 1: toward the best)
         state = nxt[choice]
         lines_total += int(lines[choice])
         placed += 1
