@@ -24,7 +24,7 @@ def fast():
 def test_every_fast_claim_names_a_known_source_and_says_why(fast):
     slow = {c.name for c in CLAIMS if not c.fast}
     assert set(fast) == set(reproduce.claim_names()) - slow
-    assert slow == {"pirnay-td-lines-10k", "pirnay-td-lines-300k", "pirnay-td-lines-700k"} | {
+    assert slow == {f"pirnay-td-{what}-{k}k" for what in ("lines", "explored") for k in (10, 300, 700)} | {
         f"bodoia-table1-{name}-fitted" for name in TABLE_1
     }
     for r in fast.values():
