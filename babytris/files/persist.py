@@ -35,6 +35,7 @@ from ..results.saving import (
 )
 from ..results.solution import Solution
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
+from .proof import prove
 
 __all__ = ["load", "SolutionFileError"]
 
@@ -64,8 +65,22 @@ def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.n
             raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
 
 
-def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
-    """Read a solution written by :meth:`Solution.save`, checking every field.
+def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = True) -> Solution:
+    """Read a solution written by :meth:`Solution.save`, and prove it.
+
+    What a file reports is recomputed, not believed
+    (:mod:`babytris.files.proof`): the move table must be the one the engine
+    derives from the saved rules; one Bellman sweep over the saved values,
+    for the saved rules, discount, sides and reward, must move none by more
+    than ``discount * residual`` (which proves :attr:`Solution.error_bound`);
+    the policy must be greedy in those values within the tie slack, and an
+    optimising opponent's pieces its best choice.  That costs one
+    enumeration and one sweep beside reading the file.  Before it, the
+    file's form is checked: member names, count and declared sizes before
+    anything is decompressed, the SHA-256 of each array and of the metadata
+    (saved beside them: they catch damage, not a forger, who would
+    recompute them), the metadata's types and ranges, the arrays' dtypes
+    and shapes against the rules, finite values, the table's ranges.
 
     Returns:
         the :class:`Solution`, with its move table (``solution.transitions``).
@@ -73,17 +88,20 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     Args:
         path: the file.
         rules: if given, the rules the file must have been solved for.
+        verify: False skips the recomputation (the enumeration and the
+            sweep; the form is checked still): for speed, with a file one
+            trusts.  The Solution is then marked ``verified=False``, which
+            its repr and the command line's ``--json`` show.
 
     Raises:
         SolutionFileError: (a ``ValueError``) the file is not a babytris
-            solution, is corrupt or inconsistent (the message names the file
-            and the field: the metadata's types and ranges, the arrays' names,
-            dtypes and shapes against the rules, finite values, the move
-            table's offsets, boards and placements in range), or is of
+            solution, is corrupt or inconsistent, fails a recomputation (the
+            message names the file, the field and what differs), or is of
             another format version.
         ValueError: it was solved for other ``rules``.
         OSError: the file cannot be opened (missing, a directory, no permission).
     """
+    verify = check_bool("verify", verify)
     meta, contents = _read(path)
     _check_digests(path, meta, contents)
     settings = _check_settings(path, meta)
@@ -103,11 +121,19 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     accelerated = meta.get("accelerated")
     if accelerated is not None and not isinstance(accelerated, bool):
         raise SolutionFileError(path, "accelerated", f"must be true, false or null, got {accelerated!r}")
-    solution = Solution(
-        transitions=table, opening_row=opening_row, ties=ties[0], tie_seed=ties[1], accelerated=accelerated, **fields
-    )
     if rules is not None and rules != saved_rules:
         raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
+    solution = Solution(
+        transitions=table,
+        opening_row=opening_row,
+        ties=ties[0],
+        tie_seed=ties[1],
+        accelerated=accelerated,
+        verified=verify,
+        **fields,
+    )
+    if verify:
+        prove(path, solution)
     return solution
 
 

@@ -72,6 +72,9 @@ class Solution:
         partition: the :class:`~babytris.solvers.minimize.Partition` whose quotient
             was solved (``solve(..., minimize=True)``), else None.
         seconds: wall time of ``{"enumerate": ..., "solve": ...}``.
+        verified: False for a file read with ``load(..., verify=False)``,
+            whose values, policy and table were believed, not recomputed
+            (see :func:`babytris.load`); True otherwise.
     """
 
     rules: Rules
@@ -97,6 +100,7 @@ class Solution:
     ties: str = "first"
     tie_seed: int | None = None
     accelerated: bool | None = None
+    verified: bool = True
 
     def __post_init__(self) -> None:
         # Read-only, as the table's arrays are: what is derived from a
@@ -475,7 +479,9 @@ class Solution:
         return (
             f"<Solution {r.width}x{r.height} pieces={','.join(r.piece_names)} discount={self.discount}{roles}: "
             f"{self.n_boards:,} boards, start_value={self.start_value:.6f}, {self.iterations} iterations "
-            f"({self.method}), residual={self.residual:.1e} {status}{bound}, {total:.3f}s>"
+            f"({self.method}), residual={self.residual:.1e} {status}{bound}, {total:.3f}s"
+            + ("" if self.verified else ", UNVERIFIED (loaded with verify=False)")
+            + ">"
         )
 
 
