@@ -41,7 +41,7 @@ from ..engine.transitions import Transitions, independent_layers, sweep_order
 from ..game.bags import bag_chances
 from ..results.solution import Solution
 from ..solvers import _sweep
-from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
+from ..solvers.roles import MOVES_BEST, MOVES_FIXED, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 
 __all__ = ["prove"]
 
@@ -110,50 +110,17 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> t
         (float64 ``(n_boards,)``) and each state's value after the backup
         (float64 ``(n_states,)``; for the best move, its best move's worth).
     """
-    t, rules = solution.transitions, solution.rules
     discount = solution.discount
     loaded = solution.values.ravel()
     with np.errstate(all="ignore"):  # (forged values may overflow: they fail below)
         board_values = np.ascontiguousarray(solution.board_values, dtype=np.float64)
-    scores = np.asarray(rules.line_scores, dtype=np.float64)
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
-    chance = None
-    if t.bags is not None:
-        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
-    dead = roles.dead_value(rules)
-    backed_up = loaded.copy()
-    order, layer_starts = sweep_order(t)
-    sweeper = _sweep.Sweeper(
-        t.offsets,
-        t.next_board,
-        t.lines,
-        scores,
-        probs,
-        float(discount),
-        backed_up,
-        board_values.copy(),
-        np.full(t.n_states, -1, dtype=np.int16),
-        order,
-        layer_starts,
-        pieces=roles.pieces,
-        moves=roles.moves,
-        piece_choice=roles.piece_choice,
-        fixed_move=roles.fixed_move,
-        move_reward=roles.move_rewards(t),
-        dead_value=dead,
-        synchronous=True,
-        chance=chance,
-        independent_layers=independent_layers(t),
-    )
-    with np.errstate(all="ignore"):
-        sweeper.greedy_sweep()
-        backed_up[np.diff(t.offsets) == 0] = dead  # (boards with no move are not swept)
+        backed_up = _backup(solution, roles, board_values)
         change = np.abs(backed_up - loaded)
     largest = _largest(loaded)  # (finite: load checked; the backup's may not be)
     worst = int(np.argmax(change)) if change.size else 0
     moved = float(change[worst]) if change.size else 0.0
     allowed = discount * solution.residual + ULPS * np.finfo(np.float64).eps * largest
-    if np.isnan(change).any() or not moved <= allowed:
+    if not moved <= allowed or np.isnan(moved):
         _fail(
             path,
             "solution_values",
@@ -163,6 +130,53 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> t
             "reward, solved as far as claimed",
         )
     return board_values, backed_up
+
+
+def _backup(
+    solution: Solution, roles: Roles, board_values: np.ndarray, fixed_move: np.ndarray | None = None
+) -> np.ndarray:
+    """Each state's value backed up once from ``board_values`` by the solver's
+    own sweep, synchronous (every state reads the same board values), for the
+    solution's rules, discount, sides and reward; with ``fixed_move`` (each
+    state's move as its offset in its row), the worth of that move instead.
+    States with no move get the game-over value.  float64 ``(n_states,)``."""
+    t, rules = solution.transitions, solution.rules
+    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    chance = None
+    if t.bags is not None:
+        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
+    dead = roles.dead_value(rules)
+    backed_up = solution.values.ravel().copy()
+    order, layer_starts = sweep_order(t)
+    moves = (
+        dict(moves=roles.moves, fixed_move=roles.fixed_move)
+        if fixed_move is None
+        else dict(moves=MOVES_FIXED, fixed_move=fixed_move)
+    )
+    sweeper = _sweep.Sweeper(
+        t.offsets,
+        t.next_board,
+        t.lines,
+        np.asarray(rules.line_scores, dtype=np.float64),
+        probs,
+        float(solution.discount),
+        backed_up,
+        board_values.copy(),
+        np.full(t.n_states, -1, dtype=np.int16),
+        order,
+        layer_starts,
+        pieces=roles.pieces,
+        piece_choice=roles.piece_choice,
+        move_reward=roles.move_rewards(t),
+        dead_value=dead,
+        synchronous=True,
+        chance=chance,
+        independent_layers=independent_layers(t),
+        **moves,
+    )
+    sweeper.greedy_sweep()
+    backed_up[np.diff(t.offsets) == 0] = dead  # (boards with no move at all are not swept)
+    return backed_up
 
 
 def check_policy(
@@ -177,23 +191,16 @@ def check_policy(
         return
     if roles.moves != MOVES_BEST:  # (a given player's moves are its own: its values were checked)
         return
-    t = solution.transitions
-    rows = policy_rows(t, solution.policy).astype(np.int64)
-    live = np.flatnonzero(rows >= 0)
-    moves = t.offsets[live].astype(np.int64) + rows[live]
-    reward = roles.move_rewards(t)
-    gains = (np.asarray(solution.rules.line_scores, dtype=np.float64)[t.lines[moves]]) if reward is None else None
     with np.errstate(all="ignore"):
-        worth = (reward[moves] if reward is not None else gains) + solution.discount * board_values[t.next_board[moves]]
-        short = best[live] - worth
+        worth = _backup(solution, roles, board_values, fixed_move=policy_rows(solution.transitions, solution.policy))
+        short = best - worth
     slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * _largest(best)
-    if short.size and not short.max() <= slack:
-        k = int(np.argmax(short))
-        s = int(live[k])
+    s = int(np.argmax(short)) if short.size else 0
+    if short.size and not short[s] <= slack:
         _fail(
             path,
             "solution_policy",
-            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[k]:.6g} in the "
+            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[s]:.6g} in the "
             f"values, where its best move is worth {best[s]:.6g}: not greedy within the tie slack {slack:.3g}",
         )
 
@@ -251,5 +258,5 @@ def _state(solution: Solution, s: int) -> str:
 
 
 def _largest(values: np.ndarray) -> float:
-    """``max |values|`` (0 if empty; inf or NaN where they are)."""
-    return float(np.max(np.abs(values))) if values.size else 0.0
+    """``max |values|`` (0 if empty; inf or NaN where they are), without a temporary."""
+    return float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0
