@@ -33,6 +33,8 @@ checks, a few passes over the states), against the many sweeps of a solve.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -41,9 +43,9 @@ from ..engine.transitions import Transitions, independent_layers, sweep_order
 from ..game.bags import bag_chances
 from ..results.solution import Solution
 from ..solvers import _sweep
-from ..solvers.roles import MOVES_BEST, MOVES_FIXED, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
+from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 
-__all__ = ["prove"]
+__all__ = ["Backup", "backup", "prove"]
 
 #: The move table's arrays compared with the rules' own, by their name in a file.
 TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
@@ -61,12 +63,11 @@ def prove(path: str | os.PathLike, solution: Solution) -> None:
     """
     check_table(path, solution.transitions)
     roles = _roles(path, solution)
-    board_values, best = check_values(path, solution, roles)
-    check_policy(path, solution, roles, board_values, best)
+    check_policy(path, solution, roles, check_values(path, solution, roles))
     check_opponent(path, solution, roles)
 
 
-def _fail(path: str | os.PathLike, field: str | None, problem: str) -> None:
+def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
     from .persist import SolutionFileError
 
     raise SolutionFileError(path, field, problem)
@@ -98,24 +99,78 @@ def _roles(path: str | os.PathLike, solution: Solution) -> Roles:
     except ValueError as err:
         field = "solution_policy" if solution.player == "given" else "opponent"
         _fail(path, field, str(err))
-        raise  # (unreachable: _fail raises)
 
 
-def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Backup:
+    """One synchronous Bellman backup of a solution's values (:func:`backup`)."""
+
+    board_values: np.ndarray  # float64 (n_boards,): the board values the loaded values give, which it read
+    values: np.ndarray  # float64 (n_states,): each state's value after it (the game-over value where no move)
+    moves: np.ndarray  # int16 (n_states,): the move it took (offset in the row; -1: none, or not the best move)
+    move_reward: np.ndarray | None  # float64 (n_moves,): each move's reward, or None for the rules' points
+
+
+def backup(solution: Solution, roles: Roles) -> Backup:
+    """Each state's value backed up once by the solver's own sweep, synchronous
+    (every state reads the board values the loaded values give), for the
+    solution's rules, discount, sides and reward.
+
+    Returns:
+        a :class:`Backup`.
+    """
+    t, rules = solution.transitions, solution.rules
+    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    chance = None
+    if t.bags is not None:
+        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
+    dead = roles.dead_value(rules)
+    with np.errstate(all="ignore"):  # (forged values may overflow: the check fails them)
+        board_values = np.ascontiguousarray(solution.board_values, dtype=np.float64)
+    values = solution.values.ravel().copy()
+    moves = np.full(t.n_states, -1, dtype=np.int16)
+    move_reward = roles.move_rewards(t)
+    order, layer_starts = sweep_order(t)
+    sweeper = _sweep.Sweeper(
+        t.offsets,
+        t.next_board,
+        t.lines,
+        np.asarray(rules.line_scores, dtype=np.float64),
+        probs,
+        float(solution.discount),
+        values,
+        board_values.copy(),
+        moves,
+        order,
+        layer_starts,
+        pieces=roles.pieces,
+        moves=roles.moves,
+        piece_choice=roles.piece_choice,
+        fixed_move=roles.fixed_move,
+        move_reward=move_reward,
+        dead_value=dead,
+        synchronous=True,
+        chance=chance,
+        independent_layers=independent_layers(t),
+    )
+    with np.errstate(all="ignore"):
+        sweeper.greedy_sweep()
+    values[np.diff(t.offsets) == 0] = dead  # (boards with no move at all are not swept)
+    return Backup(board_values, values, moves, move_reward)
+
+
+def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> Backup:
     """Back the loaded values up once; refuse them if a state moves by more
     than ``discount * residual`` (and rounding).
 
     Returns:
-        ``(board_values, backed_up)``: the board values the loaded values give
-        (float64 ``(n_boards,)``) and each state's value after the backup
-        (float64 ``(n_states,)``; for the best move, its best move's worth).
+        the :class:`Backup`.
     """
     discount = solution.discount
     loaded = solution.values.ravel()
-    with np.errstate(all="ignore"):  # (forged values may overflow: they fail below)
-        board_values = np.ascontiguousarray(solution.board_values, dtype=np.float64)
-        backed_up = _backup(solution, roles, board_values)
-        change = np.abs(backed_up - loaded)
+    done = backup(solution, roles)
+    with np.errstate(all="ignore"):
+        change = np.abs(done.values - loaded)
     largest = _largest(loaded)  # (finite: load checked; the backup's may not be)
     worst = int(np.argmax(change)) if change.size else 0
     moved = float(change[worst]) if change.size else 0.0
@@ -125,65 +180,18 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> t
             path,
             "solution_values",
             f"one Bellman sweep over them moves {_state(solution, worst)} by {moved:.3g} (from {loaded[worst]:.6g} "
-            f"to {backed_up[worst]:.6g}), where the saved residual {solution.residual:.3g} allows at most "
+            f"to {done.values[worst]:.6g}), where the saved residual {solution.residual:.3g} allows at most "
             f"{allowed:.3g} at discount {discount}: they are not the values of these rules, discount, sides and "
             "reward, solved as far as claimed",
         )
-    return board_values, backed_up
+    return done
 
 
-def _backup(
-    solution: Solution, roles: Roles, board_values: np.ndarray, fixed_move: np.ndarray | None = None
-) -> np.ndarray:
-    """Each state's value backed up once from ``board_values`` by the solver's
-    own sweep, synchronous (every state reads the same board values), for the
-    solution's rules, discount, sides and reward; with ``fixed_move`` (each
-    state's move as its offset in its row), the worth of that move instead.
-    States with no move get the game-over value.  float64 ``(n_states,)``."""
-    t, rules = solution.transitions, solution.rules
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
-    chance = None
-    if t.bags is not None:
-        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
-    dead = roles.dead_value(rules)
-    backed_up = solution.values.ravel().copy()
-    order, layer_starts = sweep_order(t)
-    moves = (
-        dict(moves=roles.moves, fixed_move=roles.fixed_move)
-        if fixed_move is None
-        else dict(moves=MOVES_FIXED, fixed_move=fixed_move)
-    )
-    sweeper = _sweep.Sweeper(
-        t.offsets,
-        t.next_board,
-        t.lines,
-        np.asarray(rules.line_scores, dtype=np.float64),
-        probs,
-        float(solution.discount),
-        backed_up,
-        board_values.copy(),
-        np.full(t.n_states, -1, dtype=np.int16),
-        order,
-        layer_starts,
-        pieces=roles.pieces,
-        piece_choice=roles.piece_choice,
-        move_reward=roles.move_rewards(t),
-        dead_value=dead,
-        synchronous=True,
-        chance=chance,
-        independent_layers=independent_layers(t),
-        **moves,
-    )
-    sweeper.greedy_sweep()
-    backed_up[np.diff(t.offsets) == 0] = dead  # (boards with no move at all are not swept)
-    return backed_up
-
-
-def check_policy(
-    path: str | os.PathLike, solution: Solution, roles: Roles, board_values: np.ndarray, best: np.ndarray
-) -> None:
+def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> None:
     """Refuse a best-move player's policy whose moves are not greedy in the
-    values within the tie slack (a random player's must be -1 throughout)."""
+    values within the tie slack (a random player's must be -1 throughout).
+    Where the policy takes the backup's own best move there is nothing to
+    value; elsewhere (ties, or a forgery) the move is valued as the backup would."""
     if roles.moves == MOVES_MEAN:
         if np.any(solution.policy >= 0):
             s = int(np.flatnonzero(solution.policy.ravel() >= 0)[0])
@@ -191,17 +199,30 @@ def check_policy(
         return
     if roles.moves != MOVES_BEST:  # (a given player's moves are its own: its values were checked)
         return
+    t = solution.transitions
+    try:
+        rows = policy_rows(t, solution.policy)
+    except ValueError as err:
+        _fail(path, "solution_policy", str(err))
+    other = np.flatnonzero(rows != done.moves)
+    moves = t.offsets[other].astype(np.int64) + rows[other]
     with np.errstate(all="ignore"):
-        worth = _backup(solution, roles, board_values, fixed_move=policy_rows(solution.transitions, solution.policy))
-        short = best - worth
-    slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * _largest(best)
-    s = int(np.argmax(short)) if short.size else 0
-    if short.size and not short[s] <= slack:
+        gains = (
+            np.asarray(solution.rules.line_scores, dtype=np.float64)[t.lines[moves]]
+            if done.move_reward is None
+            else done.move_reward[moves]
+        )
+        worth = gains + solution.discount * done.board_values[t.next_board[moves]]
+        short = done.values[other] - worth
+    slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * _largest(done.values)
+    if short.size and not short.max() <= slack:
+        k = int(np.argmax(short))
+        s = int(other[k])
         _fail(
             path,
             "solution_policy",
-            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[s]:.6g} in the "
-            f"values, where its best move is worth {best[s]:.6g}: not greedy within the tie slack {slack:.3g}",
+            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[k]:.6g} in the "
+            f"values, where its best move is worth {done.values[s]:.6g}: not greedy within the tie slack {slack:.3g}",
         )
 
 
