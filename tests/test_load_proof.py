@@ -209,3 +209,18 @@ def test_the_command_line_refuses_a_forgery_and_marks_an_unverified_load(files):
     genuine = forged(folder, saved, name="cli.npz")
     assert genuine == path
     assert json.loads(play().stdout)["verified"] is True
+
+
+def test_an_opening_that_is_not_the_opponents_best_is_refused(tmp_path):
+    # with previews an optimising opponent chooses the opening queue; ties="last" keeps its choice in the file
+    solution = babytris.solve(width=3, height=4, preview=1, opponent="minimax", ties="last")
+    path = tmp_path / "opening.npz"
+    solution.save(path)
+    assert babytris.load(path).opening_row == solution.opening_row is not None
+    rows, _ = solution.transitions.start_nodes()
+    worth = solution.board_values[rows]
+    worst = int(rows[np.argmax(worth)])  # the opening best for the player
+    assert worth.max() > worth.min() + 1e-6
+    contents = _contents(path)
+    message = _refused(forged(tmp_path, contents, meta={"opening_row": worst}), "opening_row")
+    assert "not the minimax opponent's best opening" in message
