@@ -6,6 +6,7 @@ marked unverified in the repr and the command line's ``--json``."""
 import json
 import subprocess
 import sys
+import time
 import zipfile
 
 import numpy as np
@@ -230,3 +231,13 @@ def test_an_opening_that_is_not_the_opponents_best_is_refused(tmp_path):
     contents = _contents(path)
     message = _refused(forged(tmp_path, contents, meta={"opening_row": worst}), "opening_row")
     assert "not the minimax opponent's best opening" in message
+
+
+@pytest.mark.parametrize("rules", [{"height": 6}, {"width": 5, "height": 6}], ids=["4x6", "5x6"])
+def test_a_small_file_claiming_big_rules_is_refused_quickly(files, rules):
+    # the search may hold only what the file's table could need: not a big game's search
+    folder, contents = files
+    path = forged(folder, contents["random"], rules=rules)
+    started = time.perf_counter()
+    _refused(path, "table_boards", "holds 12,978 rows; the rules' own table \\(re-derived\\) holds more")
+    assert time.perf_counter() - started < 2.0

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.enumeration import enumerate_boards
 from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.rules import Rules
@@ -36,7 +35,7 @@ from ..results.saving import (
 )
 from ..results.solution import Solution
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
-from .proof import prove
+from .proof import prove, rules_table
 
 __all__ = ["load", "SolutionFileError"]
 
@@ -117,7 +116,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
     saved_rules = settings["rules"]
     matched = "table_offsets" not in contents  # (left compressed: matched by its digests below)
     if matched:
-        _match_table(path, meta, contents, declared, enumerate_boards(saved_rules))
+        _match_table(path, meta, contents, declared, rules_table(path, saved_rules, len(contents["table_boards"])))
     rederived = frozenset(key for key in contents if matched and key.startswith("table_") and key != "table_boards")
     _check_digests(path, meta, contents, rederived)
     _check_arrays(path, saved_rules, settings, contents)

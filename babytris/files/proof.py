@@ -41,13 +41,16 @@ from typing import NoReturn
 import numpy as np
 
 from ..engine.enumeration import enumerate_boards
+from ..engine.placements import most_moves
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
 from ..engine.transitions import Transitions, independent_layers, sweep_order
 from ..game.bags import bag_chances
+from ..game.rules import Rules
 from ..results.solution import Solution
 from ..solvers import _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 
-__all__ = ["Backup", "backup", "prove"]
+__all__ = ["Backup", "backup", "prove", "rules_table"]
 
 #: The move table's arrays compared with the rules' own, by their name in a file.
 TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
@@ -78,9 +81,26 @@ def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
     raise SolutionFileError(path, field, problem)
 
 
+def rules_table(path: str | os.PathLike, rules: Rules, n_boards: int) -> Transitions:
+    """The move table the engine derives from ``rules``, for a file whose
+    table holds ``n_boards`` rows: the search may hold only what a table that
+    size could need (twice over), so that a small file claiming big rules
+    costs what its size allows, not a big game's search.
+
+    Returns:
+        the :class:`~babytris.Transitions`.
+    """
+    n_moves = n_boards * rules.n_pieces * (most_moves(rules) + 1)  # (+1: a hold)
+    budget = min(2 * table_bytes(rules, n_boards, n_moves) + 2**26, DEFAULT_MAX_MEMORY)
+    try:
+        return enumerate_boards(rules, max_memory=budget)
+    except MemoryLimitError:
+        _fail(path, "table_boards", f"holds {n_boards:,} rows; the rules' own table (re-derived) holds more")
+
+
 def check_table(path: str | os.PathLike, table: Transitions) -> None:
     """Refuse a table that differs from the one the engine derives from its rules."""
-    own = enumerate_boards(table.rules)
+    own = rules_table(path, table.rules, table.n_boards)
     for name in TABLE_ARRAYS:
         saved, derived = getattr(table, name), getattr(own, name)
         if saved is None and derived is None:
