@@ -46,14 +46,13 @@ from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
 from ..engine.transitions import Transitions, independent_layers, sweep_order
 from ..game.bags import bag_chances
 from ..game.rules import Rules
+from ..results.saving import TABLE_ARRAYS
 from ..results.solution import Solution
 from ..solvers import _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 
 __all__ = ["Backup", "backup", "prove", "rules_table"]
 
-#: The move table's arrays compared with the rules' own, by their name in a file.
-TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement", "queues", "slots", "bags")
 #: Rounding allowed per backup, in ulps of the largest value (the convention of
 #: :func:`babytris.results.solution.value_error_bound`).
 ULPS = 16
