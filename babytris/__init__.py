@@ -58,12 +58,13 @@ try:
     from .engine.stepped import Game
     from .engine.transitions import Transitions
     from .files.persist import SolutionFileError, load
+    from .files.sharded import ShardedValues, load_sharded
     from .formats.export import explicit_model, to_drn, to_prism
     from .formats.interop import to_mdptoolbox, to_quantecon
     from .game.board import Board
     from .game.pieces import CATALOGUE, Piece, Placement
     from .game.rules import Rules, RulesError
-    from .modes.distributed import ShardedSolve, ShardedValues, load_sharded, solve_sharded
+    from .modes.distributed import ShardedSolve, solve_sharded
     from .modes.lean import LeanSolution, solve_lean
     from .results.solution import Solution
     from .solvers.match import Match

@@ -106,7 +106,7 @@ def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
 
 
 def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
-    from babytris.modes.distributed import load_sharded
+    from babytris import load_sharded
 
     rules = Rules(width=4, height=4)
     result = solve_sharded(rules, client, tol=1e-11, out=tmp_path / "shards")
@@ -124,7 +124,10 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
     with pytest.raises(KeyError, match="not reachable"):
         saved.value(0b1111_0000_0000_0001, "I")
     (tmp_path / "shards" / "shard-1.npz").write_bytes(b"not a shard")
-    fresh = load_sharded(tmp_path / "shards")  # (shards open on first use)
+    with pytest.raises(ValueError, match="shard-1.npz': not a readable shard .*not a numpy .npz archive"):
+        load_sharded(tmp_path / "shards")  # (proved on loading: every shard read)
+    fresh = load_sharded(tmp_path / "shards", verify=False)  # (shards open on first use)
+    assert not fresh.verified and "UNVERIFIED" in repr(fresh)
     with pytest.raises(ValueError, match="not a readable shard"):
         for i in range(plain.n_boards):
             fresh.value(int(plain.boards[i]), "I")
@@ -134,36 +137,65 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
 
 
 def test_edited_shards_and_manifests_are_refused(client, tmp_path):
-    """Issue 38's cases: a manifest with discount 5.0, NaN or doubled shard values."""
+    """Issue 38's cases: a manifest with discount 5.0 or converged "yes", NaN or doubled shard
+    values; the shards' digests in the manifest recomputed, as a forger would."""
     import shutil
 
-    from babytris.modes.distributed import load_sharded
+    from babytris import SolutionFileError, load_sharded
+    from babytris.modes.distributed import shard_digest
 
     good = tmp_path / "good"
     solve_sharded(Rules(width=4, height=4), client, out=good)
-    start = load_sharded(good).start_value
+    loaded = load_sharded(good)
+    start = loaded.start_value
+    assert loaded.verified and 0 < loaded.error_bound < 1e-7
 
-    def edited(name, manifest=None, values=None):
+    def edited(name, manifest=None, values=None, policy=None):
         folder = tmp_path / name
         shutil.copytree(good, folder)
-        if manifest:
-            text = json.loads((folder / "manifest.json").read_text())
-            (folder / "manifest.json").write_text(json.dumps({**text, **manifest}))
-        if values:
-            for k in (0, 1):
-                with np.load(folder / f"shard-{k}.npz") as data:
-                    arrays = {key: data[key] for key in data.files}
-                np.savez(folder / f"shard-{k}.npz", **{**arrays, "values": values(arrays["values"])})
+        text = json.loads((folder / "manifest.json").read_text())
+        for k in (0, 1):
+            with np.load(folder / f"shard-{k}.npz") as data:
+                arrays = {key: data[key] for key in data.files}
+            if values:
+                arrays["values"] = values(arrays["values"])
+            if policy:
+                arrays["policy"] = policy(arrays["boards"])
+            np.savez(folder / f"shard-{k}.npz", **arrays)
+            text["digests"][k] = shard_digest(arrays)
+        (folder / "manifest.json").write_text(json.dumps({**text, **(manifest or {})}))
         return folder
 
-    with pytest.raises(ValueError, match=r"manifest.json: discount must be a number in \(0, 1\], got 5.0"):
-        load_sharded(edited("discount", manifest={"discount": 5.0}))
+    with pytest.raises(ValueError, match=r"manifest.json: discount must be a number in \(0, 1\), got 5.0"):
+        load_sharded(edited("discount", manifest={"discount": 5.0, "converged": True}))
+    with pytest.raises(ValueError, match=r"manifest.json: discount must be a number in \(0, 1\), got 1.0"):
+        load_sharded(edited("undiscounted", manifest={"discount": 1.0}))  # (1 only for the combo objective)
     with pytest.raises(ValueError, match="manifest.json: converged must be"):
         load_sharded(edited("yes", manifest={"converged": "yes"}))
+    with pytest.raises(ValueError, match="manifest.json: converged is False with residual"):
+        load_sharded(edited("no", manifest={"converged": False}))
     with pytest.raises(ValueError, match="values: not all finite"):
-        _ = load_sharded(edited("nan", values=lambda v: np.full_like(v, np.nan))).start_value
-    with pytest.raises(ValueError, match="SHA-256 differs from the manifest's"):
-        _ = load_sharded(edited("doubled", values=lambda v: 2 * v)).start_value
+        load_sharded(edited("nan", values=lambda v: np.full_like(v, np.nan)))
+    for name, change in (("doubled", lambda v: 2 * v), ("plus five", lambda v: v + (np.arange(v.size) == 77) * 5.0)):
+        with pytest.raises(SolutionFileError, match="values: one Bellman sweep over them moves state") as info:
+            load_sharded(edited(name, values=change))
+        assert info.value.field == "values"
+    with pytest.raises(SolutionFileError, match="values: one Bellman sweep"):
+        load_sharded(edited("discount 0.5", manifest={"discount": 0.5}))
+    with pytest.raises(SolutionFileError, match="values: one Bellman sweep"):
+        load_sharded(edited("tighter", manifest={"residual": 1e-15}))
+    table = babytris.enumerate_boards(Rules(width=4, height=4))
+
+    def last_moves(boards):  # each state's last legal placement
+        states = (table.indices(boards)[:, None] * 2 + np.arange(2)).ravel()
+        last = np.maximum(table.offsets[states + 1] - 1, 0)
+        return np.where(np.diff(table.offsets)[states] > 0, table.placement[last], -1).astype(np.int16)
+
+    with pytest.raises(SolutionFileError, match="policy: .* not greedy within the tie slack"):
+        load_sharded(edited("moves", policy=last_moves))
+    unverified = load_sharded(edited("trusted", values=lambda v: 2 * v), verify=False)
+    assert not unverified.verified and unverified.error_bound is None and "UNVERIFIED" in repr(unverified)
+    assert unverified.start_value == pytest.approx(2 * start)
     assert load_sharded(good).start_value == start
 
 

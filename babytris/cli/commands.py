@@ -125,6 +125,12 @@ def _parser() -> argparse.ArgumentParser:
         "rules and opponent (default: solve the game the other "
         "options give; with --solution they are ignored)",
     )
+    play.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="load --solution without recomputing it (babytris.load(verify=False): the table, one sweep, the "
+        'policy); the --json output says "verified": false',
+    )
     board_arguments(play)
     rule_arguments(play)
     solver_arguments(play)

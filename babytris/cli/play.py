@@ -45,7 +45,7 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
         if path:
             check_writable(option, path)
     if args.solution:
-        solution = babytris.load(args.solution)
+        solution = babytris.load(args.solution, verify=not args.no_verify)
     else:
         solution = solution_from(args, out)
     rules = solution.rules
@@ -123,6 +123,7 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
             "rules": rules_record(rules),
             "seed": args.seed,
             "opponent": solution.opponent,
+            "verified": solution.verified,
             "placements": steps,
             "score": game.score,
             "lines": game.lines,

@@ -36,6 +36,7 @@ from ..results.saving import (
 from ..results.solution import Solution
 from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
 from ..solvers.termination import GamesDoNotEnd, check_games_end, longest_games
+from .proof import prove, rules_table
 
 __all__ = ["load", "SolutionFileError"]
 
@@ -50,9 +51,12 @@ class SolutionFileError(ValueError):
         super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
 
 
-def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
+def _check_digests(
+    path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray], rederived: frozenset[str] = frozenset()
+) -> None:
     """Refuse a file whose arrays or metadata differ from the digests saved
-    with them (files written before digests were kept have none)."""
+    with them (files written before digests were kept have none); the arrays
+    named in ``rederived`` are the rules' own, standing for members left unread."""
     saved = meta.get("digests")
     if saved is None:
         return
@@ -61,12 +65,32 @@ def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.n
     found = digests(meta, contents)
     for name in sorted(set(saved) | set(found)):
         if saved.get(name) != found.get(name):
+            if name in rederived and name in saved:
+                raise SolutionFileError(
+                    path, name, "differs from the rules' own table (re-derived): its saved SHA-256 is not that table's"
+                )
             what = "missing" if name not in found else "not saved" if name not in saved else "differs"
             raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
 
 
-def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
-    """Read a solution written by :meth:`Solution.save`, checking every field.
+def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = True) -> Solution:
+    """Read a solution written by :meth:`Solution.save`, and prove it.
+
+    What a file reports is recomputed, not believed
+    (:mod:`babytris.files.proof`): the move table must be the one the engine
+    derives from the saved rules (its boards are compared; its other arrays
+    are left compressed and matched by their saved digests, and the rules'
+    own arrays are used; a file saved without digests is read and compared); one Bellman sweep over the saved values,
+    for the saved rules, discount, sides and reward, must move none by more
+    than ``discount * residual`` (which proves :attr:`Solution.error_bound`);
+    the policy must be greedy in those values within the tie slack, and an
+    optimising opponent's pieces its best choice.  That costs one
+    enumeration and one sweep beside reading the file.  Before it, the
+    file's form is checked: member names, count and declared sizes before
+    anything is decompressed, the SHA-256 of each array and of the metadata
+    (saved beside them: they catch damage, not a forger, who would
+    recompute them), the metadata's types and ranges, the arrays' dtypes
+    and shapes against the rules, finite values, the table's ranges.
 
     Returns:
         the :class:`Solution`, with its move table (``solution.transitions``).
@@ -74,21 +98,28 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     Args:
         path: the file.
         rules: if given, the rules the file must have been solved for.
+        verify: False skips the recomputation (the enumeration and the
+            sweep; the form is checked still, every member read against its
+            digest): for speed, with a file one trusts.  The Solution is then marked ``verified=False``, which
+            its repr and the command line's ``--json`` show.
 
     Raises:
         SolutionFileError: (a ``ValueError``) the file is not a babytris
-            solution, is corrupt or inconsistent (the message names the file
-            and the field: the metadata's types and ranges, the arrays' names,
-            dtypes and shapes against the rules, finite values, the move
-            table's offsets, boards and placements in range), or is of
+            solution, is corrupt or inconsistent, fails a recomputation (the
+            message names the file, the field and what differs), or is of
             another format version.
         ValueError: it was solved for other ``rules``.
         OSError: the file cannot be opened (missing, a directory, no permission).
     """
-    meta, contents = _read(path)
-    _check_digests(path, meta, contents)
+    verify = check_bool("verify", verify)
+    meta, contents, declared = _read(path, lean=verify)
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
+    matched = "table_offsets" not in contents  # (left compressed: matched by its digests below)
+    if matched:
+        _match_table(path, meta, contents, declared, rules_table(path, saved_rules, len(contents["table_boards"])))
+    rederived = frozenset(key for key in contents if matched and key.startswith("table_") and key != "table_boards")
+    _check_digests(path, meta, contents, rederived)
     _check_arrays(path, saved_rules, settings, contents)
     table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in TABLE_ARRAYS}
     table_arrays["offsets"] = _narrow_offsets(path, contents["table_offsets"], len(contents["table_next_board"]))
@@ -104,18 +135,20 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None) -> Solution:
     accelerated = meta.get("accelerated")
     if accelerated is not None and not isinstance(accelerated, bool):
         raise SolutionFileError(path, "accelerated", f"must be true, false or null, got {accelerated!r}")
-    longest = _longest_game(path, table, settings)
+    if rules is not None and rules != saved_rules:
+        raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
     solution = Solution(
         transitions=table,
         opening_row=opening_row,
         ties=ties[0],
         tie_seed=ties[1],
         accelerated=accelerated,
-        longest_game=longest,
+        verified=verify,
+        longest_game=_longest_game(path, table, settings) if verify else None,
         **fields,
     )
-    if rules is not None and rules != saved_rules:
-        raise ValueError(f"{os.fspath(path)!r} was solved for {saved_rules!r}, not for {rules!r}")
+    if verify:
+        prove(path, solution, table_proved=matched)
     return solution
 
 
@@ -131,6 +164,45 @@ def _longest_game(path: str | os.PathLike, table: Transitions, settings: dict) -
     except GamesDoNotEnd as err:
         raise SolutionFileError(path, "discount", str(err)) from None
     return float(longest_games(table, drawn=drawn).max(initial=0.0))
+
+
+def _match_table(
+    path: str | os.PathLike,
+    meta: dict,
+    contents: dict[str, np.ndarray],
+    declared: dict[str, int],
+    own: Transitions,
+) -> None:
+    """The rules' own table (``own``, re-derived) in place of the saved one,
+    which is left compressed: its boards (read) must equal the rules', and
+    each other member's saved digest must be that of the rules' array; each
+    member's declared size must fit it.  Adds the arrays to ``contents``."""
+    boards = contents["table_boards"]
+    if len(boards) != own.n_boards:
+        raise SolutionFileError(
+            path,
+            "table_boards",
+            f"holds {len(boards):,} boards where the rules' own table (re-derived) holds {own.n_boards:,}",
+        )
+    if not np.array_equal(boards, own.boards):
+        i = int(np.flatnonzero(boards != own.boards)[0])
+        raise SolutionFileError(
+            path, "table_boards", f"[{i:,}] is {boards[i]} where the rules' own table (re-derived) has {own.boards[i]}"
+        )
+    for name in TABLE_ARRAYS:
+        key, array = f"table_{name}", getattr(own, name)
+        if key == "table_boards":
+            continue
+        if array is None or key not in declared:
+            if array is None and key not in declared:
+                continue
+            raise SolutionFileError(path, key, "missing" if array is not None else "not expected with these rules")
+        array = np.ascontiguousarray(array, dtype=DTYPES[key])
+        if declared[key] > _HEADER_BYTES + array.nbytes:
+            raise SolutionFileError(
+                path, key, f"declares {declared[key]:,} bytes; the rules' own table (re-derived) needs {array.nbytes:,}"
+            )
+        contents[key] = array  # (its saved digest must be this array's: _check_digests)
 
 
 def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, opponent: str) -> int | None:
@@ -183,13 +255,16 @@ _HEADER_BYTES = 4096
 _META_BYTES = 2**20
 
 
-def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """The metadata and the arrays of a solution file, its format checked.
+def _read(path: str | os.PathLike, *, lean: bool = False) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
+    """The metadata and the arrays of a solution file, its format checked, and
+    the bytes each member declares.
 
     Reading is bounded: the members' names (each once), their count and the
     sizes they declare are checked against what the metadata's rules and the
     arrays already read imply before each is decompressed, so a hostile file
-    (a zip bomb) is refused at the cost of its header."""
+    (a zip bomb) is refused at the cost of its header.  ``lean``: where the
+    metadata holds a digest of every table member, leave the table but its
+    boards compressed (the caller matches the rules' own by the digests)."""
     name = os.fspath(path)
     with open(path, "rb") as f:
         magic = f.read(6)
@@ -202,7 +277,7 @@ def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
         raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): it is not a zip archive")
     try:
         with zipfile.ZipFile(path) as archive:
-            return _read_members(path, archive)
+            return _read_members(path, archive, lean)
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as err:
         if isinstance(err, SolutionFileError) or str(err).startswith(repr(name)):
             raise
@@ -215,7 +290,9 @@ def _read(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
 
 
-def _read_members(path: str | os.PathLike, archive: zipfile.ZipFile) -> tuple[dict, dict[str, np.ndarray]]:
+def _read_members(
+    path: str | os.PathLike, archive: zipfile.ZipFile, lean: bool
+) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
     """_read() on the open archive: the members, each checked before it is decompressed."""
     name = os.fspath(path)
     allowed = {"meta"} | {f"solution_{a}" for a in SOLUTION_ARRAYS} | {f"table_{a}" for a in TABLE_ARRAYS}
@@ -266,15 +343,21 @@ def _read_members(path: str | os.PathLike, archive: zipfile.ZipFile) -> tuple[di
     # a board's states: the piece and the previewed ones, the hold slot, the bag's contents
     per_board = n_pieces ** (rules.preview + 1) * (n_pieces + 1) ** (2 if rules.hold else 0)
     per_board *= (rules.bag_copies + 1) ** n_pieces if rules.randomizer == "bag" else 1
-    contents["table_offsets"] = member("table_offsets", 8 * (n_boards * per_board + 1))
-    offsets = contents["table_offsets"]
-    n_states = max(len(offsets) - 1, 0)
-    n_moves = int(offsets[-1]) if len(offsets) and offsets.dtype.kind in "iu" else 0
+    saved = meta.get("digests")
+    table = [key for key in infos if key.startswith("table_")]
+    if lean and isinstance(saved, dict) and all(key in saved for key in table):
+        n_states, n_moves = n_boards * per_board, 0
+    else:
+        contents["table_offsets"] = member("table_offsets", 8 * (n_boards * per_board + 1))
+        offsets = contents["table_offsets"]
+        n_states = max(len(offsets) - 1, 0)
+        n_moves = int(offsets[-1]) if len(offsets) and offsets.dtype.kind in "iu" else 0
+        table = []
     most = 8 * max(n_moves, n_states, n_boards * n_pieces, iterations + 1, 1)
     for key in infos:
-        if key not in contents and key != "meta":
+        if key not in contents and key != "meta" and (key not in table or key == "table_boards"):
             contents[key] = member(key, most)
-    return meta, contents
+    return meta, contents, {key: info.file_size for key, info in infos.items()}
 
 
 def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:

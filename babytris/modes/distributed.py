@@ -48,10 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.placements import canonical_boards, engine, placement_table
+from ..engine.placements import canonical_boards, engine
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, table_bytes
 from ..engine.transitions import Transitions, layer_order, layered_indices, layers, offsets_from_counts
-from ..game.pieces import Placement
 from ..game.rules import Rules
 from ..game.validation import check_int, check_solver_args, solver_method
 from ..results.solution import Solution
@@ -64,10 +63,9 @@ __all__ = [
     "SPLITS",
     "Shard",
     "ShardedSolve",
-    "ShardedValues",
     "solve_sharded",
-    "load_sharded",
     "shard_of",
+    "shard_digest",
     "gather_bytes",
 ]
 
@@ -259,7 +257,7 @@ class Shard:
         replace_atomically(
             path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
         )
-        return int(sum(a.nbytes for a in arrays.values())), _shard_digest(arrays)
+        return int(sum(a.nbytes for a in arrays.values())), shard_digest(arrays)
 
     def gather(self) -> dict[str, Any]:
         """The shard's boards, moves (boards after as bits) and values, for the client."""
@@ -353,7 +351,7 @@ def solve_sharded(
         out: a directory: instead of gathering, each shard writes its boards,
             values and moves there (``shard-K.npz``, the workers must see the
             directory) and the client a ``manifest.json``; read them back with
-            :func:`load_sharded`, whose lookups open only the shard a board
+            :func:`babytris.load_sharded`, whose lookups open only the shard a board
             belongs to.  ``solution`` is then None.  Not with ``rules.mirror``.
 
     Raises:
@@ -418,7 +416,7 @@ def solve_sharded(
     began = time.perf_counter()
     solution = None
     if out is not None:
-        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
+        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, sweeps_per_round)
         at_home = sum(_all([s.at_home() for s in shards]))
         boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
         seconds["save"] = time.perf_counter() - began
@@ -547,7 +545,7 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
 SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 1
 
 
-def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:
+def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, sweeps_per_round) -> None:
     """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
     directory without it is an unfinished save)."""
     from ..engine.writing import replace_atomically
@@ -571,100 +569,15 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
         "iterations": len(residuals),
         "residual": residual,
         "converged": residual <= tol,
+        "tol": tol,
+        "sweeps_per_round": sweeps_per_round,  # (how far the last round's values may lie from its residual's)
         "digests": [digest for _, digest in saved],
     }
     text = json.dumps(manifest, indent=1).encode()
     replace_atomically(os.path.join(os.fspath(out), "manifest.json"), lambda f: f.write(text))
 
 
-class ShardedValues:
-    """A sharded solve saved to a directory (``solve_sharded(..., out=DIR)``):
-    lookups open only the shard that owns the board (and keep it open).
-
-    Attributes:
-        rules, discount, opponent, split, n_shards, iterations, residual, converged: from the manifest.
-    """
-
-    def __init__(self, path: str | os.PathLike) -> None:
-
-        self.path = os.fspath(path)
-        try:
-            with open(os.path.join(self.path, "manifest.json"), encoding="utf-8") as f:
-                manifest = json.load(f)
-        except (OSError, ValueError) as err:
-            raise ValueError(f"{self.path!r}: no readable manifest.json of a sharded solve ({err})") from None
-        if manifest.get("format") != SHARDED_FORMAT or manifest.get("format_version") != SHARDED_VERSION:
-            raise ValueError(f"{self.path!r}: manifest.json is not a {SHARDED_FORMAT} version {SHARDED_VERSION}")
-        from ..game.validation import check_bool, check_int, check_number
-
-        where = f"{self.path!r}: manifest.json: "
-        try:
-            self.rules = Rules.from_json(manifest["rules"])
-            self.discount: float = check_number(where + "discount", manifest["discount"], 0.0, 1.0, open_low=True)
-            self.opponent: str = str(manifest["opponent"])
-            self.split: str = str(manifest["split"])
-            self.n_shards: int = check_int(where + "n_shards", manifest["n_shards"], 1, 2**20)
-            self.iterations: int = check_int(where + "iterations", manifest["iterations"], 0, 2**40)
-            self.residual: float = check_number(where + "residual", manifest["residual"], 0.0, 2.0**1000)
-            self.converged: bool = check_bool(where + "converged", manifest["converged"])
-        except (KeyError, TypeError) as err:
-            raise ValueError(f"{where}missing or malformed field {err}") from None
-        self._digests = manifest.get("digests")
-        self._shards: dict[int, dict[str, np.ndarray]] = {}
-
-    def _shard(self, k: int) -> dict[str, np.ndarray]:
-        if k not in self._shards:
-            name = os.path.join(self.path, f"shard-{k}.npz")
-            try:
-                with np.load(name) as data:
-                    arrays = {key: data[key] for key in ("boards", "values", "policy")}
-            except (OSError, ValueError, KeyError) as err:
-                raise ValueError(f"{name!r}: not a readable shard of a sharded solve ({err})") from None
-            n, P = len(arrays["boards"]), self.rules.n_pieces
-            if arrays["values"].shape != (n * P,) or arrays["policy"].shape != (n * P,):
-                raise ValueError(f"{name!r}: values and policy must hold {n * P} entries, one per state")
-            if not np.isfinite(arrays["values"]).all():
-                raise ValueError(f"{name!r}: values: not all finite")
-            if self._digests is not None and (
-                not isinstance(self._digests, list)
-                or len(self._digests) != self.n_shards
-                or self._digests[k] != _shard_digest(arrays)
-            ):
-                raise ValueError(f"{name!r}: its SHA-256 differs from the manifest's: changed after it was saved")
-            self._shards[k] = arrays
-        return self._shards[k]
-
-    def _state(self, board: int, piece: int | str) -> tuple[dict[str, np.ndarray], int, int]:
-        bits = np.array([int(board)], dtype=np.uint64)
-        p = self.rules.piece_index(piece)
-        shard = self._shard(int(shard_of(bits, self.n_shards, self.split, self.rules.width)[0]))
-        i = int(np.searchsorted(shard["boards"], bits[0]))
-        if i >= len(shard["boards"]) or shard["boards"][i] != bits[0]:
-            raise KeyError(f"board {int(board)} is not reachable from the start under these rules")
-        return shard, i * self.rules.n_pieces + p, p
-
-    def value(self, board: int, piece: int | str) -> float:
-        """The value of placing ``piece`` on ``board`` (bits), as :meth:`Solution.value`."""
-        shard, s, _ = self._state(board, piece)
-        return float(shard["values"][s])
-
-    def best_action(self, board: int, piece: int | str) -> Placement | None:
-        """An optimal :class:`~babytris.Placement`, or None at game over, as :meth:`Solution.best_action`."""
-        shard, s, p = self._state(board, piece)
-        number = int(shard["policy"][s])
-        return None if number < 0 else placement_table(self.rules).placements[p][number]
-
-    @property
-    def start_value(self) -> float:
-        """The start board's value before its first piece (drawn, or the minimax opponent's)."""
-        start = int(canonical_boards(np.array([self.rules.start], dtype=np.uint64), self.rules)[0])
-        values = np.array([self.value(start, p) for p in range(self.rules.n_pieces)])
-        if self.opponent == "minimax":
-            return float(values.min())
-        return float(values @ np.asarray(self.rules.probabilities))
-
-
-def _shard_digest(arrays: dict[str, np.ndarray]) -> str:
+def shard_digest(arrays: dict[str, np.ndarray]) -> str:
     """SHA-256 of a shard's boards, values and policy (dtypes, shapes and bytes)."""
     import hashlib
 
@@ -674,8 +587,3 @@ def _shard_digest(arrays: dict[str, np.ndarray]) -> str:
         h.update(f"{key}:{a.dtype.str}:{a.shape}:".encode())
         h.update(a.tobytes())
     return h.hexdigest()
-
-
-def load_sharded(path: str | os.PathLike) -> ShardedValues:
-    """The sharded solve saved in directory ``path`` (see :class:`ShardedValues`)."""
-    return ShardedValues(path)

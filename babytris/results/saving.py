@@ -130,11 +130,20 @@ def digests(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, str]:
     a forger, who can recompute them).  Returns them by member name."""
     import hashlib
 
-    def digest(*parts: bytes) -> str:
-        return hashlib.sha256(b"\0".join(parts)).hexdigest()
+    def digest(*parts: bytes | memoryview) -> str:
+        # (the parts joined by NUL bytes, fed one by one: an array's bytes are hashed where they lie, not copied)
+        h = hashlib.sha256()
+        for k, part in enumerate(parts):
+            h.update(b"\0" if k else b"")
+            h.update(part)
+        return h.hexdigest()
 
     out = {
-        name: digest(str(a.dtype.str).encode(), str(a.shape).encode(), np.ascontiguousarray(a).tobytes())
+        name: digest(
+            str(a.dtype.str).encode(),
+            str(a.shape).encode(),
+            np.ascontiguousarray(a).reshape(-1).view(np.uint8).data,
+        )
         for name, a in arrays.items()
     }
     settings = {key: value for key, value in meta.items() if key != "digests"}

@@ -77,6 +77,9 @@ class Solution:
             over from any row under any play of both sides, which bounds the
             values' error (see :attr:`error_bound` and
             :mod:`babytris.solvers.termination`); None where discounted.
+        verified: False for a file read with ``load(..., verify=False)``,
+            whose values, policy and table were believed, not recomputed
+            (see :func:`babytris.load`); True otherwise.
     """
 
     rules: Rules
@@ -103,6 +106,7 @@ class Solution:
     tie_seed: int | None = None
     accelerated: bool | None = None
     longest_game: float | None = None
+    verified: bool = True
 
     def __post_init__(self) -> None:
         # Read-only, as the table's arrays are: what is derived from a
@@ -487,7 +491,9 @@ class Solution:
         return (
             f"<Solution {r.width}x{r.height} pieces={','.join(r.piece_names)} discount={self.discount}{roles}: "
             f"{self.n_boards:,} boards, start_value={self.start_value:.6f}, {self.iterations} iterations "
-            f"({self.method}), residual={self.residual:.1e} {status}{bound}, {total:.3f}s>"
+            f"({self.method}), residual={self.residual:.1e} {status}{bound}, {total:.3f}s"
+            + ("" if self.verified else ", UNVERIFIED (loaded with verify=False)")
+            + ">"
         )
 
 

@@ -1,0 +1,307 @@
+"""A loaded solution proves itself: what a file reports is recomputed, not believed.
+
+:func:`prove` runs after :func:`~babytris.files.persist.load` has checked the
+file's form (names, dtypes, shapes, ranges, digests) and built its
+:class:`~babytris.Solution`.  It checks, in this order:
+
+1. **The table is the rules' own**: the engine enumerates the rules again
+   (:func:`~babytris.enumerate_boards`) and every array of the saved move
+   table must equal the one it gives.  (:func:`~babytris.load` does this
+   itself where the file holds digests: it compares the boards and matches
+   the other arrays by their digests, leaving them compressed.)
+2. **The values are this game's, as close as claimed**: one Bellman backup
+   of the loaded values with the solver's own sweep (synchronous: every
+   state backed up from the board values the loaded values give), for the
+   saved rules, discount, opponent, player and reward, may move no state
+   value by more than ``discount * residual`` (plus 16 ulps of the largest
+   value).  That is what the last sweep of a solve leaves (it read board
+   values within ``residual`` of the final ones), and it proves
+   :attr:`~babytris.Solution.error_bound`: a backup is a contraction of
+   modulus ``discount``, so values a backup moves by at most ``d`` lie
+   within ``d / (1 - discount)`` of the exact ones.
+3. **The policy is greedy in those values**: each chosen move is worth, in
+   the backup, within the tie slack of its state's best (``2 * discount *
+   error_bound`` once converged, else ``2 * discount * residual``: the
+   moves of the last sweep, chosen before its board values settled); a
+   player placing at random has no moves.
+4. **An optimising opponent's pieces are its best choice**: each board's
+   piece, and the opening row where one is saved, within the tie slack of
+   the least valuable to the player (the most for ``"gaps"``).
+
+Cost: one enumeration and one sweep (with the policy's and the opponent's
+checks, a few passes over the states), against the many sweeps of a solve.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import NoReturn
+
+import numpy as np
+
+from ..engine.enumeration import enumerate_boards
+from ..engine.placements import most_moves
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
+from ..engine.transitions import Transitions, independent_layers, sweep_order
+from ..game.bags import bag_chances
+from ..game.rules import Rules
+from ..results.saving import TABLE_ARRAYS
+from ..results.solution import Solution
+from ..solvers import _sweep
+from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
+
+__all__ = ["Backup", "backup", "prove", "rules_table"]
+
+#: Rounding allowed per backup, in ulps of the largest value (the convention of
+#: :func:`babytris.results.solution.value_error_bound`).
+ULPS = 16
+
+
+def prove(path: str | os.PathLike, solution: Solution, *, table_proved: bool = False) -> None:
+    """Recompute what a loaded ``solution`` (read from ``path``) reports
+    (``table_proved``: its table is the rules' own already, re-derived by the
+    caller and matched with the file's by their digests).
+
+    Returns:
+        None; raises :class:`~babytris.files.persist.SolutionFileError` naming
+        the first array or setting at fault and what differs.
+    """
+    if not table_proved:
+        check_table(path, solution.transitions)
+    roles = _roles(path, solution)
+    check_policy(path, solution, roles, check_values(path, solution, roles))
+    check_opponent(path, solution, roles)
+
+
+def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
+    from .persist import SolutionFileError
+
+    raise SolutionFileError(path, field, problem)
+
+
+def rules_table(path: str | os.PathLike, rules: Rules, n_boards: int) -> Transitions:
+    """The move table the engine derives from ``rules``, for a file whose
+    table holds ``n_boards`` rows: the search may hold only what a table that
+    size could need (twice over), so that a small file claiming big rules
+    costs what its size allows, not a big game's search.
+
+    Returns:
+        the :class:`~babytris.Transitions`.
+    """
+    n_moves = n_boards * rules.n_pieces * (most_moves(rules) + 1)  # (+1: a hold)
+    budget = min(2 * table_bytes(rules, n_boards, n_moves) + 2**26, DEFAULT_MAX_MEMORY)
+    try:
+        return enumerate_boards(rules, max_memory=budget)
+    except MemoryLimitError:
+        _fail(path, "table_boards", f"holds {n_boards:,} rows; the rules' own table (re-derived) holds more")
+
+
+def check_table(path: str | os.PathLike, table: Transitions) -> None:
+    """Refuse a table that differs from the one the engine derives from its rules."""
+    own = rules_table(path, table.rules, table.n_boards)
+    for name in TABLE_ARRAYS:
+        saved, derived = getattr(table, name), getattr(own, name)
+        if saved is None and derived is None:
+            continue
+        field = f"table_{name}"
+        if saved is None or derived is None or len(saved) != len(derived):
+            count = "none" if saved is None else f"{len(saved):,}"
+            rules = "none" if derived is None else f"{len(derived):,}"
+            _fail(path, field, f"holds {count} entries where the rules' own table (re-derived) holds {rules}")
+        if not np.array_equal(saved, derived):
+            i = int(np.flatnonzero(np.asarray(saved) != np.asarray(derived))[0])
+            _fail(path, field, f"[{i:,}] is {saved[i]} where the rules' own table (re-derived) has {derived[i]}")
+
+
+def _roles(path: str | os.PathLike, solution: Solution) -> Roles:
+    """The sides the values were solved for, as the sweeps read them (given sides: the saved arrays)."""
+    opponent: object = solution.opponent_policy if solution.opponent == "given" else solution.opponent
+    player: object = solution.policy if solution.player == "given" else solution.player
+    try:
+        return resolve(solution.transitions, opponent, player, solution.reward)
+    except ValueError as err:
+        field = "solution_policy" if solution.player == "given" else "opponent"
+        _fail(path, field, str(err))
+
+
+@dataclass(frozen=True)
+class Backup:
+    """One synchronous Bellman backup of a solution's values (:func:`backup`)."""
+
+    board_values: np.ndarray  # float64 (n_boards,): the board values the loaded values give, which it read
+    values: np.ndarray  # float64 (n_states,): each state's value after it (the game-over value where no move)
+    moves: np.ndarray  # int16 (n_states,): the move it took (offset in the row; -1: none, or not the best move)
+    move_reward: np.ndarray | None  # float64 (n_moves,): each move's reward, or None for the rules' points
+
+
+def backup(solution: Solution, roles: Roles) -> Backup:
+    """Each state's value backed up once by the solver's own sweep, synchronous
+    (every state reads the board values the loaded values give), for the
+    solution's rules, discount, sides and reward.
+
+    Returns:
+        a :class:`Backup`.
+    """
+    t, rules = solution.transitions, solution.rules
+    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    chance = None
+    if t.bags is not None:
+        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
+    dead = roles.dead_value(rules)
+    with np.errstate(all="ignore"):  # (forged values may overflow: the check fails them)
+        board_values = np.ascontiguousarray(solution.board_values, dtype=np.float64)
+    values = solution.values.ravel().copy()
+    moves = np.full(t.n_states, -1, dtype=np.int16)
+    move_reward = roles.move_rewards(t)
+    order, layer_starts = sweep_order(t)
+    sweeper = _sweep.Sweeper(
+        t.offsets,
+        t.next_board,
+        t.lines,
+        np.asarray(rules.line_scores, dtype=np.float64),
+        probs,
+        float(solution.discount),
+        values,
+        board_values.copy(),
+        moves,
+        order,
+        layer_starts,
+        pieces=roles.pieces,
+        moves=roles.moves,
+        piece_choice=roles.piece_choice,
+        fixed_move=roles.fixed_move,
+        move_reward=move_reward,
+        dead_value=dead,
+        synchronous=True,
+        chance=chance,
+        independent_layers=independent_layers(t),
+    )
+    with np.errstate(all="ignore"):
+        sweeper.greedy_sweep()
+    values[np.diff(t.offsets) == 0] = dead  # (boards with no move at all are not swept)
+    return Backup(board_values, values, moves, move_reward)
+
+
+def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> Backup:
+    """Back the loaded values up once; refuse them if a state moves by more
+    than ``discount * residual`` (and rounding).
+
+    Returns:
+        the :class:`Backup`.
+    """
+    discount = solution.discount
+    loaded = solution.values.ravel()
+    done = backup(solution, roles)
+    with np.errstate(all="ignore"):
+        change = np.abs(done.values - loaded)
+    largest = _largest(loaded)  # (finite: load checked; the backup's may not be)
+    worst = int(np.argmax(change)) if change.size else 0
+    moved = float(change[worst]) if change.size else 0.0
+    allowed = discount * solution.residual + ULPS * np.finfo(np.float64).eps * largest
+    if not moved <= allowed or np.isnan(moved):
+        _fail(
+            path,
+            "solution_values",
+            f"one Bellman sweep over them moves {_state(solution, worst)} by {moved:.3g} (from {loaded[worst]:.6g} "
+            f"to {done.values[worst]:.6g}), where the saved residual {solution.residual:.3g} allows at most "
+            f"{allowed:.3g} at discount {discount}: they are not the values of these rules, discount, sides and "
+            "reward, solved as far as claimed",
+        )
+    return done
+
+
+def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> None:
+    """Refuse a best-move player's policy whose moves are not greedy in the
+    values within the tie slack (a random player's must be -1 throughout).
+    Where the policy takes the backup's own best move there is nothing to
+    value; elsewhere (ties, or a forgery) the move is valued as the backup would."""
+    if roles.moves == MOVES_MEAN:
+        if np.any(solution.policy >= 0):
+            s = int(np.flatnonzero(solution.policy.ravel() >= 0)[0])
+            _fail(path, "solution_policy", f"the player places at random, yet {_state(solution, s)} has a move")
+        return
+    if roles.moves != MOVES_BEST:  # (a given player's moves are its own: its values were checked)
+        return
+    t = solution.transitions
+    try:
+        rows = policy_rows(t, solution.policy)
+    except ValueError as err:
+        _fail(path, "solution_policy", str(err))
+    other = np.flatnonzero(rows != done.moves)
+    moves = t.offsets[other].astype(np.int64) + rows[other]
+    with np.errstate(all="ignore"):
+        gains = (
+            np.asarray(solution.rules.line_scores, dtype=np.float64)[t.lines[moves]]
+            if done.move_reward is None
+            else done.move_reward[moves]
+        )
+        worth = gains + solution.discount * done.board_values[t.next_board[moves]]
+        short = done.values[other] - worth
+    slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * _largest(done.values)
+    if short.size and not short.max() <= slack:
+        k = int(np.argmax(short))
+        s = int(other[k])
+        _fail(
+            path,
+            "solution_policy",
+            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[k]:.6g} in the "
+            f"values, where its best move is worth {done.values[s]:.6g}: not greedy within the tie slack {slack:.3g}",
+        )
+
+
+def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) -> None:
+    """Refuse an optimising opponent's pieces (and saved opening row) that are not
+    its best choice in the values within the tie slack."""
+    if roles.pieces not in (PIECES_WORST, PIECES_BEST) or solution.opponent_policy is None:
+        return
+    t = solution.transitions
+    sign = 1.0 if roles.pieces == PIECES_WORST else -1.0  # (the opponent's cost: the player's value, or minus it)
+    cost = sign * solution.values
+    if t.bags is not None:  # (only the pieces left in the bag can come)
+        cost = np.where(t.draw_chances() > 0, cost, np.inf)
+    least = cost.min(axis=1)
+    chosen = cost[np.arange(t.n_boards), solution.opponent_policy]
+    slack = solution.tie_slack + ULPS * np.finfo(np.float64).eps * _largest(solution.values)
+    with np.errstate(all="ignore"):
+        over = chosen - least
+    if over.size and not over.max() <= slack:
+        b = int(np.argmax(over))
+        names = solution.rules.piece_names
+        _fail(
+            path,
+            "solution_opponent_policy",
+            f"board index {b}: the {solution.opponent} opponent gives piece {names[solution.opponent_policy[b]]!r}, "
+            f"worth {sign * chosen[b]:.6g} to the player, where piece {names[int(np.argmin(cost[b]))]!r} is worth "
+            f"{sign * least[b]:.6g}: not its best choice within the tie slack {slack:.3g}",
+        )
+    if solution.opening_row is not None:
+        rows, _ = t.start_nodes()
+        values = sign * solution.board_values[rows]
+        row = int(np.flatnonzero(rows == solution.opening_row)[0])
+        if not values[row] <= values.min() + slack:
+            _fail(
+                path,
+                "opening_row",
+                f"{solution.opening_row} is worth {sign * values[row]:.6g} to the player, where start row "
+                f"{int(rows[np.argmin(values)])} is worth {sign * values.min():.6g}: not the {solution.opponent} "
+                f"opponent's best opening within the tie slack {slack:.3g}",
+            )
+
+
+def _slack(solution: Solution) -> float:
+    """How far below its state's best a chosen move may be worth: the tie slack once
+    converged; else twice what the last sweep's board values could still move
+    (``discount * residual``), as it chose its moves before they settled."""
+    return max(solution.tie_slack, 2.0 * solution.discount * solution.residual)
+
+
+def _state(solution: Solution, s: int) -> str:
+    """State ``s`` in words."""
+    b, p = divmod(s, solution.rules.n_pieces)
+    return f"state {s:,} (board index {b:,}, piece {solution.rules.piece_names[p]!r})"
+
+
+def _largest(values: np.ndarray) -> float:
+    """``max |values|`` (0 if empty; inf or NaN where they are), without a temporary."""
+    return float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0

@@ -1,0 +1,243 @@
+"""A loaded result proves itself (issue 38): each forgery the issue lists is
+refused with a SolutionFileError naming what differs, even with the file's
+SHA-256 digests recomputed, as a forger would; ``verify=False`` loads it,
+marked unverified in the repr and the command line's ``--json``."""
+
+import json
+import subprocess
+import sys
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+import babytris
+from babytris.files.persist import SolutionFileError
+from babytris.results.saving import digests
+
+
+def _contents(path):
+    with np.load(path) as data:
+        return {key: data[key] for key in data.files}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """4x4 solutions saved (drawn pieces, the minimax opponent) and their contents."""
+    folder = tmp_path_factory.mktemp("proof")
+    out = {}
+    for name, options in (("random", {}), ("minimax", {"opponent": "minimax"})):
+        path = folder / f"{name}.npz"
+        babytris.solve(width=4, height=4, **options).save(path)
+        out[name] = _contents(path)
+    return folder, out
+
+
+def forged(folder, contents, name="forged.npz", meta=None, rules=None, **arrays):
+    """``contents`` with ``meta`` settings, ``rules`` fields and ``arrays`` replaced, and every
+    digest recomputed (so that the digests alone cannot catch the forgery)."""
+    fields = json.loads(str(contents["meta"]))
+    fields.update(meta or {})
+    fields["rules"] = {**fields["rules"], **(rules or {})}
+    out = {key: value for key, value in contents.items() if key != "meta"}
+    out.update(arrays)
+    fields.pop("digests", None)
+    fields["digests"] = digests(fields, out)
+    path = folder / name
+    np.savez_compressed(path, meta=np.array(json.dumps(fields)), **out)
+    return path
+
+
+def _refused(path, field, words=None):
+    with pytest.raises(SolutionFileError, match=words) as info:
+        babytris.load(path)
+    assert info.value.field == field, str(info.value)
+    assert str(path) in str(info.value)
+    return str(info.value)
+
+
+def test_a_genuine_file_is_verified(files, tmp_path):
+    solution = babytris.solve(width=4, height=4)
+    solution.save(tmp_path / "s.npz")
+    loaded = babytris.load(tmp_path / "s.npz")
+    assert loaded.verified and repr(loaded) == repr(solution)
+    assert (loaded.converged, loaded.error_bound, loaded.tie_slack) == (
+        solution.converged,
+        solution.error_bound,
+        solution.tie_slack,
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda v: 2 * v,  # issue 38: start 18.24 instead of 9.12, "converged, error <= 9.4e-10"
+        lambda v: -v,
+        lambda v: np.full_like(v, 1e300),
+        lambda v: v * 1e300,
+        lambda v: v + np.where(np.arange(v.size).reshape(v.shape) == 4321, 5.0, 0.0),
+        lambda v: v + 1e-6,  # a shift the form cannot see, beyond the claimed residual
+    ],
+    ids=["doubled", "negated", "1e300", "times 1e300", "one +5", "all +1e-6"],
+)
+def test_edited_values_are_refused(files, change):
+    folder, contents = files
+    values = change(contents["random"]["solution_values"])
+    message = _refused(forged(folder, contents["random"], solution_values=values), "solution_values")
+    assert "one Bellman sweep over them moves state" in message and "the saved residual" in message
+
+
+@pytest.mark.parametrize(
+    "meta, rules",
+    [
+        ({"discount": 0.5}, None),
+        (None, {"line_scores": [0.0, 1.0, 3.0, 7.0]}),
+        (None, {"probabilities": [0.6, 0.4]}),
+        ({"residual": 1e-12, "converged": True}, None),  # a tighter claim than the values hold
+    ],
+    ids=["discount 0.5", "line scores", "probabilities", "residual"],
+)
+def test_edited_settings_are_refused(files, meta, rules):
+    folder, contents = files
+    saved = contents["random"]
+    arrays = {}
+    if meta and "residual" in meta:
+        arrays["solution_residuals"] = np.concatenate([saved["solution_residuals"][:-1], [meta["residual"]]])
+    _refused(forged(folder, saved, meta=meta, rules=rules, **arrays), "solution_values")
+
+
+def test_the_opponent_changed_to_minimax_is_refused(files):
+    folder, contents = files
+    saved = contents["random"]
+    values = saved["solution_values"]
+    # with the piece choices a minimax solve of these values would make, so that the form is whole
+    pieces = np.argmin(values, axis=1).astype(np.int16)
+    path = forged(folder, saved, meta={"opponent": "minimax"}, solution_opponent_policy=pieces)
+    _refused(path, "solution_values")
+
+
+def test_the_opponents_policy_flipped_is_refused(files):
+    folder, contents = files
+    saved = contents["minimax"]
+    flipped = (1 - saved["solution_opponent_policy"]).astype(np.int16)
+    message = _refused(forged(folder, saved, solution_opponent_policy=flipped), "solution_opponent_policy")
+    assert "not its best choice" in message
+
+
+def test_other_legal_moves_are_refused(files):
+    # issue 38: play then scored 2.8 a game instead of 221
+    folder, contents = files
+    saved = contents["random"]
+    table = babytris.load(forged(folder, saved)).transitions
+    counts = np.diff(table.offsets)
+    policy = np.full(table.n_states, -1, dtype=np.int16)
+    for s in np.flatnonzero(counts > 0):  # each state's last legal move
+        policy[s] = table.placement[table.offsets[s + 1] - 1]
+    policy = policy.reshape(saved["solution_policy"].shape)
+    assert not np.array_equal(policy, saved["solution_policy"])
+    message = _refused(forged(folder, saved, solution_policy=policy), "solution_policy")
+    assert "not greedy within the tie slack" in message
+
+
+@pytest.mark.parametrize("rules", [{"mirror": True}, {"moves": "soft"}], ids=["mirror", "soft"])
+def test_edited_rule_flags_are_refused(files, rules):
+    folder, contents = files
+    with pytest.raises(SolutionFileError) as info:
+        babytris.load(forged(folder, contents["random"], rules=rules))
+    assert info.value.field is not None and info.value.field.startswith("table_"), str(info.value)
+
+
+def test_an_edited_table_is_refused(files):
+    folder, contents = files
+    saved = contents["random"]
+    swapped = saved["table_next_board"].copy()
+    swapped[[100, 101]] = swapped[[101, 100]]
+    assert swapped[100] != swapped[101]
+    message = _refused(forged(folder, saved, table_next_board=swapped), "table_next_board")
+    assert "differs from the rules' own table (re-derived)" in message
+    # without digests, as files saved before they were kept: read, and compared entry by entry
+    fields = json.loads(str(saved["meta"]))
+    del fields["digests"]
+    old = {**saved, "meta": np.array(json.dumps(fields)), "table_next_board": swapped}
+    np.savez_compressed(folder / "old.npz", **old)
+    _refused(folder / "old.npz", "table_next_board", r"\[100\] is .* where the rules' own table \(re-derived\) has")
+    lines = saved["table_lines"].copy()
+    lines[np.flatnonzero(lines == 0)[7]] = 1
+    _refused(forged(folder, saved, table_lines=lines), "table_lines")
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_a_forged_member_appended_is_refused(files, tmp_path):
+    # issue 38: the second member of a name won; here its digest is the metadata's too
+    folder, contents = files
+    saved = contents["random"]
+    doubled = forged(folder, saved, name="doubled.npz", solution_values=2 * saved["solution_values"])
+    with zipfile.ZipFile(doubled) as archive:
+        second = archive.read("solution_values.npy")
+    path = tmp_path / "appended.npz"
+    with zipfile.ZipFile(forged(folder, saved)) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            out.writestr(info.filename, src.read(info) if info.filename != "meta.npy" else _meta_of(doubled))
+        out.writestr("solution_values.npy", second)
+    with pytest.raises(SolutionFileError, match="appears twice"):
+        babytris.load(path)
+
+
+def _meta_of(path):
+    with zipfile.ZipFile(path) as archive:
+        return archive.read("meta.npy")
+
+
+def test_verify_false_loads_a_forgery_marked_unverified(files):
+    folder, contents = files
+    saved = contents["random"]
+    path = forged(folder, saved, solution_values=2 * saved["solution_values"])
+    loaded = babytris.load(path, verify=False)
+    assert not loaded.verified and "UNVERIFIED" in repr(loaded)
+    with pytest.raises(ValueError, match="verify must be"):
+        babytris.load(path, verify="no")
+
+
+def test_the_command_line_refuses_a_forgery_and_marks_an_unverified_load(files):
+    folder, contents = files
+    saved = contents["random"]
+    path = forged(folder, saved, name="cli.npz", solution_values=2 * saved["solution_values"])
+
+    def play(*options):
+        command = [sys.executable, "-m", "babytris", "play", "--solution", str(path), "--placements", "2", "--json"]
+        return subprocess.run([*command, *options], capture_output=True, text=True, timeout=120)
+
+    refused = play()
+    assert refused.returncode == 6 and "solution_values" in refused.stderr and not refused.stdout
+    trusted = play("--no-verify")
+    assert trusted.returncode == 0, trusted.stderr
+    assert json.loads(trusted.stdout)["verified"] is False
+    genuine = forged(folder, saved, name="cli.npz")
+    assert genuine == path
+    assert json.loads(play().stdout)["verified"] is True
+
+
+def test_an_opening_that_is_not_the_opponents_best_is_refused(tmp_path):
+    # with previews an optimising opponent chooses the opening queue; ties="last" keeps its choice in the file
+    solution = babytris.solve(width=3, height=4, preview=1, opponent="minimax", ties="last")
+    path = tmp_path / "opening.npz"
+    solution.save(path)
+    assert babytris.load(path).opening_row == solution.opening_row is not None
+    rows, _ = solution.transitions.start_nodes()
+    worth = solution.board_values[rows]
+    worst = int(rows[np.argmax(worth)])  # the opening best for the player
+    assert worth.max() > worth.min() + 1e-6
+    contents = _contents(path)
+    message = _refused(forged(tmp_path, contents, meta={"opening_row": worst}), "opening_row")
+    assert "not the minimax opponent's best opening" in message
+
+
+@pytest.mark.parametrize("rules", [{"height": 6}, {"width": 5, "height": 6}], ids=["4x6", "5x6"])
+def test_a_small_file_claiming_big_rules_is_refused_quickly(files, rules):
+    # the search may hold only what the file's table could need: not a big game's search
+    folder, contents = files
+    path = forged(folder, contents["random"], rules=rules)
+    started = time.perf_counter()
+    _refused(path, "table_boards", "holds 12,978 rows; the rules' own table \\(re-derived\\) holds more")
+    assert time.perf_counter() - started < 2.0
