@@ -268,3 +268,22 @@ def test_writer_targets_are_regular_files_or_refused(tmp_path_factory, kind):
     replace_atomically(target, lambda f: f.write(b"new"))
     assert Path(os.path.realpath(target)).read_bytes() == b"new"
     assert Path(target).is_symlink() == (kind in ("symlink", "dangling"))
+
+
+@pytest.mark.parametrize("value", [0x00, 0xFF, 0x80])
+def test_a_wrong_directory_offset_is_a_corrupt_file(saved, tmp_path, value):
+    """The end record's offset of the central directory (bytes -6..-3 of an
+    archive without a comment) pointing before the file's start made zipfile
+    seek to a negative offset: an OSError (EINVAL) passed for the system's,
+    found by the crafted-bytes fuzz above.  It is the file's fault: refused."""
+    raw = bytearray(saved[0].read_bytes())
+    assert raw[-22:-18] == b"PK\x05\x06"  # (the end of central directory record, no comment)
+    for at in range(-6, -2):
+        raw_at = bytearray(raw)
+        raw_at[at] = value
+        path = tmp_path / f"offset{at}.npz"
+        path.write_bytes(bytes(raw_at))
+        try:
+            babytris.load(path)
+        except ValueError:
+            pass

@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import zipfile
@@ -283,7 +284,9 @@ def _read(path: str | os.PathLike, *, lean: bool = False) -> tuple[dict, dict[st
             raise
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
     except OSError as err:
-        if err.errno is not None:
+        # (the file opened above: an invalid seek is an offset the archive's directory got wrong, corruption;
+        # other errors, a failing disk say, are the system's and pass through)
+        if err.errno is not None and err.errno != errno.EINVAL:
             raise
         raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
     except Exception as err:  # zlib.error for a damaged compressed array, among others
