@@ -80,8 +80,9 @@ def _td_explored(games: int, published: float):
             + (
                 ""
                 if off <= 3
-                else "; the share follows the value function's spread of scores (eq. 5-6), which the paper's "
-                "unknown initial weights and the run's own lines per game move"
+                else f"; the paper's share falls {' -> '.join(f'{TABLE_3[g][1]}' for g in sorted(TABLE_3))} across "
+                "Table 3, where this run's moves by hundredths; the paper gives neither its initial weights nor the "
+                "games N_E counts over"
             ),
         )
 
