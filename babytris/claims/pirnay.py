@@ -41,22 +41,29 @@ def _td_run(n_games: int):
     return _td_runs[n_games]
 
 
+def _at(run: Any, curve: np.ndarray, games: int, published: float) -> tuple[int, float, int, float, float]:
+    """A learning curve's point at the block of games ending at ``games``:
+    ``(block index, value, blocks in its noise, their spread, distance from
+    the published value in that spread)``.  The noise is the spread of the
+    blocks up to this one: the same whichever run's start serves the row."""
+    k = int(np.searchsorted(run.games, games))
+    near = curve[max(0, k + 1 - TD_NOISE_BLOCKS) : k + 1]
+    noise = float(np.std(near, ddof=1))
+    value = float(curve[k])
+    return k, value, len(near), noise, abs(published - value) / noise if noise > 0 else math.inf
+
+
 def _td_lines(games: int, published: float):
     def measure(fast: bool) -> Measurement:
         run = _td_run(games)
-        k = int(np.searchsorted(run.games, games))  # the block of games ending at `games`
-        # the blocks up to this one: the same whichever run's start serves the row
-        near = run.lines_per_game[max(0, k + 1 - TD_NOISE_BLOCKS) : k + 1]
-        noise = float(np.std(near, ddof=1))
-        lines = float(run.lines_per_game[k])
-        off = abs(published - lines) / noise if noise > 0 else math.inf
+        k, lines, n_near, noise, off = _at(run, run.lines_per_game, games, published)
         return Measurement(
             round(lines, 2),
             WITHIN_NOISE if off <= 3 else DIFFERS,
             f"lines per game over games {games - TD_BLOCK + 1:,}-{games:,} of one run, seed 0 (the paper's network, "
             f"rewards, rates, exploration and target, the best move's score; the games run compiled, and a run is "
             f"the start of any longer one with its seed, so one 700,000-game run gives these rows); exploring share "
-            f"{run.explored[k]:.2f} (paper {TABLE_3[games][1]}); the {len(near)} blocks up to it spread "
+            f"{run.explored[k]:.2f} (paper {TABLE_3[games][1]}); the {n_near} blocks up to it spread "
             f"{noise:.3f}: {off:.1f} of it away"
             + ("" if off <= 3 else "; the paper gives neither its initial weights nor the games N_L averages over"),
         )
@@ -67,16 +74,12 @@ def _td_lines(games: int, published: float):
 def _td_explored(games: int, published: float):
     def measure(fast: bool) -> Measurement:
         run = _td_run(games)
-        k = int(np.searchsorted(run.games, games))
-        near = run.explored[max(0, k + 1 - TD_NOISE_BLOCKS) : k + 1]
-        noise = float(np.std(near, ddof=1))
-        share = float(run.explored[k])
-        off = abs(published - share) / noise if noise > 0 else math.inf
+        _, share, n_near, noise, off = _at(run, run.explored, games, published)
         return Measurement(
             round(share, 2),
             WITHIN_NOISE if off <= 3 else DIFFERS,
             f"moves not the best over all moves of games {games - TD_BLOCK + 1:,}-{games:,} of the run of the "
-            f"pirnay-td-lines rows (seed 0); the {len(near)} blocks up to it spread {noise:.3f}: {off:.1f} of it away"
+            f"pirnay-td-lines rows (seed 0); the {n_near} blocks up to it spread {noise:.3f}: {off:.1f} of it away"
             + (
                 ""
                 if off <= 3
