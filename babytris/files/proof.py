@@ -36,20 +36,20 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NoReturn, cast
 
 import numpy as np
 
 from ..engine.enumeration import enumerate_boards
 from ..engine.placements import most_moves
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
-from ..engine.transitions import Transitions, independent_layers, sweep_order
-from ..game.bags import bag_chances
+from ..engine.transitions import Transitions
 from ..game.rules import Rules
 from ..results.saving import TABLE_ARRAYS
 from ..results.solution import Solution
 from ..solvers import _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
+from ..solvers.sweep_arrays import SolverSettings, sweeps_for
 
 __all__ = ["Backup", "backup", "prove", "rules_table"]
 
@@ -138,49 +138,24 @@ class Backup:
 def backup(solution: Solution, roles: Roles) -> Backup:
     """Each state's value backed up once by the solver's own sweep, synchronous
     (every state reads the board values the loaded values give), for the
-    solution's rules, discount, sides and reward.
+    solution's rules, discount, sides and reward: the solve's own sweeper
+    (:func:`babytris.solvers.sweep_arrays.sweeps_for`), started from the loaded values.
 
     Returns:
         a :class:`Backup`.
     """
-    t, rules = solution.transitions, solution.rules
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
-    chance = None
-    if t.bags is not None:
-        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
-    dead = roles.dead_value(rules)
+    t = solution.transitions
+    once = SolverSettings("jacobi", float(solution.discount), tol=1.0, max_iter=1, eval_sweeps=0, accelerate=False)
+    sweeps = sweeps_for(t, roles, once, can_drop_states=False)
     with np.errstate(all="ignore"):  # (forged values may overflow: the check fails them)
         board_values = np.ascontiguousarray(solution.board_values, dtype=np.float64)
-    values = solution.values.ravel().copy()
-    moves = np.full(t.n_states, -1, dtype=np.int16)
-    move_reward = roles.move_rewards(t)
-    order, layer_starts = sweep_order(t)
-    sweeper = _sweep.Sweeper(
-        t.offsets,
-        t.next_board,
-        t.lines,
-        np.asarray(rules.line_scores, dtype=np.float64),
-        probs,
-        float(solution.discount),
-        values,
-        board_values.copy(),
-        moves,
-        order,
-        layer_starts,
-        pieces=roles.pieces,
-        moves=roles.moves,
-        piece_choice=roles.piece_choice,
-        fixed_move=roles.fixed_move,
-        move_reward=move_reward,
-        dead_value=dead,
-        synchronous=True,
-        chance=chance,
-        independent_layers=independent_layers(t),
-    )
+    sweeps.values[:] = solution.values.ravel()
+    sweeps.board_values[:] = board_values  # (the sweep's own copy: it updates it in place)
     with np.errstate(all="ignore"):
-        sweeper.greedy_sweep()
-    values[np.diff(t.offsets) == 0] = dead  # (boards with no move at all are not swept)
-    return Backup(board_values, values, moves, move_reward)
+        cast(_sweep.Sweeper, sweeps.sweeper).greedy_sweep()
+    values = sweeps.values
+    values[np.diff(t.offsets) == 0] = sweeps.dead  # (boards with no move at all are not swept)
+    return Backup(board_values, values, sweeps.policy, roles.move_reward)
 
 
 def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> Backup:
