@@ -141,6 +141,32 @@ def test_later_rounds_sample_the_greedy_play():
     assert "rounds=3" in repr(result)
 
 
+def test_a_fit_resampled_from_given_weights(monkeypatch):
+    """sample_from: the first round samples that value's play (exploring), each
+    later one the last round's; without it the first samples random play."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
+    given = fitted.LinearValue(FEATURES, np.array([1.0, -1.0, -2.0, -0.5]), 4)
+    seen = []
+    sample = fitted._sample
+
+    def spy(model, n, value, epsilon, discount, rng):
+        seen.append((value, epsilon))
+        return sample(model, n, value, epsilon, discount, rng)
+
+    monkeypatch.setattr(fitted, "_sample", spy)
+    result = fitted.fitted_value_iteration(t, FEATURES, n_samples=200, rounds=2, epsilon=0.3, seed=1, sample_from=given)
+    assert seen[0] == (given, 0.3) and seen[1][0] is not given and seen[1][0].features == FEATURES
+    assert result.converged and len(result.iterations) == 2
+    seen.clear()
+    plain = fitted.fitted_value_iteration(t, FEATURES, n_samples=200, seed=1)
+    assert seen[0][0] is None
+    once = fitted.fitted_value_iteration(t, FEATURES, n_samples=200, seed=1, sample_from=given)
+    assert not np.allclose(once.value.weights, plain.value.weights)  # other boards, another fit
+    for bad in (fitted.LinearValue(FEATURES, np.zeros(4), 5), "weights"):
+        with pytest.raises(ValueError, match="sample_from must be a LinearValue of width 4"):
+            fitted.fitted_value_iteration(t, FEATURES, sample_from=bad)
+
+
 @pytest.mark.parametrize(
     "kwargs, words",
     [
