@@ -104,7 +104,9 @@ def _lookahead_two_previews(fast: bool) -> Measurement:
         f"{LOOKAHEAD_HORIZON:,} placements unbroken, has chance {1 - share:.2f} here"
     )
     if verdict == DIFFERS:
-        why += "; most games are lost within the paper's horizon, where its agent 'stayed alive indefinitely'"
+        why += (
+            "; most games are lost within the paper's horizon, where the paper's agent could 'stay alive indefinitely'"
+        )
     why += "; the paper does not publish its look-ahead agent's own vector, only Table 1's mean"
     return Measurement(f"{lost} of {n} games lost within {LOOKAHEAD_HORIZON:,}", verdict, why)
 
@@ -158,11 +160,11 @@ def _no_weights(preview: int, n_games: int):
         why = (
             f"{n_games} games per tie rule, zero weights (choosing by the lines the {preview + 1} pieces clear, "
             f"undiscounted, losing not counted) against {len(base):,} games of random placements, "
-            f"{base_mean:.1f} ± {base_se:.1f}: {shown}"
+            f"{base_mean:.2f} ± {base_se:.2f}: {shown}"
         )
         why += (
-            f"; under either rule it lives {mean / base_mean:.2f} times as long as random play: the lines it "
-            "looks for keep it alive"
+            f"; under either rule it lives longer than random play ({mean / base_mean:.2f} times as long with "
+            "ties at random, where it differs from random play only when the pieces looked at can clear a line)"
             if better
             else "; not longer than random play by 3 standard errors under both tie rules"
         )
