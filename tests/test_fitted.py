@@ -141,6 +141,32 @@ def test_later_rounds_sample_the_greedy_play():
     assert "rounds=3" in repr(result)
 
 
+def test_a_fit_resampled_from_given_weights(monkeypatch):
+    """sample_from: the first round samples that value's play (exploring), each
+    later one the last round's; without it the first samples random play."""
+    t = babytris.enumerate_boards(babytris.Rules(width=4, height=5))
+    given = fitted.LinearValue(FEATURES, np.array([1.0, -1.0, -2.0, -0.5]), 4)
+    seen = []
+    sample = fitted._sample
+
+    def spy(model, n, value, epsilon, discount, rng):
+        seen.append((value, epsilon))
+        return sample(model, n, value, epsilon, discount, rng)
+
+    monkeypatch.setattr(fitted, "_sample", spy)
+    result = fitted.fitted_value_iteration(t, FEATURES, n_samples=200, rounds=2, epsilon=0.3, seed=1, sample_from=given)
+    assert seen[0] == (given, 0.3) and seen[1][0] is not given and seen[1][0].features == FEATURES
+    assert result.converged and len(result.iterations) == 2
+    seen.clear()
+    plain = fitted.fitted_value_iteration(t, FEATURES, n_samples=200, seed=1)
+    assert seen[0][0] is None
+    once = fitted.fitted_value_iteration(t, FEATURES, n_samples=200, seed=1, sample_from=given)
+    assert not np.allclose(once.value.weights, plain.value.weights)  # other boards, another fit
+    for bad in (fitted.LinearValue(FEATURES, np.zeros(4), 5), "weights"):
+        with pytest.raises(ValueError, match="sample_from must be a LinearValue of width 4"):
+            fitted.fitted_value_iteration(t, FEATURES, sample_from=bad)
+
+
 @pytest.mark.parametrize(
     "kwargs, words",
     [
@@ -165,6 +191,12 @@ def test_bad_arguments(kwargs, words):
 
 def brute_lookahead(tetris, rows, pieces, value, discount, loss):
     """max over placement sequences of the discounted rewards and the final value, by recursion."""
+    totals = brute_scores(tetris, rows, pieces, value, discount, loss)
+    return max(totals, key=totals.get) if totals else -1  # the first of equals (dicts keep order)
+
+
+def brute_scores(tetris, rows, pieces, value, discount, loss):
+    """Each placement of ``pieces[0]`` -> its best discounted sum, by recursion."""
     scores = tetris.line_scores
 
     def best(board, rest, depth):
@@ -175,9 +207,7 @@ def brute_lookahead(tetris, rows, pieces, value, discount, loss):
             return -(discount**depth) * loss
         return max(discount**depth * scores[lines] + best(nxt, rest[1:], depth + 1) for _, nxt, lines in moves)
 
-    moves = tetris.successors(rows, pieces[0])
-    totals = [scores[lines] + best(nxt, pieces[1:], 1) for _, nxt, lines in moves]
-    return moves[int(np.argmax(totals))][0] if moves else -1
+    return {k: scores[lines] + best(nxt, pieces[1:], 1) for k, nxt, lines in tetris.successors(rows, pieces[0])}
 
 
 def test_lookahead_equals_a_brute_force_search():
@@ -194,6 +224,49 @@ def test_lookahead_equals_a_brute_force_search():
             assert lookahead.lookahead_placement(
                 tetris, rows, pieces[:k], value, discount=0.8, loss=3.0
             ) == brute_lookahead(tetris, rows, pieces[:k], value, 0.8, 3.0)
+
+
+def test_lookahead_ties_and_an_undiscounted_sum():
+    """discount=1 sums the rewards and the value as they are (the brute force
+    agrees); ties="random" draws among the equal best, "first" takes the first."""
+    from babytris.big.playouts import sample_boards
+    from babytris.big.tetris import Tetris
+
+    tetris = Tetris(width=4, height=6, pieces="trominoes")
+    value = fitted.LinearValue(("max_height", "holes"), np.array([0.5, -1.0, -2.0]), 4)
+    for rows in sample_boards(tetris, 20, seed=4).rows:
+        assert lookahead.lookahead_placement(tetris, rows, [0, 1], value, discount=1.0, loss=3.0) == brute_lookahead(
+            tetris, rows, [0, 1], value, 1.0, 3.0
+        )
+    flat = fitted.LinearValue((), np.zeros(1), 4)  # no placement of one piece clears a row of the empty board: all tie
+    every = [k for k, _, _ in tetris.successors(tetris.empty(), 0)]
+    first = lookahead.lookahead_placement(tetris, tetris.empty(), [0], flat, loss=1.0)
+    assert first == every[0]
+    rng = np.random.default_rng(1)
+    drawn = {
+        lookahead.lookahead_placement(tetris, tetris.empty(), [0], flat, loss=1.0, ties="random", rng=rng)
+        for _ in range(200)
+    }
+    assert drawn == set(every)
+    # on boards met in play, the random rule draws among the brute force's best, and from all of them
+    for rows in sample_boards(tetris, 10, seed=2).rows:
+        totals = brute_scores(tetris, rows, [1, 0], value, 0.9, 3.0)
+        if not totals:  # the last board of a lost game
+            continue
+        top = max(totals.values())
+        equal = {k for k, v in totals.items() if v >= top - 1e-9}
+        drawn = {
+            lookahead.lookahead_placement(tetris, rows, [1, 0], value, loss=3.0, ties="random", rng=rng)
+            for _ in range(10 * len(equal))
+        }
+        assert drawn == equal
+    games = lookahead.play_lookahead(tetris, flat, loss=1.0, preview=1, n_games=4, max_placements=30, ties="random")
+    again = lookahead.play_lookahead(tetris, flat, loss=1.0, preview=1, n_games=4, max_placements=30, ties="random")
+    assert games.placements.tolist() == again.placements.tolist()
+    with pytest.raises(ValueError, match="ties must be"):
+        lookahead.play_lookahead(tetris, flat, loss=1.0, ties="sometimes")
+    with pytest.raises(ValueError, match="ties must be"):
+        lookahead.lookahead_placement(tetris, tetris.empty(), [0], flat, loss=1.0, ties=None)
 
 
 def test_fitted_value_iteration_on_a_big_board():

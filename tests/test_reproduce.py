@@ -26,7 +26,7 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
     assert set(fast) == set(reproduce.claim_names()) - slow
     assert slow == {f"pirnay-td-{what}-{k}k" for what in ("lines", "explored") for k in (10, 300, 700)} | {
         f"bodoia-table1-{name}-fitted" for name in TABLE_1
-    }
+    } | {"bodoia-lookahead-2-previews", "bodoia-lookahead-2-step-no-weights", "bodoia-lookahead-3-step-no-weights"}
     for r in fast.values():
         assert r.source in reproduce.SOURCES
         assert r.verdict in (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED)
@@ -188,3 +188,43 @@ def test_tied_share_counts_states_with_several_best_moves():
                 live += 1
                 tied += int(np.sum(q >= q.max() - 1e-9) > 1)
     assert tied_share(s) == pytest.approx(tied / live) and 0 < tied < live
+
+
+def test_no_holes_regret_rows_give_the_exact_solutions_bound(fast):
+    """ZMDP's gap is not babytris's to rerun: the rows say so, with the same
+    game's certified optimum beside the paper's figure."""
+    for name, figure in (
+        ("bodoia-no-holes-regret-5x4", "above 0.5"),
+        ("bodoia-no-holes-regret-6x4", "above 4"),
+        ("bodoia-no-holes-regret-6x4-2-pieces", "above 1"),
+    ):
+        r = fast[name]
+        assert (r.published, r.verdict) == (figure, NOT_REPRODUCED)
+        assert r.measured.startswith("regret <= ") and float(r.measured.split("<= ")[1]) < 1e-6
+        assert "ZMDP" in r.why and "discount 0.9 assumed" in r.why
+    assert "5.803" in fast["bodoia-no-holes-regret-5x4"].why  # the optimum's start value
+    assert "21 pairs" in fast["bodoia-no-holes-regret-6x4-2-pieces"].why
+
+
+def test_resampling_row_shows_each_rounds_weights(fast):
+    r = fast["bodoia-resampling-0.3"]
+    assert r.published == "no significant change" and r.verdict in (DIFFERS, WITHIN_NOISE)
+    assert r.measured.count("(") == 2 and " -> " in r.measured
+    assert ("more than 3 standard errors" in r.why) == (r.verdict == DIFFERS)
+
+
+def test_lookahead_rows_measure_in_a_short_run(monkeypatch):
+    """The slow look-ahead rows' measures, on fewer and shorter games."""
+    from babytris.claims import bodoia
+
+    monkeypatch.setattr(bodoia, "LOOKAHEAD_GAMES", 3)
+    monkeypatch.setattr(bodoia, "LOOKAHEAD_HORIZON", 40)
+    (row,) = [c for c in CLAIMS if c.name == "bodoia-lookahead-2-previews"]
+    m = row.measure(False)
+    lost = int(m.value.split(" of ")[0])
+    assert m.value == f"{lost} of 3 games lost within 40" and m.verdict in (DIFFERS, WITHIN_NOISE)
+    assert "Table 1's MH-NH-NC vector" in m.why
+    monkeypatch.setattr(bodoia, "RANDOM_GAMES", 2000)
+    monkeypatch.setattr(bodoia, "_random_play", {})
+    m = bodoia._no_weights(1, 40)(False)
+    assert m.verdict in (DIFFERS, WITHIN_NOISE) and "ties at random" in m.why and "random placements" in m.why

@@ -113,6 +113,7 @@ def fitted_value_iteration(
     max_iter: int = 1000,
     seed: int = 0,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    sample_from: LinearValue | None = None,
 ) -> FittedValueIteration:
     """Fit a linear value function by fitted value iteration.
 
@@ -122,15 +123,18 @@ def fitted_value_iteration(
         features: feature names for :func:`babytris.big.features.feature_matrix`.
         discount: in [0, 1).
         n_samples: boards sampled per round (>= 1).
-        rounds: sampling rounds (>= 1): the first samples random play, each
-            later one the greedy play of the last weights, a random placement
-            with chance ``epsilon``.
+        rounds: sampling rounds (>= 1): the first samples random play (or
+            ``sample_from``'s), each later one the greedy play of the last
+            weights, a random placement with chance ``epsilon``.
         loss: the cost of losing: a piece that fits nowhere is worth ``-loss``.
         tol: stop a round when no weight changes more than this (> 0).
         max_iter: iterations per round at most.
         seed: seeds the sampling.
         max_memory: refuse (:class:`~babytris.MemoryLimitError`, before any
             sampling) when :func:`fitted_bytes` is more than this.
+        sample_from: a :class:`LinearValue` of the game's width whose greedy
+            play (exploring with chance ``epsilon``) the first round samples
+            instead of random play: a fit resampled from given weights.
 
     Returns:
         :class:`FittedValueIteration`.
@@ -139,6 +143,8 @@ def fitted_value_iteration(
     _check(discount, n_samples, rounds, epsilon, loss, tol, max_iter)
     rng = np.random.default_rng(seed)
     features = tuple(features)
+    if sample_from is not None and not (isinstance(sample_from, LinearValue) and sample_from.width == model.width):
+        raise ValueError(f"sample_from must be a LinearValue of width {model.width}, got {sample_from!r}")
     n_columns = feature_matrix(np.zeros((1, model.height), dtype=np.uint32), model.width, features).shape[1]
     max_memory = check_max_memory(max_memory)
     need = fitted_bytes(model, n_columns, n_samples)
@@ -148,7 +154,7 @@ def fitted_value_iteration(
             f"{format_bytes(need)}, more than max_memory={format_bytes(max_memory)}"
         )
     started = time.perf_counter()
-    value: LinearValue | None = None
+    value: LinearValue | None = sample_from
     history: list = []
     iterations: list[int] = []
     converged = False

@@ -622,6 +622,7 @@ def _c4w_states_hold_6_previews(fast: bool) -> Measurement:
     )
 
 
+from . import bodoia as _bodoia  # noqa: E402, F401  (registers Bodoia's look-ahead, resampling and regret claims)
 from . import pirnay as _pirnay  # noqa: E402, F401  (registers the TD(lambda) claims)
 from . import report as _report  # noqa: E402, F401  (registers the report's claims)
 from . import traces as _traces  # noqa: E402, F401  (registers the slides' value-iteration traces)
