@@ -445,13 +445,16 @@ def bad_solution_files(folder):
     files["plain npy"] = folder / "plain.npy"
     (folder / "text.npz").write_text("not a solution")
     files["text"] = folder / "text.npz"
+    (folder / "truncated.npz").write_bytes(good.read_bytes()[: good.stat().st_size // 2])  # a zip cut short
+    files["truncated"] = folder / "truncated.npz"
     files["directory"] = folder
     files["missing"] = folder / "missing.npz"
     return files
 
 
 def test_play_refuses_bad_files_with_exit_2(tmp_path, capsys):
-    corrupt = ("discount abc", "string values", "policy out of range")  # (solution files failing their checks: 4)
+    # (solution files failing their checks, or a zip cut short: 6; not solution files at all: 2)
+    corrupt = ("discount abc", "string values", "policy out of range", "truncated")
     for name, path in bad_solution_files(tmp_path).items():
         expected = cli.EXIT_BAD_FILE if name in corrupt else cli.EXIT_BAD_ARGUMENTS
         assert cli.main(["play", "--solution", str(path)]) == expected, name

@@ -124,7 +124,10 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
     with pytest.raises(KeyError, match="not reachable"):
         saved.value(0b1111_0000_0000_0001, "I")
     (tmp_path / "shards" / "shard-1.npz").write_bytes(b"not a shard")
-    with pytest.raises(ValueError, match="shard-1.npz': not a readable shard .*not a numpy .npz archive"):
+    with pytest.raises(
+        ValueError,
+        match="shard-1.npz' is a corrupt babytris solution file: not a readable shard .*not a numpy .npz archive",
+    ):
         load_sharded(tmp_path / "shards")  # (proved on loading: every shard read)
     fresh = load_sharded(tmp_path / "shards", verify=False)  # (shards open on first use)
     assert not fresh.verified and "UNVERIFIED" in repr(fresh)
@@ -166,15 +169,19 @@ def test_edited_shards_and_manifests_are_refused(client, tmp_path):
         (folder / "manifest.json").write_text(json.dumps({**text, **(manifest or {})}))
         return folder
 
-    with pytest.raises(ValueError, match=r"manifest.json: discount must be a number in \(0, 1\), got 5.0"):
+    with pytest.raises(
+        SolutionFileError, match=r"manifest.json' is a corrupt .*: discount must be a number in \(0, 1\), got 5.0"
+    ):
         load_sharded(edited("discount", manifest={"discount": 5.0, "converged": True}))
-    with pytest.raises(ValueError, match=r"manifest.json: discount must be a number in \(0, 1\), got 1.0"):
+    with pytest.raises(
+        SolutionFileError, match=r"manifest.json' is a corrupt .*: discount must be a number in \(0, 1\), got 1.0"
+    ):
         load_sharded(edited("undiscounted", manifest={"discount": 1.0}))  # (1 only for the combo objective)
-    with pytest.raises(ValueError, match="manifest.json: converged must be"):
+    with pytest.raises(SolutionFileError, match="manifest.json' is a corrupt .*: converged must be"):
         load_sharded(edited("yes", manifest={"converged": "yes"}))
-    with pytest.raises(ValueError, match="manifest.json: converged is False with residual"):
+    with pytest.raises(SolutionFileError, match="manifest.json' is a corrupt .*: converged is False with residual"):
         load_sharded(edited("no", manifest={"converged": False}))
-    with pytest.raises(ValueError, match="values: not all finite"):
+    with pytest.raises(SolutionFileError, match="values: not all finite"):
         load_sharded(edited("nan", values=lambda v: np.full_like(v, np.nan)))
     for name, change in (("doubled", lambda v: 2 * v), ("plus five", lambda v: v + (np.arange(v.size) == 77) * 5.0)):
         with pytest.raises(SolutionFileError, match="values: one Bellman sweep over them moves state") as info:

@@ -282,15 +282,15 @@ def _read(path: str | os.PathLike, *, lean: bool = False) -> tuple[dict, dict[st
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as err:
         if isinstance(err, SolutionFileError) or str(err).startswith(repr(name)):
             raise
-        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+        raise SolutionFileError(path, None, f"not a readable numpy .npz archive ({err})") from None
     except OSError as err:
         # (the file opened above: an invalid seek is an offset the archive's directory got wrong, corruption;
         # other errors, a failing disk say, are the system's and pass through)
         if err.errno is not None and err.errno != errno.EINVAL:
             raise
-        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+        raise SolutionFileError(path, None, f"not a readable numpy .npz archive ({err})") from None
     except Exception as err:  # zlib.error for a damaged compressed array, among others
-        raise ValueError(f"{name!r} is a corrupt babytris solution file (numpy .npz): {err}") from None
+        raise SolutionFileError(path, None, f"not a readable numpy .npz archive ({err})") from None
 
 
 def _read_members(

@@ -54,43 +54,49 @@ class ShardedValues:
     def __init__(self, path: str | os.PathLike, *, verify: bool = True) -> None:
         self.path = os.fspath(path)
         self.verified = check_bool("verify", verify)
+        manifest_path = os.path.join(self.path, "manifest.json")
         try:
-            with open(os.path.join(self.path, "manifest.json"), encoding="utf-8") as f:
-                manifest = json.load(f)
-        except (OSError, ValueError, RecursionError) as err:
+            with open(manifest_path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, ValueError) as err:  # (missing or unreadable: not a sharded solve's folder)
             raise ValueError(f"{self.path!r}: no readable manifest.json of a sharded solve ({err})") from None
+        try:
+            manifest = json.loads(text)
+        except (ValueError, RecursionError) as err:
+            raise SolutionFileError(manifest_path, None, f"not the JSON a sharded solve writes ({err})") from None
         if (
             not isinstance(manifest, dict)
             or manifest.get("format") != SHARDED_FORMAT
             or manifest.get("format_version") != SHARDED_VERSION
         ):
-            raise ValueError(f"{self.path!r}: manifest.json is not a {SHARDED_FORMAT} version {SHARDED_VERSION}")
-        where = f"{self.path!r}: manifest.json: "
+            raise SolutionFileError(manifest_path, "format", f"not a {SHARDED_FORMAT} version {SHARDED_VERSION}")
         try:
             self.rules = Rules.from_json(manifest["rules"])
             undiscounted = self.rules.objective == "combo"
             self.discount: float = check_number(
-                where + "discount", manifest["discount"], 0.0, 1.0, open_low=True, open_high=not undiscounted
+                "discount", manifest["discount"], 0.0, 1.0, open_low=True, open_high=not undiscounted
             )
-            self.opponent: str = _one_of(where + "opponent", manifest["opponent"], tuple(OPPONENTS))
-            self.split: str = _one_of(where + "split", manifest["split"], SPLITS)
-            self.n_shards: int = check_int(where + "n_shards", manifest["n_shards"], 1, 2**20)
-            self.iterations: int = check_int(where + "iterations", manifest["iterations"], 0, 2**40)
-            self.residual: float = check_number(where + "residual", manifest["residual"], 0.0, 2.0**1000)
-            self.converged: bool = check_bool(where + "converged", manifest["converged"])
+            self.opponent: str = _one_of("opponent", manifest["opponent"], tuple(OPPONENTS))
+            self.split: str = _one_of("split", manifest["split"], SPLITS)
+            self.n_shards: int = check_int("n_shards", manifest["n_shards"], 1, 2**20)
+            self.iterations: int = check_int("iterations", manifest["iterations"], 0, 2**40)
+            self.residual: float = check_number("residual", manifest["residual"], 0.0, 2.0**1000)
+            self.converged: bool = check_bool("converged", manifest["converged"])
             # (manifests written before these were kept: one sweep a round, the tolerance unknown)
-            self.sweeps_per_round = check_int(where + "sweeps_per_round", manifest.get("sweeps_per_round", 1), 1, 100)
+            self.sweeps_per_round = check_int("sweeps_per_round", manifest.get("sweeps_per_round", 1), 1, 100)
             tol = manifest.get("tol")
-            if tol is not None and self.converged != (self.residual <= check_number(where + "tol", tol, 0.0)):
-                raise ValueError(
-                    f"{where}converged is {self.converged} with residual {self.residual:g} and tol {tol:g}"
-                )
+            if tol is not None and self.converged != (self.residual <= check_number("tol", tol, 0.0)):
+                raise ValueError(f"converged is {self.converged} with residual {self.residual:g} and tol {tol:g}")
         except (KeyError, TypeError) as err:
-            raise ValueError(f"{where}missing or malformed field {err}") from None
+            raise SolutionFileError(manifest_path, None, f"missing or malformed field {err}") from None
+        except ValueError as err:
+            raise SolutionFileError(manifest_path, None, str(err)) from None
         if self.rules.preview or self.rules.hold or self.rules.randomizer == "bag" or self.rules.moves == "soft":
-            raise ValueError(f"{where}rules: a sharded solve takes plain rules (no preview, hold, bag or soft moves)")
+            raise SolutionFileError(
+                manifest_path, "rules", "a sharded solve takes plain rules (no preview, hold, bag or soft moves)"
+            )
         if self.rules.mirror:
-            raise ValueError(f"{where}rules: a sharded solve saves no mirror-merged game")
+            raise SolutionFileError(manifest_path, "rules", "a sharded solve saves no mirror-merged game")
         self._digests = manifest.get("digests")
         self._shards: dict[int, dict[str, np.ndarray]] = {}
         self.error_bound: float | None = None
@@ -117,19 +123,21 @@ class ShardedValues:
                         raise ValueError("not a numpy .npz archive")
                 with np.load(name, allow_pickle=False) as data:
                     arrays = {key: data[key] for key in ("boards", "values", "policy")}
-            except (OSError, ValueError, KeyError) as err:
+            except FileNotFoundError as err:  # (a shard missing: the folder, not a file, is at fault)
                 raise ValueError(f"{name!r}: not a readable shard of a sharded solve ({err})") from None
+            except (OSError, ValueError, KeyError) as err:
+                raise SolutionFileError(name, None, f"not a readable shard of a sharded solve ({err})") from None
             n, P = len(arrays["boards"]), self.rules.n_pieces
             if arrays["values"].shape != (n * P,) or arrays["policy"].shape != (n * P,):
-                raise ValueError(f"{name!r}: values and policy must hold {n * P} entries, one per state")
+                raise SolutionFileError(name, "values", f"values and policy must hold {n * P} entries, one per state")
             if not np.isfinite(arrays["values"]).all():
-                raise ValueError(f"{name!r}: values: not all finite")
+                raise SolutionFileError(name, "values", "not all finite")
             if self._digests is not None and (
                 not isinstance(self._digests, list)
                 or len(self._digests) != self.n_shards
                 or self._digests[k] != shard_digest(arrays)
             ):
-                raise ValueError(f"{name!r}: its SHA-256 differs from the manifest's: changed after it was saved")
+                raise SolutionFileError(name, None, "its SHA-256 differs from the manifest's: changed after saving")
             self._check_boards(name, k, arrays)
             self._shards[k] = arrays
         return self._shards[k]
