@@ -25,7 +25,7 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
     slow = {c.name for c in CLAIMS if not c.fast}
     assert set(fast) == set(reproduce.claim_names()) - slow
     assert slow == {f"pirnay-td-{what}-{k}k" for what in ("lines", "explored") for k in (10, 300, 700)} | {
-        f"bodoia-table1-{name}-fitted" for name in TABLE_1
+        f"bodoia-table1-{name}-{what}" for name in TABLE_1 for what in ("fitted", "weights")
     } | {"bodoia-lookahead-2-previews", "bodoia-lookahead-2-step-no-weights", "bodoia-lookahead-3-step-no-weights"}
     for r in fast.values():
         assert r.source in reproduce.SOURCES
