@@ -50,7 +50,7 @@ def test_scheduler_with_lean_mode_is_refused(capsys):
     assert err.startswith("babytris solve: error: --scheduler") and "lean" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("lost", ["OSError", "KilledWorker"])
+@pytest.mark.parametrize("lost", ["OSError", "KilledWorker", "actor lost", "own RuntimeError"])
 def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
     distributed = pytest.importorskip("distributed")
     import babytris.modes.distributed
@@ -65,11 +65,19 @@ def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
     def solve_sharded(*args, **kwargs):
         if lost == "OSError":
             raise OSError("Unable to contact Actor's worker")  # dask's words for a killed worker
+        if lost == "actor lost":  # (a CI run met it: the kill came between two calls on an actor)
+            raise RuntimeError("Worker holding Actor was lost.  Status: error")
+        if lost == "own RuntimeError":
+            raise RuntimeError("a bug of babytris's own")
         raise distributed.KilledWorker("shard-0", SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
 
     monkeypatch.setattr(distributed, "Client", Nothing)
     monkeypatch.setattr(distributed, "LocalCluster", Nothing)
     monkeypatch.setattr(babytris.modes.distributed, "solve_sharded", solve_sharded)
+    if lost == "own RuntimeError":  # (not taken for a lost worker: it surfaces as it is)
+        with pytest.raises(RuntimeError, match="of babytris's own"):
+            cli.main(["solve", "--scheduler", "local:2"])
+        return
     assert cli.main(["solve", "--scheduler", "local:2"]) == cli.EXIT_LOST_WORKER == 5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "worker was lost" in err and "restart" in err, err

@@ -50,7 +50,10 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         result = solve_sharded(
             rules, client, discount=args.discount, tol=args.tol, max_iter=args.max_iter, opponent=args.opponent
         )
-    except (OSError, KilledWorker, CancelledError) as lost:  # dask: "Unable to contact Actor's worker", ...
+    # (dask: "Unable to contact Actor's worker", a killed worker, a cancelled future, an actor lost)
+    except (OSError, KilledWorker, CancelledError, RuntimeError) as lost:
+        if isinstance(lost, RuntimeError) and not _actor_lost(lost):
+            raise
         raise LostWorkerError(
             f"--scheduler: a worker was lost mid-solve ({type(lost).__name__}: {lost}); nothing was saved. "
             "Check the workers (memory, a killed process), restart them, and solve again"
@@ -71,3 +74,10 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         "seconds": result.seconds,
     }
     return result.solution, record
+
+
+def _actor_lost(err: RuntimeError) -> bool:
+    """Whether dask raised ``err`` for an actor whose worker died ("Worker
+    holding Actor was lost", met when the kill comes between two calls), not a
+    RuntimeError of babytris's own, which must surface as it is."""
+    return "Actor was lost" in str(err) or "Actor's worker" in str(err)
