@@ -26,6 +26,9 @@ says how it compares.  The setups, as the sources give them:
   the board's cells, 10x20, rewards +1 a placement, +5 a line, -10 at game
   over, eta 0.01, lambda 0.6, gamma 0.9, moves drawn by the paper's
   exploration rule; lines per game at three points of the training.
+- **mdptetris** (Thiery & Scherrer's exact value iteration on small boards,
+  run here): in :mod:`babytris.claims.mdptetris`, with the report's and the
+  slides' traces in their own modules.
 """
 
 from __future__ import annotations
@@ -672,5 +675,6 @@ for _games, (_lines, _explored) in sorted(TABLE_3.items(), reverse=True):
         fast=False,
     )(_td_lines(_games, _lines))
 
+from . import mdptetris as _mdptetris  # noqa: E402, F401  (registers mdptetris's exact small-board values)
 from . import report as _report  # noqa: E402, F401  (registers the report's claims)
 from . import traces as _traces  # noqa: E402, F401  (registers the slides' value-iteration traces)
