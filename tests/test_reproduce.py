@@ -26,7 +26,12 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
     assert set(fast) == set(reproduce.claim_names()) - slow
     assert slow == {f"pirnay-td-{what}-{k}k" for what in ("lines", "explored") for k in (10, 300, 700)} | {
         f"bodoia-table1-{name}-{what}" for name in TABLE_1 for what in ("fitted", "weights")
-    } | {"bodoia-lookahead-2-previews", "bodoia-lookahead-2-step-no-weights", "bodoia-lookahead-3-step-no-weights"}
+    } | {
+        "bodoia-lookahead-2-previews",
+        "bodoia-lookahead-2-step-no-weights",
+        "bodoia-lookahead-3-step-no-weights",
+        "mdptetris-total-lines-5x5",
+    }
     for r in fast.values():
         assert r.source in reproduce.SOURCES
         assert r.verdict in (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED)
@@ -228,3 +233,95 @@ def test_lookahead_rows_measure_in_a_short_run(monkeypatch):
     monkeypatch.setattr(bodoia, "_random_play", {})
     m = bodoia._no_weights(1, 40)(False)
     assert m.verdict in (DIFFERS, WITHIN_NOISE) and "ties at random" in m.why and "random placements" in m.why
+
+
+#: mdptetris's data/pieces4.dat: each tetromino's first orientation (rows top first) and its
+#: number of orientations, which mdptetris makes by turning the piece a quarter at a time.
+MDPTETRIS_PIECES = (
+    (("X", "X", "X", "X"), 2),
+    (("XX", "XX"), 1),
+    (("X ", "XX", "X "), 4),
+    ((" X", "XX", "X "), 2),
+    (("X ", "XX", " X"), 2),
+    (("X  ", "XXX"), 4),
+    (("XXX", "X  "), 4),
+)
+
+
+def _mdptetris_value_iteration(width: int, height: int) -> float:
+    """mdptetris's src/value_iteration.c in numpy, on every grid of ``width x height`` cells:
+    each piece dropped straight down from above in each orientation and column, a point a line,
+    a piece ending above the top row worth 0 (game over, no line cleared), the pieces' mean,
+    synchronous sweeps at gamma 1 until no value moves by more than 1e-13.  Returns the empty
+    grid's value."""
+    full = (1 << width) - 1
+    orientations = []
+    for picture, count in MDPTETRIS_PIECES:
+        cells = {(x, len(picture) - 1 - r) for r, row in enumerate(picture) for x, ch in enumerate(row) if ch == "X"}
+        shapes = []
+        for _ in range(count):
+            shapes.append(cells)
+            top = max(y for _, y in cells)
+            cells = {(y, top - x) for x, y in cells}  # a quarter turn
+            cells = {(x - min(a for a, _ in cells), y - min(b for _, b in cells)) for x, y in cells}
+        rows_of = [[sum(1 << x for x, y in s if y == r) for r in range(1 + max(y for _, y in s))] for s in shapes]
+        orientations.append(rows_of)
+    n_grids = 1 << (width * height)
+    moves = []  # per piece: (next grid, lines) arrays, shape (n_grids, n_moves); -1: game over
+    for rows_of in orientations:
+        table = []
+        for piece_rows in rows_of:
+            piece_width = max(r.bit_length() for r in piece_rows)
+            for column in range(width - piece_width + 1):
+                shifted = [r << column for r in piece_rows]
+                after = np.empty(n_grids, dtype=np.int64)
+                lines = np.zeros(n_grids, dtype=np.int64)
+                for grid in range(n_grids):
+                    rows = [(grid >> (width * r)) & full for r in range(height)] + [0] * len(shifted)
+                    bottom = height
+                    while bottom > 0 and not any(rows[bottom - 1 + i] & p for i, p in enumerate(shifted)):
+                        bottom -= 1
+                    if bottom + len(shifted) > height:
+                        after[grid] = -1
+                        continue
+                    for i, p in enumerate(shifted):
+                        rows[bottom + i] |= p
+                    kept = [r for r in rows[:height] if r != full]
+                    lines[grid] = height - len(kept)
+                    kept += [0] * (height - len(kept))
+                    after[grid] = sum(r << (width * i) for i, r in enumerate(kept))
+                table.append((after, lines))
+        moves.append(table)
+    values = np.zeros(n_grids)
+    while True:
+        new = np.zeros(n_grids)
+        for table in moves:
+            best = np.full(n_grids, -1.0)
+            for after, lines in table:
+                best = np.maximum(best, np.where(after >= 0, lines + values[np.maximum(after, 0)], 0.0))
+            new += best
+        new /= len(moves)
+        delta = np.abs(new - values).max()
+        values = new
+        if delta <= 1e-13:
+            return float(values[0])
+
+
+@pytest.mark.parametrize(("width", "height"), [(4, 3), (3, 4)])
+def test_mdptetris_rules_give_babytris_values(width, height):
+    """Its rules replayed on every grid (a piece ending above the top row a move worth 0, an I
+    standing taller than the board too) give babytris's total at discount 1, where such a piece
+    is no move."""
+    s = babytris.solve(
+        width=width, height=height, pieces="tetrominoes", line_scores=(0, 1, 2, 3, 4), discount=1, tol=1e-13
+    )
+    assert _mdptetris_value_iteration(width, height) == pytest.approx(s.start_value, abs=1e-10)
+
+
+def test_mdptetris_row_agrees_with_its_run(fast):
+    from babytris.claims.mdptetris import MDPTETRIS_RUNS
+
+    r = fast["mdptetris-total-lines-4x5"]
+    assert r.source == "mdptetris" and r.published == MDPTETRIS_RUNS[(4, 5)][0] == 12.50655387079807
+    assert (r.verdict, r.measured) == (AGREES, pytest.approx(12.50655387079807, abs=1e-11))
+    assert "2^20 grids 342 times" in r.why and "37,427 boards" in r.why

@@ -26,6 +26,9 @@ says how it compares.  The setups, as the sources give them:
   the board's cells, 10x20, rewards +1 a placement, +5 a line, -10 at game
   over, eta 0.01, lambda 0.6, gamma 0.9, moves drawn by the paper's
   exploration rule, each step toward the best move's score (claims/pirnay.py).
+- **mdptetris** (Thiery & Scherrer's exact value iteration on small boards,
+  run here): in :mod:`babytris.claims.mdptetris`, with the report's and the
+  slides' traces in their own modules.
 """
 
 from __future__ import annotations
@@ -664,6 +667,7 @@ def _c4w_states_hold_6_previews(fast: bool) -> Measurement:
 
 
 from . import bodoia as _bodoia  # noqa: E402, F401  (registers Bodoia's look-ahead, resampling and regret claims)
+from . import mdptetris as _mdptetris  # noqa: E402, F401  (registers mdptetris's exact small-board values)
 from . import pirnay as _pirnay  # noqa: E402, F401  (registers the TD(lambda) claims)
 from . import report as _report  # noqa: E402, F401  (registers the report's claims)
 from . import traces as _traces  # noqa: E402, F401  (registers the slides' value-iteration traces)

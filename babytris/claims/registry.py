@@ -36,6 +36,8 @@ SOURCES = {
     "c4w": "ImpleLee, *c4w* Method.md (4-wide combo MDP)",
     "bodoia": "Bodoia & Puranik, *Applying Reinforcement Learning to Competitive Tetris* (Stanford)",
     "pirnay": "Pirnay & Arabagi, *Temporal Difference Learning in the Tetris Game* (2009)",
+    "mdptetris": "Thiery & Scherrer, *mdptetris* (brunoscherrer/mdptetris, src/value_iteration.c; it publishes "
+    "no value: its program built and run here)",
 }
 
 #: Standard deviations of the source's noise a published figure may lie from babytris's.
