@@ -210,7 +210,7 @@ RESAMPLE_AGENTS = 5
 def _resampling(fast: bool) -> Measurement:
     from ..big.fitted import fitted_value_iteration
     from ..big.playouts import play_greedy
-    from .published import FITTED_LOSS
+    from .published import TABLE_1_FIT
 
     tetris = _tetris()
     n_games = 20 if fast else 100
@@ -219,10 +219,7 @@ def _resampling(fast: bool) -> Measurement:
         fit = fitted_value_iteration(
             tetris,
             PAPER_FEATURES,
-            n_samples=1000,
-            discount=0.9,
-            loss=FITTED_LOSS,
-            tol=0.01,
+            **TABLE_1_FIT,
             rounds=RESAMPLE_ROUNDS,
             epsilon=0.3,
             seed=agent,
@@ -246,10 +243,7 @@ def _resampling(fast: bool) -> Measurement:
             fitted_value_iteration(
                 tetris,
                 PAPER_FEATURES,
-                n_samples=1000,
-                discount=0.9,
-                loss=FITTED_LOSS,
-                tol=0.01,
+                **TABLE_1_FIT,
                 epsilon=0.3,
                 seed=agent,
                 sample_from=paper,
@@ -269,7 +263,7 @@ def _resampling(fast: bool) -> Measurement:
     vector = lambda v: "(" + ", ".join(f"{x:.2f}" for x in v) + ")"  # noqa: E731
     why = (
         f"{RESAMPLE_AGENTS} agents x {RESAMPLE_ROUNDS} rounds (Table 1's fit, one point a line, loss "
-        f"{FITTED_LOSS:g}; later rounds sample 1,000 boards of the last weights' greedy play, a random "
+        f"{TABLE_1_FIT['loss']:g}; later rounds sample 1,000 boards of the last weights' greedy play, a random "
         f"placement at chance 0.3, and refit from zero): mean weights round 1 {vector(first)}, round "
         f"{RESAMPLE_ROUNDS} {vector(last)}; the largest change of a weight from each round to the next, in "
         f"standard errors over the agents: {', '.join(f'{x:.1f}' for x in t.max(axis=1))}; mean lifespans by round "
