@@ -19,7 +19,15 @@ from .minimize import Partition
 from .roles import MOVES_BEST, PIECES_WORST, Roles
 from .sweeping import Progress
 
-__all__ = ["SolverSettings", "SweepArrays", "Sweeps", "sweeps_for", "quotient_sweeper", "check_value_range"]
+__all__ = [
+    "SolverSettings",
+    "SweepArrays",
+    "Sweeps",
+    "sweeps_for",
+    "sweep_chances",
+    "quotient_sweeper",
+    "check_value_range",
+]
 
 #: Tables of at most this many states have their evaluation sweeps read the
 #: chosen moves from a cache of 5 bytes a state (at most 80 MiB: left out of
@@ -118,6 +126,16 @@ class Sweeps:
         return SweepArrays(sweeper, None if boards_only else self.values, self.board_values, fresh, self.changes)
 
 
+def sweep_chances(transitions: Transitions) -> tuple[np.ndarray, np.ndarray | None]:
+    """The pieces' chances as the Sweeper reads them: ``(probs, chance)``,
+    float64 ``(P,)`` and None with independent draws, or with a bag float64
+    ``(bags * P,)``, P per bag's contents, and int32 ``(n_boards,)``, each node's bag."""
+    rules = transitions.rules
+    if transitions.bags is None:
+        return np.asarray(rules.probabilities, dtype=np.float64), None
+    return bag_chances(rules).ravel(), transitions.bags.astype(np.int32)
+
+
 def sweeps_for(transitions: Transitions, roles: Roles, settings: SolverSettings, *, can_drop_states: bool) -> Sweeps:
     """The sweeper over ``transitions`` for ``roles`` and the arrays it
     fills, as they start (see :class:`_Sweeps`; ``can_drop_states``: whether
@@ -126,11 +144,8 @@ def sweeps_for(transitions: Transitions, roles: Roles, settings: SolverSettings,
     rules = transitions.rules
     n, n_pieces, discount = transitions.n_boards, rules.n_pieces, settings.discount
     scores = np.asarray(rules.line_scores, dtype=np.float64)
-    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    probs, chance = sweep_chances(transitions)
     dead = roles.dead_value(rules)
-    chance = None
-    if transitions.bags is not None:  # the chances depend on each node's bag: P per bag
-        chance, probs = transitions.bags.astype(np.int32), bag_chances(rules).ravel()
     modes: dict[str, Any] = dict(
         pieces=roles.pieces,
         moves=roles.moves,

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.transitions import Transitions, independent_layers, sweep_order
-from ..game.bags import bag_chances
 from . import _sweep
+from .sweep_arrays import sweep_chances
 
 __all__ = ["survivable_rows", "check_games_end", "longest_games", "GamesDoNotEnd"]
 
@@ -90,9 +90,7 @@ def longest_games(transitions: Transitions, *, drawn: bool, n_threads: int = 1) 
     found within :data:`MAX_LENGTH_SWEEPS` sweeps."""
     t, rules = transitions, transitions.rules
     n, n_pieces = t.n_boards, rules.n_pieces
-    chance, probs = None, np.asarray(rules.probabilities, dtype=np.float64)
-    if t.bags is not None:
-        chance, probs = t.bags.astype(np.int32), bag_chances(rules).ravel()
+    probs, chance = sweep_chances(t)
     values, lengths = np.zeros(n * n_pieces), np.zeros(n)
     order, layer_starts = sweep_order(t)
     sweeper = _sweep.Sweeper(
