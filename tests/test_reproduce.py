@@ -31,6 +31,8 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
         "bodoia-lookahead-2-step-no-weights",
         "bodoia-lookahead-3-step-no-weights",
         "mdptetris-total-lines-5x5",
+        "slides-vi-trace-4x5-0.1",
+        "slides-vi-trace-4x5-0.9",
     }
     for r in fast.values():
         assert r.source in reproduce.SOURCES
