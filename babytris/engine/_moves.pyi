@@ -33,9 +33,8 @@ def preview_moves(
     placement: npt.NDArray[np.uint16],
     n_pieces: int,
     queues: int,
-    out_offsets: npt.NDArray[np.int32],
     n_threads: int = 1,
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.uint16]]: ...
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.uint16]]: ...
 def placement_rows(
     offsets: npt.NDArray[np.int32],
     placement: npt.NDArray[np.uint16],

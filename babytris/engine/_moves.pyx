@@ -177,8 +177,7 @@ def dropped_placements(engine, const uint64_t[::1] boards, const offset_t[::1] o
 
 
 def preview_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
-                  const uint16_t[::1] placement, int n_pieces, int64_t queues, offset_t[::1] out_offsets,
-                  int n_threads=1):
+                  const uint16_t[::1] placement, int n_pieces, int64_t queues, int n_threads=1):
     """The move table of a game with previews (no hold, no bag) from the
     table of the same boards without them, in two compiled passes.
 
@@ -187,46 +186,64 @@ def preview_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, co
     * n_pieces + d``: it places the queue's first piece (base row ``b *
     n_pieces + q // (queues / n_pieces)``) and each move leads to node
     ``next_board * queues + rest``, ``rest`` the queue after it with ``d`` at
-    its end.  ``out_offsets`` (``n * queues * n_pieces + 1``, written here)
-    must hold the offsets, counted by the caller so that it can refuse a
-    table too big first.
+    its end.  The table holds ``queues`` times the base's moves (each base
+    row serves ``queues / n_pieces`` queues and ``n_pieces`` drawn pieces):
+    the caller refuses one too big from that count first.
 
     Returns:
-        ``(next_node, lines, placement)``: int32, uint8 and uint16 arrays,
-        one per move of the expanded table.
+        ``(offsets, next_node, lines, placement)``: int32 offsets (one per
+        state, plus one) and int32, uint8 and uint16 arrays, one entry per
+        move of the expanded table.
     """
     cdef Py_ssize_t P = n_pieces, n = (offsets.shape[0] - 1) // n_pieces
-    cdef Py_ssize_t n_states = n * queues * P, s, b, base_row, j
-    cdef int64_t shift = queues // P, q, d, rest
-    cdef int64_t lo, hi, at
-    if P < 1 or queues < P or queues % P or out_offsets.shape[0] != n_states + 1:
+    cdef Py_ssize_t n_states = n * queues * P, s, b, j, base_row
+    cdef int64_t shift = queues // P, q, d, at, lo, hi, count
+    if P < 1 or queues < P or queues % P or offsets.shape[0] != n * P + 1:
         raise ValueError("preview_moves: array shapes do not match")
     if next_board.shape[0] != offsets[offsets.shape[0] - 1] or lines.shape[0] != next_board.shape[0]:
         raise ValueError("preview_moves: offsets do not match the moves")
     if placement.shape[0] != next_board.shape[0]:
         raise ValueError("preview_moves: placement must have one entry per move")
-    cdef int64_t total = out_offsets[n_states]
+    cdef int64_t total = queues * <int64_t>next_board.shape[0]
+    if total > 2**31 - 1 or n * queues > 2**31 - 1:
+        raise ValueError("preview_moves: over 2**31 - 1 moves or nodes")
+    # (per queue, its first piece and the rest's digits: no division per state in the passes)
+    placed_of = np.arange(queues, dtype=np.int64) // shift
+    rest_of = (np.arange(queues, dtype=np.int64) % shift) * P
+    cdef const int64_t[::1] placed = placed_of
+    cdef const int64_t[::1] rest = rest_of
+    new_offsets = np.empty(n_states + 1, dtype=np.int32)
     next_node = np.empty(total, dtype=np.int32)
     new_lines = np.empty(total, dtype=np.uint8)
     new_placement = np.empty(total, dtype=np.uint16)
+    cdef offset_t[::1] no = new_offsets
     cdef int32_t[::1] nn = next_node
     cdef uint8_t[::1] nl = new_lines
     cdef uint16_t[::1] np_ = new_placement
+    cdef int64_t written = 0
+    cdef Py_ssize_t state = 0
     with nogil:
-        for s in prange(n_states, num_threads=n_threads, schedule="static"):
-            d = s % P
-            q = (s // P) % queues
-            b = s // (P * queues)
-            base_row = b * P + q // shift
-            rest = (q % shift) * P + d
-            lo = offsets[base_row]
-            hi = offsets[base_row + 1]
-            at = out_offsets[s]
-            for j in range(hi - lo):
-                nn[at + j] = <int32_t>(next_board[lo + j] * queues + rest)
-                nl[at + j] = lines[lo + j]
-                np_[at + j] = placement[lo + j]
-    return next_node, new_lines, new_placement
+        for b in range(n):  # the offsets: a running count, state by state
+            for q in range(queues):
+                count = offsets[b * P + placed[q] + 1] - offsets[b * P + placed[q]]
+                for d in range(P):
+                    no[state] = <offset_t>written
+                    written = written + count
+                    state = state + 1
+        no[n_states] = <offset_t>written
+        for b in prange(n, num_threads=n_threads, schedule="static"):
+            for q in range(queues):
+                base_row = b * P + placed[q]
+                lo = offsets[base_row]
+                hi = offsets[base_row + 1]
+                for d in range(P):
+                    s = (b * queues + q) * P + d
+                    at = no[s]
+                    for j in range(hi - lo):
+                        nn[at + j] = <int32_t>(next_board[lo + j] * queues + rest[q] + d)
+                        nl[at + j] = lines[lo + j]
+                        np_[at + j] = placement[lo + j]
+    return new_offsets, next_node, new_lines, new_placement
 
 
 # --------------------------------------------------------------------------

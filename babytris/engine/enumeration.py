@@ -231,16 +231,14 @@ def _column_heights(table: Transitions) -> bool:
 
 def _plain_previews(base: Transitions, n_states: int, started: float | None) -> Transitions:
     """:func:`with_previews` without hold or a bag (the course's timing and
-    longer previews): the counts in numpy, the moves in one compiled pass
+    longer previews): the offsets and the moves in one compiled call
     (:func:`babytris.engine._moves.preview_moves`)."""
     rules = base.rules
-    n, P, queues = base.n_boards, rules.n_pieces, rules.queues
-    shift = queues // P
-    counts = np.diff(base.offsets).astype(np.int64).reshape(n, P)
-    per_node = counts[:, np.arange(queues) // shift]  # (n, queues): the queue's first piece's moves
-    offsets = offsets_from_counts(np.repeat(per_node.ravel(), P))
-    next_node, lines, placement = _moves.preview_moves(
-        base.offsets, base.next_board, base.lines, base.placement, P, queues, offsets, resolve_n_jobs(None)
+    queues = rules.queues
+    if queues * base.n_moves > MAX_MOVES:  # (each base row serves queues / P queues and P drawn pieces)
+        raise MemoryLimitError(too_many_moves(queues * base.n_moves))
+    offsets, next_node, lines, placement = _moves.preview_moves(
+        base.offsets, base.next_board, base.lines, base.placement, rules.n_pieces, queues, resolve_n_jobs(None)
     )
     del n_states  # (= len(offsets) - 1, counted by the caller's guard)
     return Transitions(
@@ -252,7 +250,7 @@ def _plain_previews(base: Transitions, n_states: int, started: float | None) -> 
         lines,
         placement,
         (time.perf_counter() - started) if started is not None else base.seconds,
-        np.tile(np.arange(queues, dtype=np.int64), n),
+        np.tile(np.arange(queues, dtype=np.int64), base.n_boards),
         None,
         None,
     )
