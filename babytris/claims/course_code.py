@@ -14,9 +14,9 @@ follows from three things, which this module models:
 - **The hash.**  ``State::hash`` is the board's cells as bits
   ``row * width + col`` with row 0 at the *top*, times 3, plus 1 for an I
   and 2 for an L.
-- **libstdc++'s hash table** (GCC 12, the library the course's Makefile
-  builds against): a singly linked list cut into buckets by ``hash %
-  buckets``.  A new key goes first in its bucket, or first in the list when
+- **libstdc++'s hash table** (as built here: g++ 12.2, Debian 12; the
+  course's Makefile names no version): a singly linked list cut into
+  buckets by ``hash % buckets``.  A new key goes first in its bucket, or first in the list when
   its bucket is empty; growing the table re-links the list node by node in
   the same way.  The bucket counts it passes through are :data:`BUCKETS`.
 
@@ -24,20 +24,26 @@ Each sweep then runs the course's Bellman backup: a move's value is
 ``0.5 * (score + discount * V[after, I]) + 0.5 * (score + discount * V[after, L])``,
 added in that order (as the course's code adds them), a state's value is its
 best move's, a state with no move keeps 0, and sweeps stop once the largest
-change is at most ``tol``.  It is pure Python (4x5 at discount 0.9 takes
-about 40 s); its converged values are babytris's solve's, and its traces are
-the course program's, sweep by sweep (``tests/test_course_code.py``).
+change is at most ``tol``.  The board is 4 wide: the course's line clear
+writes a row of four cells, so at another width its program keeps rows of
+the wrong length (their hash is -1) and stops on a state it never found.
+It is pure Python (4x5 at discount 0.9 takes about 40 s, 350 MB); its
+converged values are babytris's solve's, and its traces are the course
+program's, sweep by sweep (``tests/test_course_code.py``; the program was
+built here with a ``main`` that runs only this value iteration, with the
+first piece, height and discount given, and ``tol`` 1e-8).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..game.validation import check_int, check_number
 
-__all__ = ["BUCKETS", "CourseTrace", "course_trace", "hash_map_order"]
+__all__ = ["BUCKETS", "MAX_HEIGHT", "CourseTrace", "course_trace", "hash_map_order"]
 
 #: The bucket counts of a growing ``std::unordered_map`` under libstdc++ (GCC 12):
 #: 13 from the first key on, then the next count once the keys outnumber the buckets
@@ -58,8 +64,8 @@ _PIECES = {
     ),
 }
 _LINE_SCORES = (0, 1, 3, 6)
-#: The most cells the pure-Python model takes (4x5 holds 364,202 states).
-MAX_CELLS = 20
+#: The tallest board the pure-Python model takes (4x5 holds 364,202 states).
+MAX_HEIGHT = 5
 
 
 @dataclass(frozen=True)
@@ -95,16 +101,18 @@ def course_trace(
     height: int = 4,
     discount: float = 0.9,
     *,
-    seeds: tuple[str, ...] = ("I", "L"),
+    seeds: Sequence[str] = ("I", "L"),
     tol: float = 1e-8,
     max_sweeps: int = 1000,
 ) -> CourseTrace:
     """Run the course's in-place value iteration in the course's order.
 
     ``seeds`` are the empty board's first pieces in the order the search
-    starts from them: ``("L",)`` is the code up to commit c40fed4 (its first
-    piece is the first ``rand()`` draw, an L), ``("I", "L")`` the code from
-    3a845fc on when its random first piece is an I (the slides' traces).
+    starts from them.  The course's ``main`` draws the first piece at random
+    (after ``srand(time)``): ``("L",)`` or ``("I",)`` is the code up to
+    commit c40fed4 with an L or an I first; from 3a845fc on the search also
+    starts from the other piece, so ``("I", "L")`` is that code with an I
+    first (the slides' traces) and ``("L", "I")`` with an L first.
 
     Returns:
         a :class:`CourseTrace`; ``str()`` of it reads as the slides print a
@@ -113,15 +121,16 @@ def course_trace(
     Raises:
         ValueError: a size, discount, tolerance, sweep count or seed out of range.
     """
-    width = check_int("width", width, 3, 8)
-    height = check_int("height", height, 3, 8)
-    if width * height > MAX_CELLS:
-        raise ValueError(f"width * height must be at most {MAX_CELLS} (a pure-Python model), got {width * height}")
+    width = check_int("width", width, 4, 4, high_text="4 (the course's line clear writes four cells)")
+    height = check_int("height", height, 3, MAX_HEIGHT, high_text=f"{MAX_HEIGHT} (a pure-Python model)")
     discount = check_number("discount", discount, 0.0, 1.0, open_high=True)
     tol = check_number("tol", tol, 0.0, open_low=True)
     max_sweeps = check_int("max_sweeps", max_sweeps, 1, 10**6)
-    if not isinstance(seeds, tuple) or not seeds or len(set(seeds)) != len(seeds) or not set(seeds) <= {"I", "L"}:
-        raise ValueError(f"seeds must be a tuple of distinct pieces 'I' and 'L', got {seeds!r}")
+    if isinstance(seeds, str) or not isinstance(seeds, Sequence):
+        raise ValueError(f"seeds must be a sequence of distinct pieces 'I' and 'L', got {seeds!r}")
+    seeds = tuple(seeds)
+    if not seeds or len(set(seeds)) != len(seeds) or not set(seeds) <= {"I", "L"}:
+        raise ValueError(f"seeds must be a sequence of distinct pieces 'I' and 'L', got {seeds!r}")
 
     states, moves = _search(width, height, seeds)
     index = {state: i for i, state in enumerate(states)}
@@ -147,13 +156,25 @@ def course_trace(
     )
 
 
-def hash_map_order(hashes: list[int]) -> list[int]:
+def hash_map_order(hashes: Sequence[int]) -> list[int]:
     """The order libstdc++'s ``std::unordered_map`` iterates keys inserted
-    with ``hashes`` (distinct keys, in insertion order).
+    with ``hashes`` (of distinct keys, in insertion order).
 
     Returns:
         the insertion indices in iteration order.
+
+    Raises:
+        ValueError: a hash that is not an integer in [0, 2**64), two keys
+            with one hash (this model keeps one key a hash), or more keys than
+            :data:`BUCKETS` grows to.
     """
+    if not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool) and 0 <= h < 2**64 for h in hashes):
+        raise ValueError("hashes must be integers in [0, 2**64) (size_t)")
+    hashes = [int(h) for h in hashes]
+    if len(set(hashes)) != len(hashes):
+        raise ValueError("hashes must be distinct (one key a hash)")
+    if len(hashes) > BUCKETS[-1]:
+        raise ValueError(f"hashes: at most {BUCKETS[-1]:,} keys, got {len(hashes):,}")
     nxt = [-1] * len(hashes)  # the list's links; -1 ends it
     head = -1
     before: list[int | None] = []  # per bucket: the node before its first (-2: the list's head), or None if empty
@@ -205,16 +226,18 @@ def _relink(hashes: list[int], nxt: list[int], head: int, n_buckets: int) -> tup
     return head, before
 
 
-def _search(width: int, height: int, seeds: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[list]]:
+def _search(
+    width: int, height: int, seeds: tuple[str, ...]
+) -> tuple[list[tuple[int, int]], list[list[tuple[int, int]]]]:
     """The course's breadth-first search: ``(states, moves)``, states as
     ``(course board bits, hash piece index)`` in insertion order, and each
     state's moves as ``(score, board after clearing)`` in the course's order."""
     candidates = {index: _candidates(width, height, offsets) for index, offsets in _PIECES.values()}
     states = [(0, _PIECES[p][0]) for p in seeds]
     seen = set(states)
-    moves = []
+    moves: list[list[tuple[int, int]]] = []
     for board, piece in states:  # the list grows as the search goes
-        listed = []
+        listed: list[tuple[int, int]] = []
         for occupied, cells, above, below, bottom in candidates[piece]:
             if board & (occupied | above) or not (bottom or board & below):
                 continue
@@ -228,7 +251,9 @@ def _search(width: int, height: int, seeds: tuple[str, ...]) -> tuple[list[tuple
     return states, moves
 
 
-def _candidates(width: int, height: int, offsets) -> list[tuple[int, int, int, int, bool]]:
+def _candidates(
+    width: int, height: int, offsets: tuple[tuple[tuple[int, int], ...], ...]
+) -> list[tuple[int, int, int, int, bool]]:
     """Every anchor and rotation in the course's order, as bit masks
     ``(anchor | cells, cells, cells above them, cells below them, touches
     the bottom)``: a move where the anchor and cells are empty, nothing lies
@@ -248,7 +273,7 @@ def _candidates(width: int, height: int, offsets) -> list[tuple[int, int, int, i
     return out
 
 
-def _bits(cells, width: int) -> int:
+def _bits(cells: Iterable[tuple[int, int]], width: int) -> int:
     """The bit mask of distinct ``(row, col)`` cells."""
     return sum(1 << (r * width + c) for r, c in set(cells))
 
