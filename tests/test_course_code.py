@@ -79,6 +79,7 @@ def test_the_order_changes_the_trace_not_the_values():
         ({"seeds": ("I", "I")}, "seeds"),
         ({"seeds": ("O",)}, "seeds"),
         ({"seeds": "IL"}, "seeds"),
+        ({"seeds": [["I"]]}, "seeds"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, field):

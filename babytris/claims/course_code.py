@@ -129,7 +129,7 @@ def course_trace(
     if isinstance(seeds, str) or not isinstance(seeds, Sequence):
         raise ValueError(f"seeds must be a sequence of distinct pieces 'I' and 'L', got {seeds!r}")
     seeds = tuple(seeds)
-    if not seeds or len(set(seeds)) != len(seeds) or not set(seeds) <= {"I", "L"}:
+    if not seeds or not all(p in ("I", "L") for p in seeds) or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be a sequence of distinct pieces 'I' and 'L', got {seeds!r}")
 
     states, moves = _search(width, height, seeds)
