@@ -44,4 +44,9 @@ class Engine:
         progress: npt.NDArray[np.int64] | None = None,
         placements_up_to: int = ...,
         ranks_by_layer_cells: int = ...,
+        given: npt.NDArray[np.uint64] | None = None,
     ) -> tuple[Any, ...]: ...
+
+def first_unreached(
+    offsets: npt.NDArray[np.int32], next_board: npt.NDArray[np.int32], n_pieces: int, start: int
+) -> int: ...

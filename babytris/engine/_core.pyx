@@ -17,9 +17,11 @@ from babytris.engine._layers import bitmap_layered, layered
 from babytris.engine._types cimport atomic_load, board_t, fetch_or, index_t, mix64, offset_t, populate_threads, prefetch
 from babytris.engine.signals cimport interrupted
 from babytris.engine._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
-from babytris.engine._index cimport Index, index_of, slot_of, renumber, use_layer_ranks
-from babytris.engine._soft cimport MAX_POSITIONS, free_at, reach
-from babytris.engine._search cimport INTERRUPTED, OK, OUT_OF_MEMORY, OVER_BUDGET, TOO_MANY_BOARDS, TOO_MANY_MOVES, search_bitmap
+from babytris.engine._index cimport Index, has_board, index_of, lowest_bit, slot_of, renumber, use_layer_ranks
+from babytris.engine._soft cimport MAX_POSITIONS
+from babytris.engine._search cimport (INTERRUPTED, NOT_CLOSED, OK, OUT_OF_MEMORY, OVER_BUDGET, REPEATED, TOO_MANY_BOARDS,
+                                      TOO_MANY_MOVES, search_bitmap)
+from babytris.engine._drop cimport drop, smear_down, soft_moves, topped_out
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
@@ -43,7 +45,7 @@ cdef object vec_to_numpy(Vec* v, str fmt, dtype):
     return np.asarray(arr)
 
 
-# ---- Placement: hard drop and line clears.
+# ---- The enumeration (the placement rule itself is in _drop.pxd).
 
 
 cdef enum:
@@ -52,158 +54,6 @@ cdef enum:
     BATCH = 32
     MOVE_BYTES = 4 + 1 + 2      # next board, rows cleared, placement number
     RANKS_BY_LAYER_CELLS = 27   # bitmaps this big number boards by layer without a permutation (4x7+)
-
-
-cdef inline board_t remove_row(board_t b, int row, int width) noexcept nogil:
-    """Delete row ``row`` and shift the rows above it down by one."""
-    cdef int lo_bits = row * width
-    cdef int hi_bits = lo_bits + width
-    cdef board_t low = b & ((ONE << lo_bits) - 1)
-    cdef board_t high = 0
-    if hi_bits < 64:
-        high = (b >> hi_bits) << lo_bits
-    return low | high
-
-
-cdef inline board_t smear_down(board_t b, int width, int height) noexcept nogil:
-    """Every cell at or below a filled cell of its column: where a piece
-    falling from above cannot be, as it would have passed through a filled cell."""
-    cdef int shift = width
-    while shift < width * height:
-        b |= b >> shift
-        shift <<= 1
-    return b
-
-
-cdef inline board_t canonical(const Geometry* g, board_t b) noexcept nogil:
-    """The lesser of ``b`` and its mirror image (row patterns reflected by table)."""
-    cdef board_t image = 0
-    cdef int r, w = g.width
-    for r in range(g.height):
-        image |= (<board_t>g.mirror_row[(b >> (r * w)) & g.full_row]) << (r * w)
-    return image if image < b else b
-
-
-cdef inline bint topped_out(const Geometry* g, board_t b) noexcept nogil:
-    """Whether ``b`` has a filled cell in the top row."""
-    return (b >> ((g.height - 1) * g.width)) != 0
-
-
-cdef inline bint drop(const Geometry* g, board_t board, board_t smeared, int k,
-                      board_t* after, int* lines) noexcept nogil:
-    """Hard-drop placement k on ``board``, given ``smeared = smear_down(board)``.
-
-    The piece falls from above the board, so it cannot pass under an
-    overhang.  False if it comes to rest with a cell above the top row (or,
-    with ``clears_only``, clears no row); otherwise writes the board after
-    line clears and the rows cleared.  With ``no_holes`` the empty cells
-    under the piece are filled before rows are cleared.  With ``top_out``
-    a placement that would rest above the top row, or leaves a cell in the
-    top row after its clears, is a move to ``g.lost`` clearing no row, and
-    a board with a cell in the top row (the lost board) has no move.
-    """
-    cdef board_t m = g.mask[k]
-    cdef int w = g.width
-    cdef int y = g.height - g.rows[k]   # highest position wholly on the board
-    if g.top_out and topped_out(g, board):
-        return False
-    if g.top[k] & smeared:
-        if g.top_out:
-            after[0] = g.lost
-            lines[0] = 0
-            return True
-        return False
-    # The positions where the piece meets ``smeared`` are those below where it
-    # rests (smeared is closed downwards): count them, without a branch.
-    cdef int below = 0, j
-    for j in range(y):
-        below += ((m << (j * w)) & smeared) != 0
-    return settle(g, board, k, below, after, lines)
-
-
-cdef inline bint settle(const Geometry* g, board_t board, int k, int y, board_t* after, int* lines) noexcept nogil:
-    """Lock placement k with its bottom at row ``y`` (a free position where
-    it cannot move down): the board after line clears and the rows cleared,
-    as :func:`drop` describes; False if it is no move.  A piece locked with a
-    cell above the top row is no move (with ``top_out``: a move to ``g.lost``)."""
-    cdef board_t m = g.mask[k]
-    cdef int w = g.width
-    cdef int r, n = 0, lowest
-    cdef board_t b, full
-    if y + g.rows[k] > g.height:
-        if g.top_out:
-            after[0] = g.lost
-            lines[0] = 0
-            return True
-        return False
-    b = board | (m << (y * w))
-    lowest = y
-    if g.no_holes:
-        # Filling under the piece can complete rows below it too.
-        b = smear_down(b, w, g.height)
-        lowest = 0
-    # Top row first, so the rows still to check keep their numbers.
-    for r in range(y + g.rows[k] - 1, lowest - 1, -1):
-        full = g.full_row << (r * w)
-        if (b & full) == full:
-            b = remove_row(b, r, w)
-            n += 1
-    if n == 0 and g.clears_only:
-        return False
-    if g.top_out and topped_out(g, b):
-        after[0] = g.lost
-        lines[0] = 0
-        return True
-    if g.mirror_row != NULL:
-        b = canonical(g, b)
-    after[0] = b
-    lines[0] = n
-    return True
-
-
-cdef int soft_moves(const Geometry* g, board_t board, int p, board_t* after, uint8_t* lines,
-                    uint16_t* numbers) noexcept nogil:
-    """The moves of piece p on ``board`` with soft moves; returns how many.
-
-    Every position the piece reaches (:func:`babytris.engine._soft.reach`) where it
-    cannot move down is settled as a hard drop is (:func:`settle`); each
-    distinct (board after, rows cleared) is one move, numbered ``(k -
-    first[p]) * height + row`` by its first lock position in that order.
-    Writes each move to ``after``, ``lines``, ``numbers`` (each may be NULL).
-    """
-    cdef int h = g.height, k0 = g.first[p], n_k = g.first[p + 1] - g.first[p], stride = g.height + 1
-    cdef uint8_t seen[MAX_POSITIONS]
-    cdef board_t found[MAX_POSITIONS]
-    cdef uint8_t found_lines[MAX_POSITIONS]
-    cdef int n = 0, k, y, j, n_lines = 0
-    cdef bint fresh
-    cdef board_t nb = 0
-    if g.top_out and topped_out(g, board):
-        return 0
-    reach(g.mask, g.turns, g.width, h, k0, n_k, board, seen)
-    for k in range(n_k):
-        for y in range(h):
-            if not seen[k * stride + y] or (y > 0 and free_at(g.mask, g.width, h, board, k0 + k, y - 1)):
-                continue
-            if not settle(g, board, k0 + k, y, &nb, &n_lines):
-                continue
-            fresh = True
-            for j in range(n):
-                if found[j] == nb and found_lines[j] == n_lines:
-                    fresh = False
-                    break
-            if not fresh:
-                continue
-            found[n] = nb
-            found_lines[n] = <uint8_t>n_lines
-            if after != NULL:
-                after[n] = nb
-            if lines != NULL:
-                lines[n] = <uint8_t>n_lines
-            if numbers != NULL:
-                numbers[n] = <uint16_t>(k * h + y)
-            n += 1
-    return n
 
 
 # Boards of up to this many cells may be indexed by a bitmap over every
@@ -315,9 +165,17 @@ cdef class Engine:
     def enumerate(self, uint64_t start, size_t max_bytes, size_t bytes_per_board_after, int n_threads=1,
                   Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS,
                   const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None,
-                  size_t placements_up_to=SIZE_MAX, int ranks_by_layer_cells=RANKS_BY_LAYER_CELLS):
+                  size_t placements_up_to=SIZE_MAX, int ranks_by_layer_cells=RANKS_BY_LAYER_CELLS,
+                  const uint64_t[::1] given=None):
         """Every board reachable from ``start`` and the move table, boards
         numbered by layer, then in ascending order.
+
+        ``given`` (uint64: a table's boards, in any order, each on the
+        board's cells), if given, takes the search's place: the table of
+        these boards, ``start`` unused.  Status ``NOT_CLOSED`` (with the
+        first board having a move to a board not given) or ``REPEATED``
+        (with the board given twice) in place of ``n_boards_so_far``; whether
+        every board is reachable from the start is the caller's to check.
 
         ``progress`` (int64, length 2), if given, receives the boards found and
         the boards expanded so far while the search runs, for another thread to read.
@@ -356,6 +214,8 @@ cdef class Engine:
         cdef Index ix
         cdef Vec boards
         cdef size_t n_moves = 0, peak = 0
+        cdef int64_t total = 0
+        cdef board_t repeated = 0
         cdef int status
         cdef offset_t[::1] offsets_view
         cdef const board_t[::1] sorted_view
@@ -398,7 +258,10 @@ cdef class Engine:
             room_view = room
         try:
             with nogil:
-                if n_words:
+                if given is not None:
+                    status = take_boards(&given[0] if given.shape[0] else NULL, given.shape[0],
+                                         &bits_view[0] if n_words else NULL, &table, &boards, &repeated)
+                elif n_words:
                     status = search_bitmap(g, expand_boards, start, &bits_view[0], &boards, &n_moves, max_bytes,
                                            n_words * (sizeof(uint64_t) + sizeof(int32_t))
                                            + n_threads * search_room(g) * sizeof(board_t),
@@ -410,7 +273,7 @@ cdef class Engine:
             if status == OK and n_moves > INT32_MAX:  # (the table's offsets are int32)
                 status = TOO_MANY_MOVES
             if status != OK:
-                n = boards.size
+                n = repeated if status == REPEATED else boards.size
                 vec_free(&boards)
                 return (status, n, peak if status != TOO_MANY_MOVES else n_moves), None, None, None, None, None, None
             if n_words:
@@ -442,26 +305,38 @@ cdef class Engine:
             if min_boards_per_thread > 0:
                 n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
             offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int32)
-            next_board, lines = np.empty(n_moves, dtype=np.int32), np.empty(n_moves, dtype=np.uint8)
-            placement = np.empty(n_moves if g.soft or n_moves <= placements_up_to else 0, dtype=np.uint16)
-            for array in (offsets, next_board, lines, placement):  # (all written below: mapped in one call each)
-                populate_threads(<void*><size_t>array.ctypes.data, array.nbytes, n_threads)
+            populate_threads(<void*><size_t>offsets.ctypes.data, offsets.nbytes, n_threads)
             offsets_view = offsets
             sorted_view = sorted_boards
             with nogil:
                 count_moves(g, sorted_view, offsets_view[1:], n_threads)
                 for i in range(1, <size_t>offsets_view.shape[0]):  # (numpy's cumsum: 2-3x as long)
-                    offsets_view[i] += offsets_view[i - 1]
-            if offsets[-1] != n_moves:
+                    total += offsets_view[i]
+                    if total > INT32_MAX:  # (given boards: the moves were not counted before)
+                        break
+                    offsets_view[i] = <offset_t>total
+            if given is not None:
+                if total > INT32_MAX:
+                    return (TOO_MANY_MOVES, sorted_boards.shape[0], total), None, None, None, None, None, None
+                n_moves = total
+            if <size_t>total != n_moves:
                 raise AssertionError("enumeration: move counts disagree between passes")
+            next_board, lines = np.empty(n_moves, dtype=np.int32), np.empty(n_moves, dtype=np.uint8)
+            placement = np.empty(n_moves if g.soft or n_moves <= placements_up_to else 0, dtype=np.uint16)
+            for array in (next_board, lines, placement):  # (all written below: mapped in one call each)
+                populate_threads(<void*><size_t>array.ctypes.data, array.nbytes, n_threads)
             next_view = next_board
             lines_view = lines
             placement_view = placement
             with nogil:
                 status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
-                                    n_threads)
+                                    n_threads, given is not None)
             if status != OK:
                 raise MemoryError("enumeration: cannot allocate the threads' buffers")
+            if given is not None and n_moves and next_board.min() < 0:  # (a move out of the boards given)
+                e = int(np.argmin(next_board))
+                board = int(sorted_boards[(np.searchsorted(offsets, e, side="right") - 1) // P])
+                return (NOT_CLOSED, board, 0), None, None, None, None, None, None
         finally:
             map_free(&table)
             vec_free(&boards)       # emptied already unless an error came first
@@ -521,6 +396,38 @@ cdef int expand_boards(const Geometry* g, const board_t* queue, size_t lo, size_
     found[0] = mine
     moves[0] += made
     return status
+
+
+cdef int take_boards(const board_t* given, size_t n, uint64_t* bits, BoardMap* table, Vec* boards,
+                     board_t* repeated) noexcept nogil:
+    """Pass 1 for given boards: mark each in ``bits`` (if not NULL, else in
+    ``table``) and copy them to ``boards``; returns a status (REPEATED, with
+    the board in ``repeated``, where one comes twice)."""
+    cdef size_t i
+    cdef board_t b, bit
+    cdef index_t j
+    if n >= 2147483647:
+        return TOO_MANY_BOARDS
+    if vec_reserve(boards, n if n else 1) != 0 or (bits == NULL and map_init(table, n) != 0):
+        return OUT_OF_MEMORY
+    for i in range(n):
+        b = given[i]
+        if bits != NULL:
+            bit = ONE << (b & 63)
+            if bits[b >> 6] & bit:
+                repeated[0] = b
+                return REPEATED
+            bits[b >> 6] |= bit
+        else:
+            j = map_get_or_insert(table, b, <index_t>i)
+            if j == -2:
+                return OUT_OF_MEMORY
+            if j != <index_t>i:
+                repeated[0] = b
+                return REPEATED
+        (<board_t*>boards.data)[i] = b
+    boards.size = n
+    return OK
 
 
 cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,
@@ -629,10 +536,11 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1
 
 cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] boards,
                     const offset_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
-                    uint16_t[::1] placement, int n_threads) noexcept nogil:
+                    uint16_t[::1] placement, int n_threads, bint closed_only) noexcept nogil:
     """Pass 3: every move of every board, at its row; threads share the boards
     (placement numbers only if ``placement`` has room: hard drops may leave them
-    to be dropped again when asked).
+    to be dropped again when asked).  ``closed_only``: a move to a board
+    not in the index gets -1 (given boards, which may not be closed).
 
     Returns -1 if the threads' buffers cannot be allocated."""
     cdef Py_ssize_t n = boards.shape[0], chunk, lo, hi, i
@@ -679,9 +587,64 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
                         prefetch(slot_of(ix, nb))
                         e += 1
         for e in range(e0, offsets[hi * P]):
-            next_board[e] = index_of(ix, keys[e - e0])
+            next_board[e] = index_of(ix, keys[e - e0]) if not closed_only or has_board(ix, keys[e - e0]) else -1
     free(all_keys)
     return 0
+
+
+def first_unreached(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces, int32_t start):
+    """The first board (by number) that no play from board ``start`` reaches
+    in a move table (``offsets``: ``n_boards * n_pieces + 1``; the table's
+    ranges checked), or -1 where play reaches every one: what makes the
+    table of given boards (``Engine.enumerate(given=...)``) the reachable one.
+
+    Returns:
+        int: a board number, or -1."""
+    # A breadth-first search a level at a time, each level's boards in
+    # bitmaps visited in number order: the rows are read in ascending order
+    # (a queue would read them in random order), the marks stay in cache.
+    cdef Py_ssize_t P = n_pieces, n = (offsets.shape[0] - 1) // max(n_pieces, 1), w, count = 1, b
+    cdef int64_t e
+    cdef int32_t nb
+    cdef uint64_t bits, bit
+    if P < 1 or offsets.shape[0] != n * P + 1 or not 0 <= start < max(n, 1):
+        raise ValueError("first_unreached: offsets, n_pieces and start do not agree")
+    if n == 0:
+        return -1
+    cdef Py_ssize_t n_words = (n + 63) // 64
+    marks = np.zeros(3 * n_words, dtype=np.uint64)
+    cdef uint64_t[::1] m = marks
+    cdef uint64_t* seen = &m[0]
+    cdef uint64_t* level = &m[n_words]
+    cdef uint64_t* following = &m[2 * n_words]
+    cdef uint64_t* swap
+    cdef bint more = True
+    with nogil:
+        seen[start >> 6] = ONE << (start & 63)
+        level[start >> 6] = ONE << (start & 63)
+        while more:
+            more = False
+            for w in range(n_words):
+                bits = level[w]
+                level[w] = 0
+                while bits:
+                    b = w * 64 + lowest_bit(bits)
+                    bits &= bits - 1
+                    for e in range(offsets[b * P], offsets[(b + 1) * P]):
+                        nb = next_board[e]
+                        bit = ONE << (nb & 63)
+                        if not seen[nb >> 6] & bit:
+                            seen[nb >> 6] |= bit
+                            following[nb >> 6] |= bit
+                            count += 1
+                            more = True
+            swap = level
+            level = following
+            following = swap
+    if count == n:
+        return -1
+    unseen = np.flatnonzero(np.unpackbits(marks[:n_words].view(np.uint8), bitorder="little")[:n] == 0)
+    return int(unseen[0])
 
 
 cdef const Geometry* engine_geometry(object engine) except NULL:

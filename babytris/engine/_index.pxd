@@ -60,6 +60,13 @@ cdef inline index_t index_of(const Index* ix, board_t key) noexcept nogil:
     return map_get(ix.table, key)
 
 
+cdef inline bint has_board(const Index* ix, board_t key) noexcept nogil:
+    """Whether ``key`` is one of the index's boards (``index_of`` is defined only then)."""
+    if ix.bits != NULL:
+        return (ix.bits[key >> 6] >> (key & 63)) & 1
+    return map_get(ix.table, key) >= 0
+
+
 cdef inline void use_layer_ranks(Index* ix, const uint64_t[::1] same_layer,
                                  const int64_t[::1] layer_of_residue) noexcept:
     """Number the bitmap's boards by the ranks per layer (``ix.rank`` must hold them)."""

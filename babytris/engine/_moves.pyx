@@ -8,7 +8,8 @@ from cython.parallel cimport prange
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t, uint64_t
 
 from babytris.engine._types cimport board_t, first_bad_move, offset_t, populate
-from babytris.engine._core cimport Geometry, engine_geometry, smeared_board, drop_piece
+from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
+from babytris.engine._geometry cimport Geometry
 
 import numpy as np
 

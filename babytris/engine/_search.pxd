@@ -9,7 +9,7 @@ from libc.stdint cimport uint64_t, int64_t
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy
 
-from babytris.engine._core cimport Geometry
+from babytris.engine._geometry cimport Geometry
 from babytris.engine._types cimport HAVE_ATOMICS, board_t
 from babytris.engine.signals cimport interrupted
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
@@ -22,6 +22,8 @@ cdef enum:  # status codes of the enumeration (enumeration.py reads the negative
     TOO_MANY_BOARDS = -3
     INTERRUPTED = -4
     TOO_MANY_MOVES = -5        # more moves than int32 offsets number (the table's limit)
+    NOT_CLOSED = -6            # given boards: a move leads to a board not given
+    REPEATED = -7              # given boards: one given twice
 
 
 cdef enum:

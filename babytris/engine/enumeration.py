@@ -13,8 +13,8 @@ import numpy as np
 from ..game.bags import after_draw, bag_counts
 from ..game.rules import Rules
 from ..game.validation import check_type
-from . import _moves
-from .placements import canonical_boards, engine, lost_board, placement_table
+from . import _core, _moves
+from .placements import canonical_boards, engine, lost_board, most_moves, placement_table
 from .progress import polling
 from .resources import (
     DEFAULT_MAX_MEMORY,
@@ -29,9 +29,9 @@ from .resources import (
     resolve_n_jobs,
     table_bytes,
 )
-from .transitions import HOLD_MOVE, MAX_MOVES, Transitions, layers, offsets_from_counts, too_many_moves
+from .transitions import HOLD_MOVE, MAX_MOVES, TableError, Transitions, layers, offsets_from_counts, too_many_moves
 
-__all__ = ["enumerate_boards", "with_previews"]
+__all__ = ["enumerate_boards", "table_of_boards", "with_previews"]
 
 
 def enumerate_boards(
@@ -142,6 +142,81 @@ def enumerate_boards(
             transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board, started=started
         )
     return transitions
+
+
+def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAULT_MAX_MEMORY) -> Transitions:
+    """The move table of ``rules`` built on ``boards`` (a table's boards, as
+    a saved file lists them: each board once per node with previews, hold or
+    a bag) in place of the search: every move the engine's own, and the
+    table :func:`enumerate_boards` derives, where ``boards`` are the boards
+    play reaches from the start.  That is checked, not assumed: each board
+    on the rules' cells and given once, every move leading to a board given
+    (the set is closed), and every board reached by play from the start (a
+    walk over the moves).  About half an enumeration: no search.
+
+    Returns:
+        :class:`Transitions`, its boards in the engine's order (compare them
+        with ``boards`` to tell whether those were listed in it).
+
+    Raises:
+        TableError: (field ``"boards"``) the boards are not the rules'
+            reachable ones; the message names a board at fault.
+        MemoryLimitError: the table of that many boards could exceed ``max_memory``.
+    """
+    check_type("rules", rules, Rules, "a babytris.Rules")
+    max_memory = check_max_memory(max_memory)
+    boards = np.asarray(boards)
+    per_board = rules.nodes_per_board if rules.node_tables else 1
+    if boards.dtype != np.uint64 or boards.ndim != 1 or len(boards) % per_board:
+        raise TableError(
+            "boards", f"must be a 1-d uint64 array of {per_board} entries per board, got {boards.dtype} {boards.shape}"
+        )
+    base = np.ascontiguousarray(boards[::per_board])
+    if not len(base):
+        raise TableError("boards", "none given: a table holds the start board at least")
+    cells = rules.width * rules.height
+    if cells < 64 and len(base) and int(base.max()) >> cells:
+        raise TableError("boards", f"{int(base.max())} is not a board of {rules.width}x{rules.height} cells")
+    n_moves = len(base) * rules.n_pieces * most_moves(rules)
+    if table_bytes(rules, len(base), n_moves) > max_memory:
+        raise MemoryLimitError(
+            f"the table of {len(base):,} boards could hold {format_bytes(table_bytes(rules, len(base), n_moves))}, "
+            f"more than max_memory={format_bytes(max_memory)}"
+        )
+    started = time.perf_counter()
+    status, *arrays = engine(rules).enumerate(
+        0,
+        max_memory,
+        LAYER_BYTES,
+        resolve_n_jobs(None),
+        MIN_BOARDS_PER_THREAD,
+        layer_of_residue=layers(rules),
+        placements_up_to=STORED_PLACEMENTS,
+        given=base,
+    )
+    if status != 0:
+        code, board, found = status
+        if code == -6:
+            raise TableError("boards", f"board {board} has a move to a board not in the table")
+        if code == -7:
+            raise TableError("boards", f"board {board} is listed twice")
+        if code == -5:
+            raise MemoryLimitError(f"{rules.width}x{rules.height}: {too_many_moves(found)}")
+        raise MemoryError(f"the table of {len(base):,} given boards: out of memory")
+    boards_found, layer_starts, offsets, next_board, lines, placement = arrays
+    table = Transitions(
+        rules, boards_found, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
+    )
+    start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
+    at = np.flatnonzero(table.boards == start)
+    if not len(at):
+        raise TableError("boards", f"the start board {start} is not in the table")
+    unreached = _core.first_unreached(table.offsets, table.next_board, rules.n_pieces, int(at[0]))
+    if unreached >= 0:
+        raise TableError("boards", f"board {table.boards[unreached]} is not reached by play from the start board")
+    if rules.node_tables:
+        table = with_previews(table, max_memory=max_memory, started=started)
+    return table
 
 
 def _default_threads(rules: Rules, threads: int) -> int:

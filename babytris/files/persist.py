@@ -118,7 +118,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
     saved_rules = settings["rules"]
     matched = "table_offsets" not in contents  # (left compressed: matched by its digests below)
     if matched:
-        _match_table(path, meta, contents, declared, rules_table(path, saved_rules, len(contents["table_boards"])))
+        _match_table(path, meta, contents, declared, rules_table(path, saved_rules, contents["table_boards"]))
     rederived = frozenset(key for key in contents if matched and key.startswith("table_") and key != "table_boards")
     _check_digests(path, meta, contents, rederived)
     _check_arrays(path, saved_rules, settings, contents)

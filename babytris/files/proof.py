@@ -4,8 +4,10 @@
 file's form (names, dtypes, shapes, ranges, digests) and built its
 :class:`~babytris.Solution`.  It checks, in this order:
 
-1. **The table is the rules' own**: the engine enumerates the rules again
-   (:func:`~babytris.enumerate_boards`) and every array of the saved move
+1. **The table is the rules' own**: the engine builds the rules' move
+   table on the saved boards (:func:`~babytris.engine.enumeration.table_of_boards`:
+   every move its own, and the boards shown to be those play reaches from
+   the start, each once: no search), and every array of the saved move
    table must equal the one it gives.  (:func:`~babytris.load` does this
    itself where the file holds digests: it compares the boards and matches
    the other arrays by their digests, leaving them compressed.)
@@ -28,8 +30,9 @@ file's form (names, dtypes, shapes, ranges, digests) and built its
    piece, and the opening row where one is saved, within the tie slack of
    the least valuable to the player (the most for ``"gaps"``).
 
-Cost: one enumeration and one sweep (with the policy's and the opponent's
-checks, a few passes over the states), against the many sweeps of a solve.
+Cost: under one enumeration and one sweep (the table built without a search,
+a walk over its moves, the sweep, and the policy's and the opponent's checks,
+a few passes over the states), against the many sweeps of a solve.
 """
 
 from __future__ import annotations
@@ -40,10 +43,10 @@ from typing import NoReturn, cast
 
 import numpy as np
 
-from ..engine.enumeration import enumerate_boards
+from ..engine.enumeration import table_of_boards
 from ..engine.placements import most_moves
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
-from ..engine.transitions import Transitions
+from ..engine.transitions import TableError, Transitions
 from ..game.rules import Rules
 from ..results.saving import TABLE_ARRAYS
 from ..results.solution import Solution
@@ -80,26 +83,31 @@ def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
     raise SolutionFileError(path, field, problem)
 
 
-def rules_table(path: str | os.PathLike, rules: Rules, n_boards: int) -> Transitions:
-    """The move table the engine derives from ``rules``, for a file whose
-    table holds ``n_boards`` rows: the search may hold only what a table that
-    size could need (twice over), so that a small file claiming big rules
-    costs what its size allows, not a big game's search.
+def rules_table(path: str | os.PathLike, rules: Rules, boards: np.ndarray) -> Transitions:
+    """The move table the engine derives from ``rules``, built on a file's
+    table's ``boards`` (:func:`~babytris.engine.enumeration.table_of_boards`:
+    no search, but a check that they are the boards play reaches, each
+    once), in the engine's order: compare its boards with the file's.  A
+    small file claiming big rules costs what its size allows, not a big
+    game's search.
 
     Returns:
         the :class:`~babytris.Transitions`.
     """
+    n_boards = len(boards) // max(rules.nodes_per_board if rules.node_tables else 1, 1)
     n_moves = n_boards * rules.n_pieces * (most_moves(rules) + 1)  # (+1: a hold)
     budget = min(2 * table_bytes(rules, n_boards, n_moves) + 2**26, DEFAULT_MAX_MEMORY)
     try:
-        return enumerate_boards(rules, max_memory=budget)
-    except MemoryLimitError:
-        _fail(path, "table_boards", f"holds {n_boards:,} rows; the rules' own table (re-derived) holds more")
+        return table_of_boards(rules, boards, max_memory=budget)
+    except TableError as err:
+        _fail(path, "table_boards", f"{err.problem}: the boards are not the rules' own (re-derived)")
+    except MemoryLimitError as err:
+        _fail(path, "table_boards", f"holds {len(boards):,} rows, too many to re-derive ({err})")
 
 
 def check_table(path: str | os.PathLike, table: Transitions) -> None:
     """Refuse a table that differs from the one the engine derives from its rules."""
-    own = rules_table(path, table.rules, table.n_boards)
+    own = rules_table(path, table.rules, table.boards)
     for name in TABLE_ARRAYS:
         saved, derived = getattr(table, name), getattr(own, name)
         if saved is None and derived is None:

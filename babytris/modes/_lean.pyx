@@ -18,7 +18,8 @@ import numpy as np
 
 from babytris.engine._types cimport board_t, prefetch
 from babytris.engine.signals cimport interrupted
-from babytris.engine._core cimport Geometry, engine_geometry, smeared_board, drop_piece
+from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
+from babytris.engine._geometry cimport Geometry
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 

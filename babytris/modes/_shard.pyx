@@ -12,7 +12,8 @@ import numpy as np
 from babytris.engine.transitions import offsets_from_counts
 
 from babytris.engine._types cimport board_t, offset_t
-from babytris.engine._core cimport Geometry, engine_geometry, smeared_board, drop_piece
+from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
+from babytris.engine._geometry cimport Geometry
 
 
 cdef inline void count_moves(const Geometry* g, board_t board, int64_t* counts) noexcept nogil:
