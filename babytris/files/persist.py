@@ -79,13 +79,14 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
 
     What a file reports is recomputed, not believed
     (:mod:`babytris.files.proof`): the move table must be the one the engine
-    derives from the saved rules (its boards are compared; its other arrays
+    derives from the saved rules (built on the saved boards, which must be
+    exactly those play reaches, each once; its boards are compared; its other arrays
     are left compressed and matched by their saved digests, and the rules'
     own arrays are used; a file saved without digests is read and compared); one Bellman sweep over the saved values,
     for the saved rules, discount, sides and reward, must move none by more
     than ``discount * residual`` (which proves :attr:`Solution.error_bound`);
     the policy must be greedy in those values within the tie slack, and an
-    optimising opponent's pieces its best choice.  That costs one
+    optimising opponent's pieces its best choice.  That costs under one
     enumeration and one sweep beside reading the file.  Before it, the
     file's form is checked: member names, count and declared sizes before
     anything is decompressed, the SHA-256 of each array and of the metadata
@@ -99,7 +100,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
     Args:
         path: the file.
         rules: if given, the rules the file must have been solved for.
-        verify: False skips the recomputation (the enumeration and the
+        verify: False skips the recomputation (the table's rebuild and the
             sweep; the form is checked still, every member read against its
             digest): for speed, with a file one trusts.  The Solution is then marked ``verified=False``, which
             its repr and the command line's ``--json`` show.
