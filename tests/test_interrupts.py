@@ -19,6 +19,10 @@ LONG_WORK = {
     # the search of 4x7's 35.7 million boards
     "enumeration": "print('ready', flush=True); "
     "babytris.enumerate_boards(babytris.Rules(width=4, height=7), max_memory=2**34)",
+    # the walk showing a loaded file's boards reachable, on a chain of 4 million boards (a level each)
+    "reachability walk": "import numpy as np; from babytris.engine import _core; n = 2**22; "
+    "o = np.arange(n + 1, dtype=np.int32); nb = np.arange(1, n + 1, dtype=np.int32); nb[-1] = 0; "
+    "print('ready', flush=True); _core.first_unreached(o, nb, 1, 0)",
     # relative value iteration that never meets its tolerance
     "long-run rate": "t = babytris.enumerate_boards(babytris.Rules(width=4, height=6)); print('ready', flush=True); "
     "babytris.long_run_rate(t, tol=1e-300, max_iter=10**7)",

@@ -233,6 +233,23 @@ def test_an_opening_that_is_not_the_opponents_best_is_refused(tmp_path):
     assert "not the minimax opponent's best opening" in message
 
 
+def test_a_table_on_other_boards_is_refused_naming_the_board(files):
+    # the proof builds the rules' table on the file's boards: they must be exactly the reachable ones
+    folder, contents = files
+    boards = contents["random"]["table_boards"]
+    twice = boards.copy()
+    twice[-1] = boards[7]
+    _refused(
+        forged(folder, contents["random"], table_boards=twice), "table_boards", rf"board {boards[7]} is listed twice"
+    )
+    stray = boards.copy()
+    stray[-1] = np.uint64(2**15 + 1)  # (no play reaches it: a cell at the top with the bottom row's first)
+    assert stray[-1] not in set(boards.tolist())
+    _refused(
+        forged(folder, contents["random"], table_boards=stray), "table_boards", "the boards are not the rules' own"
+    )
+
+
 @pytest.mark.parametrize("rules", [{"height": 6}, {"width": 5, "height": 6}], ids=["4x6", "5x6"])
 def test_a_small_file_claiming_big_rules_is_refused_quickly(files, rules):
     # the search may hold only what the file's table could need: not a big game's search

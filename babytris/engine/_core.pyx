@@ -599,7 +599,10 @@ def first_unreached(const offset_t[::1] offsets, const int32_t[::1] next_board, 
     table of given boards (``Engine.enumerate(given=...)``) the reachable one.
 
     Returns:
-        int: a board number, or -1."""
+        int: a board number, or -1.
+
+    Raises:
+        KeyboardInterrupt: on Ctrl-C (asked about every million boards)."""
     # A breadth-first search a level at a time, each level's boards in
     # bitmaps visited in number order: the rows are read in ascending order
     # (a queue would read them in random order), the marks stay in cache.
@@ -618,13 +621,16 @@ def first_unreached(const offset_t[::1] offsets, const int32_t[::1] next_board, 
     cdef uint64_t* level = &m[n_words]
     cdef uint64_t* following = &m[2 * n_words]
     cdef uint64_t* swap
-    cdef bint more = True
+    cdef bint more = True, stopped = False
     with nogil:
         seen[start >> 6] = ONE << (start & 63)
         level[start >> 6] = ONE << (start & 63)
         while more:
             more = False
             for w in range(n_words):
+                if w % 16384 == 16383 and interrupted():  # (a million boards: about a millisecond)
+                    stopped = True
+                    break
                 bits = level[w]
                 level[w] = 0
                 while bits:
@@ -638,9 +644,13 @@ def first_unreached(const offset_t[::1] offsets, const int32_t[::1] next_board, 
                             following[nb >> 6] |= bit
                             count += 1
                             more = True
+            if stopped:
+                break
             swap = level
             level = following
             following = swap
+    if stopped:
+        raise KeyboardInterrupt
     if count == n:
         return -1
     unseen = np.flatnonzero(np.unpackbits(marks[:n_words].view(np.uint8), bitorder="little")[:n] == 0)
