@@ -102,15 +102,13 @@ def enumerate_boards(
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable(found, expanded) or None, got {progress!r}")
     with polling(progress) as counts:
-        status, boards, layer_starts, offsets, next_board, lines, placement = engine(rules).enumerate(
+        status, boards, layer_starts, offsets, next_board, lines, placement = _engine_table(
+            rules,
             start,
             max_memory,
-            solver_bytes_per_board + LAYER_BYTES,
+            solver_bytes_per_board,
             _default_threads(rules, threads) if n_jobs in (None, -1) else threads,  # (explicit n_jobs: as asked)
-            MIN_BOARDS_PER_THREAD,
-            layer_of_residue=layers(rules),
             progress=counts,
-            placements_up_to=STORED_PLACEMENTS,
         )
     if status != 0:
         code, n_seen, footprint = status
@@ -142,6 +140,27 @@ def enumerate_boards(
             transitions, max_memory=max_memory, bytes_per_node=solver_bytes_per_board, started=started
         )
     return transitions
+
+
+def _engine_table(rules: Rules, start: int, max_memory: int, bytes_per_board: int, threads: int, **options) -> tuple:
+    """The engine's enumeration (``Engine.enumerate``) of ``rules`` from
+    ``start`` with the layers and placement numbers every table has;
+    ``bytes_per_board``: what the caller holds per board after; ``options``:
+    ``progress=`` or ``given=`` (the boards to build on, in place of a search).
+
+    Returns:
+        ``(status, boards, layer_starts, offsets, next_board, lines, placement)``.
+    """
+    return engine(rules).enumerate(
+        start,
+        max_memory,
+        bytes_per_board + LAYER_BYTES,
+        threads,
+        MIN_BOARDS_PER_THREAD,
+        layer_of_residue=layers(rules),
+        placements_up_to=STORED_PLACEMENTS,
+        **options,
+    )
 
 
 def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAULT_MAX_MEMORY) -> Transitions:
@@ -184,16 +203,7 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
             f"more than max_memory={format_bytes(max_memory)}"
         )
     started = time.perf_counter()
-    status, *arrays = engine(rules).enumerate(
-        0,
-        max_memory,
-        LAYER_BYTES,
-        resolve_n_jobs(None),
-        MIN_BOARDS_PER_THREAD,
-        layer_of_residue=layers(rules),
-        placements_up_to=STORED_PLACEMENTS,
-        given=base,
-    )
+    status, *arrays = _engine_table(rules, 0, max_memory, 0, resolve_n_jobs(None), given=base)
     if status != 0:
         code, board, found = status
         if code == -6:
