@@ -233,6 +233,21 @@ def test_an_opening_that_is_not_the_opponents_best_is_refused(tmp_path):
     assert "not the minimax opponent's best opening" in message
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [{"preview": 1, "hold": True}, {"height": 5, "preview": 2}, {"height": 5, "randomizer": "bag"}],
+    ids=["4x4 preview and hold", "4x5 two previews", "4x5 bag"],
+)
+def test_genuine_files_of_node_tables_load_verified(tmp_path, fields):
+    # once refused: the boards' size bound counted each board once, not once per node, and the
+    # re-derivation's memory budget left out the nodes' expansion
+    solution = babytris.solve(**{"width": 4, "height": 4, **fields})
+    solution.save(tmp_path / "s.npz")
+    loaded = babytris.load(tmp_path / "s.npz")
+    assert loaded.verified and loaded.start_value == solution.start_value
+    np.testing.assert_array_equal(loaded.values, solution.values)
+
+
 def test_a_table_on_other_boards_is_refused_naming_the_board(files):
     # the proof builds the rules' table on the file's boards: they must be exactly the reachable ones
     folder, contents = files

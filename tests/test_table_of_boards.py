@@ -5,6 +5,8 @@ the reachable ones, and a clear refusal naming a board where they are not."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -134,3 +136,44 @@ def test_first_unreached_names_the_first_board_no_play_reaches():
         _core.first_unreached(table.offsets, table.next_board, 3, 0)
     with pytest.raises(ValueError, match="do not agree"):
         _core.first_unreached(table.offsets, table.next_board, 2, table.n_boards)
+    with pytest.raises(ValueError, match="do not agree"):
+        _core.first_unreached(np.zeros(0, dtype=np.int32), table.next_board, 1, 0)
+    # arrays no table holds: refused, never read out of range
+    one = np.array([0, 1, 1], dtype=np.int32)
+    for next_board in (np.array([10**9], dtype=np.int32), np.array([-1], dtype=np.int32)):
+        with pytest.raises(ValueError, match="out of range"):
+            _core.first_unreached(one, next_board, 1, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        _core.first_unreached(np.array([0, 5, 1], dtype=np.int32), np.array([1], dtype=np.int32), 1, 0)
+
+
+def test_a_list_far_from_closed_costs_its_reading_not_its_table(tmp_path):
+    # A forged file's two million boards for rules whose table holds 1,696: the moves of a
+    # sample are checked before the table is allocated (it would take about a gigabyte).
+    script = (
+        "import resource, numpy as np, babytris\n"
+        "from babytris.engine.enumeration import table_of_boards\n"
+        "from babytris.engine.transitions import TableError\n"
+        "rules = babytris.Rules(width=4, height=8, no_holes=True, top_out=True)\n"
+        "boards = np.arange(2_000_000, dtype=np.uint64) << np.uint64(4)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n"
+        "    table_of_boards(rules, boards)\n"
+        "except TableError as err:\n"
+        "    print(err)\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True)
+    message, grown_mib = out.stdout.strip().splitlines()
+    assert re.search(r"board \d+ has a move to a board not in the table", message), out.stdout
+    assert int(grown_mib) < 200, out.stdout  # (the map of the boards given: 64 MiB; the table: about 1 GiB)
+
+
+def test_boards_repeated_are_refused_before_anything_grows_with_them():
+    rules = babytris.Rules(width=4, height=4)
+    status, *arrays = engine(rules).enumerate(
+        0, 2**30, LAYER_BYTES, 1, layer_of_residue=layers(rules), given=np.zeros(10**6, dtype=np.uint64)
+    )
+    assert status == (-7, 0, 0) and arrays == [None] * 6
+    with pytest.raises(ValueError, match=r"given: every board must be in \[0, 2\*\*16\)"):
+        engine(rules).enumerate(0, 2**30, 0, 1, given=np.array([0, 2**63 + 5], dtype=np.uint64))

@@ -17,11 +17,12 @@ from babytris.engine._layers import bitmap_layered, layered
 from babytris.engine._types cimport atomic_load, board_t, fetch_or, index_t, mix64, offset_t, populate_threads, prefetch
 from babytris.engine.signals cimport interrupted
 from babytris.engine._boardmap cimport BoardMap, MapSlot, map_init, map_free, map_get_or_insert
-from babytris.engine._index cimport Index, has_board, index_of, lowest_bit, slot_of, renumber, use_layer_ranks
+from babytris.engine._index cimport Index, has_board, index_of, slot_of, renumber, use_layer_ranks
 from babytris.engine._soft cimport MAX_POSITIONS
 from babytris.engine._search cimport (INTERRUPTED, NOT_CLOSED, OK, OUT_OF_MEMORY, OVER_BUDGET, REPEATED, TOO_MANY_BOARDS,
                                       TOO_MANY_MOVES, search_bitmap)
 from babytris.engine._drop cimport drop, smear_down, soft_moves, topped_out
+from babytris.engine._given cimport OUT_OF_RANGE, take_boards, walk_levels
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
@@ -215,7 +216,7 @@ cdef class Engine:
         cdef Vec boards
         cdef size_t n_moves = 0, peak = 0
         cdef int64_t total = 0
-        cdef board_t repeated = 0
+        cdef board_t named = 0
         cdef int status
         cdef offset_t[::1] offsets_view
         cdef const board_t[::1] sorted_view
@@ -242,6 +243,8 @@ cdef class Engine:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
         if cells < 64 and start >> cells:
             raise ValueError(f"start must be a board in [0, 2**{cells}), got {start}")
+        if given is not None and given.shape[0] and cells < 64 and int(np.max(given)) >> cells:
+            raise ValueError(f"given: every board must be in [0, 2**{cells}), got {int(np.max(given))}")
         vec_init(&boards, sizeof(board_t))
         if cells <= min(bitmap_max_cells, BITMAP_MAX_CELLS):
             # The bitmap costs 12 bytes per 64 possible boards, reachable or
@@ -259,8 +262,8 @@ cdef class Engine:
         try:
             with nogil:
                 if given is not None:
-                    status = take_boards(&given[0] if given.shape[0] else NULL, given.shape[0],
-                                         &bits_view[0] if n_words else NULL, &table, &boards, &repeated)
+                    status = take_boards(g, &given[0] if given.shape[0] else NULL, given.shape[0],
+                                         &bits_view[0] if n_words else NULL, &table, &boards, &named)
                 elif n_words:
                     status = search_bitmap(g, expand_boards, start, &bits_view[0], &boards, &n_moves, max_bytes,
                                            n_words * (sizeof(uint64_t) + sizeof(int32_t))
@@ -273,7 +276,7 @@ cdef class Engine:
             if status == OK and n_moves > INT32_MAX:  # (the table's offsets are int32)
                 status = TOO_MANY_MOVES
             if status != OK:
-                n = repeated if status == REPEATED else boards.size
+                n = named if status == REPEATED or status == NOT_CLOSED else boards.size
                 vec_free(&boards)
                 return (status, n, peak if status != TOO_MANY_MOVES else n_moves), None, None, None, None, None, None
             if n_words:
@@ -396,38 +399,6 @@ cdef int expand_boards(const Geometry* g, const board_t* queue, size_t lo, size_
     found[0] = mine
     moves[0] += made
     return status
-
-
-cdef int take_boards(const board_t* given, size_t n, uint64_t* bits, BoardMap* table, Vec* boards,
-                     board_t* repeated) noexcept nogil:
-    """Pass 1 for given boards: mark each in ``bits`` (if not NULL, else in
-    ``table``) and copy them to ``boards``; returns a status (REPEATED, with
-    the board in ``repeated``, where one comes twice)."""
-    cdef size_t i
-    cdef board_t b, bit
-    cdef index_t j
-    if n >= 2147483647:
-        return TOO_MANY_BOARDS
-    if vec_reserve(boards, n if n else 1) != 0 or (bits == NULL and map_init(table, n) != 0):
-        return OUT_OF_MEMORY
-    for i in range(n):
-        b = given[i]
-        if bits != NULL:
-            bit = ONE << (b & 63)
-            if bits[b >> 6] & bit:
-                repeated[0] = b
-                return REPEATED
-            bits[b >> 6] |= bit
-        else:
-            j = map_get_or_insert(table, b, <index_t>i)
-            if j == -2:
-                return OUT_OF_MEMORY
-            if j != <index_t>i:
-                repeated[0] = b
-                return REPEATED
-        (<board_t*>boards.data)[i] = b
-    boards.size = n
-    return OK
 
 
 cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards,
@@ -594,67 +565,34 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
 
 def first_unreached(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces, int32_t start):
     """The first board (by number) that no play from board ``start`` reaches
-    in a move table (``offsets``: ``n_boards * n_pieces + 1``; the table's
-    ranges checked), or -1 where play reaches every one: what makes the
-    table of given boards (``Engine.enumerate(given=...)``) the reachable one.
+    in a move table (``offsets``: ``n_boards * n_pieces + 1``), or -1 where
+    play reaches every one: what makes the table of given boards
+    (``Engine.enumerate(given=...)``) the reachable one.
 
     Returns:
         int: a board number, or -1.
 
     Raises:
+        ValueError: the arrays do not agree, or a row the walk reads holds
+            an offset or a next board out of range.
         KeyboardInterrupt: on Ctrl-C (asked about every million boards)."""
-    # A breadth-first search a level at a time, each level's boards in
-    # bitmaps visited in number order: the rows are read in ascending order
-    # (a queue would read them in random order), the marks stay in cache.
-    cdef Py_ssize_t P = n_pieces, n = (offsets.shape[0] - 1) // max(n_pieces, 1), w, count = 1, b
-    cdef int64_t e
-    cdef int32_t nb
-    cdef uint64_t bits, bit
-    if P < 1 or offsets.shape[0] != n * P + 1 or not 0 <= start < max(n, 1):
+    cdef Py_ssize_t P = n_pieces, n = (offsets.shape[0] - 1) // max(n_pieces, 1)
+    cdef int status
+    if P < 1 or offsets.shape[0] < 1 or offsets.shape[0] != n * P + 1 or not 0 <= start < max(n, 1):
         raise ValueError("first_unreached: offsets, n_pieces and start do not agree")
     if n == 0:
         return -1
-    cdef Py_ssize_t n_words = (n + 63) // 64
-    marks = np.zeros(3 * n_words, dtype=np.uint64)
-    cdef uint64_t[::1] m = marks
-    cdef uint64_t* seen = &m[0]
-    cdef uint64_t* level = &m[n_words]
-    cdef uint64_t* following = &m[2 * n_words]
-    cdef uint64_t* swap
-    cdef bint more = True, stopped = False
+    seen = np.zeros(3 * ((n + 63) // 64), dtype=np.uint64)  # (then the walk's two levels)
+    cdef uint64_t[::1] marks = seen
     with nogil:
-        seen[start >> 6] = ONE << (start & 63)
-        level[start >> 6] = ONE << (start & 63)
-        while more:
-            more = False
-            for w in range(n_words):
-                if w % 16384 == 16383 and interrupted():  # (a million boards: about a millisecond)
-                    stopped = True
-                    break
-                bits = level[w]
-                level[w] = 0
-                while bits:
-                    b = w * 64 + lowest_bit(bits)
-                    bits &= bits - 1
-                    for e in range(offsets[b * P], offsets[(b + 1) * P]):
-                        nb = next_board[e]
-                        bit = ONE << (nb & 63)
-                        if not seen[nb >> 6] & bit:
-                            seen[nb >> 6] |= bit
-                            following[nb >> 6] |= bit
-                            count += 1
-                            more = True
-            if stopped:
-                break
-            swap = level
-            level = following
-            following = swap
-    if stopped:
+        status = walk_levels(&offsets[0], &next_board[0] if next_board.shape[0] else NULL, next_board.shape[0],
+                             n, P, start, &marks[0])
+    if status == INTERRUPTED:
         raise KeyboardInterrupt
-    if count == n:
-        return -1
-    unseen = np.flatnonzero(np.unpackbits(marks[:n_words].view(np.uint8), bitorder="little")[:n] == 0)
-    return int(unseen[0])
+    if status == OUT_OF_RANGE:
+        raise ValueError("first_unreached: an offset or a next board out of range")
+    unseen = np.flatnonzero(np.unpackbits(seen[: (n + 63) // 64].view(np.uint8), bitorder="little")[:n] == 0)
+    return int(unseen[0]) if len(unseen) else -1
 
 
 cdef const Geometry* engine_geometry(object engine) except NULL:

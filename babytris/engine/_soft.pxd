@@ -1,5 +1,5 @@
 # Soft moves: every position a piece reaches from above the board by moving
-# down, left, right and turning, inline.  _core.pyx (soft_moves) settles the
+# down, left, right and turning, inline.  _drop.pxd (soft_moves) settles the
 # positions where it locks as it settles a hard drop.
 
 from libc.stdint cimport uint8_t, int16_t, int32_t

@@ -171,7 +171,8 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
     play reaches from the start.  That is checked, not assumed: each board
     on the rules' cells and given once, every move leading to a board given
     (the set is closed), and every board reached by play from the start (a
-    walk over the moves).  About half an enumeration: no search.
+    walk over the moves; a list far from closed is refused before its table is
+    allocated, from the moves of a sample).  About two thirds of an enumeration: no search.
 
     Returns:
         :class:`Transitions`, its boards in the engine's order (compare them
@@ -211,7 +212,9 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
         if code == -7:
             raise TableError("boards", f"board {board} is listed twice")
         if code == -5:
-            raise MemoryLimitError(f"{rules.width}x{rules.height}: {too_many_moves(found)}")
+            raise MemoryLimitError(f"{rules.width}x{rules.height}: over {too_many_moves(found)}")
+        if code == -3:
+            raise MemoryLimitError(f"{len(base):,} boards given: a table holds fewer than 2**31")
         raise MemoryError(f"the table of {len(base):,} given boards: out of memory")
     boards_found, layer_starts, offsets, next_board, lines, placement = arrays
     table = Transitions(
@@ -341,6 +344,22 @@ def _plain_previews(base: Transitions, n_states: int, started: float | None) -> 
     )
 
 
+def previews_moves(rules: Rules, base_moves: int) -> int:
+    """The most moves :func:`with_previews` may write from a table of
+    ``base_moves`` moves: a piece's row and the held one's, each drawn piece
+    from each bag holding it."""
+    dealt = int(bag_counts(rules).astype(bool).sum())
+    return 2 * base_moves * rules.queues * rules.hold_slots * dealt // rules.n_pieces
+
+
+def previews_bytes(rules: Rules, n_boards: int, base_moves: int, bytes_per_node: int = 0) -> int:
+    """Bytes :func:`with_previews` holds at its peak, besides the base table,
+    for ``n_boards`` boards of ``base_moves`` moves (and ``bytes_per_node``
+    more per node): about a dozen int64 arrays per state and ten per move (measured)."""
+    nodes = n_boards * rules.nodes_per_board
+    return nodes * rules.n_pieces * 96 + previews_moves(rules, base_moves) * 90 + nodes * (16 + bytes_per_node)
+
+
 def with_previews(
     base: Transitions, *, max_memory: int = DEFAULT_MAX_MEMORY, bytes_per_node: int = 0, started: float | None = None
 ) -> Transitions:
@@ -368,10 +387,8 @@ def with_previews(
     bags, queues, slots = rules.bags, rules.queues, rules.hold_slots
     nodes = n * rules.nodes_per_board
     n_states = nodes * n_pieces
-    # At most: a piece's row and the held one's, each drawn piece from each bag holding it.
-    n_moves = 2 * base.n_moves * queues * slots * int(bag_counts(rules).astype(bool).sum()) // n_pieces
-    # The build holds about a dozen int64 arrays per state and ten per move at its peak (measured).
-    need = n_states * 96 + n_moves * 90 + nodes * (16 + bytes_per_node) + base.nbytes
+    n_moves = previews_moves(rules, base.n_moves)
+    need = previews_bytes(rules, n, base.n_moves, bytes_per_node) + base.nbytes
     need += 0 if base.placement_stored else 2 * base.n_moves  # (the base's numbers, dropped again below)
     what = f"preview={k}, hold={rules.hold}" + (f", a bag of {bags:,} contents" if rules.randomizer == "bag" else "")
     sizes = f"{n:,} boards x " + (f"{bags:,} bags x " if bags > 1 else "") + f"{queues:,} queues x {slots} hold slots"

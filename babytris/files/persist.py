@@ -342,7 +342,8 @@ def _read_members(
     for key in ("table_boards", "table_offsets"):
         if key not in infos:
             raise SolutionFileError(path, key, "missing from the file")
-    contents = {"table_boards": member("table_boards", 8 * 2 ** (rules.width * rules.height))}
+    nodes = rules.nodes_per_board if rules.node_tables else 1  # (each board once per node)
+    contents = {"table_boards": member("table_boards", 8 * 2 ** (rules.width * rules.height) * nodes)}
     n_boards, n_pieces = len(contents["table_boards"]), rules.n_pieces
     # a board's states: the piece and the previewed ones, the hold slot, the bag's contents
     per_board = n_pieces ** (rules.preview + 1) * (n_pieces + 1) ** (2 if rules.hold else 0)

@@ -30,9 +30,12 @@ file's form (names, dtypes, shapes, ranges, digests) and built its
    piece, and the opening row where one is saved, within the tie slack of
    the least valuable to the player (the most for ``"gaps"``).
 
-Cost: under one enumeration and one sweep (the table built without a search,
-a walk over its moves, the sweep, and the policy's and the opponent's checks,
-a few passes over the states), against the many sweeps of a solve.
+Cost, for a genuine file: under one enumeration and one sweep (the table built
+without a search, a walk over its moves, the sweep, and the policy's and the
+opponent's checks, a few passes over the states), against the many sweeps of a
+solve.  A forged one is refused at the first check it fails: at the latest
+once the table of its boards is built, within twice the memory a genuine file
+of that many rows needs.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from typing import NoReturn, cast
 
 import numpy as np
 
-from ..engine.enumeration import table_of_boards
+from ..engine.enumeration import previews_bytes, table_of_boards
 from ..engine.placements import most_moves
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
 from ..engine.transitions import TableError, Transitions
@@ -88,15 +91,18 @@ def rules_table(path: str | os.PathLike, rules: Rules, boards: np.ndarray) -> Tr
     table's ``boards`` (:func:`~babytris.engine.enumeration.table_of_boards`:
     no search, but a check that they are the boards play reaches, each
     once), in the engine's order: compare its boards with the file's.  A
-    small file claiming big rules costs what its size allows, not a big
-    game's search.
+    file costs what its rows allow (twice what a genuine table of that many
+    rows needs, at most), whatever rules it claims.
 
     Returns:
         the :class:`~babytris.Transitions`.
     """
-    n_boards = len(boards) // max(rules.nodes_per_board if rules.node_tables else 1, 1)
-    n_moves = n_boards * rules.n_pieces * (most_moves(rules) + 1)  # (+1: a hold)
-    budget = min(2 * table_bytes(rules, n_boards, n_moves) + 2**26, DEFAULT_MAX_MEMORY)
+    # (its rows: with previews, hold or a bag each board once per node, and the nodes' table is built from the boards')
+    n_rows, n_boards = len(boards), len(boards) // (rules.nodes_per_board if rules.node_tables else 1)
+    need = table_bytes(rules, n_rows, n_rows * rules.n_pieces * (most_moves(rules) + 1))  # (+1: a hold)
+    if rules.node_tables:
+        need = max(need, previews_bytes(rules, n_boards, n_boards * rules.n_pieces * most_moves(rules)))
+    budget = min(2 * need + 2**26, DEFAULT_MAX_MEMORY)
     try:
         return table_of_boards(rules, boards, max_memory=budget)
     except TableError as err:

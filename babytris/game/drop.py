@@ -1,6 +1,6 @@
 """Where a placement's piece comes to rest on a board, in plain Python, for
 the pictures (``Board.show``, ``babytris.draw``): the engine's drop is
-``engine/_core.pyx``'s ``drop``, and this one repeats it without the line
+``engine/_drop.pxd``'s ``drop``, and this one repeats it without the line
 clear (the pictures show the piece landed, and strike through the rows it
 fills).  The placements are numbered by :meth:`Piece.placed_shapes`, as the
 engine numbers them.

@@ -1,0 +1,135 @@
+# The table on given boards (Engine.enumerate(given=...), a loaded file's
+# proof), inline: pass 1 in place of the search (the boards marked, the moves
+# of a sample checked), and the walk that shows every board reached
+# (first_unreached).  _core.pyx calls them.
+
+from libc.stdint cimport uint64_t, int64_t, int32_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+
+from babytris.engine._boardmap cimport BoardMap, map_init, map_get, map_get_or_insert
+from babytris.engine._drop cimport drop, smear_down, soft_moves
+from babytris.engine._geometry cimport Geometry
+from babytris.engine._index cimport lowest_bit
+from babytris.engine._search cimport INTERRUPTED, NOT_CLOSED, OK, OUT_OF_MEMORY, REPEATED, TOO_MANY_BOARDS
+from babytris.engine._types cimport board_t, index_t, offset_t
+from babytris.engine._vec cimport Vec, vec_reserve
+from babytris.engine.signals cimport interrupted
+
+
+cdef enum:
+    CLOSED_SAMPLE = 4096        # given boards whose moves are checked before their table is allocated
+    OUT_OF_RANGE = -8           # the walk met an offset or a next board out of range
+
+
+cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, uint64_t* bits, BoardMap* table,
+                     Vec* boards, board_t* named) noexcept nogil:
+    """Pass 1 for given boards: mark each in ``bits`` (if not NULL, else in
+    ``table``), check the moves of a few thousand of them, evenly spaced (a
+    list far from closed is refused before its table is allocated: what a
+    forged file costs then is its reading), and copy them to ``boards``;
+    returns a status (REPEATED or NOT_CLOSED, with the board in ``named``)."""
+    cdef size_t i, stride = n // CLOSED_SAMPLE + 1
+    cdef board_t b, bit, sm, nb = 0
+    cdef index_t j
+    cdef int k, p, c, lines = 0
+    cdef bint found
+    cdef board_t* moves
+    if n >= 2147483647:
+        return TOO_MANY_BOARDS
+    if bits == NULL and map_init(table, 1024) != 0:  # (grown as boards come: a repeat costs little)
+        return OUT_OF_MEMORY
+    for i in range(n):
+        b = given[i]
+        if bits != NULL:
+            bit = (<board_t>1) << (b & 63)
+            if bits[b >> 6] & bit:
+                named[0] = b
+                return REPEATED
+            bits[b >> 6] |= bit
+        else:
+            j = map_get_or_insert(table, b, <index_t>i)
+            if j == -2:
+                return OUT_OF_MEMORY
+            if j != <index_t>i:
+                named[0] = b
+                return REPEATED
+    moves = <board_t*>malloc((<size_t>g.max_moves + 1) * sizeof(board_t))
+    if moves == NULL:
+        return OUT_OF_MEMORY
+    i = 0
+    while i < n:
+        b = given[i]
+        i += stride
+        sm = smear_down(b, g.width, g.height)
+        c = 0
+        for p in range(g.n_pieces):
+            if g.soft:
+                c += soft_moves(g, b, p, moves + c, NULL, NULL)
+                continue
+            for k in range(g.first[p], g.first[p + 1]):
+                if drop(g, b, sm, k, &nb, &lines):
+                    moves[c] = nb
+                    c += 1
+        for k in range(c):
+            if bits != NULL:
+                found = (bits[moves[k] >> 6] >> (moves[k] & 63)) & 1
+            else:
+                found = map_get(table, moves[k]) >= 0
+            if not found:
+                named[0] = b
+                free(moves)
+                return NOT_CLOSED
+    free(moves)
+    if vec_reserve(boards, n if n else 1) != 0:
+        return OUT_OF_MEMORY
+    memcpy(boards.data, given, n * sizeof(board_t))
+    boards.size = n
+    return OK
+
+
+cdef inline int walk_levels(const offset_t* offsets, const int32_t* next_board, int64_t n_moves, Py_ssize_t n,
+                            Py_ssize_t P, int32_t start, uint64_t* marks) noexcept nogil:
+    """Mark in ``marks[0:(n + 63) // 64]`` every board play from ``start``
+    reaches (``marks``: three such bitmaps, zeroed; the other two hold the
+    walk's levels); returns OK, INTERRUPTED or OUT_OF_RANGE.
+
+    A breadth-first search a level at a time, each level's boards in a
+    bitmap visited in number order: the rows are read in ascending order (a
+    queue would read them in random order), and the marks stay in cache."""
+    cdef Py_ssize_t n_words = (n + 63) // 64, w, b
+    cdef uint64_t* seen = marks
+    cdef uint64_t* level = marks + n_words
+    cdef uint64_t* following = marks + 2 * n_words
+    cdef uint64_t* swap
+    cdef uint64_t bits, bit
+    cdef int64_t e
+    cdef int32_t nb
+    cdef bint more = True
+    seen[start >> 6] = (<uint64_t>1) << (start & 63)
+    level[start >> 6] = (<uint64_t>1) << (start & 63)
+    while more:
+        more = False
+        for w in range(n_words):
+            if w % 16384 == 16383 and interrupted():  # (a million boards: about a millisecond)
+                return INTERRUPTED
+            bits = level[w]
+            level[w] = 0
+            while bits:
+                b = w * 64 + lowest_bit(bits)
+                bits &= bits - 1
+                if not 0 <= offsets[b * P] <= offsets[(b + 1) * P] <= n_moves:
+                    return OUT_OF_RANGE
+                for e in range(offsets[b * P], offsets[(b + 1) * P]):
+                    nb = next_board[e]
+                    if not 0 <= nb < n:
+                        return OUT_OF_RANGE
+                    bit = (<uint64_t>1) << (nb & 63)
+                    if not seen[nb >> 6] & bit:
+                        seen[nb >> 6] |= bit
+                        following[nb >> 6] |= bit
+                        more = True
+        swap = level
+        level = following
+        following = swap
+    return OK
