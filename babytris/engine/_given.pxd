@@ -18,18 +18,19 @@ from babytris.engine.signals cimport interrupted
 
 
 cdef enum:
-    CLOSED_SAMPLE = 4096        # given boards whose moves are checked before their table is allocated
+    CLOSED_SAMPLE = 4096        # given boards whose moves are checked before their table is allocated,
+    CLOSED_STRIDE = 64          # one in this many at least (a small list's table costs little)
     OUT_OF_RANGE = -8           # the walk met an offset or a next board out of range
 
 
 cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, uint64_t* bits, BoardMap* table,
                      Vec* boards, board_t* named) noexcept nogil:
     """Pass 1 for given boards: mark each in ``bits`` (if not NULL, else in
-    ``table``), check the moves of a few thousand of them, evenly spaced (a
+    ``table``), check the moves of a few thousand of them at most, evenly spaced (a
     list far from closed is refused before its table is allocated: what a
     forged file costs then is its reading), and copy them to ``boards``;
     returns a status (REPEATED or NOT_CLOSED, with the board in ``named``)."""
-    cdef size_t i, stride = n // CLOSED_SAMPLE + 1
+    cdef size_t i, stride = max(n // CLOSED_SAMPLE + 1, CLOSED_STRIDE)
     cdef board_t b, bit, sm, nb = 0
     cdef index_t j
     cdef int k, p, c, lines = 0
