@@ -55,6 +55,7 @@ cdef enum:
     BATCH = 32
     MOVE_BYTES = 4 + 1 + 2      # next board, rows cleared, placement number
     RANKS_BY_LAYER_CELLS = 27   # bitmaps this big number boards by layer without a permutation (4x7+)
+    PASS_SLICE = BATCH * 8192   # boards the table's passes write between two looks for Ctrl-C (about 50 ms)
 
 
 # Boards of up to this many cells may be indexed by a bitmap over every
@@ -216,6 +217,7 @@ cdef class Engine:
         cdef Vec boards
         cdef size_t n_moves = 0, peak = 0
         cdef int64_t total = 0
+        cdef Py_ssize_t first = 0, n_sorted = 0
         cdef board_t named = 0
         cdef int status
         cdef offset_t[::1] offsets_view
@@ -307,12 +309,21 @@ cdef class Engine:
                                 table.slots[i].value = perm_view[table.slots[i].value]
             if min_boards_per_thread > 0:
                 n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
-            offsets = np.zeros(sorted_boards.shape[0] * P + 1, dtype=np.int32)
+            n_sorted = sorted_boards.shape[0]
+            offsets = np.zeros(n_sorted * P + 1, dtype=np.int32)
             populate_threads(<void*><size_t>offsets.ctypes.data, offsets.nbytes, n_threads)
             offsets_view = offsets
             sorted_view = sorted_boards
             with nogil:
-                count_moves(g, sorted_view, offsets_view[1:], n_threads)
+                # (a slice at a time, asking for Ctrl-C between slices)
+                while first < n_sorted and status == OK:
+                    count_moves(g, sorted_view, offsets_view[1:], n_threads, first, min(first + PASS_SLICE, n_sorted))
+                    first += PASS_SLICE
+                    if first < n_sorted and interrupted():
+                        status = INTERRUPTED
+            if status == INTERRUPTED:
+                return (status, n_sorted, 0), None, None, None, None, None, None
+            with nogil:
                 for i in range(1, <size_t>offsets_view.shape[0]):  # (numpy's cumsum: 2-3x as long)
                     total += offsets_view[i]
                     if total > INT32_MAX:  # (given boards: the moves were not counted before)
@@ -331,9 +342,16 @@ cdef class Engine:
             next_view = next_board
             lines_view = lines
             placement_view = placement
+            first = 0
             with nogil:
-                status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
-                                    n_threads, given is not None)
+                while first < n_sorted and status == OK:
+                    status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
+                                        n_threads, given is not None, first, min(first + PASS_SLICE, n_sorted))
+                    first += PASS_SLICE
+                    if status == OK and first < n_sorted and interrupted():
+                        status = INTERRUPTED
+            if status == INTERRUPTED:
+                return (status, n_sorted, 0), None, None, None, None, None, None
             if status != OK:
                 raise MemoryError("enumeration: cannot allocate the threads' buffers")
             if given is not None and n_moves and next_board.min() < 0:  # (a move out of the boards given)
@@ -477,13 +495,13 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
 
 
 cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1] counts,
-                      int n_threads) noexcept nogil:
-    """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``."""
+                      int n_threads, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
+    """``counts[i * P + p]``: legal moves of piece p on ``boards[i]``, for i in [first, last)."""
     cdef Py_ssize_t i
     cdef int p, k, lines
     cdef int64_t c
     cdef board_t sm, nb
-    for i in prange(boards.shape[0], num_threads=n_threads, schedule="static"):
+    for i in prange(first, last, num_threads=n_threads, schedule="static"):
         nb = 0          # assigned here so that each thread has its own
         lines = 0
         sm = smear_down(boards[i], g.width, g.height)
@@ -507,14 +525,16 @@ cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1
 
 cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] boards,
                     const offset_t[::1] offsets, int32_t[::1] next_board, uint8_t[::1] lines,
-                    uint16_t[::1] placement, int n_threads, bint closed_only) noexcept nogil:
-    """Pass 3: every move of every board, at its row; threads share the boards
-    (placement numbers only if ``placement`` has room: hard drops may leave them
-    to be dropped again when asked).  ``closed_only``: a move to a board
-    not in the index gets -1 (given boards, which may not be closed).
+                    uint16_t[::1] placement, int n_threads, bint closed_only, Py_ssize_t first,
+                    Py_ssize_t last) noexcept nogil:
+    """Pass 3: every move of boards ``first:last`` (``first`` a multiple of
+    BATCH), at its row; threads share the boards (placement numbers only if
+    ``placement`` has room: hard drops may leave them to be dropped again
+    when asked).  ``closed_only``: a move to a board not in the index gets
+    -1 (given boards, which may not be closed).
 
     Returns -1 if the threads' buffers cannot be allocated."""
-    cdef Py_ssize_t n = boards.shape[0], chunk, lo, hi, i
+    cdef Py_ssize_t n = last, chunk, lo, hi, i
     cdef Py_ssize_t n_chunks = (n + BATCH - 1) // BATCH
     cdef size_t per_thread = BATCH * <size_t>g.max_moves
     cdef int P = g.n_pieces, p, k, n_lines
@@ -527,7 +547,7 @@ cdef int fill_moves(const Geometry* g, const Index* ix, const board_t[::1] board
     cdef board_t* all_keys = <board_t*>malloc(n_threads * per_thread * sizeof(board_t) + 8)
     if all_keys == NULL:
         return -1
-    for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=16):
+    for chunk in prange(first // BATCH, n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=16):
         keys = all_keys + threadid() * per_thread
         nb = 0          # assigned here so that each thread has its own
         n_lines = 0

@@ -30,7 +30,7 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
     list far from closed is refused before its table is allocated: what a
     forged file costs then is its reading), and copy them to ``boards``;
     returns a status (REPEATED or NOT_CLOSED, with the board in ``named``)."""
-    cdef size_t i, stride = max(n // CLOSED_SAMPLE + 1, CLOSED_STRIDE)
+    cdef size_t i, stride = max(n // CLOSED_SAMPLE + 1, <size_t>CLOSED_STRIDE)
     cdef board_t b, bit, sm, nb = 0
     cdef index_t j
     cdef int k, p, c, lines = 0
