@@ -10,6 +10,12 @@ from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t, uint64_t
 from babytris.engine._types cimport board_t, first_bad_move, offset_t, populate
 from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
 from babytris.engine._geometry cimport Geometry
+from babytris.engine.signals cimport interrupted
+
+
+cdef enum:
+    # Boards a pass over a whole table writes between two looks for Ctrl-C (tens of milliseconds).
+    SLICE = 262144
 
 import numpy as np
 
@@ -195,6 +201,9 @@ def preview_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, co
         ``(offsets, next_node, lines, placement)``: int32 offsets (one per
         state, plus one) and int32, uint8 and uint16 arrays, one entry per
         move of the expanded table.
+
+    Raises:
+        KeyboardInterrupt: on Ctrl-C (asked between slices of SLICE boards).
     """
     cdef Py_ssize_t P = n_pieces, n = (offsets.shape[0] - 1) // n_pieces
     cdef Py_ssize_t n_states = n * queues * P, s, b, j, base_row
@@ -222,9 +231,13 @@ def preview_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, co
     cdef uint8_t[::1] nl = new_lines
     cdef uint16_t[::1] np_ = new_placement
     cdef int64_t written = 0
-    cdef Py_ssize_t state = 0
+    cdef Py_ssize_t state = 0, first = 0, last
+    cdef bint stopped = False
     with nogil:
         for b in range(n):  # the offsets: a running count, state by state
+            if b % SLICE == SLICE - 1 and interrupted():
+                stopped = True
+                break
             for q in range(queues):
                 count = offsets[b * P + placed[q] + 1] - offsets[b * P + placed[q]]
                 for d in range(P):
@@ -232,18 +245,25 @@ def preview_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, co
                     written = written + count
                     state = state + 1
         no[n_states] = <offset_t>written
-        for b in prange(n, num_threads=n_threads, schedule="static"):
-            for q in range(queues):
-                base_row = b * P + placed[q]
-                lo = offsets[base_row]
-                hi = offsets[base_row + 1]
-                for d in range(P):
-                    s = (b * queues + q) * P + d
-                    at = no[s]
-                    for j in range(hi - lo):
-                        nn[at + j] = <int32_t>(next_board[lo + j] * queues + rest[q] + d)
-                        nl[at + j] = lines[lo + j]
-                        np_[at + j] = placement[lo + j]
+        while first < n and not stopped:  # (a slice of boards at a time, asking for Ctrl-C between)
+            last = first + SLICE if first + SLICE < n else n
+            for b in prange(first, last, num_threads=n_threads, schedule="static"):
+                for q in range(queues):
+                    base_row = b * P + placed[q]
+                    lo = offsets[base_row]
+                    hi = offsets[base_row + 1]
+                    for d in range(P):
+                        s = (b * queues + q) * P + d
+                        at = no[s]
+                        for j in range(hi - lo):
+                            nn[at + j] = <int32_t>(next_board[lo + j] * queues + rest[q] + d)
+                            nl[at + j] = lines[lo + j]
+                            np_[at + j] = placement[lo + j]
+            first += SLICE
+            if first < n and interrupted():
+                stopped = True
+    if stopped:
+        raise KeyboardInterrupt
     return new_offsets, next_node, new_lines, new_placement
 
 
