@@ -100,6 +100,23 @@ def _latency_of_ctrl_c(argv, tmp_path, *, wait_for_ready=True, delay=1.0):
         p.kill()
 
 
+@pytest.mark.long
+@pytest.mark.parametrize("delay", [0.3, 0.7, 1.1])
+def test_ctrl_c_in_a_table_built_on_given_boards_is_a_keyboard_interrupt(delay, tmp_path):
+    # 5x5's 6.5 million boards, the table built on them again and again: the signal lands in
+    # the marking, the passes (sliced) or the walk, and each ends as KeyboardInterrupt (once
+    # the passes' status fell through to "out of memory")
+    code = (
+        "import babytris; from babytris.engine.enumeration import table_of_boards; "
+        "r = babytris.Rules(width=5, height=5); b = babytris.enumerate_boards(r).boards.copy(); "
+        "print('ready', flush=True); any(table_of_boards(r, b) is None for _ in iter(int, 1))"
+    )
+    latency, status, err = _latency_of_ctrl_c([sys.executable, "-c", code], tmp_path, delay=delay)
+    assert status == -signal.SIGINT, err
+    assert "KeyboardInterrupt" in err and "MemoryError" not in err, err
+    assert latency < 5.0, latency
+
+
 @pytest.mark.parametrize("work", sorted(BIG_WORK))
 def test_ctrl_c_stops_big_board_loops(work, tmp_path):
     argv = [sys.executable, "-c", BIG_IMPORTS + "print('ready', flush=True); " + BIG_WORK[work]]

@@ -28,7 +28,8 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
     """Pass 1 for given boards: mark each in ``bits`` (if not NULL, else in
     ``table``), check the moves of a few thousand of them at most, evenly spaced (a
     list far from closed is refused before its table is allocated: what a
-    forged file costs then is its reading), and copy them to ``boards``;
+    forged file costs then is its reading; one made to pass the sample fails
+    once its table is built), and copy them to ``boards``;
     returns a status (REPEATED or NOT_CLOSED, with the board in ``named``)."""
     cdef size_t i, stride = max(n // CLOSED_SAMPLE + 1, <size_t>CLOSED_STRIDE)
     cdef board_t b, bit, sm, nb = 0

@@ -172,7 +172,8 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
     on the rules' cells and given once, every move leading to a board given
     (the set is closed), and every board reached by play from the start (a
     walk over the moves; a list far from closed is refused before its table is
-    allocated, from the moves of a sample).  About two thirds of an enumeration: no search.
+    allocated, from the moves of a sample, and one made to pass the sample once
+    its table is built).  About two thirds of an enumeration: no search.
 
     Returns:
         :class:`Transitions`, its boards in the engine's order (compare them
@@ -207,6 +208,8 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
     status, *arrays = _engine_table(rules, 0, max_memory, 0, resolve_n_jobs(None), given=base)
     if status != 0:
         code, board, found = status
+        if code == -4:
+            raise KeyboardInterrupt
         if code == -6:
             raise TableError("boards", f"board {board} has a move to a board not in the table")
         if code == -7:

@@ -344,16 +344,14 @@ def _read_members(
             raise SolutionFileError(path, key, "missing from the file")
     nodes = rules.nodes_per_board if rules.node_tables else 1  # (each board once per node)
     contents = {"table_boards": member("table_boards", 8 * 2 ** (rules.width * rules.height) * nodes)}
+    # (a row is a board, or with previews, hold or a bag a node: its states, one per piece)
     n_boards, n_pieces = len(contents["table_boards"]), rules.n_pieces
-    # a board's states: the piece and the previewed ones, the hold slot, the bag's contents
-    per_board = n_pieces ** (rules.preview + 1) * (n_pieces + 1) ** (2 if rules.hold else 0)
-    per_board *= (rules.bag_copies + 1) ** n_pieces if rules.randomizer == "bag" else 1
     saved = meta.get("digests")
     table = [key for key in infos if key.startswith("table_")]
     if lean and isinstance(saved, dict) and all(key in saved for key in table):
-        n_states, n_moves = n_boards * per_board, 0
+        n_states, n_moves = n_boards * n_pieces, 0
     else:
-        contents["table_offsets"] = member("table_offsets", 8 * (n_boards * per_board + 1))
+        contents["table_offsets"] = member("table_offsets", 8 * (n_boards * n_pieces + 1))
         offsets = contents["table_offsets"]
         n_states = max(len(offsets) - 1, 0)
         n_moves = int(offsets[-1]) if len(offsets) and offsets.dtype.kind in "iu" else 0
