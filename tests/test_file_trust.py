@@ -5,6 +5,7 @@ metadata gives a SolutionFileError, foreign files never show numpy's pickle
 advice, and the CLI gives corrupt files their own exit status."""
 
 import gzip
+import io
 import json
 import subprocess
 import sys
@@ -177,3 +178,18 @@ def test_the_saved_digests_match_an_unedited_file(saved):
         meta = json.loads(str(data["meta"]))
         assert set(meta["digests"]) == {key for key in data.files}
     assert babytris.load(saved).start_value > 0
+
+
+def test_a_node_tables_offsets_are_bounded_by_its_rows(tmp_path):
+    # A row of a node table (previews, hold) is a node already: its states are one per piece.
+    # The bound once counted every queue and hold slot again per row: 36 times too loose here.
+    path = tmp_path / "nodes.npz"
+    babytris.solve(width=4, height=4, preview=1, hold=True).save(path)
+    members = dict(_members(path))
+    rows = len(np.load(path)["table_boards"])
+    bound = 8 * (rows * 2 + 1)
+    padded = io.BytesIO()
+    np.save(padded, np.zeros(3 * bound // 8, dtype=np.int64))
+    forged = _write(tmp_path / "forged.npz", [*{**members, "table_offsets.npy": padded.getvalue()}.items()])
+    with pytest.raises(SolutionFileError, match=rf"table_offsets: declares {3 * bound + 128:,} bytes"):
+        babytris.load(forged, verify=False)
