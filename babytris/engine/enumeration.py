@@ -196,12 +196,12 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
     if not len(base):
         raise TableError("boards", "none given: a table holds the start board at least")
     cells = rules.width * rules.height
-    if cells < 64 and len(base) and int(base.max()) >> cells:
+    if cells < 64 and int(base.max()) >> cells:
         raise TableError("boards", f"{int(base.max())} is not a board of {rules.width}x{rules.height} cells")
-    n_moves = len(base) * rules.n_pieces * most_moves(rules)
-    if table_bytes(rules, len(base), n_moves) > max_memory:
+    need = table_bytes(rules, len(base), len(base) * rules.n_pieces * most_moves(rules))  # (every placement a move)
+    if need > max_memory:
         raise MemoryLimitError(
-            f"the table of {len(base):,} boards could hold {format_bytes(table_bytes(rules, len(base), n_moves))}, "
+            f"the table of {len(base):,} boards could hold {format_bytes(need)}, "
             f"more than max_memory={format_bytes(max_memory)}"
         )
     started = time.perf_counter()
