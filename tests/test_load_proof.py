@@ -274,3 +274,25 @@ def test_a_small_file_claiming_big_rules_is_refused_quickly(files, rules):
     words = r"board \d+ has a move to a board not in the table: the boards are not the rules. own"
     _refused(path, "table_boards", words)
     assert time.perf_counter() - started < 2.0
+
+
+def test_a_genuine_file_too_big_for_max_memory_is_a_memory_refusal_not_a_corrupt_file(tmp_path):
+    # proving a file rebuilds its table: a budget it does not fit is the reader's limit, said so
+    path = tmp_path / "s.npz"
+    solution = babytris.solve(width=4, height=5)
+    solution.save(path)
+    with pytest.raises(babytris.MemoryLimitError, match=r"proving its table of 182,101 rows .*verify=False"):
+        babytris.load(path, max_memory=2**20)
+    assert not babytris.load(path, max_memory=2**20, verify=False).verified  # (no table rebuilt)
+    assert babytris.load(path, max_memory=2**30).verified
+    with pytest.raises(ValueError, match="max_memory"):
+        babytris.load(path, max_memory=-1)
+
+
+def test_the_command_line_proves_a_file_within_its_max_memory(tmp_path):
+    path = tmp_path / "s.npz"
+    babytris.solve(width=4, height=5).save(path)
+    run = [sys.executable, "-m", "babytris", "play", "--solution", str(path), "--placements", "1"]
+    refused = subprocess.run([*run, "--max-memory", "0.001"], capture_output=True, text=True, cwd=tmp_path)
+    assert refused.returncode == 3 and "raise max_memory" in refused.stderr, refused.stderr
+    assert subprocess.run(run, capture_output=True, text=True, cwd=tmp_path).returncode == 0

@@ -45,7 +45,7 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
         if path:
             check_writable(option, path)
     if args.solution:
-        solution = babytris.load(args.solution, verify=not args.no_verify)
+        solution = babytris.load(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
     else:
         solution = solution_from(args, out)
     rules = solution.rules

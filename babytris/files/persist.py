@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.resources import DEFAULT_MAX_MEMORY, check_max_memory
 from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.rules import Rules
@@ -74,7 +75,9 @@ def _check_digests(
             raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
 
 
-def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = True) -> Solution:
+def load(
+    path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = True, max_memory: int = DEFAULT_MAX_MEMORY
+) -> Solution:
     """Read a solution written by :meth:`Solution.save`, and prove it.
 
     What a file reports is recomputed, not believed
@@ -104,6 +107,8 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
             sweep; the form is checked still, every member read against its
             digest): for speed, with a file one trusts.  The Solution is then marked ``verified=False``, which
             its repr and the command line's ``--json`` show.
+        max_memory: the most the rebuilt table may take (bytes; default 8 GiB):
+            a file solved with more needs as much to be proved.
 
     Raises:
         SolutionFileError: (a ``ValueError``) the file is not a babytris
@@ -111,15 +116,19 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
             message names the file, the field and what differs), or is of
             another format version.
         ValueError: it was solved for other ``rules``.
+        MemoryLimitError: proving its table would take more than ``max_memory``.
         OSError: the file cannot be opened (missing, a directory, no permission).
     """
     verify = check_bool("verify", verify)
+    max_memory = check_max_memory(max_memory)
     meta, contents, declared = _read(path, lean=verify)
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
     matched = "table_offsets" not in contents  # (left compressed: matched by its digests below)
     if matched:
-        _match_table(path, meta, contents, declared, rules_table(path, saved_rules, contents["table_boards"]))
+        _match_table(
+            path, meta, contents, declared, rules_table(path, saved_rules, contents["table_boards"], max_memory)
+        )
     rederived = frozenset(key for key in contents if matched and key.startswith("table_") and key != "table_boards")
     _check_digests(path, meta, contents, rederived)
     _check_arrays(path, saved_rules, settings, contents)
@@ -150,7 +159,7 @@ def load(path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = 
         **fields,
     )
     if verify:
-        prove(path, solution, table_proved=matched)
+        prove(path, solution, table_proved=matched, max_memory=max_memory)
     return solution
 
 

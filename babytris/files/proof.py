@@ -48,7 +48,7 @@ import numpy as np
 
 from ..engine.enumeration import previews_bytes, table_of_boards
 from ..engine.placements import most_moves
-from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, table_bytes
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, format_bytes, table_bytes
 from ..engine.transitions import TableError, Transitions
 from ..game.rules import Rules
 from ..results.saving import TABLE_ARRAYS
@@ -64,7 +64,9 @@ __all__ = ["Backup", "backup", "prove", "rules_table"]
 ULPS = 16
 
 
-def prove(path: str | os.PathLike, solution: Solution, *, table_proved: bool = False) -> None:
+def prove(
+    path: str | os.PathLike, solution: Solution, *, table_proved: bool = False, max_memory: int = DEFAULT_MAX_MEMORY
+) -> None:
     """Recompute what a loaded ``solution`` (read from ``path``) reports
     (``table_proved``: its table is the rules' own already, re-derived by the
     caller and matched with the file's by their digests).
@@ -74,7 +76,7 @@ def prove(path: str | os.PathLike, solution: Solution, *, table_proved: bool = F
         the first array or setting at fault and what differs.
     """
     if not table_proved:
-        check_table(path, solution.transitions)
+        check_table(path, solution.transitions, max_memory)
     roles = _roles(path, solution)
     check_policy(path, solution, roles, check_values(path, solution, roles))
     check_opponent(path, solution, roles)
@@ -86,34 +88,43 @@ def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
     raise SolutionFileError(path, field, problem)
 
 
-def rules_table(path: str | os.PathLike, rules: Rules, boards: np.ndarray) -> Transitions:
+def rules_table(
+    path: str | os.PathLike, rules: Rules, boards: np.ndarray, max_memory: int = DEFAULT_MAX_MEMORY
+) -> Transitions:
     """The move table the engine derives from ``rules``, built on a file's
     table's ``boards`` (:func:`~babytris.engine.enumeration.table_of_boards`:
     no search, but a check that they are the boards play reaches, each
     once), in the engine's order: compare its boards with the file's.  A
     file costs what its rows allow (twice what a genuine table of that many
-    rows needs, at most), whatever rules it claims.
+    rows needs, at most, and never over ``max_memory``), whatever rules it claims.
 
     Returns:
         the :class:`~babytris.Transitions`.
+
+    Raises:
+        SolutionFileError: the boards are not the rules' reachable ones.
+        MemoryLimitError: building their table would take more than ``max_memory``.
     """
     # (its rows: with previews, hold or a bag each board once per node, and the nodes' table is built from the boards')
     n_rows, n_boards = len(boards), len(boards) // (rules.nodes_per_board if rules.node_tables else 1)
     need = table_bytes(rules, n_rows, n_rows * rules.n_pieces * (most_moves(rules) + 1))  # (+1: a hold)
     if rules.node_tables:
         need = max(need, previews_bytes(rules, n_boards, n_boards * rules.n_pieces * most_moves(rules)))
-    budget = min(2 * need + 2**26, DEFAULT_MAX_MEMORY)
+    budget = min(2 * need + 2**26, max_memory)
     try:
         return table_of_boards(rules, boards, max_memory=budget)
     except TableError as err:
         _fail(path, "table_boards", f"{err.problem}: the boards are not the rules' own (re-derived)")
     except MemoryLimitError as err:
-        _fail(path, "table_boards", f"holds {len(boards):,} rows, too many to re-derive ({err})")
+        raise MemoryLimitError(
+            f"{os.fspath(path)!r}: proving its table of {n_rows:,} rows would take more than "
+            f"{format_bytes(budget)} ({err}); raise max_memory, or load it with verify=False"
+        ) from None
 
 
-def check_table(path: str | os.PathLike, table: Transitions) -> None:
+def check_table(path: str | os.PathLike, table: Transitions, max_memory: int = DEFAULT_MAX_MEMORY) -> None:
     """Refuse a table that differs from the one the engine derives from its rules."""
-    own = rules_table(path, table.rules, table.boards)
+    own = rules_table(path, table.rules, table.boards, max_memory)
     for name in TABLE_ARRAYS:
         saved, derived = getattr(table, name), getattr(own, name)
         if saved is None and derived is None:
