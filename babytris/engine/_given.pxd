@@ -7,10 +7,10 @@ from libc.stdint cimport uint64_t, int64_t, int32_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
-from babytris.engine._boardmap cimport BoardMap, map_init, map_get, map_get_or_insert
+from babytris.engine._boardmap cimport BoardMap, map_init, map_get_or_insert
 from babytris.engine._drop cimport drop, smear_down, soft_moves
 from babytris.engine._geometry cimport Geometry
-from babytris.engine._index cimport lowest_bit
+from babytris.engine._index cimport Index, has_board, lowest_bit
 from babytris.engine._search cimport INTERRUPTED, NOT_CLOSED, OK, OUT_OF_MEMORY, REPEATED, TOO_MANY_BOARDS
 from babytris.engine._types cimport board_t, index_t, offset_t
 from babytris.engine._vec cimport Vec, vec_reserve
@@ -35,8 +35,8 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
     cdef board_t b, bit, sm, nb = 0
     cdef index_t j
     cdef int k, p, c, lines = 0
-    cdef bint found
     cdef board_t* moves
+    cdef Index marked          # (only its bitmap or map: what has_board reads)
     if n >= 2147483647:
         return TOO_MANY_BOARDS
     if bits == NULL and map_init(table, 1024) != 0:  # (grown as boards come: a repeat costs little)
@@ -56,6 +56,8 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
             if j != <index_t>i:
                 named[0] = b
                 return REPEATED
+    marked.bits = bits
+    marked.table = table
     moves = <board_t*>malloc((<size_t>g.max_moves + 1) * sizeof(board_t))
     if moves == NULL:
         return OUT_OF_MEMORY
@@ -74,11 +76,7 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
                     moves[c] = nb
                     c += 1
         for k in range(c):
-            if bits != NULL:
-                found = (bits[moves[k] >> 6] >> (moves[k] & 63)) & 1
-            else:
-                found = map_get(table, moves[k]) >= 0
-            if not found:
+            if not has_board(&marked, moves[k]):
                 named[0] = b
                 free(moves)
                 return NOT_CLOSED
