@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -10,7 +12,7 @@ from strategies import small_rules
 
 import babytris
 from babytris import MemoryLimitError, Rules
-from babytris.modes.lean import lean_bytes, solve_lean
+from babytris.modes.lean import LEAN_KEPT, lean_bytes, lean_plan, solve_lean
 
 
 def agree(lean, full):
@@ -32,12 +34,31 @@ def agree(lean, full):
 
 @pytest.mark.parametrize("size", [(4, 4), (4, 5), (5, 4)])
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
-def test_lean_equals_the_default_mode(size, opponent):
+@pytest.mark.parametrize("keep", LEAN_KEPT)
+def test_lean_equals_the_default_mode(size, opponent, keep):
     width, height = size
-    lean = solve_lean(width=width, height=height, opponent=opponent)
+    lean = solve_lean(width=width, height=height, opponent=opponent, keep=keep)
     full = babytris.solve(width=width, height=height, opponent=opponent)
-    assert lean.converged and lean.opponent == opponent
+    assert lean.converged and lean.opponent == opponent and lean.plan.keep == keep
+    assert lean.method == ("vi" if keep == "none" else "mpi") and (lean.evaluations > 0) == (keep != "none")
     agree(lean, full)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("opponent", ["random", "minimax"])
+def test_lean_equals_the_default_mode_at_4x6(opponent):
+    lean = solve_lean(width=4, height=6, opponent=opponent)
+    assert lean.plan.keep == "moves" and lean.method == "mpi"
+    agree(lean, babytris.solve(width=4, height=6, opponent=opponent))
+
+
+def test_modified_policy_iteration_takes_fewer_greedy_sweeps_than_value_iteration():
+    mpi, vi = solve_lean(width=4, height=5, keep="placements"), solve_lean(width=4, height=5, keep="none")
+    assert mpi.iterations < vi.iterations / 2  # (8 greedy sweeps against 21 here)
+    # the kept placement and the kept move are the same move: the same sweeps, the same values
+    moves = solve_lean(width=4, height=5, keep="moves")
+    assert np.array_equal(moves.board_values, mpi.board_values)
+    assert (moves.iterations, moves.evaluations) == (mpi.iterations, mpi.evaluations)
 
 
 def test_the_known_facts_hold_in_lean_mode():
@@ -53,11 +74,12 @@ def test_the_known_facts_hold_in_lean_mode():
     rules=small_rules(variants=True),
     discount=st.sampled_from([0.5, 0.9]),
     opponent=st.sampled_from(["random", "minimax"]),
+    keep=st.sampled_from(LEAN_KEPT),
 )
-def test_lean_equals_the_default_mode_over_random_rules(rules, discount, opponent):
+def test_lean_equals_the_default_mode_over_random_rules(rules, discount, opponent, keep):
     assume(not rules.mirror and rules.objective != "combo" and rules.moves == "hard")
     kw = dict(discount=discount, opponent=opponent, tol=1e-10)
-    agree(solve_lean(rules, **kw), babytris.solve(rules, **kw))
+    agree(solve_lean(rules, keep=keep, **kw), babytris.solve(rules, **kw))
 
 
 def test_threads_do_not_change_the_values():
@@ -80,6 +102,9 @@ def test_threads_do_not_change_the_values():
         (dict(width=4, height=4, accelerate="yes"), "accelerate"),
         (dict(width=4, height=4, progress=3), "progress"),
         (dict(width=4, height=4, max_memory=10), "max_memory"),
+        (dict(width=4, height=4, keep="all"), "keep must be one of 'moves', 'placements', 'none'"),
+        (dict(width=4, height=4, ties="last"), "ties must be 'first' in lean mode"),
+        (dict(width=4, height=4, eval_sweeps=-1), "eval_sweeps"),
     ],
 )
 def test_bad_arguments_are_refused(kwargs, words):
@@ -88,7 +113,10 @@ def test_bad_arguments_are_refused(kwargs, words):
 
 
 def test_work_beyond_max_memory_is_refused_during_the_search():
-    with pytest.raises(MemoryLimitError, match="lean mode needs more than max_memory"):
+    # 4x6's two bitmaps take 4 MiB: 1 MiB more holds about 131,000 boards of the 2,546,847
+    with pytest.raises(MemoryLimitError, match="lean mode needs more than max_memory.*the search stopped"):
+        solve_lean(width=4, height=6, max_memory=2**22 + 2**20)
+    with pytest.raises(MemoryLimitError, match="search.s two bitmaps .* take 4.0 MiB; refused before the search"):
         solve_lean(width=4, height=6, max_memory=2**21)
 
 
@@ -102,10 +130,35 @@ def test_the_estimate_counts_bitmap_ranks_and_values():
     rules = Rules(width=4, height=7)
     words = 2**28 // 64
     n = 35_655_859
-    # the solve's peak: values, and each board's change (float32) in the sweep before a jump
+    # the solve's peak: bitmap and ranks, values, and each board's change (float32) in the sweep before a jump
     assert lean_bytes(rules, n) == 12 * words + 12 * n
-    # without them, the search's: its queue, 4 bytes a board, up to 2.5 times over while it grows
-    assert lean_bytes(rules, n, accelerate=False) == 8 * words + 10 * n
+    assert lean_bytes(rules, n, accelerate=False) == 12 * words + 8 * n
+    # the search's two bitmaps, where few boards are reachable
+    assert lean_bytes(rules, 1000) == 16 * words
+
+
+def test_the_estimate_counts_what_is_kept():
+    rules = Rules(width=4, height=8)  # two pieces: a byte each, or 5 bytes each
+    words, n = 2**32 // 64, 499_182_027
+    assert lean_bytes(rules, n, keep="placements") == 12 * words + (12 + 2) * n
+    assert lean_bytes(rules, n, accelerate=False, keep="moves") == 12 * words + (8 + 10) * n
+
+
+def test_the_plan_keeps_the_most_that_fits_and_says_why():
+    rules, n = Rules(width=4, height=8), 499_182_027
+    gib = 2**30
+    default = lean_plan(rules, n, 8 * gib)  # 4x8 at the default max_memory
+    assert (default.keep, default.accelerate, default.method) == ("placements", True, "mpi")
+    assert "keep='moves' with Aitken jumps would need 10.98 GiB, over max_memory=8.00 GiB" == default.why
+    roomy = lean_plan(rules, n, 12 * gib)
+    assert (roomy.keep, roomy.accelerate, roomy.why) == ("moves", True, "the most that fits")
+    assert roomy.bytes == lean_bytes(rules, n, True, "moves") <= 12 * gib
+    tight = lean_plan(rules, n, 5.5 * gib)
+    assert (tight.keep, tight.accelerate, tight.method) == ("placements", False, "mpi")
+    tighter = lean_plan(rules, n, 5 * gib)
+    assert (tighter.keep, tighter.accelerate, tighter.method) == ("none", False, "vi")
+    assert lean_plan(rules, n, 4 * gib) is None
+    assert lean_plan(rules, n, 8 * gib, keep="moves") is None  # asked for, and it does not fit
 
 
 def test_acceleration_is_left_out_where_its_copy_of_the_values_would_not_fit(monkeypatch):
@@ -114,8 +167,9 @@ def test_acceleration_is_left_out_where_its_copy_of_the_values_would_not_fit(mon
     rules = Rules(width=4, height=5)
     plain, accelerated = lean_bytes(rules, 182_101, accelerate=False), lean_bytes(rules, 182_101)
     monkeypatch.setattr(lean, "forecast_boards", lambda rules: 182_101)  # as for a board of over 30 cells
-    squeezed = solve_lean(rules, max_memory=(plain + accelerated) // 2)
-    roomy = solve_lean(rules, max_memory=2 * accelerated)
+    squeezed = solve_lean(rules, keep="none", max_memory=(plain + accelerated) // 2)
+    roomy = solve_lean(rules, keep="none", max_memory=2 * accelerated)
+    assert not squeezed.plan.accelerate and roomy.plan.accelerate
     assert squeezed.converged and squeezed.iterations > roomy.iterations  # no Aitken jumps: more sweeps
     assert np.abs(squeezed.board_values - roomy.board_values).max() <= squeezed.error_bound + roomy.error_bound
 
@@ -127,3 +181,18 @@ def test_huge_scores_converge_without_jumps_their_float32_changes_could_not_hold
     big = solve_lean(width=4, height=4, line_scores=(0, 1e200, 3e200, 6e200), tol=1e192)
     assert big.converged and np.isfinite(big.board_values).all()
     assert abs(big.start_value / 1e200 - plain.start_value) <= (big.error_bound / 1e200 + plain.error_bound)
+
+
+def test_the_command_line_says_what_the_lean_solve_kept_and_why(capsys):
+    from babytris.cli import commands
+
+    args = ["solve", "--width", "4", "--height", "5", "--mode", "lean", "--json"]
+    assert commands.main([*args, "--max-memory", "0.003"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # 3 MiB: the bitmap, ranks, values and Aitken record fit, the next boards do not
+    assert (result["method"], result["kept"], result["aitken"]) == ("mpi", "placements", True)
+    assert result["plan"].startswith("keep='moves' with Aitken jumps would need ")
+    assert result["evaluation_sweeps"] > 0 and result["iterations"] < 12
+    assert commands.main([*args, "--method", "vi"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["method"], result["kept"], result["evaluation_sweeps"]) == ("vi", "none", 0)

@@ -24,7 +24,8 @@ def lean_applies(args: argparse.Namespace) -> bool:
         or args.hold
         or args.out
         or args.policy_csv
-        or args.method in ("mpi", "jacobi", "strategy")
+        or args.method in ("jacobi", "strategy")
+        or args.ties != "first"
         or args.moves != "hard"
         or args.randomizer != "iid"
     )
@@ -39,8 +40,10 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         raise ValueError(f"{option}: a lean solution holds board values only; use --mode table")
     if args.preview or args.hold or args.randomizer != "iid":
         raise ValueError("--mode lean: solves the plain game (no --preview, no --hold, no --randomizer bag)")
-    if args.method not in (None, "vi"):
-        raise ValueError(f"--method: the lean mode runs value iteration in place (vi), got {args.method!r}")
+    if args.method not in (None, "mpi", "vi"):
+        raise ValueError(
+            f"--method: the lean mode runs modified policy iteration (mpi) or value iteration (vi), got {args.method!r}"
+        )
     started = time.perf_counter()
     solution = solve_lean(
         game_rules(args),
@@ -49,6 +52,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         tol=args.tol,
         max_iter=args.max_iter,
         opponent=args.opponent,
+        keep="none" if args.method == "vi" else None,
+        ties=args.ties,
         max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
         progress=(lambda i, r: print(f"sweep {i}: residual {r:.2e}", file=sys.stderr, flush=True))
@@ -67,7 +72,11 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
             "opponent": solution.opponent,
             "boards": solution.n_boards,
             "iterations": solution.iterations,
-            "method": "vi",
+            "evaluation_sweeps": solution.evaluations,
+            "method": solution.method,
+            "kept": solution.plan.keep,
+            "aitken": solution.plan.accelerate,
+            "plan": solution.plan.why,
             "residual": solution.residual,
             "error_bound": solution.error_bound,
             "converged": solution.converged,
@@ -82,8 +91,14 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         f"line scores {rules.line_scores}"
     )
     out.line(f"boards       {solution.n_boards:,} reachable boards")
+    plan = solution.plan
     out.line(
-        f"solved       {solution.iterations} sweeps (vi), residual {solution.residual:.2e}, "
+        f"kept         {plan.keep} ({'' if plan.accelerate else 'no '}Aitken jumps, "
+        f"{plan.bytes / 2**30:.2f} GiB estimated): {plan.why}"
+    )
+    out.line(
+        f"solved       {solution.iterations} greedy + {solution.evaluations} evaluation sweeps ({solution.method}), "
+        f"residual {solution.residual:.2e}, "
         f"{'converged' if solution.converged else 'NOT converged'}"
     )
     out.line(

@@ -1,6 +1,6 @@
 # The placement rule, inline: hard drop, line clears, the mirror image and
-# soft moves.  _core.pyx (the enumeration) inlines it; the lean and sharded
-# sweeps call the copies _core.pxd exports (drop_piece), so the rule lives here once.
+# soft moves.  _core.pyx (the enumeration) and the lean sweeps inline it; the
+# sharded expansion calls the copy _core.pxd exports (drop_piece), so the rule lives here once.
 
 from libc.stdint cimport uint8_t, uint16_t
 

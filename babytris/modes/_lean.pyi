@@ -2,6 +2,8 @@ import numpy as np
 import numpy.typing as npt
 
 MAX_CELLS: int
+KEEP: dict[str, int]
+MAX_KEPT_PLACEMENTS: int
 
 class LeanTable:
     bits: npt.NDArray[np.uint64]
@@ -10,7 +12,8 @@ class LeanTable:
     n_words: int
     cells: int
     status: int
-    def __init__(self, engine: object, start: int, max_boards: int) -> None: ...
+    passes: int
+    def __init__(self, engine: object, start: int, max_boards: int, n_threads: int = 1) -> None: ...
     def index(self, boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]: ...
     def boards(self) -> npt.NDArray[np.uint64]: ...
     def state_values(
@@ -24,6 +27,10 @@ class LeanTable:
 
 class LeanSweeper:
     n_threads: int
+    keep: int
+    kept_placements: npt.NDArray[np.uint8] | None
+    kept_next: npt.NDArray[np.uint32] | None
+    kept_lines: npt.NDArray[np.uint8] | None
     def __init__(
         self,
         table: LeanTable,
@@ -35,6 +42,7 @@ class LeanSweeper:
         *,
         combine: int = 0,
         n_threads: int = 1,
+        keep: str = "none",
     ) -> None: ...
     def greedy_sweep(
         self, V_prev: npt.NDArray[np.float64] | None = None, changes: npt.NDArray[np.float32] | None = None

@@ -16,11 +16,11 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from babytris.engine._types cimport board_t, prefetch
+from babytris.engine._types cimport HAVE_ATOMICS, board_t, prefetch, fetch_or, atomic_load
 from babytris.engine.signals cimport interrupted
-from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
+from babytris.engine._core cimport engine_geometry
+from babytris.engine._drop cimport drop, smear_down
 from babytris.engine._geometry cimport Geometry
-from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 
 cdef extern from *:
@@ -34,14 +34,41 @@ cdef extern from *:
     int top64 "BABYTRIS_TOP64"(uint64_t x) noexcept nogil    # the highest set bit
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BABYTRIS_FETCH_AND(p, v) __atomic_fetch_and((p), (v), __ATOMIC_RELAXED)
+    #else
+    static inline unsigned long long babytris_fetch_and(unsigned long long* p, unsigned long long v) {
+        unsigned long long old = *p; *p = old & v; return old;
+    }
+    #define BABYTRIS_FETCH_AND(p, v) babytris_fetch_and((unsigned long long*)(p), (v))
+    #endif
+    """
+    # ``*p &= v`` as one atomic step (where HAVE_ATOMICS, as fetch_or); returns the word before.
+    uint64_t fetch_and "BABYTRIS_FETCH_AND"(uint64_t* p, uint64_t v) noexcept nogil
+
+
 #: The largest board (in cells) the lean mode holds: its bitmap has 2**cells bits.
 MAX_CELLS = 32
 cdef enum:
     MAX_PLACEMENTS = 256       # of all pieces together (one board's moves are gathered first)
     WORDS_PER_BLOCK = 256      # words of the bitmap per block of a threaded sweep
-    BLOCKS_PER_ROUND = 4096    # blocks between checks for Ctrl-C (67 M possible boards)
+    BLOCKS_PER_ROUND = 1024    # blocks between checks for Ctrl-C (16.8 M possible boards; 4x8: 2 M reachable)
     COMBINE_MEAN = 0           # pieces drawn: the mean weighted by the probabilities
     COMBINE_MIN = 1            # an opponent gives the least valuable piece
+    BATCH_MOVES = 64           # kept moves read per batch of an evaluation sweep (loads started first)
+    KEEP_NONE = 0              # value iteration: nothing kept between sweeps
+    KEEP_PLACEMENTS = 1        # each state's chosen placement number (a byte)
+    KEEP_MOVES = 2             # each state's chosen next board (its index) and rows cleared
+
+#: A kept placement (or next board) meaning "no placement of this piece fits".
+cdef uint8_t NO_PLACEMENT = 255
+cdef uint32_t NO_NEXT = 0xFFFFFFFF
+#: What a sweeper may keep of each state's chosen move, by name (``LeanSweeper(keep=...)``).
+KEEP = {"none": KEEP_NONE, "placements": KEEP_PLACEMENTS, "moves": KEEP_MOVES}
+#: The most placements one piece may have where placements are kept (255 marks none).
+MAX_KEPT_PLACEMENTS = 255
 
 
 cdef inline int64_t index_of(const uint64_t* bits, const uint32_t* ranks, board_t b) noexcept nogil:
@@ -54,7 +81,9 @@ cdef class LeanTable:
     """The boards reachable from ``start`` under an engine's rules (at most
     :data:`MAX_CELLS` cells), as a bitmap with ranks; and the sweeps over
     them (:class:`LeanSweeper`).  ``max_boards``: stop (``status = -2``)
-    once more boards than this are found; ``status = -4`` when interrupted."""
+    once more boards than this are found; ``status = -4`` when interrupted.
+    The search runs on ``n_threads`` (:func:`_search`); ``passes``: its
+    passes over the bitmap."""
 
     cdef object engine                 # keeps the geometry alive
     cdef const Geometry* g
@@ -64,10 +93,11 @@ cdef class LeanTable:
     cdef readonly Py_ssize_t n_words
     cdef readonly int cells
     cdef readonly int status
+    cdef readonly int passes
     cdef const uint64_t* b
     cdef const uint32_t* r
 
-    def __init__(self, engine, uint64_t start, int64_t max_boards):
+    def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1):
         self.engine = engine
         self.g = engine_geometry(engine)
         self.cells = self.g.width * self.g.height
@@ -79,12 +109,19 @@ cdef class LeanTable:
             raise ValueError(f"start must be a board in [0, 2**{self.cells}), got {start}")
         n_words = max(1, (<uint64_t>1 << self.cells) // 64)
         self.n_words = n_words
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
         self.bits = np.zeros(n_words, dtype=np.uint64)
         cdef uint64_t[::1] bits = self.bits
+        cdef uint64_t[::1] todo = np.zeros(n_words, dtype=np.uint64)
         cdef int64_t found = 0
+        cdef int passes = 0
         with nogil:
-            self.status = _search(self.g, &bits[0], <uint32_t>start, max_boards, &found)
+            self.status = _search(self.g, &bits[0], &todo[0], n_words, <uint32_t>start, max_boards,
+                                  n_threads if HAVE_ATOMICS else 1, &found, &passes)
+        todo = None
         self.n_boards = found
+        self.passes = passes
         self.ranks = np.empty(n_words, dtype=np.uint32)
         cdef uint32_t[::1] ranks = self.ranks
         cdef Py_ssize_t w
@@ -142,10 +179,12 @@ cdef class LeanTable:
         cdef int16_t[:, ::1] m = moves
         cdef double q[MAX_PLACEMENTS]
         cdef int ok[MAX_PLACEMENTS]
+        cdef int64_t j[MAX_PLACEMENTS]
+        cdef int n_lines[MAX_PLACEMENTS]
         cdef int p, k
         cdef double best
         for i in range(n):
-            _move_values(self.g, self.b, self.r, boards[i], &W[0], &scores[0], discount, q, ok)
+            _move_values(self.g, self.b, self.r, boards[i], &W[0], &scores[0], discount, q, ok, j, n_lines)
             for p in range(P):
                 best = 0.0
                 for k in range(self.g.first[p], self.g.first[p + 1]):
@@ -169,62 +208,98 @@ cdef class LeanTable:
             raise ValueError(f"scores must cover 0..{tallest} rows cleared (the tallest placement)")
 
 
-cdef int _search(const Geometry* g, uint64_t* bits, uint32_t start, int64_t max_boards,
-                 int64_t* found) noexcept nogil:
-    """Breadth-first search from ``start``, marking boards in ``bits``; a queue of 4-byte boards."""
-    cdef Vec queue
-    cdef size_t head = 0
-    cdef int k, lines
-    cdef board_t b, nb, sm
-    cdef uint64_t bit
-    vec_init(&queue, sizeof(uint32_t))
-    if vec_reserve(&queue, 1024) != 0:
+cdef int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t n_words, uint32_t start,
+                 int64_t max_boards, int n_threads, int64_t* found, int* passes) noexcept nogil:
+    """Mark in ``bits`` every board reachable from ``start``; returns 0, -1
+    (out of memory), -2 (over ``max_boards``) or -4 (interrupted).
+
+    No queue: ``todo`` (a second bitmap) marks the boards found and not yet
+    expanded, and each pass expands them in ascending order, threads sharing
+    the blocks of words and marking with atomic ors.  A move that clears no
+    row leads to a larger board, expanded later in the same pass; one that
+    clears rows may lead to a smaller one, left for the next pass.  The
+    passes end with one that finds nothing new.  The boards found, and so
+    the table, do not depend on the threads; neighbouring boards' moves
+    land near each other, so the marks stay in the caches more than a
+    breadth-first queue's would (and 4x8's queue would take 2 GB)."""
+    cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k, first, last
+    cdef int64_t* block_new = <int64_t*>malloc(n_blocks * sizeof(int64_t))
+    cdef int64_t new
+    if block_new == NULL:
         return -1
-    (<uint32_t*>queue.data)[0] = start
-    queue.size = 1
     bits[start >> 6] |= (<uint64_t>1) << (start & 63)
-    while head < queue.size:
-        b = (<uint32_t*>queue.data)[head]
-        sm = smeared_board(g, b)
-        for k in range(g.first[g.n_pieces]):
-            if not drop_piece(g, b, sm, k, &nb, &lines):
-                continue
-            bit = (<uint64_t>1) << (nb & 63)
-            if bits[nb >> 6] & bit:
-                continue
-            bits[nb >> 6] |= bit
-            if <int64_t>queue.size >= max_boards:
-                found[0] = queue.size
-                vec_free(&queue)
+    todo[start >> 6] |= (<uint64_t>1) << (start & 63)
+    found[0] = 1
+    while True:
+        passes[0] += 1
+        new = 0
+        first = 0
+        while first < n_blocks:
+            last = first + BLOCKS_PER_ROUND
+            if last > n_blocks:
+                last = n_blocks
+            for k in prange(first, last, num_threads=n_threads, schedule="dynamic"):
+                block_new[k] = _expand_block(g, bits, todo, k, n_words)
+            for k in range(first, last):
+                new += block_new[k]
+            if found[0] + new > max_boards:
+                found[0] += new
+                free(block_new)
                 return -2
-            if vec_reserve(&queue, queue.size + 1) != 0:
-                found[0] = queue.size
-                vec_free(&queue)
-                return -1
-            (<uint32_t*>queue.data)[queue.size] = <uint32_t>nb
-            queue.size += 1
-        head += 1
-        if head % 65536 == 0 and interrupted():
-            found[0] = queue.size
-            vec_free(&queue)
-            return -4
-    found[0] = queue.size
-    vec_free(&queue)
-    return 0
+            if interrupted():
+                found[0] += new
+                free(block_new)
+                return -4
+            first = last
+        found[0] += new
+        if new == 0:
+            free(block_new)
+            return 0
+
+
+cdef int64_t _expand_block(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t block,
+                           Py_ssize_t n_words) noexcept nogil:
+    """Expand the boards waiting in a block of ``todo``'s words (taking
+    them): mark each board after a move in ``bits`` and, where new, in
+    ``todo``; returns how many new boards it marked."""
+    cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, n_words)
+    cdef uint64_t word, bit
+    cdef int k, lines, n = g.first[g.n_pieces]
+    cdef board_t b, nb, sm
+    cdef int64_t new = 0
+    for w in range(block * WORDS_PER_BLOCK, last):
+        word = atomic_load(&todo[w])
+        if not word:
+            continue
+        fetch_and(&todo[w], ~word)   # (bits another thread sets meanwhile stay, for the next pass)
+        while word:
+            b = (<board_t>w << 6) | <board_t>ctz64(word)
+            word &= word - 1
+            sm = smear_down(b, g.width, g.height)
+            for k in range(n):
+                if not drop(g, b, sm, k, &nb, &lines):
+                    continue
+                bit = (<uint64_t>1) << (nb & 63)
+                if atomic_load(&bits[nb >> 6]) & bit:
+                    continue
+                if not fetch_or(&bits[nb >> 6], bit) & bit:
+                    fetch_or(&todo[nb >> 6], bit)
+                    new += 1
+    return new
 
 
 cdef inline void _move_values(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
                               const double* W, const double* scores, double discount, double* q,
-                              int* ok) noexcept nogil:
-    """Every placement k on b: ``ok[k]`` whether it is a move, ``q[k]`` its
-    value; the loads of the next boards' ranks and values are started early."""
-    cdef int k, lines, n = g.first[g.n_pieces]
-    cdef board_t sm = smeared_board(g, b)
+                              int* ok, int64_t* j, int* n_lines) noexcept nogil:
+    """Every placement k on b: ``ok[k]`` whether it is a move, and if so
+    ``q[k]`` its value, ``j[k]`` the next board's index and ``n_lines[k]``
+    the rows it clears; the loads of the next boards' ranks and values are
+    started early."""
+    cdef int k, n = g.first[g.n_pieces]
+    cdef board_t sm = smear_down(b, g.width, g.height)
     cdef board_t nb[MAX_PLACEMENTS]
-    cdef int n_lines[MAX_PLACEMENTS]
-    cdef int64_t j[MAX_PLACEMENTS]
     for k in range(n):
-        ok[k] = drop_piece(g, b, sm, k, &nb[k], &n_lines[k])
+        ok[k] = drop(g, b, sm, k, &nb[k], &n_lines[k])
         if ok[k]:
             prefetch(&bits[nb[k] >> 6])
             prefetch(&ranks[nb[k] >> 6])
@@ -237,26 +312,52 @@ cdef inline void _move_values(const Geometry* g, const uint64_t* bits, const uin
             q[k] = scores[n_lines[k]] + discount * W[j[k]]
 
 
+cdef struct Kept:
+    # What a greedy sweep keeps of each state's chosen move, for the evaluation
+    # sweeps, (n_boards, n_pieces) row-major; NULL where not kept.
+    uint8_t* placement    # the placement's number among the piece's (NO_PLACEMENT: none fits)
+    uint32_t* next        # the next board's index (NO_NEXT: none fits)
+    uint8_t* lines        # the rows it clears
+
+
+cdef inline double _settle(double w, int64_t i, double* W, float* change) noexcept nogil:
+    """Write board i's new value w in place; returns |change| (``change``, if
+    not NULL, receives new - old)."""
+    cdef double delta = fabs(w - W[i])
+    if change != NULL:
+        change[i] = <float>(w - W[i])
+    W[i] = w
+    return delta if delta == delta else 1e308   # a NaN must not pass as converged
+
+
 cdef double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
                     int64_t i, double* W, float* change, const double* scores, const double* probs,
-                    double discount, int combine) noexcept nogil:
+                    double discount, int combine, const Kept* kept) noexcept nogil:
     """One Bellman backup of board b (index i) in place; returns |change|
     (0 for a board where nothing fits: it keeps its value).  ``change``, if
-    not NULL, receives the change (new - old; 0 where nothing fits)."""
+    not NULL, receives the change (new - old; 0 where nothing fits).  The
+    first best move of each piece goes to ``kept``."""
     cdef double q[MAX_PLACEMENTS]
     cdef int ok[MAX_PLACEMENTS]
-    cdef int p, k
-    cdef bint found, any_move = False
-    cdef double best, w = 0.0, delta
-    _move_values(g, bits, ranks, b, W, scores, discount, q, ok)
-    for p in range(g.n_pieces):
+    cdef int64_t j[MAX_PLACEMENTS]
+    cdef int n_lines[MAX_PLACEMENTS]
+    cdef int p, k, chosen, P = g.n_pieces
+    cdef bint any_move = False
+    cdef double best, w = 0.0
+    _move_values(g, bits, ranks, b, W, scores, discount, q, ok, j, n_lines)
+    for p in range(P):
         best = 0.0     # no move fits: game over, worth 0
-        found = False
+        chosen = -1
         for k in range(g.first[p], g.first[p + 1]):
-            if ok[k] and (not found or q[k] > best):
+            if ok[k] and (chosen < 0 or q[k] > best):
                 best = q[k]
-                found = True
-        any_move = any_move or found
+                chosen = k
+        any_move = any_move or chosen >= 0
+        if kept.placement != NULL:
+            kept.placement[i * P + p] = NO_PLACEMENT if chosen < 0 else <uint8_t>(chosen - g.first[p])
+        if kept.next != NULL:
+            kept.next[i * P + p] = NO_NEXT if chosen < 0 else <uint32_t>j[chosen]
+            kept.lines[i * P + p] = 0 if chosen < 0 else <uint8_t>n_lines[chosen]
         if combine == COMBINE_MEAN:
             w += probs[p] * best
         elif p == 0 or best < w:
@@ -265,21 +366,26 @@ cdef double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ran
         if change != NULL:
             change[i] = 0.0
         return 0.0
-    delta = fabs(w - W[i])
-    if change != NULL:
-        change[i] = <float>(w - W[i])
-    W[i] = w
-    return delta if delta == delta else 1e308   # a NaN must not pass as converged
+    return _settle(w, i, W, change)
 
 
 cdef class LeanSweeper:
-    """Value-iteration sweeps over a :class:`LeanTable`, in place on the board
-    values ``W``: layer by layer (boards grouped by ``layer_of_residue[cells
-    mod len]``, no move leading into its own layer), threads sharing a layer;
-    with one layer, from the largest board down on one thread.  ``combine``:
-    0 for drawn pieces (``probs``), 1 for an opponent giving the least
-    valuable piece.  Rewards are ``scores[rows cleared]``; a state with no
-    move is worth 0."""
+    """Sweeps over a :class:`LeanTable`, in place on the board values ``W``:
+    layer by layer (boards grouped by ``layer_of_residue[cells mod len]``,
+    no move leading into its own layer), threads sharing a layer; with one
+    layer, from the largest board down on one thread.  ``combine``: 0 for
+    drawn pieces (``probs``), 1 for an opponent giving the least valuable
+    piece.  Rewards are ``scores[rows cleared]``; a state with no move is
+    worth 0.
+
+    ``keep``: what a greedy sweep keeps of each state's chosen move, so that
+    evaluation sweeps (modified policy iteration) recompute little or
+    nothing: ``"moves"`` the next board's index and the rows cleared (5
+    bytes a state), ``"placements"`` the placement's number (a byte a state:
+    the evaluation drops that one piece again and looks its board up),
+    ``"none"`` nothing (value iteration only).  The kept arrays are
+    :attr:`kept_placements`, :attr:`kept_next`, :attr:`kept_lines`
+    (``(n_boards, n_pieces)``, or None), written by each greedy sweep."""
 
     cdef LeanTable table
     cdef object arrays
@@ -290,15 +396,21 @@ cdef class LeanSweeper:
     cdef int combine
     cdef int n_layers
     cdef uint8_t layer_of[64]
+    cdef uint64_t* layer_masks       # (n_layers, residues): a word's bits in a layer, by its high bits' residue
     cdef int residues
+    cdef Kept kept
+    cdef readonly int keep
+    cdef readonly object kept_placements
+    cdef readonly object kept_next
+    cdef readonly object kept_lines
     cdef public int n_threads
 
     def __init__(self, LeanTable table, double[::1] W, const double[::1] scores, const double[::1] probs,
                  double discount, const int64_t[::1] layer_of_residue, *, int combine=COMBINE_MEAN,
-                 int n_threads=1):
-        cdef int i
+                 int n_threads=1, str keep="none"):
+        cdef int i, layer, s, bit, P = table.g.n_pieces
         table._check(W, scores)
-        if probs.shape[0] != table.g.n_pieces:
+        if probs.shape[0] != P:
             raise ValueError("probs must have one entry per piece")
         if not 0.0 <= discount <= 1.0:
             raise ValueError(f"discount must be in [0, 1], got {discount}")
@@ -308,6 +420,13 @@ cdef class LeanSweeper:
             raise ValueError("layer_of_residue must have 1 to 64 entries")
         if n_threads < 1:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        if keep not in KEEP:
+            raise ValueError(f"keep must be one of {', '.join(map(repr, KEEP))}, got {keep!r}")
+        for i in range(P):
+            if table.g.first[i + 1] - table.g.first[i] > MAX_KEPT_PLACEMENTS and keep != "none":
+                raise ValueError(f"keep={keep!r} holds at most {MAX_KEPT_PLACEMENTS} placements of a piece")
+        if keep == "moves" and table.n_boards >= NO_NEXT:
+            raise ValueError(f"keep='moves' holds boards' indices in 32 bits: at most {NO_NEXT - 1:,} boards")
         self.n_layers = 1
         for i in range(layer_of_residue.shape[0]):
             if not 0 <= layer_of_residue[i] < 64:
@@ -315,6 +434,36 @@ cdef class LeanSweeper:
             self.layer_of[i] = <uint8_t>layer_of_residue[i]
             self.n_layers = max(self.n_layers, <int>layer_of_residue[i] + 1)
         self.residues = layer_of_residue.shape[0]
+        # A board's cells are its word's (w = b >> 6) plus its bit's (b & 63): per layer and
+        # residue of the word's cells, the bits whose boards are in the layer, so that a sweep
+        # picks a layer's boards out of a word with one AND (no test per board).
+        self.layer_masks = <uint64_t*>malloc(self.n_layers * self.residues * sizeof(uint64_t))
+        if self.layer_masks == NULL:
+            raise MemoryError("LeanSweeper: cannot allocate")
+        for layer in range(self.n_layers):
+            for s in range(self.residues):
+                self.layer_masks[layer * self.residues + s] = 0
+                for bit in range(64):
+                    if self.layer_of[(s + popcount64(bit)) % self.residues] == layer:
+                        self.layer_masks[layer * self.residues + s] |= (<uint64_t>1) << bit
+        self.keep = KEEP[keep]
+        self.kept_placements = self.kept_next = self.kept_lines = None
+        self.kept.placement = NULL
+        self.kept.next = NULL
+        self.kept.lines = NULL
+        cdef uint8_t[:, ::1] placements, lines
+        cdef uint32_t[:, ::1] nexts
+        if self.keep == KEEP_PLACEMENTS and table.n_boards:
+            self.kept_placements = np.empty((table.n_boards, P), dtype=np.uint8)
+            placements = self.kept_placements
+            self.kept.placement = &placements[0, 0]
+        elif self.keep == KEEP_MOVES and table.n_boards:
+            self.kept_next = np.empty((table.n_boards, P), dtype=np.uint32)
+            self.kept_lines = np.empty((table.n_boards, P), dtype=np.uint8)
+            nexts = self.kept_next
+            lines = self.kept_lines
+            self.kept.next = &nexts[0, 0]
+            self.kept.lines = &lines[0, 0]
         self.table = table
         self.arrays = (W, scores, probs)
         self.W = &W[0] if W.shape[0] else NULL
@@ -324,55 +473,28 @@ cdef class LeanSweeper:
         self.combine = combine
         self.n_threads = n_threads
 
+    def __dealloc__(self):
+        free(self.layer_masks)
+
     def greedy_sweep(self, V_prev=None, float[::1] changes=None):
-        """One sweep over every board; returns the largest change of a
-        board's value.  ``changes``, if given (float32, a board each),
-        receives each board's change: the values before the sweep are the
-        values after it minus these, to float32's precision, at half the
-        memory of a copy (``V_prev``: no state values are kept; must be
-        empty or None)."""
+        """One sweep over every board, keeping each state's chosen move
+        (``keep``); returns the largest change of a board's value.
+        ``changes``, if given (float32, a board each), receives each board's
+        change: the values before the sweep are the values after it minus
+        these, to float32's precision, at half the memory of a copy
+        (``V_prev``: no state values are kept; must be empty or None)."""
         if V_prev is not None and len(V_prev):
             raise ValueError("greedy_sweep: the lean sweeps keep no state values (V_prev must be empty)")
-        if changes is not None and changes.shape[0] != self.table.n_boards:
-            raise ValueError("greedy_sweep: changes shape does not match")
-        if self.table.n_boards == 0:
-            return 0.0
-        cdef float* prev = &changes[0] if changes is not None else NULL
-        cdef Py_ssize_t n_words = self.table.n_words
-        cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k
-        cdef double* block_residual = <double*>malloc(n_blocks * sizeof(double))
-        cdef double residual = 0.0
-        cdef int layer
-        cdef Py_ssize_t first, last
-        cdef bint stopped = False
-        if block_residual == NULL:
-            raise MemoryError("greedy_sweep: cannot allocate")
-        try:
-            with nogil:
-                if self.n_layers == 1:
-                    residual = self._descending(prev, &stopped)
-                else:
-                    for layer in range(self.n_layers):
-                        # In rounds, so that Ctrl-C is seen within a fraction of a second.
-                        first = 0
-                        while first < n_blocks and not stopped:
-                            last = first + BLOCKS_PER_ROUND
-                            if last > n_blocks:
-                                last = n_blocks
-                            for k in prange(first, last, num_threads=self.n_threads, schedule="dynamic"):
-                                block_residual[k] = self._block(k, layer, prev)
-                            stopped = interrupted()
-                            first = last
-                        if stopped:
-                            break
-                        for k in range(n_blocks):
-                            if block_residual[k] > residual:
-                                residual = block_residual[k]
-        finally:
-            free(block_residual)
-        if stopped:
-            raise KeyboardInterrupt
-        return residual
+        return self._sweep(False, changes)
+
+    def evaluation_sweep(self, float[::1] changes=None):
+        """One sweep evaluating the moves the last greedy sweep kept (their
+        values only: no move is chosen); returns the largest change of a
+        board's value (``changes``: as for :meth:`greedy_sweep`).  An
+        opponent giving the least valuable piece still chooses it."""
+        if self.keep == KEEP_NONE:
+            raise ValueError("evaluation_sweep: this sweeper keeps no moves (keep='none': value iteration only)")
+        return self._sweep(True, changes)
 
     def jump(self, double step, float[::1] changes not None):
         """Aitken's jump along the last sweep's changes: ``W += step *
@@ -386,32 +508,87 @@ cdef class LeanSweeper:
                 W[i] += step * changes[i]
                 changes[i] = 0.0
 
-    def evaluation_sweep(self, changes=None):
-        raise NotImplementedError("the lean sweeps are value iteration only (no policy is stored)")
+    cdef double _sweep(self, bint evaluation, float[::1] changes) except? -1.0:
+        if changes is not None and changes.shape[0] != self.table.n_boards:
+            raise ValueError("the sweep's changes shape does not match")
+        if self.table.n_boards == 0:
+            return 0.0
+        cdef float* prev = &changes[0] if changes is not None else NULL
+        cdef Py_ssize_t n_words = self.table.n_words
+        cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k
+        cdef double* block_residual = <double*>malloc(n_blocks * sizeof(double))
+        cdef double residual = 0.0
+        cdef int layer
+        cdef Py_ssize_t first, last
+        cdef bint stopped = False
+        if block_residual == NULL:
+            raise MemoryError("the sweep cannot allocate")
+        try:
+            with nogil:
+                if self.n_layers == 1:
+                    residual = self._descending(evaluation, prev, &stopped)
+                else:
+                    for layer in range(self.n_layers):
+                        # In rounds, so that Ctrl-C is seen within a fraction of a second.
+                        first = 0
+                        while first < n_blocks and not stopped:
+                            last = first + BLOCKS_PER_ROUND
+                            if last > n_blocks:
+                                last = n_blocks
+                            for k in prange(first, last, num_threads=self.n_threads, schedule="dynamic"):
+                                block_residual[k] = self._block(k, layer, evaluation, prev)
+                            stopped = interrupted()
+                            first = last
+                        if stopped:
+                            break
+                        for k in range(n_blocks):
+                            if block_residual[k] > residual:
+                                residual = block_residual[k]
+        finally:
+            free(block_residual)
+        if stopped:
+            raise KeyboardInterrupt
+        return residual
 
-    cdef double _block(self, Py_ssize_t block, int layer, float* prev) noexcept nogil:
+    cdef double _block(self, Py_ssize_t block, int layer, bint evaluation, float* prev) noexcept nogil:
+        """Back up the boards of ``layer`` in a block of the bitmap's words;
+        returns the largest change."""
         cdef const uint64_t* bits = self.table.b
         cdef const uint32_t* ranks = self.table.r
+        cdef const uint64_t* masks = self.layer_masks + layer * self.residues
         cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, self.table.n_words)
-        cdef uint64_t word
-        cdef int64_t i
+        cdef uint64_t word, mine
+        cdef int bit, n = 0, batch = BATCH_MOVES // self.table.g.n_pieces
         cdef board_t b
+        cdef board_t boards[BATCH_MOVES]
+        cdef int64_t index[BATCH_MOVES]
         cdef double residual = 0.0, d
         for w in range(block * WORDS_PER_BLOCK, last):
             word = bits[w]
-            i = ranks[w]
-            while word:
-                b = (<board_t>w << 6) | <board_t>ctz64(word)
-                word &= word - 1
-                if self.layer_of[popcount64(b) % self.residues] == layer:
-                    d = _backup(self.table.g, bits, ranks, b, i, self.W, prev, self.scores, self.probs,
-                                self.discount, self.combine)
-                    if d > residual:
-                        residual = d
-                i += 1
+            mine = word & masks[popcount64(<uint64_t>w) % self.residues]
+            while mine:
+                bit = ctz64(mine)
+                mine &= mine - 1
+                b = (<board_t>w << 6) | <board_t>bit
+                if evaluation:
+                    boards[n] = b
+                    index[n] = ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1))
+                    n += 1
+                    if n == batch:
+                        d = self._evaluate(boards, index, n, prev)
+                        residual = d if d > residual else residual
+                        n = 0
+                else:
+                    d = _backup(self.table.g, bits, ranks, b, ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1)),
+                                self.W, prev, self.scores, self.probs, self.discount, self.combine, &self.kept)
+                    residual = d if d > residual else residual
+        if n:
+            d = self._evaluate(boards, index, n, prev)
+            residual = d if d > residual else residual
         return residual
 
-    cdef double _descending(self, float* prev, bint* stopped) noexcept nogil:
+    cdef double _descending(self, bint evaluation, float* prev, bint* stopped) noexcept nogil:
+        """Back up every board, from the largest down (one layer); returns the largest change."""
         cdef const uint64_t* bits = self.table.b
         cdef const uint32_t* ranks = self.table.r
         cdef Py_ssize_t w
@@ -431,9 +608,72 @@ cdef class LeanSweeper:
                 word &= ~((<uint64_t>1) << top)
                 i -= 1
                 b = (<board_t>w << 6) | <board_t>top
-                d = _backup(self.table.g, bits, ranks, b, i, self.W, prev, self.scores, self.probs,
-                            self.discount, self.combine)
+                if evaluation:
+                    d = self._evaluate(&b, &i, 1, prev)
+                else:
+                    d = _backup(self.table.g, bits, ranks, b, i, self.W, prev, self.scores, self.probs,
+                                self.discount, self.combine, &self.kept)
                 if d > residual:
                     residual = d
         return residual
 
+    cdef double _evaluate(self, const board_t* boards, const int64_t* index, int n, float* prev) noexcept nogil:
+        """Evaluate the kept moves of ``n`` boards (no two of which read
+        each other: one layer's, or one board); returns the largest change.
+        The loads of the next boards' values are all started first."""
+        cdef const Geometry* g = self.table.g
+        cdef const uint64_t* bits = self.table.b
+        cdef const uint32_t* ranks = self.table.r
+        cdef int P = g.n_pieces, t, p, m, k, lines
+        cdef int64_t next_index[BATCH_MOVES]
+        cdef uint8_t next_lines[BATCH_MOVES]
+        cdef board_t nb[BATCH_MOVES]
+        cdef board_t sm
+        cdef double q, w, residual = 0.0, d
+        cdef bint any_move
+        for t in range(n):
+            if self.keep == KEEP_MOVES:
+                for p in range(P):
+                    m = t * P + p
+                    k = index[t] * P + p
+                    next_index[m] = -1 if self.kept.next[k] == NO_NEXT else <int64_t>self.kept.next[k]
+                    next_lines[m] = self.kept.lines[k]
+                    if next_index[m] >= 0:
+                        prefetch(&self.W[next_index[m]])
+            else:
+                sm = smear_down(boards[t], g.width, g.height)
+                for p in range(P):
+                    m = t * P + p
+                    k = self.kept.placement[index[t] * P + p]
+                    next_index[m] = -1
+                    if k != NO_PLACEMENT and drop(g, boards[t], sm, g.first[p] + k, &nb[m], &lines):
+                        next_index[m] = 0
+                        next_lines[m] = <uint8_t>lines
+                        prefetch(&bits[nb[m] >> 6])
+                        prefetch(&ranks[nb[m] >> 6])
+        if self.keep == KEEP_PLACEMENTS:
+            for m in range(n * P):
+                if next_index[m] >= 0:
+                    next_index[m] = index_of(bits, ranks, nb[m])
+                    prefetch(&self.W[next_index[m]])
+        for t in range(n):
+            w = 0.0
+            any_move = False
+            for p in range(P):
+                m = t * P + p
+                q = 0.0     # no move fits: game over, worth 0
+                if next_index[m] >= 0:
+                    q = self.scores[next_lines[m]] + self.discount * self.W[next_index[m]]
+                    any_move = True
+                if self.combine == COMBINE_MEAN:
+                    w += self.probs[p] * q
+                elif p == 0 or q < w:
+                    w = q
+            if not any_move:
+                if prev != NULL:
+                    prev[index[t]] = 0.0
+                continue
+            d = _settle(w, index[t], self.W, prev)
+            if d > residual:
+                residual = d
+        return residual

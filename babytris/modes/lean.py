@@ -6,10 +6,16 @@ billion boards would need some 30 GB.  The lean mode stores, for a board of
 at most 32 cells, one bit per *possible* board (the reachable set as a
 bitmap: 512 MiB at 4x8), a 4-byte rank per 64 of them (a board's index is the
 number of reachable boards below it, a popcount away), and one float64 value
-per reachable board; each sweep recomputes the moves from the rules.  It is
-value iteration (in place, layer by layer, threads sharing a layer, Aitken
-jumps), so it takes more sweeps than the default modified policy iteration,
-each several times slower: use it where the default does not fit.
+per reachable board; each greedy sweep recomputes the moves from the rules.
+
+It runs modified policy iteration as the default mode does: a greedy sweep
+keeps each state's chosen move compactly, and the evaluation sweeps between
+greedy ones read only the kept move.  What is kept depends on the memory
+given (:func:`lean_plan`): the next board's index and the rows cleared (5
+bytes a state: an evaluation recomputes nothing), else the placement's
+number (a byte a state: it drops that one piece again), else nothing (value
+iteration, every sweep greedy).  Sweeps run in place, layer by layer,
+threads sharing a layer, with Aitken jumps where their float32 record fits.
 
 The values are those of the default mode to the tolerance, and the policy
 (computed on demand, ties broken the same way) is the same: see
@@ -34,29 +40,91 @@ from ..game.pieces import Piece
 from ..game.rules import Rules
 from ..game.validation import check_solver_args, make_rules
 from ..results.solution import tie_slack, value_error_bound
-from ..solvers.sweeping import MAX_RECORDED_CHANGE, Progress, value_iteration
+from ..solvers.sweeping import MAX_RECORDED_CHANGE, Progress, ThreadTuner, modified_policy_iteration, value_iteration
 from . import _lean
 
-__all__ = ["LeanSolution", "solve_lean", "lean_bytes", "LEAN_MAX_CELLS", "LEAN_OPPONENTS"]
+__all__ = [
+    "LeanSolution",
+    "LeanPlan",
+    "solve_lean",
+    "lean_bytes",
+    "lean_plan",
+    "LEAN_MAX_CELLS",
+    "LEAN_OPPONENTS",
+    "LEAN_KEPT",
+]
 
 #: The largest board, in cells, the lean mode holds (its bitmap has ``2**cells`` bits).
 LEAN_MAX_CELLS = int(_lean.MAX_CELLS)
 #: The opponents the lean sweeps combine pieces for: drawn, or the least valuable given.
 LEAN_OPPONENTS = ("random", "minimax")
+#: What a greedy sweep may keep of each state's chosen move, most first (see :class:`LeanPlan`).
+LEAN_KEPT = ("moves", "placements", "none")
+#: Bytes kept per state (a board and a piece) by each of :data:`LEAN_KEPT`.
+KEPT_BYTES = {"moves": 5, "placements": 1, "none": 0}
+#: The plans :func:`lean_plan` tries, best first: what is kept, and Aitken jumps.  Keeping the
+#: moves saves each evaluation sweep the drops and the rank lookups; the jumps save sweeps.
+PLANS = (
+    ("moves", True),
+    ("placements", True),
+    ("moves", False),
+    ("placements", False),
+    ("none", True),
+    ("none", False),
+)
 
 
-def lean_bytes(rules: Rules, n_boards: int, accelerate: bool = True) -> int:
+def lean_bytes(rules: Rules, n_boards: int, accelerate: bool = True, keep: str = "none") -> int:
     """Bytes a lean solve of ``rules`` with ``n_boards`` reachable boards
-    holds at its peak: the bitmap (1 bit per possible board) and, while
-    searching, a queue of 4-byte boards (which grows by half when full, so up
-    to 2.5 times its length during a reallocation); then the bitmap, the
-    ranks (4 bytes per 64 possible boards) and the values (8 bytes a board,
-    and 4 more with ``accelerate``: each board's change in the sweep before
-    a jump, in float32)."""
+    holds at its peak: while searching, two bitmaps (1 bit per possible
+    board each: the boards found, and those not yet expanded); then the
+    bitmap, the ranks (4 bytes per 64 possible boards), the values (8 bytes
+    a board, and 4 more with ``accelerate``: each board's change in the sweep
+    before a jump, in float32) and what is kept of each state's move
+    (``keep``, see :data:`KEPT_BYTES`: per board, times the pieces)."""
     words = max(1, 2 ** (rules.width * rules.height) // 64)
-    search = 8 * words + 10 * n_boards
-    solve = 12 * words + (12 if accelerate else 8) * n_boards
-    return max(search, solve)
+    per_board = 8 + (4 if accelerate else 0) + KEPT_BYTES[keep] * rules.n_pieces
+    return max(16 * words, 12 * words + per_board * n_boards)
+
+
+@dataclass(frozen=True)
+class LeanPlan:
+    """How a lean solve spends its memory: what each greedy sweep keeps of a
+    state's chosen move (``keep``, one of :data:`LEAN_KEPT`), whether it
+    makes Aitken jumps, the method this gives (``"mpi"``, or ``"vi"`` where
+    nothing is kept), its bytes (:func:`lean_bytes`) and why it was chosen."""
+
+    keep: str
+    accelerate: bool
+    bytes: int
+    why: str
+
+    @property
+    def method(self) -> str:
+        return "vi" if self.keep == "none" else "mpi"
+
+
+def lean_plan(
+    rules: Rules, n_boards: int, max_memory: int, keep: str | None = None, accelerate: bool | None = None
+) -> LeanPlan | None:
+    """The first of :data:`PLANS` (as restricted by ``keep`` and
+    ``accelerate``, where given) whose :func:`lean_bytes` for ``n_boards``
+    fit in ``max_memory``; None if none does."""
+    tried = [(k, a) for k, a in PLANS if (keep is None or k == keep) and (accelerate is None or a == accelerate)]
+    for k, a in tried:
+        need = lean_bytes(rules, n_boards, a, k)
+        if need <= max_memory:
+            first = tried[0]
+            if (k, a) == first:
+                why = "asked for" if keep is not None and accelerate is not None else "the most that fits"
+            else:
+                why = (
+                    f"keep={first[0]!r}{' with Aitken jumps' if first[1] else ''} would need "
+                    f"{format_bytes(lean_bytes(rules, n_boards, first[1], first[0]))}, over "
+                    f"max_memory={format_bytes(max_memory)}"
+                )
+            return LeanPlan(k, a, need, why)
+    return None
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -68,7 +136,10 @@ class LeanSolution:
         board_values: float64 array ``(n_boards,)``, each reachable board's
             value before its next piece, in board order (:meth:`boards`).
         iterations, residual, converged, residuals, tol: as in
-            :class:`~babytris.Solution` (value iteration's greedy sweeps).
+            :class:`~babytris.Solution` (the greedy sweeps).
+        method: ``"mpi"`` (modified policy iteration) or ``"vi"`` (value iteration).
+        evaluations: the evaluation sweeps (modified policy iteration), in all.
+        plan: what the sweeps kept and why (:class:`LeanPlan`).
         seconds: wall time of ``{"search": ..., "solve": ...}``.
     """
 
@@ -82,6 +153,9 @@ class LeanSolution:
     converged: bool
     residuals: np.ndarray
     tol: float
+    method: str
+    evaluations: int
+    plan: LeanPlan
     seconds: dict = field(default_factory=dict)
 
     @property
@@ -131,7 +205,8 @@ class LeanSolution:
         return (
             f"<LeanSolution {self.rules.width}x{self.rules.height} discount={self.discount} "
             f"opponent={self.opponent}: {self.n_boards:,} boards, start_value={self.start_value:.6f}, "
-            f"{self.iterations} sweeps, residual={self.residual:.1e}"
+            f"{self.iterations} greedy + {self.evaluations} evaluation sweeps ({self.method}), "
+            f"residual={self.residual:.1e}"
             f"{' converged' if self.converged else ' NOT converged'}>"
         )
 
@@ -143,7 +218,10 @@ def solve_lean(
     opponent: str = "random",
     tol: float = 1e-8,
     max_iter: int = 100_000,
+    keep: str | None = None,
+    eval_sweeps: int | None = None,
     accelerate: bool | None = None,
+    ties: str = "first",
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | None = None,
@@ -158,25 +236,42 @@ def solve_lean(
         discount: in [0, 1).
         opponent: ``"random"`` (pieces drawn) or ``"minimax"`` (the least
             valuable piece given).  The player is optimal.
-        tol, max_iter, n_jobs: as for :func:`babytris.solve` (value iteration).
+        tol, max_iter, eval_sweeps, n_jobs: as for :func:`babytris.solve`
+            (``max_iter`` counts greedy sweeps).
+        keep: what each greedy sweep keeps of a state's chosen move for the
+            evaluation sweeps of modified policy iteration: ``"moves"``
+            (next board and rows cleared, 5 bytes a state), ``"placements"``
+            (a byte a state), or ``"none"`` (value iteration).  None
+            (default): the most that fits in ``max_memory`` by the forecast
+            of the boards (:func:`lean_plan`; 4x8 keeps the placements).
         accelerate: Aitken jumps, which keep each board's change in the
             sweep before a jump (4 bytes a board; see :func:`lean_bytes`);
-            None (default): where that fits in ``max_memory`` by the
-            forecast of the boards (4x8: 6.8 GB with it, 4.8 GB without).
+            None (default): where that fits, as ``keep``.
+        ties: which of tied moves the policy takes: only ``"first"`` (the
+            default mode's rule) in lean mode.
         max_memory: refuse, with :class:`~babytris.MemoryLimitError`, work
             needing more bytes than this (:func:`lean_bytes`): up front from
             a forecast of the boards, and during the search as they are found.
-        progress: ``progress(iteration, residual)`` after each sweep.
+        progress: ``progress(iteration, residual)`` after each greedy sweep.
 
     Returns:
         :class:`LeanSolution`.
     """
     rules = make_rules(rules, rule_fields)
     max_memory = check_max_memory(max_memory)
-    forecast = forecast_boards(rules) if rules.width * rules.height <= LEAN_MAX_CELLS else None
-    if accelerate is None:
-        accelerate = forecast is None or lean_bytes(rules, forecast, True) <= max_memory
-    check_solver_args(discount, tol, max_iter, "vi", 0, accelerate, undiscounted=False)
+    if ties != "first":
+        raise ValueError(
+            f"ties must be 'first' in lean mode (its policy, computed on demand, takes the first of "
+            f"tied moves), got {ties!r}"
+        )
+    if keep is not None and keep not in LEAN_KEPT:
+        raise ValueError(f"keep must be one of {', '.join(map(repr, LEAN_KEPT))} or None, got {keep!r}")
+    if accelerate is not None and not isinstance(accelerate, (bool, np.bool_)):
+        raise ValueError(f"accelerate must be True, False or None, got {accelerate!r}")
+    method = "vi" if keep == "none" else "mpi"
+    discount, tol, max_iter, eval_sweeps, _ = check_solver_args(
+        discount, tol, max_iter, method, eval_sweeps, True, undiscounted=False
+    )
     n_threads = resolve_n_jobs(n_jobs)
     if opponent not in LEAN_OPPONENTS:
         raise ValueError(
@@ -201,18 +296,27 @@ def solve_lean(
     ]
     if unsupported:
         raise ValueError(f"lean mode solves the plain game: {', '.join(unsupported)} not supported")
-    if forecast is not None and lean_bytes(rules, forecast, accelerate) > max_memory:
+    forecast = forecast_boards(rules)
+    least = (keep or "none", False if accelerate is None else bool(accelerate))
+    asked = None if accelerate is None else bool(accelerate)
+    if forecast is not None and lean_plan(rules, forecast, max_memory, keep, asked) is None:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} in lean mode needs more than max_memory={format_bytes(max_memory)}: "
-            f"about {forecast:,} boards (forecast), {format_bytes(lean_bytes(rules, forecast, accelerate))}; "
-            "refused before the search"
+            f"about {forecast:,} boards (forecast), {format_bytes(lean_bytes(rules, forecast, least[1], least[0]))} "
+            "with the least it can keep; refused before the search"
         )
     words = max(1, 2**cells // 64)
-    per_board = 12 if accelerate else 8
-    max_boards = max(1, min((max_memory - 12 * words) // per_board, (max_memory - 8 * words) // 10))
+    if 16 * words > max_memory:
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height} in lean mode needs more than max_memory={format_bytes(max_memory)}: "
+            f"its search's two bitmaps over every possible board take {format_bytes(16 * words)}; refused "
+            "before the search"
+        )
+    per_board = 8 + (4 if least[1] else 0) + KEPT_BYTES[least[0]] * rules.n_pieces
+    max_boards = max(1, (max_memory - 12 * words) // per_board)
     started = time.perf_counter()
     start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
-    table = _lean.LeanTable(engine(rules), start, max_boards)
+    table = _lean.LeanTable(engine(rules), start, max_boards, n_threads)
     if table.status == -4:
         raise KeyboardInterrupt
     if table.status == -1:
@@ -221,9 +325,13 @@ def solve_lean(
         raise MemoryLimitError(
             f"{rules.width}x{rules.height} in lean mode needs more than max_memory={format_bytes(max_memory)}: "
             f"over {table.n_boards:,} boards reachable, whose lean solve would hold "
-            f"{format_bytes(lean_bytes(rules, table.n_boards, accelerate))} (the search stopped before allocating it)"
+            f"{format_bytes(lean_bytes(rules, table.n_boards, least[1], least[0]))} (the search stopped before "
+            "allocating it)"
         )
     searched = time.perf_counter()
+    # (the boards are known now: the plan is made on their count, not the forecast's)
+    plan = lean_plan(rules, table.n_boards, max_memory, keep, asked)
+    assert plan is not None  # (the search stopped at max_boards, which the least plan fits)
     W = np.zeros(table.n_boards)
     sweeper = _lean.LeanSweeper(
         table,
@@ -234,21 +342,38 @@ def solve_lean(
         np.asarray(layers(rules), dtype=np.int64),
         combine=0 if opponent == "random" else 1,
         n_threads=n_threads,
+        keep=plan.keep,
     )
-    residuals = value_iteration(
-        sweeper,
-        np.empty(0),
-        W,
-        float(tol),
-        int(max_iter),
-        accelerate=bool(accelerate),
-        progress=progress,
-        history=_Changes(sweeper, table.n_boards) if accelerate else None,
-    )
+    evaluations: list[int] = []
+    # (threads where they pay, as the default mode's sweeps: on a busy machine one thread is faster)
+    tuned = ThreadTuner(sweeper, n_threads, first_touches=plan.bytes)
+    if plan.method == "mpi":
+        residuals = modified_policy_iteration(
+            tuned,
+            W,
+            tol,
+            max_iter,
+            eval_sweeps,
+            accelerate=plan.accelerate,
+            progress=progress,
+            linear=opponent == "random",
+            evaluations=evaluations,
+        )
+    else:
+        residuals = value_iteration(
+            tuned,
+            np.empty(0),
+            W,
+            tol,
+            max_iter,
+            accelerate=plan.accelerate,
+            progress=progress,
+            history=_Changes(sweeper, table.n_boards) if plan.accelerate else None,
+        )
     residual = residuals[-1] if residuals else 0.0
     return LeanSolution(
         rules=rules,
-        discount=float(discount),
+        discount=discount,
         opponent=opponent,
         board_values=W,
         table=table,
@@ -256,7 +381,10 @@ def solve_lean(
         residual=residual,
         converged=residual <= tol,
         residuals=np.array(residuals),
-        tol=float(tol),
+        tol=tol,
+        method=plan.method,
+        evaluations=sum(evaluations),
+        plan=plan,
         seconds={"search": searched - started, "solve": time.perf_counter() - searched},
     )
 

@@ -12,7 +12,6 @@ from typing import Protocol
 import numpy as np
 
 from ..engine.resources import cpu_pressure, idle_cores
-from . import _sweep
 
 __all__ = [
     "modified_policy_iteration",
@@ -39,8 +38,14 @@ class Sweeps(Protocol):
         (``changes``, float32, if given, receives each board's change)."""
 
 
+class Threaded(Sweeps, Protocol):
+    """Sweeps that run on ``n_threads``: a :class:`_sweep.Sweeper`, or the lean mode's."""
+
+    n_threads: int
+
+
 class ThreadTuner:
-    """A :class:`_sweep.Sweeper` whose sweeps run on one thread, or on
+    """A :class:`_sweep.Sweeper` (or another :class:`Threaded` sweeper) whose sweeps run on one thread, or on
     ``n_threads`` where these were clearly faster for that kind of sweep.
 
     Threads share a layer of a sweep and meet at its end; on a machine
@@ -116,7 +121,7 @@ class ThreadTuner:
     #: interleaved), where never looking took 42.9-43.5 ms.
     FIRST_SHORT_HOLD = 0.002
 
-    def __init__(self, sweeper: _sweep.Sweeper, n_threads: int, first_touches: int = 0) -> None:
+    def __init__(self, sweeper: Threaded, n_threads: int, first_touches: int = 0) -> None:
         self.sweeper = sweeper
         self.n_threads = n_threads
         self._first_touches = first_touches
