@@ -102,6 +102,19 @@ def _parser() -> argparse.ArgumentParser:
         "would exceed --max-memory",
     )
     solve.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="lean mode: write the values to DIR between sweeps (every --checkpoint-seconds), and go on from "
+        "the last checkpoint there if the same solve was stopped (Ctrl-C, kill); implies --mode lean",
+    )
+    solve.add_argument(
+        "--checkpoint-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="least seconds between two checkpoints (default 120; 0: before every greedy sweep)",
+    )
+    solve.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
@@ -270,10 +283,16 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
         check_writable("--policy-csv", args.policy_csv)
     from .lean import lean_applies, solve_lean_command
 
-    if args.mode == "lean":
+    if args.checkpoint_seconds is not None and not args.checkpoint:
+        raise ValueError("--checkpoint-seconds: give --checkpoint DIR too (only a checkpointed solve uses it)")
+    if args.checkpoint and args.mode == "table":
+        raise ValueError("--checkpoint: only the lean mode checkpoints; not with --mode table")
+    if args.mode == "lean" or args.checkpoint:
         if args.scheduler:
-            raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
-        return solve_lean_command(args, out, "asked for (--mode lean)")
+            option = "--mode lean" if args.mode == "lean" else "--checkpoint"
+            raise ValueError(f"--scheduler: the sharded solve stores each shard's move table; not with {option}")
+        why = "asked for (--mode lean)" if args.mode == "lean" else "asked for (--checkpoint: lean mode only)"
+        return solve_lean_command(args, out, why)
     started = time.perf_counter()
     sharding = None
     try:

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import sys
 import time
 
 from ..engine.resources import gib_to_bytes
+from ..modes.checkpoint import DEFAULT_CHECKPOINT_SECONDS
 from .common import EXIT_NOT_CONVERGED, EXIT_OK, Output, rules_record
 from .options import game_rules
 
-__all__ = ["lean_applies", "solve_lean_command"]
+__all__ = ["lean_applies", "solve_lean_command", "SweepProgress"]
 
 
 def lean_applies(args: argparse.Namespace) -> bool:
@@ -56,9 +58,9 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         ties=args.ties,
         max_memory=gib_to_bytes(args.max_memory),
         n_jobs=args.jobs,
-        progress=(lambda i, r: print(f"sweep {i}: residual {r:.2e}", file=sys.stderr, flush=True))
-        if out.chatty and sys.stderr.isatty()
-        else None,
+        progress=SweepProgress(args.tol) if out.chatty and sys.stderr.isatty() else None,
+        checkpoint=args.checkpoint,
+        checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS if args.checkpoint_seconds is None else args.checkpoint_seconds,
     )
     elapsed = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
@@ -83,6 +85,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
             "start_value": solution.start_value,
             "seconds": {"total": elapsed, **solution.seconds},
             "peak_memory_bytes": peak,
+            "checkpoint": args.checkpoint,
+            "resumed_after_greedy_sweeps": solution.resumed,
         }
     )
     out.line(f"mode         lean: {why}")
@@ -91,6 +95,11 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         f"line scores {rules.line_scores}"
     )
     out.line(f"boards       {solution.n_boards:,} reachable boards")
+    if args.checkpoint:
+        out.line(
+            f"checkpoint   {args.checkpoint}: "
+            + (f"went on after greedy sweep {solution.resumed}" if solution.resumed else "started afresh")
+        )
     plan = solution.plan
     out.line(
         f"kept         {plan.keep} ({'' if plan.accelerate else 'no '}Aitken jumps, "
@@ -111,3 +120,24 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
     )
     out.line(f"memory       {peak / 2**30:.2f} GiB peak (the process)")
     return EXIT_OK if solution.converged else EXIT_NOT_CONVERGED
+
+
+class SweepProgress:
+    """``progress(iteration, residual)`` for a long lean solve: a line on
+    stderr after each greedy sweep with its residual and, once the residuals
+    fall, an estimate of the time left (the sweeps to ``tol`` at the last
+    ratio, each as long as the last round of sweeps)."""
+
+    def __init__(self, tol: float, stream=None) -> None:
+        self.tol = tol
+        self.stream = stream
+        self.last: tuple[float, float] | None = None  # (perf_counter, residual) at the last sweep
+
+    def __call__(self, iteration: int, residual: float) -> None:
+        now = time.perf_counter()
+        line = f"greedy sweep {iteration}: residual {residual:.2e}"
+        if self.last is not None and self.tol < residual < self.last[1]:
+            sweeps = math.ceil(math.log(self.tol / residual) / math.log(residual / self.last[1]))
+            line += f", about {sweeps * (now - self.last[0]):.0f} s left ({sweeps} greedy sweeps)"
+        self.last = (now, residual)
+        print(line, file=self.stream or sys.stderr, flush=True)

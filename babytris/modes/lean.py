@@ -24,6 +24,7 @@ The values are those of the default mode to the tolerance, and the policy
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from ..game.validation import check_solver_args, make_rules
 from ..results.solution import tie_slack, value_error_bound
 from ..solvers.sweeping import MAX_RECORDED_CHANGE, Progress, ThreadTuner, modified_policy_iteration, value_iteration
 from . import _lean
+from .checkpoint import DEFAULT_CHECKPOINT_SECONDS, Checkpointer
 
 __all__ = [
     "LeanSolution",
@@ -140,6 +142,7 @@ class LeanSolution:
         method: ``"mpi"`` (modified policy iteration) or ``"vi"`` (value iteration).
         evaluations: the evaluation sweeps (modified policy iteration), in all.
         plan: what the sweeps kept and why (:class:`LeanPlan`).
+        resumed: the greedy sweeps a checkpoint had done before this run went on from it (0: none).
         seconds: wall time of ``{"search": ..., "solve": ...}``.
     """
 
@@ -157,6 +160,7 @@ class LeanSolution:
     evaluations: int
     plan: LeanPlan
     seconds: dict = field(default_factory=dict)
+    resumed: int = 0
 
     @property
     def n_boards(self) -> int:
@@ -225,6 +229,8 @@ def solve_lean(
     n_jobs: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS,
     **rule_fields: Any,
 ) -> LeanSolution:
     """Solve ``rules`` exactly in the lean mode (see :mod:`babytris.modes.lean`).
@@ -253,6 +259,12 @@ def solve_lean(
             needing more bytes than this (:func:`lean_bytes`): up front from
             a forecast of the boards, and during the search as they are found.
         progress: ``progress(iteration, residual)`` after each greedy sweep.
+        checkpoint: a directory where the solve writes its values and where it
+            stands, atomically, before a greedy sweep at most every
+            ``checkpoint_seconds`` (:mod:`babytris.modes.checkpoint`); a solve
+            of the same game and settings started again with it goes on from
+            the last checkpoint and ends with the same values as one never
+            stopped.  Modified policy iteration only (not ``keep="none"``).
 
     Returns:
         :class:`LeanSolution`.
@@ -279,6 +291,12 @@ def solve_lean(
         )
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable(iteration, residual) or None, got {progress!r}")
+    checkpointer = None
+    if checkpoint is not None:
+        if keep == "none":
+            raise ValueError("checkpoint: value iteration (keep='none') keeps no checkpoints; leave keep to the plan")
+        game = dict(rules=repr(rules), discount=discount, opponent=opponent, tol=tol, eval_sweeps=eval_sweeps)
+        checkpointer = Checkpointer(checkpoint, game, checkpoint_seconds)
     cells = rules.width * rules.height
     if cells > LEAN_MAX_CELLS:
         raise ValueError(f"lean mode holds boards of at most {LEAN_MAX_CELLS} cells; width * height = {cells}")
@@ -344,6 +362,17 @@ def solve_lean(
         n_threads=n_threads,
         keep=plan.keep,
     )
+    resume = None
+    if checkpointer is not None:
+        if plan.method != "mpi":
+            raise MemoryLimitError(
+                f"checkpoint: only modified policy iteration checkpoints, and max_memory={format_bytes(max_memory)} "
+                f"leaves room for value iteration alone ({plan.why})"
+            )
+        checkpointer.game.update(n_boards=table.n_boards, keep=plan.keep, accelerate=plan.accelerate)
+        loaded = checkpointer.load(table.n_boards)
+        if loaded is not None:
+            W[:], resume = loaded
     evaluations: list[int] = []
     # (threads where they pay, as the default mode's sweeps: on a busy machine one thread is faster)
     tuned = ThreadTuner(sweeper, n_threads, first_touches=plan.bytes)
@@ -358,6 +387,8 @@ def solve_lean(
             progress=progress,
             linear=opponent == "random",
             evaluations=evaluations,
+            resume=resume,
+            on_round=None if checkpointer is None else lambda state: checkpointer(W, state),
         )
     else:
         residuals = value_iteration(
@@ -386,6 +417,7 @@ def solve_lean(
         evaluations=sum(evaluations),
         plan=plan,
         seconds={"search": searched - started, "solve": time.perf_counter() - searched},
+        resumed=0 if resume is None else len(resume.residuals),
     )
 
 

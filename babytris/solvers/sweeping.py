@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -21,6 +22,7 @@ __all__ = [
     "Progress",
     "History",
     "ValuesBefore",
+    "RoundState",
 ]
 
 #: ``progress(iteration, residual)``, called after each optimality sweep.
@@ -240,6 +242,22 @@ class ThreadTuner:
         return residual
 
 
+@dataclass
+class RoundState:
+    """Where :func:`modified_policy_iteration` stands before a greedy sweep:
+    with the board values, all it needs to go on as if it had not stopped
+    (the changes a jump follows are recorded afresh in each round)."""
+
+    #: The greedy sweeps' residuals so far, and the evaluation sweeps after each.
+    residuals: list[float] = field(default_factory=list)
+    evaluations: list[int] = field(default_factory=list)
+    #: Jumps missed (a greedy residual above the one before, after a jump), and whether it still jumps.
+    missed: int = 0
+    accelerate: bool = True
+    #: Whether the last round ended with a jump.
+    jumped: bool = False
+
+
 def modified_policy_iteration(
     sweeper: Sweeps,
     board_values: np.ndarray,
@@ -252,6 +270,8 @@ def modified_policy_iteration(
     linear: bool = True,
     evaluations: list[int] | None = None,
     changes: np.ndarray | None = None,
+    resume: RoundState | None = None,
+    on_round: Callable[[RoundState], None] | None = None,
 ) -> list[float]:
     """Greedy sweeps, each followed (until converged) by up to ``eval_sweeps``
     sweeps evaluating its policy; returns the greedy sweeps' residuals
@@ -268,10 +288,17 @@ def modified_policy_iteration(
     in a zero-sum game, see :attr:`babytris.solvers.roles.Roles.policy_iteration`):
     their residuals need not fall by a steady ratio, and no jump is made.
     ``changes``: room for a jump's direction (float32 zeros, one per board), if
-    the caller has some; else it is allocated here.
+    the caller has some; else it is allocated here.  ``resume``: go on from
+    where an earlier run stood (with ``board_values`` as it left them; its
+    residuals count towards ``max_iter`` and are returned, its evaluations
+    go to ``evaluations``); ``on_round(state)`` is called before each greedy
+    sweep, where the run could stop and be resumed (a checkpoint).
     """
-    accelerate = accelerate and linear
-    residuals: list[float] = []
+    state = resume if resume is not None else RoundState(accelerate=accelerate and linear)
+    accelerate = state.accelerate and linear
+    residuals: list[float] = list(state.residuals)
+    if evaluations is not None:
+        evaluations[:] = state.evaluations
     if changes is not None and (changes.dtype != np.float32 or changes.shape != board_values.shape):
         raise ValueError(
             f"changes must be float32, one per board ({board_values.size}), got {changes.dtype} {changes.shape}"
@@ -279,9 +306,12 @@ def modified_policy_iteration(
     if accelerate and changes is None:
         # (zeros: the boards no sweep visits, with no move, keep their value through a jump)
         changes = np.zeros(board_values.size, dtype=np.float32)
-    missed = 0
-    jumped = False
+    missed = state.missed
+    jumped = state.jumped
     while len(residuals) < max_iter:
+        if on_round is not None:
+            rounds = list(evaluations) if evaluations is not None else []
+            on_round(RoundState(list(residuals), rounds, missed, accelerate, jumped))
         if _greedy_round(sweeper, residuals, tol, max_iter, progress, evaluations):
             break  # (after the last greedy sweep, values and policy stay as it left them)
         if jumped and residuals[-1] > residuals[-2]:
