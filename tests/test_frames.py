@@ -22,7 +22,7 @@ from babytris.draw.frames import (
     save_png,
 )
 from babytris.engine.stepped import Game
-from babytris.game.svg import BACKGROUND_RGB, EMPTY_RGB, FILLED_RGB, PIECE_RGB, frame_svg
+from babytris.game.svg import BACKGROUND_RGB, EMPTY_RGB, FILLED_RGB, PIECE_RGB, board_svg, frame_svg
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -156,7 +156,7 @@ def test_without_the_draw_extra(module, monkeypatch, tmp_path, capsys):
 
 
 def test_rasterise_any_svg_of_the_module():
-    image = rasterise(Board.from_rows(["#."])._repr_svg_())
+    image = rasterise(board_svg(Board.from_rows(["#."])))
     assert image.shape == (20, 40, 3) and centre(image, 0, 0, 20, 1) == FILLED_RGB
 
 

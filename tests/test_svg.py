@@ -1,6 +1,7 @@
-"""Boards, games and solutions draw themselves in Jupyter as SVG: rendered
-here by a real SVG renderer (resvg, as every raster of babytris is) and
-compared with stored pictures and with the colours each cell must have."""
+"""Games and solutions draw themselves in Jupyter as SVG; boards are drawn by
+the drawing module (the board type knows no drawing).  Rendered here by a
+real SVG renderer (resvg, as every raster of babytris is) and compared with
+stored pictures and with the colours each cell must have."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import babytris
 from babytris import Board, Rules
 from babytris.draw.frames import rasterise
 from babytris.engine.stepped import Game
-from babytris.game.svg import CELL, CLEARED_RGB, EMPTY_RGB, FILLED_RGB, PIECE_RGB, board_svg
+from babytris.game import svg
+from babytris.game.svg import CELL, CLEARED_RGB, EMPTY_RGB, FILLED_RGB, PIECE_RGB, board_picture, board_svg
 
 pytest.importorskip("resvg_py", reason="the SVG tests render with resvg-py (the draw extra)")
 Image = pytest.importorskip("PIL.Image")
@@ -37,8 +39,8 @@ def pictures() -> dict[str, str]:
     for _ in range(5):
         game.place(game.moves()[0].placement)
     return {
-        "board": LEDGE._repr_svg_(),
-        "move": LEDGE.show(soft.best_action(LEDGE, "L"), rules=soft.rules)._repr_svg_(),
+        "board": board_svg(LEDGE),
+        "move": board_picture(LEDGE, soft.best_action(LEDGE, "L"), rules=soft.rules)._repr_svg_(),
         "game": game._repr_svg_(),
     }
 
@@ -68,13 +70,13 @@ def test_numbers_are_text_and_boards_have_none():
     game.place(game.moves()[0].placement)
     svg = game._repr_svg_()
     assert svg.count("<text") == 1 and f">{game.score:g}</text>" in svg and "font-family=" in svg
-    assert "<text" not in LEDGE._repr_svg_()
+    assert "<text" not in board_svg(LEDGE)
 
 
 def test_a_move_strikes_through_the_rows_it_clears():
     board = Board.from_rows(["#.##", "#.##"], height=4)
     upright = babytris.Placement("I", 1, 1, 3)  # rotation 1, column 1: fills both rows
-    image = rendered(board.show(upright)._repr_svg_())
+    image = rendered(board_picture(board, upright)._repr_svg_())
     for row in (0, 1):
         assert centre(image, 0, row) == CLEARED_RGB  # the bar through the row's middle
         assert tuple(int(v) for v in image[(3 - row) * CELL + 3, CELL + CELL // 2]) == PIECE_RGB
@@ -92,6 +94,33 @@ def test_a_solution_shows_its_summary_and_start_board():
 
 
 def test_the_picture_object():
-    picture = LEDGE.show()
-    assert str(picture) == picture._repr_svg_() == LEDGE._repr_svg_()
+    picture = board_picture(LEDGE)
+    assert str(picture) == picture._repr_svg_() == board_svg(LEDGE)
     assert "SVG" in repr(picture)
+
+
+class _Formatter:
+    def __init__(self) -> None:
+        self.printers: dict[type, object] = {}
+
+    def for_type(self, typ: type, func: object) -> None:
+        self.printers[typ] = func
+
+
+class _Shell:
+    """The part of an IPython shell that display_boards_in uses (IPython's
+    ``display_formatter.formatters[mime].for_type``)."""
+
+    def __init__(self) -> None:
+        self.display_formatter = type("DisplayFormatter", (), {})()
+        self.display_formatter.formatters = {"image/svg+xml": _Formatter(), "text/plain": _Formatter()}
+
+
+def test_jupyter_draws_a_board_that_knows_no_drawing():
+    assert not hasattr(Board, "_repr_svg_") and not hasattr(Board, "show")
+    shell = _Shell()
+    svg.display_boards_in(shell)
+    printers = shell.display_formatter.formatters["image/svg+xml"].printers
+    assert list(printers) == [Board] and printers[Board](LEDGE) == board_svg(LEDGE)
+    assert shell.display_formatter.formatters["text/plain"].printers == {}
+    assert svg._running_ipython() is None  # (no IPython here: nothing was registered at import)

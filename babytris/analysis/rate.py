@@ -106,8 +106,8 @@ from ..engine.enumeration import enumerate_boards
 from ..engine.placements import most_moves
 from ..engine.resources import DEFAULT_MAX_MEMORY, resolve_n_jobs
 from ..engine.transitions import Transitions
-from ..game.rules import Rules
-from ..game.validation import ArgumentTypeError, check_int, check_number, make_rules
+from ..game.rules import Rules, make_rules
+from ..game.validation import ArgumentTypeError, check_int, check_number
 from . import _rate
 
 __all__ = ["long_run_rate", "ceiling", "rate_bytes_per_board", "Rate", "OPPONENTS", "TAU", "MIN_BOARDS_PER_THREAD"]

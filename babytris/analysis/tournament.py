@@ -33,8 +33,8 @@ import numpy as np
 from ..engine.enumeration import enumerate_boards
 from ..engine.reward import Reward
 from ..engine.transitions import Transitions
-from ..game.rules import Rules
-from ..game.validation import check_int, check_type, make_rules
+from ..game.rules import Rules, make_rules
+from ..game.validation import check_int, check_type
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import BEST_RESPONSE

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .registry import DIFFERS, NOT_REPRODUCED, WITHIN_NOISE, Measurement, claim
+from .table_1_fit import TABLE_1_FIT
 
 __all__ = ["LOOKAHEAD_HORIZON", "MH_NH_NC", "NO_HOLES_REGRET"]
 
@@ -210,7 +211,6 @@ RESAMPLE_AGENTS = 5
 def _resampling(fast: bool) -> Measurement:
     from ..big.fitted import fitted_value_iteration
     from ..big.playouts import play_greedy
-    from .published import TABLE_1_FIT
 
     tetris = _tetris()
     n_games = 20 if fast else 100

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .registry import AGREES, DIFFERS, WITHIN_NOISE, Measurement, claim
+from .table_1_fit import TABLE_1_FIT
 
 __all__ = ["SLIDES_SCORES", "SLIDES_TABLE", "TABLE_1", "tied_share"]
 
@@ -477,13 +478,7 @@ for _name, (_features, _lifespan, _weights) in TABLE_1.items():
     )(_table_1_published_weights(_features, _lifespan, _weights))
 
 
-#: Table 1's fitting as the paper states it: 1,000 states sampled by random play, discount 0.9,
-#: weights from zero until none moves by 0.01, 5 agents x 100 games.  Not stated: the reward
-#: and the cost of losing; one point per line and a loss of 50 reproduce its constant-only
-#: weight (-13.8; here about -13.6).
-FITTED_LOSS = 50.0
-#: The fit's settings every Table 1 and resampling row shares (the paper's, with FITTED_LOSS).
-TABLE_1_FIT: dict[str, Any] = dict(n_samples=1000, discount=0.9, loss=FITTED_LOSS, tol=0.01)
+#: Table 1's agents, each playing its games (the fit itself: :data:`~babytris.claims.table_1_fit.TABLE_1_FIT`).
 AGENTS, GAMES_PER_AGENT = 5, 100
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..game.board import Board
 from ..game.pieces import Placement
 from ..game.rules import Rules
+from ..game.svg import CELL, frame_svg  # (importing it also lets Jupyter draw Boards)
 from ..game.validation import ArgumentTypeError
 from .placements import engine, placement_table
 
@@ -305,8 +306,6 @@ class Game:
 
     def _repr_svg_(self) -> str:
         """The board, the piece to place and the score as SVG, for Jupyter (see :mod:`babytris.game.svg`)."""
-        from ..game.svg import CELL, frame_svg
-
         return frame_svg(self.rules, self.board, None if self.over else self.piece, self.score, cell=CELL)
 
     def __repr__(self) -> str:

@@ -50,8 +50,7 @@ except ImportError as err:  # an optional extra: say how to get it
 from ..draw.frames import frame
 from ..engine.placements import placement_table
 from ..engine.stepped import Game
-from ..game.rules import Rules
-from ..game.validation import make_rules
+from ..game.rules import Rules, make_rules
 from ..results.solution import Solution
 
 __all__ = [

@@ -1,7 +1,9 @@
-"""Board: a packed bitboard with its dimensions, for people (drawing, parsing, mirroring).
+"""Board: a packed bitboard with its dimensions, for people (parsing, text, mirroring).
 
 Hot code works on the raw ``int`` (bit ``row * width + col``, row 0 at the
 bottom); ``Board`` is the friendly wrapper and converts with ``int(board)``.
+It knows no drawing: :mod:`babytris.game.svg` draws it (and Jupyter
+displays it from there), as the drawing reads the data and not the reverse.
 """
 
 from __future__ import annotations
@@ -134,23 +136,6 @@ class Board:
 
     def __hash__(self) -> int:
         return hash((self.bits, self.width, self.height))
-
-    def _repr_svg_(self) -> str:
-        """The board as SVG, for Jupyter (see :mod:`babytris.game.svg`)."""
-        from .svg import board_svg
-
-        return board_svg(self)
-
-    def show(self, placement=None, *, rules=None):
-        """A :class:`~babytris.game.svg.Picture` of the board, with ``placement``'s
-        landing cells in the piece colour if given (numbered by ``rules``; see
-        :func:`babytris.game.drop.landing`) and the rows it fills struck
-        through; Jupyter displays it.  Returns the Picture."""
-        from .drop import landing
-        from .svg import Picture, board_svg
-
-        landed = frozenset() if placement is None else landing(self, placement, rules)
-        return Picture(board_svg(self, landing=landed))
 
     def __str__(self) -> str:
         return "\n".join(self.rows())

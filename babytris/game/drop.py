@@ -1,5 +1,5 @@
 """Where a placement's piece comes to rest on a board, in plain Python, for
-the pictures (``Board.show``, ``babytris.draw``): the engine's drop is
+the pictures (``svg.board_picture``, ``babytris.draw``): the engine's drop is
 ``engine/_drop.pxd``'s ``drop``, and this one repeats it without the line
 clear (the pictures show the piece landed, and strike through the rows it
 fills).  The placements are numbered by :meth:`Piece.placed_shapes`, as the

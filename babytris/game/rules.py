@@ -6,11 +6,11 @@ import math
 import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .board import Board
 from .pieces import CATALOGUE, GROUPS, Piece, piece
-from .validation import check_bool, check_int, is_int
+from .validation import ArgumentTypeError, check_bool, check_int, is_int
 
 __all__ = [
     "Rules",
@@ -21,6 +21,7 @@ __all__ = [
     "RANDOMIZERS",
     "check_line_scores",
     "check_probabilities",
+    "make_rules",
     "piece_repr",
     "resolve_pieces",
 ]
@@ -395,6 +396,18 @@ class Rules:
             f"Rules(width={self.width}, height={self.height}, pieces=({pieces},), "
             f"{scores}probabilities={self.probabilities!r}{extra})"
         )
+
+
+def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
+    """``rules`` as given, or built from keyword fields (``width=4, height=5``):
+    an entry point's ``rules=None, **rule_fields``.  Returns the Rules."""
+    if rules is None:
+        return Rules(**rule_fields)
+    if not isinstance(rules, Rules):
+        raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
+    if rule_fields:
+        raise ArgumentTypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
+    return rules
 
 
 def piece_repr(p: Piece) -> str:

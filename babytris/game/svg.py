@@ -1,14 +1,17 @@
 """The one drawing of babytris: its palette, its geometry (the cell, the
 panel beside the board, the row of candidate moves under it) and its
 pictures as SVG, with numbers as real ``<text>`` in one font family.
-Jupyter shows the SVG (a Board, a Game and a Solution draw themselves from
-here, as python-chess draws its boards); ``babytris.draw`` makes every
-raster (the environment's frames, film strips, GIFs, pages, matplotlib's
-board figures) by rendering this SVG, so there is one picture of a state.
-It sits here, below the data classes, so that their display hooks read it.
+Jupyter shows the SVG (a Game and a Solution draw themselves from here, as
+python-chess draws its boards; a Board, which knows no drawing, is drawn by
+:func:`board_picture` and registered here with Jupyter's SVG display);
+``babytris.draw`` makes every raster (the environment's frames, film strips,
+GIFs, pages, matplotlib's board figures) by rendering this SVG, so there is
+one picture of a state.  It reads the game's data (boards, rules, where a
+piece lands) and sits just above it, below the engine's and the results'
+classes, so that their display hooks read it.
 
 >>> import babytris
->>> svg = babytris.Board.from_rows(["#..."], height=4)._repr_svg_()
+>>> svg = board_svg(babytris.Board.from_rows(["#..."], height=4))
 >>> svg.startswith("<svg") and svg.count("<rect") > 16
 True
 >>> game = babytris.Game(babytris.Rules(width=4, height=4), seed=0)
@@ -19,17 +22,21 @@ True
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from .board import Board
+from .drop import landing
+from .pieces import Placement
 from .validation import check_int
 
 if TYPE_CHECKING:
-    from .board import Board
     from .rules import Rules
 
 __all__ = [
+    "board_picture",
     "board_svg",
     "frame_svg",
     "score_text",
@@ -125,6 +132,15 @@ def board_svg(
     s = check_int("cell", cell, 2, 1024)
     width, height = drawing.board(0, 0, int(board.bits), board.width, board.height, s, frozenset(landing))
     return drawing.svg(width, height)
+
+
+def board_picture(board: Board, placement: Placement | None = None, *, rules: Rules | None = None) -> Picture:
+    """A :class:`Picture` of ``board``, with ``placement``'s landing cells in
+    the piece colour if given (numbered by ``rules``; see
+    :func:`babytris.game.drop.landing`) and the rows it fills struck
+    through; Jupyter displays it (it was ``Board.show``: CHANGELOG.md).  Returns the Picture."""
+    landed = frozenset() if placement is None else landing(board, placement, rules)
+    return Picture(board_svg(board, landing=landed))
 
 
 def frame_svg(
@@ -290,3 +306,20 @@ class _Drawing:
             + "".join(self.parts)
             + "</svg>"
         )
+
+
+def display_boards_in(shell: object) -> None:
+    """Tell an IPython ``shell`` to display every Board as its SVG (IPython's
+    own registry, ``formatters["image/svg+xml"].for_type``): the board type
+    has no display hook of its own, so that the game's data imports no drawing."""
+    shell.display_formatter.formatters["image/svg+xml"].for_type(Board, board_svg)  # type: ignore[attr-defined]
+
+
+def _running_ipython() -> object | None:
+    """The IPython shell this process runs in (a Jupyter kernel's), else None."""
+    ipython = sys.modules.get("IPython")  # loaded before any cell runs, where there is a shell
+    return ipython.get_ipython() if ipython is not None else None
+
+
+if (_shell := _running_ipython()) is not None:
+    display_boards_in(_shell)

@@ -5,20 +5,18 @@ and refuses the rest with the same kind of message.
 Each ``check_*`` returns the value as a plain Python ``int``, ``float`` or
 ``bool`` (so a ``np.int64`` width never leaks into a dataclass or a C call) or
 raises ``ValueError`` (or the subclass given as ``error``) naming the argument
-and the allowed range.  This module imports nothing from the rest of babytris
-at import time, so every layer, the rules included, can use it.
+and the allowed range.  This module imports nothing from the rest of babytris,
+so every layer, the rules included, can use it (building Rules from an
+entry point's fields is :func:`babytris.game.rules.make_rules`).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .rules import Rules
 
 __all__ = [
     "METHODS",
@@ -32,7 +30,6 @@ __all__ = [
     "default_strategy_sweeps",
     "is_int",
     "is_number",
-    "make_rules",
     "solver_method",
 ]
 
@@ -122,19 +119,6 @@ def check_bool(name: str, value: object, *, error: type[ValueError] = ValueError
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise error(f"{name} must be True or False, got {value!r}")
-
-
-def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
-    """``rules`` as given, or built from keyword fields (``width=4, height=5``)."""
-    from .rules import Rules  # rules.py uses this module's checks
-
-    if rules is None:
-        return Rules(**rule_fields)
-    if not isinstance(rules, Rules):
-        raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
-    if rule_fields:
-        raise ArgumentTypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
-    return rules
 
 
 def check_solver_args(

@@ -38,8 +38,8 @@ from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_m
 from ..engine.transitions import layers
 from ..game.board import Board
 from ..game.pieces import Piece
-from ..game.rules import Rules
-from ..game.validation import check_solver_args, make_rules
+from ..game.rules import Rules, make_rules
+from ..game.validation import check_solver_args
 from ..results.solution import tie_slack, value_error_bound
 from ..solvers.sweeping import MAX_RECORDED_CHANGE, Progress, ThreadTuner, modified_policy_iteration, value_iteration
 from . import _lean

@@ -30,8 +30,8 @@ import numpy as np
 from ..engine.reward import Reward, check_reward
 from ..engine.stepped import Game
 from ..engine.transitions import Transitions
-from ..game.rules import Rules
-from ..game.validation import check_type, make_rules
+from ..game.rules import Rules, make_rules
+from ..game.validation import check_type
 from ..results.solution import Solution
 from .roles import (
     BEST_RESPONSE,
