@@ -225,3 +225,49 @@ def test_a_tournament_counts_the_solutions_it_keeps_before_its_search():
     opponent's solution is kept to the end, which the forecast now counts first."""
     with pytest.raises(MemoryLimitError, match="refused before the search"):
         babytris.standard_tournament(width=5, height=6)
+
+
+I5 = [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)]  # a pentomino, 5 tall standing up
+
+
+def test_a_piece_standing_up_is_forecast_from_rows_where_it_stands(monkeypatch):
+    """8x8 with a 1x5 piece was forecast from 8x2 and 8x1 (115,269 boards: the piece lying down only),
+    then searched for 30 s and 3.5 GiB before it was refused.  Its forecast is now from 8x6 and 8x5,
+    where the piece also stands (362,441 and 14,963 boards, searched exactly), and the solve is
+    refused before its search: no search of 8x8 runs here (it would fail this test)."""
+    from babytris.engine import enumeration
+
+    rules = Rules(width=8, height=8, pieces=[I5])
+    assert [babytris.enumerate_boards(Rules(width=8, height=h, pieces=[I5])).n_boards for h in (6, 5)] == [
+        362_441,
+        14_963,
+    ]
+    boards, moves = enumeration.forecast_table(rules)
+    assert boards == int(362_441 * (362_441 / 14_963) ** 2)  # 212 million
+    searched = enumeration._engine_table
+
+    def no_search_of_8x8(rules, *args, **kwargs):
+        assert rules.height < 8, "the 8x8 board was searched before its refusal"
+        return searched(rules, *args, **kwargs)
+
+    monkeypatch.setattr(enumeration, "_engine_table", no_search_of_8x8)
+    for refused in (lambda: babytris.enumerate_boards(rules), lambda: babytris.solve(rules)):
+        with pytest.raises(MemoryLimitError, match=r"about 212,\d{3},\d{3} boards .* refused before the search"):
+            refused()
+    # A T pentomino: 209 boards at 8x3, 1,763 at 8x4 (forecast 8.9 million from them), and 8x5's search stopped
+    # at FORECAST_BUDGET with millions found: a floor of its growth, forecast over 10**16.
+    t = Rules(width=8, height=8, pieces=[[(1, 0), (1, 1), (0, 2), (1, 2), (2, 2)]])
+    with pytest.raises(MemoryLimitError, match="refused before the search") as err:
+        babytris.solve(t)
+    assert int(re.search(r"about ([\d,]+) boards", str(err.value)).group(1).replace(",", "")) > 10**16
+
+
+def test_the_forecast_keeps_to_the_cheap_rows_when_the_standing_rows_are_too_many(monkeypatch):
+    """Where the rows a piece stands in hold more boards than FORECAST_BUDGET (8x4 with trominoes),
+    the forecast is from the rows of FORECAST_CELLS cells (8x3 and 8x2), as before."""
+    from babytris.engine import enumeration
+
+    monkeypatch.setattr(enumeration, "FORECAST_BUDGET", 2**20)
+    low = [babytris.enumerate_boards(Rules(width=8, height=h)).n_boards for h in (3, 2)]
+    boards, _ = enumeration.forecast_table(Rules(width=8, height=8))
+    assert boards == int(low[0] * (low[0] / low[1]) ** 5)

@@ -5,6 +5,7 @@ with previews and hold expanded over it."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 
@@ -130,7 +131,8 @@ def enumerate_boards(
             )
             + f" (stopped before allocating it), ~{per_board} bytes per board (worst case "
             f"{worst_boards:,} boards, "
-            f"{format_bytes(worst_boards * per_board)}); raise max_memory or use a smaller board"
+            f"{format_bytes(worst_boards * per_board)}); raise max_memory or use a smaller board",
+            boards_found=n_seen,
         )
     transitions = Transitions(
         rules, boards, layer_starts, offsets, next_board, lines, placement, time.perf_counter() - started
@@ -252,6 +254,9 @@ def _default_threads(rules: Rules, threads: int) -> int:
 
 #: Boards of at most this many cells are searched to forecast a bigger board's count (each well under a second).
 FORECAST_CELLS = 20
+#: The memory a forecast's search of taller rows may take (where a piece standing up needs
+#: them): a search stopped by it costs about a second (8x3 with trominoes: 2.9 million boards, 1.3 s).
+FORECAST_BUDGET = 2**28
 #: Boards of more cells than this get a forecast before their search (5x5 and up;
 #: 4x7 forecast 35.85 million boards against 35.7 found): a bitmap search of
 #: 25-30 cells can hold 100 million boards or more before a budget stops it
@@ -269,41 +274,103 @@ def forecast_table(rules: Rules) -> tuple[int, int] | None:
     """A forecast ``(boards, moves)`` of the reachable boards of ``rules``
     and their moves, for boards too big to search cheaply (over
     :data:`FORECASTED_FROM_CELLS` cells);
-    None for smaller ones or when no forecast can be made.  The two tallest
-    boards of the same width with at most :data:`FORECAST_CELLS` cells are
-    searched, and their ratio (the growth per added row) extrapolated to
-    ``rules.height``; the moves per board are the taller one's (4 wide: 2.72
-    at every height from 4 to 7).  The growth per row itself
-    grows with the height (4 wide: 14.0x from 4 to 5 rows, 14.0x from 5 to
-    6; 6 wide: 55x from 3 to 4, 61x from 4 to 5), so the forecast tends to
-    fall short: it refuses only work that surely would not fit.  Not where
-    every board searched has no hole (one-cell blocks, ``no_holes``): the
-    boards are then column heights, whose count grows slower than any power
-    of the rows (block drop, 6 wide: 32x from 1 to 2 rows, 10x from 2 to 3),
-    so the forecast is kept to their number, ``(height + 1) ** width``, and
-    the lost board (without that bound, the seed models' block drop on 6x10,
-    7x9 and 8x8 and no-holes Tetris on 6x6 were refused as needing 8.3 GiB
-    to 1.5e8 GiB)."""
+    None for smaller ones or when no forecast can be made.  Two boards of
+    the same width, one row apart, are searched, and their ratio (the growth
+    per added row) extrapolated to ``rules.height``; the moves per board are
+    the taller one's (4 wide: 2.72 at every height from 4 to 7).
+
+    Where the rows of :data:`FORECAST_CELLS` cells are too low for a piece
+    standing up (their growth counts it lying down only: an upright 1x5
+    piece at 8x8 was forecast 115,269 boards from 8x2 and 8x1, where 8x6
+    and 8x5 forecast 2.1e8, and the search then ran 30 s and 3.5 GiB before
+    it was refused), the pairs of heights searched start at the lowest
+    where every orientation of every piece fits and go up a row at a time,
+    each search within :data:`FORECAST_BUDGET`, until one stops at that
+    budget: the boards it had found are then a floor of its count, so of
+    its growth (8x8 with a T pentomino: 209 boards at 8x3, 1,763 at 8x4,
+    over 2.9 million at 8x5: forecast 8.9 million from the first pair, over
+    10**16 from the second).  The forecast is the largest of the pairs'.
+    Otherwise (or where the lowest pair's search stops), the two lowest
+    rows with at most :data:`FORECAST_CELLS` cells.
+    The growth per row itself grows with the height (4 wide: 14.0x from 4
+    to 5 rows, 14.0x from 5 to 6; 6 wide: 55x from 3 to 4, 61x from 4 to 5),
+    so the forecast tends to fall short: it refuses only work that surely
+    would not fit.  Not where every board searched has no hole (one-cell
+    blocks, ``no_holes``): the boards are then column heights, whose count
+    grows slower than any power of the rows (block drop, 6 wide: 32x from 1
+    to 2 rows, 10x from 2 to 3), so the forecast is kept to their number,
+    ``(height + 1) ** width``, and the lost board (without that bound, the
+    seed models' block drop on 6x10, 7x9 and 8x8 and no-holes Tetris on 6x6
+    were refused as needing 8.3 GiB to 1.5e8 GiB)."""
     cells = rules.width * rules.height
     low = FORECAST_CELLS // rules.width
     if cells <= FORECASTED_FROM_CELLS or low < 2:
         return None
-    for top in (low, low + 1):  # (a row more where a piece does not fit the lower: 8x8 from 8x3 and 8x2)
-        try:
-            small, smaller = (
-                dataclasses.replace(rules, height=h, start=0, preview=0, hold=False) for h in (top, top - 1)
-            )
-            tables = [enumerate_boards(r, n_jobs=1, max_memory=2**30) for r in (small, smaller)]
-            break
-        except (ValueError, MemoryError):  # rules that do not fit the smaller boards: no forecast
-            if top > low or top + 1 >= rules.height:
-                return None
-    low = top
-    growth = tables[0].n_boards / max(tables[1].n_boards, 1)
-    boards = int(tables[0].n_boards * growth ** (rules.height - low))
-    if all(_column_heights(table) for table in tables):
+    tallest = max(1 + max(y for _, y in shape) for p in rules.pieces for shape in p.orientations())
+    pairs = []
+    top = tallest + 1
+    if low < top < rules.height:  # the low rows miss a piece standing up: search where it stands, and up
+        while top < rules.height and (searched := _searched_pair(rules, top, FORECAST_BUDGET)) is not None:
+            pairs.append(searched)
+            if not searched[1][0][3]:  # the taller search stopped at the budget: no row further
+                break
+            top += 1
+    if not pairs:
+        for top in (low, low + 1):  # (a row more where a piece does not fit the lower)
+            if top < rules.height and (searched := _searched_pair(rules, top, 2**30)) is not None:
+                pairs.append(searched)
+                break
+    if not pairs:
+        return None
+    return max(_extrapolated(rules, top, upper, lower) for top, (upper, lower) in pairs)
+
+
+def _extrapolated(
+    rules: Rules, top: int, upper: tuple[int, int, bool, bool], lower: tuple[int, int, bool, bool]
+) -> tuple[int, int]:
+    """``(boards, moves)`` of ``rules`` from the counts ``(boards, moves, no
+    holes, exact)`` at heights ``top`` and ``top - 1`` (:func:`_counts`)."""
+    growth = upper[0] / max(lower[0], 1)  # (at least that where the upper search stopped: upper[0] is a floor)
+    boards = int(upper[0] * growth ** (rules.height - top))
+    if upper[2] and lower[2]:
         boards = min(boards, (rules.height + 1) ** rules.width + 1)
-    return boards, int(boards * tables[0].n_moves / max(tables[0].n_boards, 1))
+    known = upper if upper[3] else lower
+    return boards, int(boards * known[1] / max(known[0], 1))
+
+
+def _searched_pair(rules: Rules, top: int, budget: int) -> tuple[int, list[tuple[int, int, bool, bool]]] | None:
+    """``(top, [counts at height top, counts at top - 1])`` of ``rules`` from
+    the empty board without preview or hold, each :func:`_counts` searched
+    within ``budget`` bytes; the upper one may be a floor (its search
+    stopped at the budget), the lower one is exact.  None where a piece
+    fits neither, or where the lower one needs more than the budget."""
+    try:
+        shorter = [dataclasses.replace(rules, height=h, start=0, preview=0, hold=False) for h in (top, top - 1)]
+    except ValueError:  # rules that do not fit the smaller boards
+        return None
+    lower = _counts(shorter[1], budget)
+    if lower is None or not lower[3]:
+        return None
+    upper = _counts(shorter[0], budget)
+    return None if upper is None else (top, [upper, lower])
+
+
+@functools.lru_cache(maxsize=64)
+def _counts(rules: Rules, budget: int) -> tuple[int, int, bool, bool] | None:
+    """``(boards, moves, no holes, exact)`` of a forecast's search of
+    ``rules`` (no holes: :func:`_column_heights`); where the search stopped
+    at ``budget`` bytes, ``(boards found, 0, False, False)``: a floor of the
+    boards; None where a piece does not fit or the search was refused
+    before it ran.  Kept a process (counts only, not the tables): a
+    forecast that falls back to lower rows, and the lean mode that
+    forecasts before the enumeration does, search each board once."""
+    try:
+        table = enumerate_boards(rules, n_jobs=1, max_memory=budget)
+    except MemoryLimitError as err:
+        return None if err.boards_found is None else (err.boards_found, 0, False, False)
+    except (ValueError, MemoryError):
+        return None
+    return table.n_boards, table.n_moves, _column_heights(table), True
 
 
 def _column_heights(table: Transitions) -> bool:

@@ -53,7 +53,15 @@ LAYER_BYTES = 8 + 4 + 1
 
 
 class MemoryLimitError(MemoryError):
-    """The work would need more memory than ``max_memory`` allows."""
+    """The work would need more memory than ``max_memory`` allows.
+
+    ``boards_found``: where a search of the reachable boards stopped at the
+    budget, how many it had found (so at least that many are reachable);
+    else None."""
+
+    def __init__(self, *args: object, boards_found: int | None = None) -> None:
+        super().__init__(*args)
+        self.boards_found = boards_found
 
 
 def estimate_bytes_per_board(rules: Rules, solver_bytes_per_board: int = 0) -> int:
