@@ -123,3 +123,78 @@ def test_a_tournament_with_hold():
     assert table.largest_gap <= 5
     worst = babytris.expected_points(optimal, "optimal", "best_response", n_placements=50)
     assert table.worst_case[0] == worst <= table.worst[0] + 1e-9
+
+
+def test_every_output_records_the_rules_the_timing_and_the_tie_rule():
+    """The course timing (preview=1) and the last tie rule, in the text, Markdown, HTML, CSV and
+    the records (the JSON of `babytris tournament --json`)."""
+    table = babytris.standard_tournament(
+        width=3, height=4, preview=1, n_placements=30, n_games=10, opponent_discounts=(0.5,), rewards=(), ties="last"
+    )
+    assert table.rules == babytris.Rules(width=3, height=4, preview=1)
+    timing = "preview=1: each piece chosen 1 placement ahead, known before them"
+    for text in (str(table), table.to_markdown(), table._repr_html_()):
+        assert timing in text and repr(table.rules).replace("'", "&#x27;") in text.replace("'", "&#x27;")
+        assert "ties: last (every player with a policy)" in text
+    record = table.to_records()[0]
+    assert record["preview"] == 1 and record["rules"] == repr(table.rules) and record["ties"] == "last"
+    row = next(csv.DictReader(io.StringIO(table.to_csv())))
+    assert row["preview"] == "1" and row["rules"] == repr(table.rules) and row["ties"] == "last"
+    plain = babytris.standard_tournament(
+        width=3, height=4, n_placements=30, n_games=0, opponent_discounts=(), rewards=()
+    )
+    assert "preview=0: each piece chosen after the placement before it" in str(plain)
+    assert "no playout check (fewer than 2 games a pair)" in str(plain)
+
+
+def _table_with_gap(gap: float, n_games: int, n_pairs: int = 1) -> babytris.Tournament:
+    """A Tournament of ``n_pairs`` pairs, the first one's playout mean ``gap`` standard errors off."""
+    expected = np.full((1, n_pairs), 10.0)
+    mean = expected.copy()
+    mean[0, 0] += gap
+    ones = np.ones(1)
+    names = tuple(f"o{j}" for j in range(n_pairs))
+    return babytris.Tournament(("p",), names, expected, mean, np.ones((1, n_pairs)), 100, n_games, 0.0, ones)
+
+
+def test_the_agreement_check_states_its_threshold_and_keeps_to_it():
+    """4.6 standard errors was called agreement; the threshold is now stated: 99% confidence that every
+    pair stays within it (Student's t of n_games - 1 degrees, Sidak's correction over the pairs)."""
+    from scipy import stats
+
+    from babytris.analysis.tournament import student_t_quantile
+
+    one = _table_with_gap(4.6, n_games=100)
+    assert one.agreement_threshold == pytest.approx(stats.t.ppf(0.995, 99), rel=1e-6)  # 2.63
+    assert one.largest_gap == pytest.approx(4.6) and not one.playouts_agree
+    assert "DISAGREE: the largest gap from the exact value is 4.6 standard errors, over 2.63" in str(one)
+    assert "99% confidence" in one.to_markdown() and "DISAGREE" in one._repr_html_()
+    within = _table_with_gap(2.5, n_games=100)
+    assert within.playouts_agree and "agree: the largest gap from the exact value is 2.5 standard errors" in str(within)
+    # 63 pairs of 100 games: every gap within 3.50 with 99% confidence
+    many = _table_with_gap(3.4, n_games=100, n_pairs=63)
+    assert many.agreement_threshold == pytest.approx(stats.t.ppf(0.5 + 0.99 ** (1 / 63) / 2, 99), rel=1e-4)
+    assert many.playouts_agree and not _table_with_gap(4.6, n_games=100, n_pairs=63).playouts_agree
+    for df in (1, 2, 10, 19, 99, 999):
+        for p in (0.975, 0.995, 0.99999):
+            assert student_t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=2e-3)
+
+
+def test_a_deterministic_pair_that_misses_its_exact_value_disagrees():
+    table = _table_with_gap(0.5, n_games=100)
+    zero = babytris.Tournament(
+        table.players, table.opponents, table.expected, table.playout_mean, np.zeros((1, 1)), 100, 100, 0.0, np.ones(1)
+    )
+    assert zero.largest_gap == np.inf and not zero.playouts_agree
+    exact = babytris.Tournament(
+        table.players,
+        table.opponents,
+        table.expected,
+        table.expected.copy(),
+        np.zeros((1, 1)),
+        100,
+        100,
+        0.0,
+        np.ones(1),
+    )
+    assert exact.largest_gap == 0.0 and exact.playouts_agree

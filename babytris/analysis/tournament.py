@@ -14,7 +14,9 @@ max-min 10/0/3/1     819.1        997.0       997.0     750.0        749.0      
 max-min 10/0/4/0     921.8        999.0       999.0     999.0        749.0       749.0     998.0  749.0       748.0
 max-min 0/1/4/1.5    883.5        997.0       997.0     750.0        749.0       874.0     749.0  749.0       748.0
 max-min 0/2/1/1        2.4          0.0         1.0       0.0          2.0         0.0       0.0    0.0         0.0
-expected points of 1,000 placements (exact); playouts of 20 games agree within ... standard errors; ... s
+expected points of 1,000 placements (exact); playouts of 20 games agree: the largest gap ... within 4.06 (...); ...
+>>> table.setup_text()
+"rules: Rules(width=4, height=4, ...); timing: preview=0: each piece chosen after the placement ...; ties: first ..."
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from __future__ import annotations
 import csv
 import html
 import io
+import math
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -41,7 +45,11 @@ from ..solvers.roles import BEST_RESPONSE
 from ..solvers.solve import solve_transitions, solver_bytes_per_board
 from .evaluate import MAX_GAMES, MAX_PLACEMENTS, Opponent, Player, expected_points, play
 
-__all__ = ["Tournament", "tournament", "standard_tournament", "STANDARD_REWARDS"]
+__all__ = ["Tournament", "tournament", "standard_tournament", "STANDARD_REWARDS", "AGREEMENT_CONFIDENCE"]
+
+#: The playout check's confidence: under agreement (each playout mean an unbiased estimate of its
+#: exact value, errors normal), every pair's gap stays within the threshold with this chance.
+AGREEMENT_CONFIDENCE = 0.99
 
 #: Reward weightings of the robust-player study (lines, height, score, gaps).
 STANDARD_REWARDS = (
@@ -77,6 +85,13 @@ class Tournament:
         ties: each player's tie rule (:mod:`babytris.solvers.ties`: ``"first"``,
             ``"last"``, ``"random seed N"``), ``""`` for a player given as
             an array or placing at random.
+        rules: the game's rules (its timing: ``rules.preview``, the pieces
+            known before a placement; see :meth:`timing_text`).
+
+    Every output (``str``, :meth:`to_markdown`, ``_repr_html_``,
+    :meth:`to_records` and so CSV and JSON) records the rules, the timing
+    and the tie rules, and the text ones the playout check
+    (:meth:`check_text`: its threshold stated).
     """
 
     players: tuple[str, ...]
@@ -89,6 +104,7 @@ class Tournament:
     seconds: float
     worst_case: np.ndarray
     ties: tuple[str, ...] = ()
+    rules: Rules | None = None
 
     @property
     def worst(self) -> np.ndarray:
@@ -97,11 +113,59 @@ class Tournament:
 
     @property
     def largest_gap(self) -> float:
-        """The largest |playout mean - exact| in standard errors (the check)."""
+        """The largest |playout mean - exact| in standard errors (the check; see
+        :meth:`check_text`); infinite where a pair with no spread at all (a
+        deterministic game) missed its exact value beyond rounding."""
+        gap = np.abs(self.playout_mean - self.expected)
+        exact = gap <= 1e-9 * np.maximum(1.0, np.abs(self.expected))
         with np.errstate(invalid="ignore", divide="ignore"):
-            z = np.abs(self.playout_mean - self.expected) / self.playout_stderr
-        z = z[np.isfinite(z)]
+            z = np.where(exact, 0.0, gap / self.playout_stderr)
+        z = z[~np.isnan(z)]
         return float(z.max()) if z.size else 0.0
+
+    @property
+    def agreement_threshold(self) -> float:
+        """The largest gap, in standard errors, that the playouts of every checked
+        pair stay within at :data:`AGREEMENT_CONFIDENCE` when they agree with the
+        exact values: the two-sided quantile of Student's t with ``n_games - 1``
+        degrees of freedom (each standard error is itself estimated from the games)
+        at ``AGREEMENT_CONFIDENCE ** (1 / pairs)`` (Sidak's correction, for the
+        pairs with a nonzero standard error): 2.58 for one pair of many games,
+        3.40 for 15, 4.05 for 15 pairs of 20 games.  Returns a float."""
+        pairs = max(1, int(np.count_nonzero(np.isfinite(self.playout_stderr) & (self.playout_stderr > 0))))
+        return student_t_quantile(0.5 + AGREEMENT_CONFIDENCE ** (1 / pairs) / 2, max(1, self.n_games - 1))
+
+    @property
+    def playouts_agree(self) -> bool:
+        """Whether :attr:`largest_gap` is within :attr:`agreement_threshold`."""
+        return self.largest_gap <= self.agreement_threshold
+
+    def check_text(self) -> str:
+        """The playout check in words, its threshold stated: whether the largest gap is within it. Returns a str."""
+        if self.n_games < 2:
+            return "no playout check (fewer than 2 games a pair)"
+        gap, z = self.largest_gap, self.agreement_threshold
+        return (
+            f"playouts of {self.n_games:,} games {'agree' if self.playouts_agree else 'DISAGREE'}: the largest gap "
+            f"from the exact value is {gap:.1f} standard errors, {'within' if self.playouts_agree else 'over'} "
+            f"{z:.2f} (every pair within it with {AGREEMENT_CONFIDENCE:.0%} confidence where they agree)"
+        )
+
+    def timing_text(self) -> str:
+        """The timing in words: when the pieces are known (``rules.preview``, and the hold slot)."""
+        if self.rules is None:
+            return "timing not recorded"
+        r = self.rules
+        when = (
+            "each piece chosen after the placement before it"
+            if r.preview == 0
+            else f"each piece chosen {r.preview} placement{'s' if r.preview > 1 else ''} ahead, known before them"
+        )
+        return f"preview={r.preview}: {when}" + ("; with hold" if r.hold else "")
+
+    def setup_text(self) -> str:
+        """The rules, the timing and the tie rules in one line, as every text output states them. Returns a str."""
+        return f"rules: {self.rules!r}; timing: {self.timing_text()}; ties: {self.ties_text()}"
 
     def ties_text(self) -> str:
         """The players' tie rules in a few words: one rule for all, or each player's."""
@@ -112,7 +176,8 @@ class Tournament:
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (player, opponent): the names, exact and playout figures,
-        and the player's ``worst_case``."""
+        the player's ``worst_case`` and tie rule, the timing (``preview``) and
+        the ``rules`` (their repr)."""
         return [
             {
                 "player": player,
@@ -124,6 +189,8 @@ class Tournament:
                 "n_games": self.n_games,
                 "worst_case": float(self.worst_case[i]),
                 "ties": self.ties[i] if self.ties else "",
+                "preview": None if self.rules is None else self.rules.preview,
+                "rules": repr(self.rules),
             }
             for i, player in enumerate(self.players)
             for j, opponent in enumerate(self.opponents)
@@ -163,18 +230,22 @@ class Tournament:
             tds = "".join(f'<td style="text-align:right">{v:,.1f}</td>' for v in values)
             rows.append(f"<tr><th>{html.escape(player)}</th>{tds}</tr>")
         caption = (
-            f"expected points of {self.n_placements:,} placements (exact); playouts of {self.n_games:,} games "
-            f"agree within {self.largest_gap:.1f} standard errors"
+            f"expected points of {self.n_placements:,} placements (exact); {self.check_text()}; {self.setup_text()}"
         )
         return f"<table><caption>{html.escape(caption)}</caption>{''.join(rows)}</table>"
 
     def to_markdown(self) -> str:
-        """The exact table as Markdown, with ``min`` (over the columns) and ``worst case`` columns."""
+        """The exact table as Markdown, with ``min`` (over the columns) and ``worst case`` columns,
+        and under it a paragraph: the playout check, the rules, the timing and the tie rules."""
         head = ["player", *self.opponents, "min", "worst case"]
         lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
         for i, player in enumerate(self.players):
             cells = [f"{v:,.1f}" for v in self.expected[i]] + [f"{self.worst[i]:,.1f}", f"{self.worst_case[i]:,.1f}"]
             lines.append("| " + " | ".join([player, *cells]) + " |")
+        lines += [
+            "",
+            f"Expected points of {self.n_placements:,} placements (exact); {self.check_text()}; {self.setup_text()}.",
+        ]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -190,10 +261,9 @@ class Tournament:
 
         text = [fmt(head), *map(fmt, rows)]
         text.append(
-            f"expected points of {self.n_placements:,} placements (exact); playouts of {self.n_games:,} games "
-            f"agree within {self.largest_gap:.1f} standard errors; worst case: the pieces chosen, knowing the "
-            f"policy and the placements left, to leave the fewest points; ties: {self.ties_text()}; "
-            f"{self.seconds:.2f} s"
+            f"expected points of {self.n_placements:,} placements (exact); {self.check_text()}; worst case: the "
+            f"pieces chosen, knowing the policy and the placements left, to leave the fewest points; "
+            f"{self.setup_text()}; {self.seconds:.2f} s"
         )
         return "\n".join(text)
 
@@ -269,6 +339,7 @@ def tournament(
         time.perf_counter() - started,
         worst_case,
         tuple(_ties_of(player) for player in players.values()),
+        game.rules,
     )
 
 
@@ -331,7 +402,29 @@ def standard_tournament(
         time.perf_counter() - started,
         table.worst_case,
         table.ties,
+        table.rules,
     )
+
+
+def student_t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile (``0.5 <= p < 1``) of Student's t with ``df`` degrees of
+    freedom: exact for 1 and 2, else the normal quantile corrected by the
+    Cornish-Fisher series in ``1/df`` (Abramowitz & Stegun 26.7.5, four terms:
+    within 0.2% of the exact value from ``df = 10`` up to ``p = 0.99999``;
+    below, short of it by up to 20% at 3, so that a check of so few games
+    errs towards a disagreement).  Returns a float."""
+    if df == 1:
+        return math.tan(math.pi * (p - 0.5))
+    if df == 2:
+        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
+    x = NormalDist().inv_cdf(p)
+    terms = (
+        (x**3 + x) / 4,
+        (5 * x**5 + 16 * x**3 + 3 * x) / 96,
+        (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384,
+        (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160,
+    )
+    return x + sum(term / df ** (k + 1) for k, term in enumerate(terms))
 
 
 def _ties_of(player: Player) -> str:
