@@ -142,3 +142,55 @@ def test_ctrl_c_ends_the_cli_in_one_line_from_its_start(delay, tmp_path):
     assert err.strip() == "babytris: interrupted", err
     assert status == 130, (status, err)
     assert latency < 5.0, latency
+
+
+def _seconds_to_answer(setup, work, delay, tmp_path):
+    """Run ``setup`` then ``work`` in a child, send SIGINT ``delay`` seconds
+    into ``work``, and return the seconds from the signal to the child's
+    KeyboardInterrupt (timed in the child, so its exit is not counted)."""
+    code = (
+        f"import time, babytris\n{setup}\nprint('ready', flush=True)\n"
+        f"try:\n    {work}\nexcept KeyboardInterrupt:\n    print(time.monotonic(), flush=True)\n    raise\n"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_at_a_terminal,
+    )
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(delay)
+        sent = time.monotonic()  # (CLOCK_MONOTONIC: one clock for every process)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == -signal.SIGINT, err
+    assert "KeyboardInterrupt" in err and "SystemError" not in err, err
+    return float(out.strip()) - sent
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("n_games", [1, 8, 10**6])
+@pytest.mark.parametrize("delay", [0.1, 0.5, 2.0])
+def test_ctrl_c_stops_play_within_half_a_second(n_games, delay, tmp_path):
+    # 10**9 placements a game: minutes of play (one game once ran on 12 s after the signal, eight over
+    # 30 s: the helper threads' games were never told); a million games ends the run among short games
+    work = f"babytris.play(s, n_placements=10**9 if {n_games} < 10 else 10**4, n_games={n_games}, n_jobs=2)"
+    latency = _seconds_to_answer("s = babytris.solve(width=4, height=5)", work, delay, tmp_path)
+    assert 0 <= latency < 0.5, latency
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("delay", [0.1, 0.5])
+def test_ctrl_c_stops_play_on_one_thread_and_the_random_player(delay, tmp_path):
+    # one thread (no helpers: the caller's thread plays and looks), and a million short games of the
+    # random player (the look is counted across games, not per game)
+    setup = "s = babytris.solve(width=4, height=5)"
+    work = "[babytris.play(s, 'random', n_placements=10**9, n_games=10**7, n_jobs=1) for _ in range(100)]"
+    assert 0 <= _seconds_to_answer(setup, work, delay, tmp_path) < 0.5
+    work = "babytris.play(s, n_placements=10**9, n_games=3, n_jobs=1)"
+    assert 0 <= _seconds_to_answer(setup, work, delay, tmp_path) < 0.5

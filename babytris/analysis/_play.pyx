@@ -13,7 +13,7 @@ its seed alone, never on the threads.  :func:`game_seeds` derives the seeds of
 games ``0..n-1`` from one seed.
 """
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs
 from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint16_t, uint8_t
 from libc.string cimport memcpy
@@ -21,11 +21,43 @@ from libc.string cimport memcpy
 import numpy as np
 
 
-# Games handed to a thread at a time (they differ in length: some end early).
 cdef enum:
+    # Games a thread takes at a time (they differ in length: some end early).
     GAMES_PER_CHUNK = 4
+    # Steps between two looks for Ctrl-C (about a millisecond at 5 ns a step;
+    # a look costs a microsecond or so).
+    WATCH_EVERY = 1 << 18
     # Boards per block of a backup pass; threads share the blocks.
     BLOCK = 4096
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BABYTRIS_PLAY_TAKE(p, n) __atomic_fetch_add((p), (n), __ATOMIC_SEQ_CST)
+    #define BABYTRIS_PLAY_READ(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+    #define BABYTRIS_PLAY_ATOMICS 1
+    #else
+    #define BABYTRIS_PLAY_TAKE(p, n) ((*(p) += (n)) - (n))
+    #define BABYTRIS_PLAY_READ(p) (*(volatile const long long*)(p))
+    #define BABYTRIS_PLAY_ATOMICS 0
+    #endif
+    #if defined(_WIN32)
+    #include <windows.h>
+    static void babytris_pause(void) { Sleep(1); }
+    #else
+    #include <time.h>
+    static void babytris_pause(void) { struct timespec t = {0, 100000}; nanosleep(&t, NULL); }
+    #endif
+    """
+    # ``*p += n`` as one step shared by threads, returning the value before;
+    # ``*p`` as another thread last wrote it.  Without atomics (not GCC or
+    # Clang), play_games runs one thread.
+    int64_t take "BABYTRIS_PLAY_TAKE"(int64_t* p, int64_t n) noexcept nogil
+    int64_t read_shared "BABYTRIS_PLAY_READ"(const int64_t* p) noexcept nogil
+    const bint HAVE_ATOMICS "BABYTRIS_PLAY_ATOMICS"
+    # A tenth of a millisecond's sleep (a millisecond on Windows).
+    void pause "babytris_pause"() noexcept nogil
 
 
 # --------------------------------------------------------------------------
@@ -72,18 +104,31 @@ cdef struct Game:
     int64_t n_placements
 
 
-cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t* placements) noexcept nogil:
+cdef struct Watch:
+    # Shared by the threads of play_games.
+    int64_t next_game           # the first game not yet taken
+    int64_t stop                # 1 once Ctrl-C came: every game stops at its next look
+    int64_t joined, finished    # the helper threads (not the caller's) that took games, and that are done
+
+
+cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t* placements,
+                          Watch* w, int64_t* until_look, bint caller) noexcept nogil:
     """One game from one of ``g.starts`` (drawn by its chance where there are
     several, else no draw): up to ``g.n_placements`` placements, ending early when
     the piece fits nowhere.  A hold (``g.holds``) is a step that places
     nothing: it counts no placement (the slot it locks allows no second in a
-    row).  Writes its points and placements made."""
+    row).  Writes its points and placements made.
+
+    Every WATCH_EVERY steps of the thread (``*until_look`` counts down, across
+    games) it looks at ``w.stop``, and stops there if set; on the caller's
+    thread (``caller``, the one that may take Python's signals) it first
+    looks for Ctrl-C and sets ``w.stop``."""
     cdef Rng rng
     cdef int32_t b = g.starts[0]
     cdef int P = g.P
     cdef int p, j
     cdef Py_ssize_t s
-    cdef int64_t k, e, lo, hi
+    cdef int64_t k, e, lo, hi, countdown = until_look[0]
     cdef double u, total = 0.0
     cdef const double* cum
     rng_seed(&rng, seed)
@@ -93,6 +138,13 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
             b = g.starts[j + 1] if u >= g.start_cumulative[j] else b
     k = 0
     while k < g.n_placements:
+        countdown -= 1
+        if countdown == 0:
+            countdown = WATCH_EVERY
+            if caller and interrupted():
+                take(&w.stop, 1)
+            if read_shared(&w.stop):
+                break
         if g.pieces != NULL:
             p = g.pieces[b]
         else:
@@ -105,9 +157,7 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
         lo = g.offsets[s]
         hi = g.offsets[s + 1]
         if lo == hi:             # the piece fits nowhere: game over
-            placements[0] = k
-            points[0] = total
-            return
+            break
         if g.rows != NULL:
             e = lo + g.rows[s]
         else:
@@ -116,8 +166,35 @@ cdef inline void play_one(const Game* g, uint64_t seed, double* points, int64_t*
         b = g.next_board[e]
         if g.holds == NULL or not g.holds[e]:
             k += 1
-    placements[0] = g.n_placements
+    until_look[0] = countdown
+    placements[0] = k
     points[0] = total
+
+
+cdef void play_share(const Game* g, const uint64_t* seeds, Py_ssize_t n_games, double* points,
+                     int64_t* placements, Watch* w, bint caller) noexcept nogil:
+    """One thread's share of the games: chunks of GAMES_PER_CHUNK taken from
+    ``w.next_game`` until none is left or ``w.stop`` is set.  The caller's
+    thread then keeps looking for Ctrl-C until the helpers are done (their
+    last games may be long)."""
+    cdef int64_t until_look = WATCH_EVERY, first, i
+    if not caller:
+        take(&w.joined, 1)
+    while not read_shared(&w.stop):
+        first = take(&w.next_game, GAMES_PER_CHUNK)
+        if first >= n_games:
+            break
+        for i in range(first, min(first + GAMES_PER_CHUNK, n_games)):
+            play_one(g, seeds[i], &points[i], &placements[i], w, &until_look, caller)
+    if not caller:
+        take(&w.finished, 1)
+        return
+    # (a helper that joins after this look finds no game left)
+    while read_shared(&w.finished) < read_shared(&w.joined) and not read_shared(&w.stop):
+        if interrupted():
+            take(&w.stop, 1)
+        else:
+            pause()
 
 
 def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
@@ -143,7 +220,7 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     """
     cdef Py_ssize_t n_states = offsets.shape[0] - 1, b
     cdef int P = probabilities.shape[0] if chance is None or chance.shape[0] == 0 else <int>(n_states // chance.shape[0])
-    cdef Py_ssize_t n_boards, n_games = seeds.shape[0], chunk, i, lo, hi
+    cdef Py_ssize_t n_boards, n_games = seeds.shape[0], i
     cdef Game g
     if P < 1 or n_states < 0 or n_states % P:
         raise ValueError("play_games: offsets do not match the number of pieces")
@@ -189,17 +266,22 @@ def play_games(const offset_t[::1] offsets, const int32_t[::1] next_board, const
     g.n_placements = n_placements
     if n_games == 0:
         return
+    cdef Watch w
+    w.next_game = w.stop = w.joined = w.finished = 0
     cdef Py_ssize_t n_chunks = (n_games + GAMES_PER_CHUNK - 1) // GAMES_PER_CHUNK
     if n_threads > n_chunks:
         n_threads = <int>n_chunks
-    with nogil:
-        for chunk in prange(n_chunks, num_threads=n_threads, schedule="dynamic"):
-            lo = chunk * GAMES_PER_CHUNK
-            hi = lo + GAMES_PER_CHUNK
-            if hi > n_games:
-                hi = n_games
-            for i in range(lo, hi):
-                play_one(&g, seeds[i], &points[i], &placements[i])
+    if not HAVE_ATOMICS or n_threads < 1:
+        n_threads = 1
+    if n_threads == 1:
+        with nogil:
+            play_share(&g, &seeds[0], n_games, &points[0], &placements[0], &w, True)
+    else:
+        # The caller's thread is thread 0 of the team (OpenMP's rule), the one Python's signals reach.
+        with nogil, parallel(num_threads=n_threads):
+            play_share(&g, &seeds[0], n_games, &points[0], &placements[0], &w, threadid() == 0)
+    if w.stop:
+        raise KeyboardInterrupt
 
 
 # --------------------------------------------------------------------------
@@ -214,6 +296,8 @@ cdef enum:
     FIXED_POINT = 1     # a backup changed nothing: every later one would repeat it
     EXTRAPOLATED = 2    # the lag-L increments stopped changing: the rest extrapolated
     STOPPED = 3         # Ctrl-C: KeyboardInterrupt is raised
+    # reachable_rows looks for Ctrl-C every this many rows (a millisecond or less).
+    WALK_CHECK = 1 << 16
 
 
 def reachable_rows(const offset_t[::1] offsets, const int32_t[::1] next_board, int n_pieces,
@@ -247,8 +331,12 @@ def reachable_rows(const offset_t[::1] offsets, const int32_t[::1] next_board, i
             mark[b] = 1
             q[tail] = b
             tail += 1
+    cdef bint stopped = False
     with nogil:
         while head < tail:
+            if head % WALK_CHECK == 0 and interrupted():
+                stopped = True
+                break
             b = q[head]
             head += 1
             for p in range(P):
@@ -268,6 +356,8 @@ def reachable_rows(const offset_t[::1] offsets, const int32_t[::1] next_board, i
                         mark[nxt] = 1
                         q[tail] = nxt
                         tail += 1
+    if stopped:
+        raise KeyboardInterrupt
     return seen.view(bool)
 
 
