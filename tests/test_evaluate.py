@@ -335,3 +335,57 @@ def test_a_solutions_arrays_are_read_only_so_what_is_derived_once_stays_true(min
     assert first.values.shape == (minimax_4x4.n_boards,)
     assert np.isnan(first.values).sum() == minimax_4x4.n_boards - first.n_computed
     assert first.values[minimax_4x4.transitions.start_index] == first.start_value
+
+
+def test_a_random_players_total_until_game_over_is_its_own_games_length():
+    # The random player's game surely ends on 3x3 (every row has a move out of any set it could
+    # stay in), though an optimal player can keep it going forever: the check is the player's own.
+    solution = babytris.solve(width=3, height=3)
+    total = babytris.evaluate(solution, "random", discount=1, tol=1e-13)
+    # the twin's exact expected points of the next 300 placements: a random game on 3x3 rarely lasts
+    # 30 placements, so the rest is far below rounding
+    twin = reference.expected_points(solution.rules, player="random", n_placements=300)
+    assert total == pytest.approx(twin, abs=1e-10)
+    assert total == pytest.approx(7.17406368586, abs=1e-10)
+    # a linear solve of W = r + M W over the boards, from the move table
+    t = solution.transitions
+    P, n = t.rules.n_pieces, t.n_boards
+    M, r = np.zeros((n, n)), np.zeros(n)
+    scores = np.asarray(t.rules.line_scores, dtype=float)
+    for s in range(t.n_states):
+        lo, hi = t.offsets[s], t.offsets[s + 1]
+        for e in range(lo, hi):
+            chance = t.rules.probabilities[s % P] / (hi - lo)
+            M[s // P, t.next_board[e]] += chance
+            r[s // P] += chance * scores[t.lines[e]]
+    W = np.linalg.solve(np.eye(n) - M, r)
+    start = int(np.flatnonzero(t.boards == 0)[0])
+    assert total == pytest.approx(W[start], abs=1e-10)
+    random_solve = babytris.solve(width=3, height=3, player="random", discount=1)
+    assert random_solve.longest_game is not None and 1 < random_solve.longest_game < 100
+    with pytest.raises(babytris.solvers.termination.GamesDoNotEnd, match="the player's given moves can keep"):
+        babytris.evaluate(solution, discount=1)  # (its optimal moves survive forever on 13 rows)
+    with pytest.raises(ValueError, match="the player can keep it going forever"):
+        babytris.solve(width=3, height=3, discount=1)
+
+
+def test_a_random_player_that_can_go_on_forever_is_refused_at_discount_1():
+    # on a 2-wide board the O piece's one placement clears both rows it fills: every game is endless
+    rules = Rules(width=2, height=4, pieces=["O"])
+    with pytest.raises(ValueError, match=r"the random player can keep it going forever"):
+        babytris.solve(rules, player="random", discount=1)
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(width=3, height=3), Rules(width=4, height=4), Rules(width=3, height=4, pieces=["I", "L", "O"])]
+)
+@pytest.mark.parametrize("drawn", [True, False])
+def test_a_random_players_survivors_are_the_twins(rules, drawn):
+    from babytris.solvers.roles import MOVES_MEAN
+    from babytris.solvers.termination import survivable_rows
+
+    t = babytris.enumerate_boards(rules)
+    alive = survivable_rows(t, drawn=drawn, moves=MOVES_MEAN)
+    twin = reference.surviving_nodes(rules, "random" if drawn else "minimax", "random")
+    assert {int(b) for b in t.boards[alive]} == twin
+    assert alive.sum() <= survivable_rows(t, drawn=drawn).sum()  # (a random player keeps fewer going)

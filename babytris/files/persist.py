@@ -36,7 +36,7 @@ from ..results.saving import (
     digests,
 )
 from ..results.solution import Solution
-from ..solvers.roles import OPPONENT_MODELS, PLAYER_MODELS
+from ..solvers.roles import MOVES_BEST, MOVES_FIXED, MOVES_MEAN, OPPONENT_MODELS, PLAYER_MODELS, policy_rows
 from ..solvers.termination import GamesDoNotEnd, check_games_end, longest_games
 from .proof import prove, rules_table
 
@@ -155,7 +155,7 @@ def load(
         tie_seed=ties[1],
         accelerated=accelerated,
         verified=verify,
-        longest_game=_longest_game(path, table, settings) if verify else None,
+        longest_game=_longest_game(path, table, settings, fields["policy"]) if verify else None,
         **fields,
     )
     if verify:
@@ -163,18 +163,24 @@ def load(
     return solution
 
 
-def _longest_game(path: str | os.PathLike, table: Transitions, settings: dict) -> float | None:
+def _longest_game(path: str | os.PathLike, table: Transitions, settings: dict, policy: np.ndarray) -> float | None:
     """At discount 1, the bound on the games' length that bounds the values'
     error, recomputed from the table (never read from the file); a file
-    whose game some play never ends is refused.  None where discounted."""
+    whose game some play never ends (of its player: a random or given one's
+    own moves) is refused.  None where discounted."""
     if settings["discount"] < 1.0:
         return None
     drawn = settings["opponent"] == "random"
+    player: dict[str, Any] = {"moves": MOVES_BEST}
+    if settings["player"] == "random":
+        player = {"moves": MOVES_MEAN}
+    elif settings["player"] == "given":
+        player = {"moves": MOVES_FIXED, "fixed_move": policy_rows(table, policy, name="policy")}
     try:
-        check_games_end(table, drawn=drawn)
+        check_games_end(table, drawn=drawn, **player)
     except GamesDoNotEnd as err:
         raise SolutionFileError(path, "discount", str(err)) from None
-    return float(longest_games(table, drawn=drawn).max(initial=0.0))
+    return float(longest_games(table, drawn=drawn, **player).max(initial=0.0))
 
 
 def _match_table(

@@ -203,7 +203,8 @@ def solve(
     rules = _rules(rules, rule_fields)
     _check_solver(discount, tol, max_iter, undiscounted=True)
     roles = _roles(rules, opponent, player, reward)
-    if discount == 1 and surviving_nodes(rules, "random" if roles.opponent == "random" else "chosen"):
+    given = player if roles.player == "given" else roles.player  # (whose moves keep a game going)
+    if discount == 1 and surviving_nodes(rules, "random" if roles.opponent == "random" else "chosen", given):
         raise ValueError("discount=1: some play never ends, so the total reward is unbounded")
     if roles.opponent == "given" and not isinstance(opponent, dict):
         raise ValueError("opponent: the reference takes a given opponent as a dict {board: piece index}")

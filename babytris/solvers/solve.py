@@ -395,8 +395,12 @@ def _longest_game(transitions: Transitions, roles: Roles, settings: SolverSettin
     if settings.discount < 1.0:
         return None
     drawn = roles.pieces == PIECES_RANDOM
-    check_games_end(transitions, drawn=drawn)
-    return float(longest_games(transitions, drawn=drawn, n_threads=resolve_n_jobs(settings.n_jobs)).max(initial=0.0))
+    moves, fixed = roles.moves, roles.fixed_move  # (a random or given player's own games)
+    check_games_end(transitions, drawn=drawn, moves=moves, fixed_move=fixed)
+    n_threads = resolve_n_jobs(settings.n_jobs)
+    return float(
+        longest_games(transitions, drawn=drawn, n_threads=n_threads, moves=moves, fixed_move=fixed).max(initial=0.0)
+    )
 
 
 def _solve_quotient(
