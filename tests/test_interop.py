@@ -44,3 +44,20 @@ def test_bad_arguments():
         to_mdptoolbox(t, penalty=0)
     with pytest.raises(ValueError, match="previews, hold or a bag"):
         to_mdptoolbox(babytris.enumerate_boards(Rules(width=3, height=3, preview=1)))
+
+
+@pytest.mark.parametrize("opponent", ["minimax", "solution", None])
+def test_a_named_opponent_is_refused_by_a_list_without_it(opponent):
+    # the message once listed "minimax" as allowed and refused it; it lists what the export takes
+    table = babytris.enumerate_boards(babytris.Rules(width=3, height=3))
+    with pytest.raises(ValueError) as refused:
+        babytris.to_mdptoolbox(table, opponent=opponent)
+    message = str(refused.value)
+    assert message.startswith("opponent: the export takes 'random' (drawn pieces), a Solution")
+    assert message.endswith(f"got {opponent!r}") and "'minimax'," not in message
+    if opponent is not None:  # (the game's own opponent is the model exports' default)
+        with pytest.raises(ValueError, match=r"^opponent: the export takes None \(the game's own opponent\), 'random'"):
+            babytris.explicit_model(table, discount=0.9, opponent=opponent)
+    minimax = babytris.solve(width=3, height=3, opponent="minimax")
+    P, R = babytris.to_mdptoolbox(table, opponent=minimax)  # (the way the message names)
+    assert len(P) == R.shape[1] and R.shape[0] == table.n_states + 1

@@ -44,7 +44,16 @@ from ..solvers.roles import piece_chances
 from ..solvers.solve import solve_transitions
 from ..solvers.termination import check_games_end
 
-__all__ = ["ExplicitModel", "ExportedGame", "explicit_model", "exported_game", "to_drn", "to_prism", "game_table"]
+__all__ = [
+    "ExplicitModel",
+    "ExportedGame",
+    "check_opponent",
+    "explicit_model",
+    "exported_game",
+    "to_drn",
+    "to_prism",
+    "game_table",
+]
 
 #: What each state's label names (PRISM declares "init" and "deadlock" first).
 LABELS = ("init", "deadlock", "done", "over")
@@ -152,6 +161,7 @@ def exported_game(
         if isinstance(opponent, str) and opponent != "random":  # its choices, solved at the export's discount
             opponent = solve_transitions(game.transitions, discount=discount, opponent=opponent)  # type: ignore[arg-type]
         game = game.transitions
+    check_opponent(opponent, own_allowed=True)
     table, discount = game_table(game, discount, own_opponent=opponent is None)
     if opponent is None:
         opponent = game if isinstance(game, Solution) and game.opponent_policy is not None else "random"
@@ -159,6 +169,20 @@ def exported_game(
     if discount >= 1.0:  # (the total reward until game over: finite only if every game ends, against these pieces)
         check_games_end(table, drawn=True, chances=chances)
     return ExportedGame(table, discount, chances, starts, weights)
+
+
+def check_opponent(opponent: object, *, own_allowed: bool = False) -> None:
+    """Refuse an opponent named by a word other than ``"random"`` (a fixed
+    opponent's choices are exported, and a named model's depend on the
+    discount it is solved at), or None unless ``own_allowed`` (the game's
+    own opponent).  The message lists what is taken."""
+    if (isinstance(opponent, str) and opponent != "random") or (opponent is None and not own_allowed):
+        own = "None (the game's own opponent), " if own_allowed else ""
+        raise ValueError(
+            f"opponent: the export takes {own}'random' (drawn pieces), a Solution solved against an opponent "
+            "(its piece choices: solve(..., opponent='minimax') for the minimax opponent's) or an int array "
+            f"(n_boards,) of pieces, got {opponent!r}"
+        )
 
 
 def game_table(

@@ -27,7 +27,7 @@ from ..game.validation import check_number, check_type
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import piece_chances
-from .export import exported_game
+from .export import check_opponent, exported_game
 
 __all__ = ["to_mdptoolbox", "to_quantecon", "QuantEconModel"]
 
@@ -70,6 +70,7 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
             f"to_mdptoolbox: line_scores must be >= 0 (illegal actions cost penalty), got {rules.line_scores}"
         )
     penalty = check_number("penalty", penalty, 0.0, open_low=True)
+    check_opponent(opponent)
     t = transitions
     n_pieces, n_states = rules.n_pieces, t.n_states
     S = n_states + 1
