@@ -18,7 +18,7 @@ import babytris.formats.env as babyenv
 from babytris import Board, Rules
 from babytris.draw.frames import film_strip
 from babytris.engine.placements import engine
-from babytris.formats.env import ENV_ID, BabyTetrisEnv, decode_observation, encode_observation
+from babytris.formats.env import ENV_ID, ActionMasks, BabyTetrisEnv, decode_observation, encode_observation
 from babytris.game.svg import EMPTY_RGB, FILLED_RGB, PIECE_RGB
 
 
@@ -501,3 +501,24 @@ def test_observation_codec_refuses_what_it_cannot_show():
         babytris.formats.env.decode_observation(rules, obs)
     with pytest.raises(ValueError, match="illegal_reward"):
         BabyTetrisEnv(rules, illegal_reward=1.0)
+
+
+def test_the_made_env_shows_its_action_masks_through_the_wrappers():
+    # Gymnasium 1.x wrappers forward no attribute: make(...).action_masks() once raised AttributeError
+    env = gymnasium.make(ENV_ID, width=4, height=4, max_episode_steps=50)
+    assert isinstance(env, ActionMasks)  # (outermost, over make's own wrappers and the time limit)
+    _, info = env.reset(seed=0)
+    mask = env.action_masks()
+    assert mask.dtype == np.int8 and mask.tolist() == [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    np.testing.assert_array_equal(mask, info["action_mask"])
+    np.testing.assert_array_equal(mask, env.unwrapped.action_masks())
+    # a legal move changes the piece: the mask follows the game within
+    _, _, _, _, info = env.step(int(np.flatnonzero(mask)[0]))
+    np.testing.assert_array_equal(env.action_masks(), info["action_mask"])
+    # under a wrapper of one's own, Gymnasium's way (and Stable-Baselines3's vectorized envs')
+    outer = gymnasium.wrappers.RecordEpisodeStatistics(env)
+    np.testing.assert_array_equal(outer.get_wrapper_attr("action_masks")(), info["action_mask"])
+    # the spec records the wrapper, so an env made again from it has it too
+    again = gymnasium.make(env.spec)
+    again.reset(seed=0)
+    assert again.action_masks().tolist() == mask.tolist()

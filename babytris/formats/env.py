@@ -21,7 +21,8 @@ Action: ``Discrete(n)``, ``n`` the most placements any piece has; action k
 drops the piece to place at its placement number k (see
 :func:`babytris.engine.placements.placement_table`).  ``info["action_mask"]`` and
 :meth:`BabyTetrisEnv.action_masks` (sb3-contrib's ``MaskablePPO``
-convention) mark the legal ones.  An illegal action ends the episode
+convention; ``gymnasium.make`` wraps the env in :class:`ActionMasks`, so the
+made env has it too) mark the legal ones.  An illegal action ends the episode
 (``illegal_action="terminate"``, the default; Gymnasium's checker and
 random agents sample any action) or raises ``ValueError`` (``"raise"``).
 
@@ -54,6 +55,7 @@ from ..game.rules import Rules, make_rules
 from ..results.solution import Solution
 
 __all__ = [
+    "ActionMasks",
     "BabyTetrisEnv",
     "ENV_ID",
     "ILLEGAL_ACTIONS",
@@ -466,6 +468,23 @@ class BabyTetrisEnv(gymnasium.Env):
         return best - float(values[number])
 
 
+class ActionMasks(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
+    """The legal actions on the outside of the wrappers: :meth:`action_masks`
+    of the env within.  ``gymnasium.make`` puts it outermost (Gymnasium 1.x
+    wrappers forward no attribute, so ``make(...).action_masks()``, which
+    sb3-contrib's ``MaskablePPO`` calls on an env it is given, would miss
+    it).  Under wrappers of your own, ``env.get_wrapper_attr("action_masks")()``
+    reaches it, as Stable-Baselines3's vectorized envs do."""
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        gymnasium.utils.RecordConstructorArgs.__init__(self)
+        gymnasium.Wrapper.__init__(self, env)
+
+    def action_masks(self) -> np.ndarray:
+        """int8 array ``(action_space.n,)``: :meth:`BabyTetrisEnv.action_masks`."""
+        return self.env.get_wrapper_attr("action_masks")()
+
+
 def _unwrapped(env: gymnasium.Env) -> BabyTetrisEnv:
     inner = env.unwrapped
     if not isinstance(inner, BabyTetrisEnv):
@@ -492,4 +511,6 @@ def regret(env: gymnasium.Env, solution: Solution, action: int) -> float:
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="babytris.formats.env:BabyTetrisEnv")
+    gymnasium.register(
+        id=ENV_ID, entry_point="babytris.formats.env:BabyTetrisEnv", additional_wrappers=(ActionMasks.wrapper_spec(),)
+    )
