@@ -194,3 +194,23 @@ def test_ctrl_c_stops_play_on_one_thread_and_the_random_player(delay, tmp_path):
     assert 0 <= _seconds_to_answer(setup, work, delay, tmp_path) < 0.5
     work = "babytris.play(s, n_placements=10**9, n_games=3, n_jobs=1)"
     assert 0 <= _seconds_to_answer(setup, work, delay, tmp_path) < 0.5
+
+
+EXPORTS = {
+    "to_quantecon": "babytris.to_quantecon(s)",
+    "explicit_model": "babytris.explicit_model(s)",
+    "to_drn": "babytris.to_drn(s, 'game.drn')",
+    "to_prism": "babytris.to_prism(s, 'game')",
+    "to_mdptoolbox": "babytris.to_mdptoolbox(s.transitions)",
+}
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("export", sorted(EXPORTS))
+@pytest.mark.parametrize("delay", [0.1, 0.5, 2.0])
+def test_ctrl_c_stops_an_export_within_half_a_second(export, delay, tmp_path):
+    # the exports of 4x5's 364,202 states, again and again: the signal lands anywhere in their work
+    # (to_quantecon once spent a second in one call of numpy's, deaf to it: 0.8 s on a quiet machine)
+    setup = "s = babytris.solve(width=4, height=5, discount=0.9); import scipy.sparse"
+    work = f"while True: {EXPORTS[export]}"
+    assert 0 <= _seconds_to_answer(setup, work, delay, tmp_path) < 0.5

@@ -57,6 +57,15 @@ __all__ = [
 
 #: What each state's label names (PRISM declares "init" and "deadlock" first).
 LABELS = ("init", "deadlock", "done", "over")
+#: States (or moves, choices) per slice of an export's array work: a few milliseconds each, so that
+#: Ctrl-C is answered between slices.
+STATES_PER_SLICE = 1 << 15
+
+
+def slices(n: int, size: int = STATES_PER_SLICE) -> Iterator[tuple[int, int]]:
+    """``(lo, hi)`` for consecutive slices of ``range(n)`` of ``size`` (the last shorter)."""
+    for lo in range(0, n, size):
+        yield lo, min(n, lo + size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -246,13 +255,19 @@ def explicit_model(
     rules = table.rules
     n_pieces, n_states = rules.n_pieces, table.n_states
     scores = np.asarray(rules.line_scores, dtype=np.float64)
-    counts = np.diff(table.offsets)
+    offsets = table.offsets.astype(np.int64)
+    counts = np.diff(offsets)
     dead = np.flatnonzero(counts == 0)
+    # (the work over moves, afterstates and choices goes in slices of a few milliseconds each, so
+    # that Ctrl-C is answered between them; no sort, no Python object per state)
 
-    # Afterstates: one per (board after, rows cleared) pair some move makes.
+    # Afterstates: one per (board after, rows cleared) pair some move makes, in that pair's order.
     max_lines = len(scores)
-    keys = table.next_board.astype(np.int64) * max_lines + table.lines
-    pairs, afterstate_of_move = np.unique(keys, return_inverse=True)
+    made = np.zeros(table.n_boards * max_lines, dtype=bool)
+    for lo, hi in slices(table.n_moves):
+        made[table.next_board[lo:hi].astype(np.int64) * max_lines + table.lines[lo:hi]] = True
+    pairs = np.flatnonzero(made)
+    del made
     n_after = len(pairs)
     first_after = 1 + n_states
     done = first_after + n_after
@@ -270,30 +285,55 @@ def explicit_model(
     start_probs = (start_chances[:, None] * exported.chances[start_rows]).ravel()
     keep = start_probs > 0
     # An afterstate draws each piece its node's bag holds (every piece, with independent draws), or
-    # goes to the piece a fixed opponent gives there.
-    chances = exported.chances[pairs // max_lines]
-    draw_targets = 1 + (pairs // max_lines)[:, None] * n_pieces + np.arange(n_pieces)
-    ends = np.full((n_after, 1), done)
-    if discount > 0:  # (undiscounted, an afterstate ends only where no piece fits: no branch to done)
-        drawn = np.hstack((chances > 0, np.full((n_after, 1), discount < 1.0)))
-        draw_targets = np.hstack((draw_targets, ends))[drawn]
-        draw_probs = np.hstack((discount * chances, np.full((n_after, 1), 1.0 - discount)))[drawn]
-        draw_counts = drawn.sum(axis=1)
-    else:
-        draw_targets, draw_probs, draw_counts = ends.ravel(), np.ones(n_after), np.ones(n_after, dtype=np.int64)
-    # The game's states: a move leads to its afterstate; a dead state ends.
-    first_choice = choice_starts[1 : 1 + n_states] - 1  # within the states' block of choices
-    move_slots = np.repeat(first_choice - table.offsets[:-1], counts) + np.arange(len(table.lines))
-    state_targets = np.full(n_choices - n_after - 2, done, dtype=np.int64)
-    state_targets[move_slots] = first_after + afterstate_of_move
-    placements, which = np.unique(table.placement, return_inverse=True)
-    move_names = np.array(["hold" if k == HOLD_MOVE else f"place{k}" for k in placements.tolist()], dtype=object)
-    state_names = np.full(len(state_targets), "over", dtype=object)
-    state_names[move_slots] = move_names[which]
+    # goes to the piece a fixed opponent gives there; discounted, it ends with chance 1 - discount.
+    draw_targets, draw_probs, draw_counts = [], [], []
+    for lo, hi in slices(n_after):
+        node = pairs[lo:hi] // max_lines
+        chances = exported.chances[node]
+        targets = 1 + node[:, None] * n_pieces + np.arange(n_pieces)
+        ends = np.full((hi - lo, 1), done)
+        if discount > 0:  # (undiscounted, an afterstate ends only where no piece fits: no branch to done)
+            drawn = np.hstack((chances > 0, np.full((hi - lo, 1), discount < 1.0)))
+            draw_targets.append(np.hstack((targets, ends))[drawn])
+            draw_probs.append(np.hstack((discount * chances, np.full((hi - lo, 1), 1.0 - discount)))[drawn])
+            draw_counts.append(drawn.sum(axis=1))
+        else:
+            draw_targets.append(ends.ravel())
+            draw_probs.append(np.ones(hi - lo))
+            draw_counts.append(np.ones(hi - lo, dtype=np.int64))
+    # The game's states: a move leads to its afterstate; a dead state ends.  Each choice's name
+    # (a placement's "place<k>", "hold", "over") from its code in the table of names used.
+    used = np.zeros(HOLD_MOVE + 1, dtype=bool)
+    for lo, hi in slices(table.n_moves):
+        used[table.placement[lo:hi]] = True
+    placements = np.flatnonzero(used)
+    del used
+    move_names = ["hold" if k == HOLD_MOVE else f"place{k}" for k in placements.tolist()]
+    vocabulary = np.array(["start", "over", "draw", "end", *move_names])
+    code_of = np.zeros(HOLD_MOVE + 1, dtype=np.int64)
+    code_of[placements] = 4 + np.arange(len(placements))
+    codes = np.empty(n_choices, dtype=np.int64)
+    codes[0], codes[1 + n_choices - n_after - 2 :] = 0, 2
+    codes[-1] = 3
+    state_targets = np.empty(n_choices - n_after - 2, dtype=np.int64)
+    for lo, hi in slices(n_states):
+        first, last, m = choice_starts[1 + lo] - 1, choice_starts[1 + hi] - 1, slice(offsets[lo], offsets[hi])
+        slots = np.repeat(choice_starts[1 + lo : 1 + hi] - 1 - offsets[lo:hi], counts[lo:hi]) + np.arange(
+            m.start, m.stop
+        )
+        state_targets[first:last] = done
+        codes[1 + first : 1 + last] = 1
+        keys = table.next_board[m].astype(np.int64) * max_lines + table.lines[m]
+        state_targets[slots] = first_after + np.searchsorted(pairs, keys)
+        codes[1 + slots] = code_of[table.placement[m]]
+    choice_names = np.empty(n_choices, dtype=vocabulary.dtype)
+    for lo, hi in slices(n_choices):
+        choice_names[lo:hi] = vocabulary[codes[lo:hi]]
+    del codes
 
-    branch_counts = np.concatenate(([keep.sum()], np.ones(len(state_targets), dtype=np.int64), draw_counts, [1]))
-    targets = np.concatenate((start_targets[keep], state_targets, draw_targets.ravel(), [done])).astype(np.int64)
-    probabilities = np.concatenate((start_probs[keep], np.ones(len(state_targets)), draw_probs.ravel(), [1.0])).astype(
+    branch_counts = np.concatenate(([keep.sum()], np.ones(len(state_targets), dtype=np.int64), *draw_counts, [1]))
+    targets = np.concatenate((start_targets[keep], state_targets, *draw_targets, [done])).astype(np.int64)
+    probabilities = np.concatenate((start_probs[keep], np.ones(len(state_targets)), *draw_probs, [1.0])).astype(
         np.float64
     )
     rewards = np.zeros(n_total)
@@ -301,7 +341,7 @@ def explicit_model(
     return ExplicitModel(
         discount=float(discount),
         choice_starts=choice_starts,
-        choice_names=np.concatenate((["start"], state_names, np.full(n_after, "draw"), ["end"])).astype(str),
+        choice_names=choice_names,
         branch_starts=np.concatenate(([0], np.cumsum(branch_counts))).astype(np.int64),
         targets=targets,
         probabilities=probabilities,
@@ -407,26 +447,43 @@ def _drn_lines(model: ExplicitModel) -> Iterator[str]:
     yield from ("@type: MDP", "@parameters", "", "@reward_models", "points")
     yield from ("@nr_states", str(model.n_states), "@nr_choices", str(model.n_choices), "@model")
     labels = _state_labels(model)
-    cs, bs = model.choice_starts.tolist(), model.branch_starts.tolist()
-    targets, probs = model.targets.tolist(), model.probabilities.tolist()
-    names, rewards = model.choice_names.tolist(), model.state_rewards.tolist()
-    for state in range(model.n_states):
-        tail = " " + " ".join(labels[state]) if state in labels else ""
-        yield f"state {state} [{rewards[state]!r}]{tail}"
-        for c in range(cs[state], cs[state + 1]):
-            yield f"\taction {names[c]} [0]"
-            for b in range(bs[c], bs[c + 1]):
-                yield f"\t\t{targets[b]} : {probs[b]!r}"
+    for lo, cs, bs, targets, probs, names in _state_slices(model):
+        rewards = model.state_rewards[lo : lo + len(cs) - 1].tolist()
+        for i, reward in enumerate(rewards):
+            state = lo + i
+            tail = " " + " ".join(labels[state]) if state in labels else ""
+            yield f"state {state} [{reward!r}]{tail}"
+            for c in range(cs[i], cs[i + 1]):
+                yield f"\taction {names[c]} [0]"
+                for b in range(bs[c], bs[c + 1]):
+                    yield f"\t\t{targets[b]} : {probs[b]!r}"
 
 
 def _tra_lines(model: ExplicitModel) -> Iterator[str]:
     yield f"{model.n_states} {model.n_choices} {model.n_branches}"
-    cs, bs = model.choice_starts.tolist(), model.branch_starts.tolist()
-    targets, probs, names = model.targets.tolist(), model.probabilities.tolist(), model.choice_names.tolist()
-    for state in range(model.n_states):
-        for local, c in enumerate(range(cs[state], cs[state + 1])):
-            for b in range(bs[c], bs[c + 1]):
-                yield f"{state} {local} {targets[b]} {probs[b]!r} {names[c]}"
+    for lo, cs, bs, targets, probs, names in _state_slices(model):
+        for i in range(len(cs) - 1):
+            for local, c in enumerate(range(cs[i], cs[i + 1])):
+                for b in range(bs[c], bs[c + 1]):
+                    yield f"{lo + i} {local} {targets[b]} {probs[b]!r} {names[c]}"
+
+
+def _state_slices(model: ExplicitModel) -> Iterator[tuple[int, list, list, list, list, list]]:
+    """The model's arrays as lists, a slice of states at a time (whole, they
+    would be converted in one long call): ``(first state, choice starts,
+    branch starts, targets, probabilities, choice names)``, the starts
+    counted from the slice's first choice and branch."""
+    for lo, hi in slices(model.n_states):
+        c0, c1 = int(model.choice_starts[lo]), int(model.choice_starts[hi])
+        b0, b1 = int(model.branch_starts[c0]), int(model.branch_starts[c1])
+        yield (
+            lo,
+            (model.choice_starts[lo : hi + 1] - c0).tolist(),
+            (model.branch_starts[c0 : c1 + 1] - b0).tolist(),
+            model.targets[b0:b1].tolist(),
+            model.probabilities[b0:b1].tolist(),
+            model.choice_names[c0:c1].tolist(),
+        )
 
 
 def _lab_lines(model: ExplicitModel) -> Iterator[str]:
@@ -439,5 +496,6 @@ def _lab_lines(model: ExplicitModel) -> Iterator[str]:
 def _srew_lines(model: ExplicitModel) -> Iterator[str]:
     paid = np.flatnonzero(model.state_rewards)
     yield f"{model.n_states} {len(paid)}"
-    for state, reward in zip(paid.tolist(), model.state_rewards[paid].tolist()):
-        yield f"{state} {reward!r}"
+    for lo, hi in slices(len(paid)):
+        for state, reward in zip(paid[lo:hi].tolist(), model.state_rewards[paid[lo:hi]].tolist()):
+            yield f"{state} {reward!r}"

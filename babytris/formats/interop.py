@@ -27,7 +27,7 @@ from ..game.validation import check_number, check_type
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import piece_chances
-from .export import check_opponent, exported_game
+from .export import check_opponent, exported_game, slices
 
 __all__ = ["to_mdptoolbox", "to_quantecon", "QuantEconModel"]
 
@@ -78,39 +78,48 @@ def to_mdptoolbox(transitions: Transitions, *, dense: bool = False, penalty: flo
     if dense and S > MAX_DENSE_STATES:
         raise ValueError(f"dense: at most {MAX_DENSE_STATES} states for dense matrices, the game has {S}")
     chances, _, _ = piece_chances(t, opponent)
-    scores = np.asarray(rules.line_scores)
+    sparse: Any = None if dense else _scipy_sparse()
+    scores = np.asarray(rules.line_scores, dtype=np.float64)
     counts = np.diff(t.offsets)
+    live = np.flatnonzero(counts > 0)
     state_of_move = np.repeat(np.arange(n_states), counts)
-    action_of_move = t.placement.astype(np.int64)
+    coming = np.count_nonzero(chances > 0, axis=1)  # (a legal placement's entries: the pieces that can come)
     R = np.zeros((S, A))
-    legal = np.zeros((S, A), dtype=bool)
-    legal[state_of_move, action_of_move] = True
-    R[state_of_move, action_of_move] = scores[t.lines]
-    live = counts > 0
     P = []
+    # One action at a time, each matrix's rows built in order (no sort): Ctrl-C is answered between
+    # actions, each a few numpy calls over its moves.
     for a in range(A):
-        mine = action_of_move == a
+        mine = np.flatnonzero(t.placement == a)
         src, nxt = state_of_move[mine], t.next_board[mine].astype(np.int64)
-        # a legal placement: to (board after, piece q) with chance probs[q]
-        rows = [np.repeat(src, n_pieces)]
-        cols = [(nxt[:, None] * n_pieces + np.arange(n_pieces)).ravel()]
-        vals = [chances[nxt].ravel()]
-        # illegal where some move fits: a costly self-loop; where none fits: game over
-        loops = np.flatnonzero(live & ~legal[:n_states, a])
-        over = np.concatenate([np.flatnonzero(~live), [n_states]])
-        rows += [loops, over]
-        cols += [loops, np.full(len(over), n_states)]
-        vals += [np.ones(len(loops)), np.ones(len(over))]
+        R[src, a] = scores[t.lines[mine]]
+        # illegal where some move fits: a costly self-loop; where none fits (and on game over): game over
+        per_row = np.ones(S, dtype=np.int64)
+        per_row[src] = coming[nxt]
+        indptr = np.concatenate(([0], np.cumsum(per_row)))
+        indices, data = np.empty(int(indptr[-1]), dtype=np.int64), np.ones(int(indptr[-1]))
+        others = np.ones(S, dtype=bool)
+        others[src] = False
+        loops = np.zeros(S, dtype=bool)
+        loops[live] = others[live]
+        at = indptr[:-1][others]
+        indices[at] = np.where(loops[others], np.flatnonzero(others), n_states)
         R[loops, a] = -penalty
-        P.append(_matrix(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), S, dense))
+        # a legal placement: to (board after, piece q) with chance chances[q], for the pieces that can come
+        kept = chances[nxt] > 0
+        within = np.cumsum(kept, axis=1) - 1
+        slots = (indptr[src][:, None] + within)[kept]
+        indices[slots] = (nxt[:, None] * n_pieces + np.arange(n_pieces))[kept]
+        data[slots] = chances[nxt][kept]
+        if dense:
+            matrix = np.zeros((S, S))
+            matrix[np.repeat(np.arange(S), per_row), indices] = data
+            P.append(matrix)
+        else:
+            P.append(sparse.csr_matrix((data, indices, indptr), shape=(S, S)))
     return (np.stack(P) if dense else P), R
 
 
-def _matrix(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, size: int, dense: bool):
-    if dense:
-        out = np.zeros((size, size))
-        np.add.at(out, (rows, cols), vals)
-        return out
+def _scipy_sparse() -> Any:
     try:
         from scipy import sparse
     except ImportError:
@@ -118,7 +127,7 @@ def _matrix(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, size: int, den
             "to_mdptoolbox needs scipy for sparse matrices (pip install 'babytris[export]'), "
             "or dense=True for small games"
         ) from None
-    return sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))
+    return sparse
 
 
 @dataclass(frozen=True, eq=False)
@@ -234,30 +243,43 @@ def to_quantecon(
     n_pieces, n_states = rules.n_pieces, table.n_states
     over = n_states
     scores = np.asarray(rules.line_scores, dtype=np.float64)
-    counts = np.diff(table.offsets)
+    offsets = table.offsets.astype(np.int64)
+    counts = np.diff(offsets)
     moves = np.maximum(counts, 1)  # a dead state's one move: to game over
     pairs = np.concatenate(([0], np.cumsum(moves)))
     L = int(pairs[-1]) + 1
-    s_indices = np.append(np.repeat(np.arange(n_states), moves), over)
-    a_indices = np.arange(L) - np.append(np.repeat(pairs[:-1], moves), L - 1)
-    live_pair = np.repeat(pairs[:-1] - table.offsets[:-1], counts) + np.arange(len(table.lines))
-    placements = np.full(L, -1, dtype=np.int64)
-    placements[live_pair] = table.placement
-    R = np.zeros(L)
-    R[live_pair] = scores[table.lines]
-    # Q: a move's row has a chance per piece drawn; a dead state's and game over's, game over.
-    ends = np.setdiff1d(np.arange(L), live_pair)
-    rows = np.concatenate((np.repeat(live_pair, n_pieces), ends))
-    cols = np.concatenate(
-        (
-            (table.next_board.astype(np.int64)[:, None] * n_pieces + np.arange(n_pieces)).ravel(),
-            np.full(len(ends), over),
-        )
-    )
-    # (each piece with its chance at the next node: with a bag, its share of the bag there)
-    vals = np.concatenate((exported.chances[table.next_board].ravel(), np.ones(len(ends))))
-    Q = sparse.csr_matrix((vals, (rows, cols)), shape=(L, n_states + 1))
-    Q.eliminate_zeros()
+    chances = exported.chances
+    # Q's entries per pair: a move's, one per piece of positive chance at the board after; a dead
+    # state's and game over's, one (to game over).
+    coming = np.count_nonzero(chances > 0, axis=1)
+    per_pair = np.ones(L, dtype=np.int64)
+    s_indices, a_indices = np.empty(L, dtype=np.int64), np.empty(L, dtype=np.int64)
+    placements, R = np.full(L, -1, dtype=np.int64), np.zeros(L)
+    for lo, hi in slices(n_states):  # (in slices, each a few milliseconds: Ctrl-C is answered between them)
+        first, last, m = pairs[lo], pairs[hi], slice(offsets[lo], offsets[hi])
+        s_indices[first:last] = np.repeat(np.arange(lo, hi), moves[lo:hi])
+        a_indices[first:last] = np.arange(first, last) - np.repeat(pairs[lo:hi], moves[lo:hi])
+        live = np.repeat(pairs[lo:hi] - offsets[lo:hi], counts[lo:hi]) + np.arange(m.start, m.stop)
+        placements[live], R[live] = table.placement[m], scores[table.lines[m]]
+        per_pair[live] = coming[table.next_board[m]]
+    s_indices[-1], a_indices[-1] = over, 0
+    indptr = np.concatenate(([0], np.cumsum(per_pair)))
+    index_type = np.int32 if max(int(indptr[-1]), n_states + 1) < 2**31 else np.int64
+    indices, data = np.empty(int(indptr[-1]), dtype=index_type), np.empty(int(indptr[-1]))
+    ends = np.zeros((1, n_pieces))
+    ends[0, 0] = 1.0  # (an end's one entry, to game over)
+    for lo, hi in slices(n_states):
+        first, last, m = pairs[lo], pairs[hi], slice(offsets[lo], offsets[hi])
+        live = np.repeat(pairs[lo:hi] - offsets[lo:hi], counts[lo:hi]) + np.arange(m.start, m.stop) - first
+        # each pair's row of n_pieces candidates, in pair and piece order; the positive ones kept
+        after = np.full((last - first, n_pieces), over, dtype=np.int64)
+        weight = np.repeat(ends, last - first, axis=0)
+        after[live] = table.next_board[m].astype(np.int64)[:, None] * n_pieces + np.arange(n_pieces)
+        weight[live] = chances[table.next_board[m]]  # (with a bag, each piece's share of the bag there)
+        kept = weight > 0
+        indices[indptr[first] : indptr[last]], data[indptr[first] : indptr[last]] = after[kept], weight[kept]
+    indices[-1], data[-1] = over, 1.0
+    Q = sparse.csr_matrix((data, indices, indptr.astype(index_type)), shape=(L, n_states + 1))
     start_rows, start_chances = exported.starts, exported.start_weights
     return QuantEconModel(
         s_indices=s_indices,
