@@ -96,6 +96,9 @@ def test_refusals_come_from_the_match_once_with_the_reason(timed):
         Match(rules, opponent="best_response")
     with pytest.raises(ValueError, match="player: the Solution was solved on other rules"):
         Match(Rules(width=3, height=3), player=optimal)
+    for nothing in (None, 3, 0.5, True):  # (refused here, not later by the door that reads the pieces)
+        with pytest.raises(ValueError, match=rf"opponent must be one of 'random', .*, got {nothing!r}$"):
+            Match(rules, opponent=nothing)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="rules must be a babytris.Rules"):
         Match("3x4")  # type: ignore[arg-type]
     # the doors read the same refusals

@@ -35,6 +35,7 @@ from ..game.validation import check_type
 from ..results.solution import Solution
 from .roles import (
     BEST_RESPONSE,
+    OPPONENT_MODELS,
     Opponent,
     Player,
     Roles,
@@ -85,6 +86,12 @@ class Match:
 
     def __post_init__(self) -> None:
         check_type("rules", self.rules, Rules, "a babytris.Rules")
+        if self.opponent is None or isinstance(self.opponent, (bool, int, float)):
+            # (resolve() reads any other object as given pieces, checked only when a door reads them)
+            raise ValueError(
+                f"opponent must be one of {', '.join(map(repr, (*OPPONENT_MODELS, BEST_RESPONSE)))}, a Solution or "
+                f"an int array of piece indices, got {self.opponent!r}"
+            )
         roles = resolve(None, self.opponent, self.player, self.reward)  # names and combinations
         check_reward(roles.reward, self.rules)
         # (the opponent stays as named: "best_response" to a random player is
