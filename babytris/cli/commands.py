@@ -41,6 +41,7 @@ from .options import (
     missing_extra,
     output_arguments,
     rule_arguments,
+    scheduler_address,
     solver_arguments,
     tie_arguments,
     tie_fields,
@@ -116,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--scheduler",
+        type=scheduler_address,
         metavar="ADDRESS",
         help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
         "N local worker processes with local:N (needs '.[dask]'; plain rules, value iteration)",
@@ -288,7 +290,7 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
     if args.checkpoint and args.mode == "table":
         raise ValueError("--checkpoint: only the lean mode checkpoints; not with --mode table")
     if args.mode == "lean" or args.checkpoint:
-        if args.scheduler:
+        if args.scheduler is not None:
             option = "--mode lean" if args.mode == "lean" else "--checkpoint"
             raise ValueError(f"--scheduler: the sharded solve stores each shard's move table; not with {option}")
         why = "asked for (--mode lean)" if args.mode == "lean" else "asked for (--checkpoint: lean mode only)"
@@ -296,7 +298,7 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
     started = time.perf_counter()
     sharding = None
     try:
-        if args.scheduler:
+        if args.scheduler is not None:
             from .sharded import sharded_solution
 
             solution, sharding = sharded_solution(args)
@@ -406,15 +408,28 @@ def _play(args: argparse.Namespace, out: Output) -> int:
 def _tournament(args: argparse.Namespace, out: Output) -> int:
     import babytris
 
-    table = babytris.standard_tournament(
-        game_rules(args),
-        **tie_fields(args),
-        discount=args.discount,
-        opponent_discounts=tuple(args.opponent_discounts),
-        n_placements=args.placements,
-        n_games=args.games,
-        seed=args.seed,
-    )
+    from ..solvers.termination import GamesDoNotEnd
+
+    for discount in args.opponent_discounts:  # (named here: the solves would name discount, the players')
+        if not 0 <= discount <= 1:  # (NaN too)
+            raise ValueError(
+                "--opponent-discounts must be numbers in [0, 1] (1: the total reward until game over, where every "
+                f"game ends), got {discount:g}"
+            )
+    try:
+        table = babytris.standard_tournament(
+            game_rules(args),
+            **tie_fields(args),
+            discount=args.discount,
+            opponent_discounts=tuple(args.opponent_discounts),
+            n_placements=args.placements,
+            n_games=args.games,
+            seed=args.seed,
+        )
+    except GamesDoNotEnd as err:
+        if args.discount == 1:  # (the players are solved first: theirs)
+            raise
+        raise ValueError(f"--opponent-discounts 1: the opponents solved with it: {err}") from None
     out.result(
         {
             "players": list(table.players),
@@ -609,6 +624,7 @@ def _run(argv: Sequence[str] | None) -> int:
             command.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as done:  # --help, --version (0) and usage errors (2)
         return int(done.code or 0)
+    args.given = _given(command, sys.argv[1:] if argv is None else argv)
     where, flags = f"babytris {args.command}", _flags(command)
     from ..files.persist import SolutionFileError
 
@@ -634,6 +650,18 @@ def _run(argv: Sequence[str] | None) -> int:
     except LostWorkerError as err:
         print(f"{where}: error: {err}", file=sys.stderr)
         return EXIT_LOST_WORKER
+
+
+def _given(command: argparse.ArgumentParser, argv: Sequence[str]) -> frozenset[str]:
+    """The destinations of the options the command line names (``{"width", ...}``):
+    an option left at its default is not given, one written with its default value is."""
+    tokens = [token for token in argv if token.startswith("-")]
+    return frozenset(
+        action.dest
+        for action in command._actions
+        for flag in action.option_strings
+        if any(token == flag or token.startswith(flag + "=") for token in tokens)
+    )
 
 
 #: Python argument names whose command-line flag is not the name with dashes.

@@ -78,6 +78,7 @@ def export_command(args: argparse.Namespace, out: Output) -> int:
         size = {"states": explicit.n_states, "choices": explicit.n_choices, "branches": explicit.n_branches}
     seconds = time.perf_counter() - started
     check = 'Rmax=? [ F "done" ] at the initial state' if args.format != "quantecon" else "model.start_value(v)"
+    value_of = _value_of(solved)
     out.result(
         {
             "rules": rules_record(solution.rules),
@@ -87,6 +88,9 @@ def export_command(args: argparse.Namespace, out: Output) -> int:
             "files": targets,
             **size,
             "start_value": solution.start_value,
+            "start_value_of": value_of,
+            "solved_start_value": solved.start_value,  # what `babytris solve` prints for the same options
+            "solved_player": solved.player,
             "error_bound": solution.error_bound,
             "check": check,
             "seconds": seconds,
@@ -96,10 +100,24 @@ def export_command(args: argparse.Namespace, out: Output) -> int:
     out.line("model        " + ", ".join(f"{value:,} {name}" for name, value in size.items()))
     out.line(f"written      {', '.join(targets)} in {seconds:.2f} s")
     out.line(
-        f"start value  {solution.start_value:.9f} (error <= {solution.error_bound:.1e}; discount "
-        f"{solution.discount}): {check}"
+        f"start value  {solution.start_value:.9f} points, {value_of} (error <= {solution.error_bound:.1e}; "
+        f"discount {solution.discount}): {check}"
     )
+    if solved is not solution:
+        out.line(
+            f"             (babytris solve prints {solved.start_value:.6f} for these options: the {solved.player} "
+            f"player's {'holes' if solved.opponent == 'gaps' else 'points'}, whom {solved.opponent} is solved against)"
+        )
     return EXIT_OK
+
+
+def _value_of(solved: Any) -> str:
+    """Whose value the exported model's optimum is, in words (the ``solved`` game's opponent)."""
+    if solved.opponent_policy is None:
+        return "the optimal player's against random pieces"
+    if solved.player == "optimal":
+        return f"the optimal player's against the {solved.opponent} opponent"
+    return f"the optimal player's best response to the {solved.opponent} opponent's pieces"
 
 
 def _opponent(solved: Any) -> Any:

@@ -25,7 +25,10 @@ __all__ = [
     "solver_arguments",
     "tie_arguments",
     "tie_fields",
+    "conflicts",
+    "game_options",
     "file_path",
+    "scheduler_address",
 ]
 
 JSON_OBJECT = "print one JSON object instead of text"
@@ -218,9 +221,30 @@ def tie_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def tie_fields(args: argparse.Namespace) -> dict:
-    """The ``ties`` and ``tie_seed`` keywords :func:`tie_arguments` parsed (a seed 0 by default with random)."""
-    seed = args.tie_seed if args.tie_seed is not None or args.ties != "random" else 0
-    return {"ties": args.ties, "tie_seed": seed}
+    """The ``ties`` and ``tie_seed`` keywords :func:`tie_arguments` parsed; ``--ties random``
+    needs its ``--tie-seed``, as ``ties="random"`` needs its ``tie_seed`` (no default seed)."""
+    if args.ties == "random" and args.tie_seed is None:
+        raise ValueError("--ties random draws among tied moves: give its --tie-seed, an integer in [0, 2**63)")
+    return {"ties": args.ties, "tie_seed": args.tie_seed}
+
+
+def conflicts(args: argparse.Namespace, options: dict[str, str], beside: str, why: str) -> None:
+    """Refuse (ValueError naming both) any of ``options`` (``{dest: flag}``) the
+    command line gives beside the option ``beside``, which makes them meaningless (``why``)."""
+    clash = [flag for dest, flag in options.items() if dest in getattr(args, "given", ())]
+    if clash:
+        raise ValueError(f"{', '.join(clash)} and {beside} conflict: {why}")
+
+
+def game_options() -> dict[str, str]:
+    """The options that set the game a command builds, ``{dest: flag}``:
+    :func:`board_arguments`', :func:`rule_arguments`' and :func:`solver_arguments`'
+    (``--max-memory`` aside: it bounds any work)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    board_arguments(parser)
+    rule_arguments(parser)
+    solver_arguments(parser)
+    return {a.dest: a.option_strings[-1] for a in parser._actions if a.option_strings and a.dest != "max_memory"}
 
 
 #: The extra of ``pip install 'babytris[EXTRA]'`` that brings each optional package.
@@ -252,6 +276,13 @@ def missing_extra(err: ImportError) -> str | None:
 
 class LostWorkerError(RuntimeError):
     """A dask worker of ``babytris solve --scheduler`` was lost mid-solve."""
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``'s address as given; an empty one is refused (it would solve locally, unasked)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the address is empty; give tcp://HOST:PORT or local:N")
+    return text
 
 
 def file_path(text: str) -> str:

@@ -9,8 +9,11 @@ import math
 import sys
 import time
 
+from ..analysis.horizon import MAX_PLACEMENTS
 from ..engine.resources import MemoryLimitError, format_bytes, gib_to_bytes
+from ..game.validation import check_int
 from .common import EXIT_OK, Output, check_writable, rules_record, solution_from
+from .options import conflicts, game_options
 
 # Copies of each frame held at the peak of writing a GIF: the frames, their
 # padded copies and Pillow's RGB and palette images (measured: 3.3 on 4x4);
@@ -29,8 +32,11 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
     from ..draw.pictures import board_text
     from ..solvers.match import Match
 
-    if args.placements < 1:
-        raise ValueError(f"--placements must be >= 1, got {args.placements}")
+    check_int("--placements", args.placements, 1, MAX_PLACEMENTS, high_text="10**9")  # (play()'s range)
+    if args.solution:  # the file holds the game: an option that sets it would be ignored
+        conflicts(args, game_options(), "--solution", "the file holds the game (rules, discount, opponent, ties)")
+    elif "no_verify" in getattr(args, "given", ()):
+        raise ValueError("--no-verify: only with --solution (a file loaded without its proof); here nothing is loaded")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if not args.solution and args.opponent in ("minavg", "gaps"):
@@ -52,9 +58,8 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
     delay = args.delay if args.delay is not None else (0.3 if sys.stdout.isatty() else 0.0)
-    game = Match(rules, opponent=solution if solution.opponent_policy is not None else "random").stepped_game(
-        seed=args.seed
-    )
+    match = Match(rules, opponent=solution if solution.opponent_policy is not None else "random")
+    game = match.stepped_game(seed=args.seed)
     if any(pictures.values()):
         _check_frames_fit(
             args, frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, None))
@@ -64,6 +69,8 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
         f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
         f"seed {args.seed}"
     )
+    if rules.preview:  # (each placement's line names the pieces in sight: an opponent's committed ones)
+        out.line(f"timing: {match.timing} (each line's 'next')")
     steps = []
     frames = []  # each state before its placement, with every move's value; then the last state
     while not game.over and game.placements < args.placements:
@@ -84,6 +91,8 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
             continue
         assert isinstance(placement, babytris.Placement)  # (best_action gives a Placement, "hold" or None)
         before, lines = game.board, game.lines
+        # (with previews, the pieces already named: an opponent's are committed before this placement)
+        queue = [rules.pieces[p].name for p in game.preview]
         points = game.place(placement)
         steps.append(
             {
@@ -95,26 +104,28 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
                 "value": value,
                 "points": points,
                 "lines": game.lines - lines,
+                **({"preview": queue} if rules.preview else {}),
             }
         )
         gained = f"  +{points:g}" if points else ""
         out.line(
             f"\n{game.placements:>3}. {placement.piece} at rotation {placement.rotation}, column "
-            f"{placement.column}{'' if placement.row is None else f', row {placement.row}'}  (value {value:.3f})"
-            f"{gained}  score {game.score:g}"
+            f"{placement.column}{'' if placement.row is None else f', row {placement.row}'}"
+            f"{', next ' + ' '.join(queue) if queue else ''}  (value {value:.3f}){gained}  score {game.score:g}"
         )
         out.line(board_text(babytris.Board(before, rules.width, rules.height), placement, rules=rules))
         if delay and out.chatty:
             sys.stdout.flush()
             time.sleep(delay)
-    frames.append(frame(rules, game.board, None if game.over else game.piece, game.score, 16))
-    title = f"babytris {rules.width}x{rules.height}: the optimal policy against {who}, seed {args.seed}"
-    if args.gif:
-        save_gif(frames, args.gif)
-    if args.html:
-        save_html(frames, args.html, title=title)
-    if args.strip:
-        save_png(film_strip(frames), args.strip)
+    if any(pictures.values()):  # (a game without pictures draws nothing: no draw extra needed)
+        frames.append(frame(rules, game.board, None if game.over else game.piece, game.score, 16))
+        title = f"babytris {rules.width}x{rules.height}: the optimal policy against {who}, seed {args.seed}"
+        if args.gif:
+            save_gif(frames, args.gif)
+        if args.html:
+            save_html(frames, args.html, title=title)
+        if args.strip:
+            save_png(film_strip(frames), args.strip)
     ending = "game over: the piece fits nowhere" if game.over else f"stopped after {game.placements} placements"
     out.line(f"\n{ending}; score {game.score:g}, {game.lines} lines, final board:")
     out.line(game.drawing())

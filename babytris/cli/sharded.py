@@ -8,7 +8,7 @@ import logging
 from concurrent.futures import CancelledError
 from typing import Any
 
-from .options import LostWorkerError, game_rules
+from .options import LostWorkerError, conflicts, game_rules
 
 __all__ = ["sharded_solution"]
 
@@ -24,6 +24,12 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         what the sharding cost (shards, split, sweeps, medians of bytes and
         seconds per sweep, the share of moves at home).
     """
+    conflicts(
+        args,
+        {"jobs": "--jobs", "accelerate": "--accelerate", "ties": "--ties", "tie_seed": "--tie-seed"},
+        "--scheduler",
+        "the sharded solve runs plain value iteration, one thread per shard, its ties broken by 'first'",
+    )
     import numpy as np
     from distributed import Client, KilledWorker, LocalCluster  # (without it: the CLI names the extra, exit 4)
 
