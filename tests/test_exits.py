@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import babytris
 from babytris.cli import commands as cli
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
@@ -25,6 +26,15 @@ def test_the_exit_statuses_are_distinct_and_the_guide_lists_each():
     paragraph = GUIDE.read_text().split("The exit status is", 1)[1].split("\n\n", 1)[0]
     listed = {int(n) for n in re.findall(r"\b(\d+) (?:when|for)\b", paragraph)} | {0}
     assert listed == set(table.values()), paragraph
+
+
+def test_the_readme_table_lists_every_exit_status():
+    """The README's table of exit statuses is the code's (it listed 0-3 while the CLI used 0-6 and 130)."""
+    table = {getattr(cli, name) for name in cli.__all__ if name.startswith("EXIT_")}
+    readme = (GUIDE.parents[1] / "README.md").read_text()
+    section = readme.split("| Status | Meaning |", 1)[1].split("\n\n", 1)[0]
+    listed = [int(n) for n in re.findall(r"^\| *(\d+) *\|", section, flags=re.MULTILINE)]
+    assert listed == sorted(table), section
 
 
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys, tmp_path):
@@ -50,37 +60,72 @@ def test_scheduler_with_lean_mode_is_refused(capsys):
     assert err.startswith("babytris solve: error: --scheduler") and "lean" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("lost", ["OSError", "KilledWorker", "actor lost", "own RuntimeError"])
-def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
+class StubCluster:
+    """A dask Client (and LocalCluster) whose every call on the workers raises ``error``."""
+
+    error: Exception = OSError()
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def scheduler_info(self):
+        return {"workers": {"tcp://127.0.0.1:1": {}, "tcp://127.0.0.1:2": {}}}
+
+    def submit(self, *args, **kwargs):
+        raise self.error
+
+    def close(self):
+        pass
+
+
+def dask_error(lost: str) -> Exception:
+    """What dask raises when a worker dies, in each way met (or a RuntimeError of babytris's own)."""
     distributed = pytest.importorskip("distributed")
-    import babytris.modes.distributed
+    return {
+        "OSError": OSError("Unable to contact Actor's worker"),  # dask's words for a killed worker
+        "CommClosedError": distributed.comm.core.CommClosedError("in <TCP (closed)>: Stream is closed"),
+        # (a CI run met it: the kill came between two calls on an actor)
+        "actor lost": RuntimeError("Worker holding Actor was lost.  Status: error"),
+        "KilledWorker": distributed.KilledWorker("shard-0", SimpleNamespace(address="tcp://127.0.0.1:1"), 3),
+        "cancelled": distributed.client.FutureCancelledError("shard-0", "lost"),
+        "own RuntimeError": RuntimeError("a bug of babytris's own"),
+        "own file error": PermissionError(13, "Permission denied", "/shards/manifest.json"),
+    }[lost]
 
-    class Nothing:
-        def __init__(self, *args, **kwargs):
-            pass
 
-        def close(self):
-            pass
+LOST = ["OSError", "CommClosedError", "actor lost", "KilledWorker", "cancelled"]
 
-    def solve_sharded(*args, **kwargs):
-        if lost == "OSError":
-            raise OSError("Unable to contact Actor's worker")  # dask's words for a killed worker
-        if lost == "actor lost":  # (a CI run met it: the kill came between two calls on an actor)
-            raise RuntimeError("Worker holding Actor was lost.  Status: error")
-        if lost == "own RuntimeError":
-            raise RuntimeError("a bug of babytris's own")
-        raise distributed.KilledWorker("shard-0", SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
 
-    monkeypatch.setattr(distributed, "Client", Nothing)
-    monkeypatch.setattr(distributed, "LocalCluster", Nothing)
-    monkeypatch.setattr(babytris.modes.distributed, "solve_sharded", solve_sharded)
-    if lost == "own RuntimeError":  # (not taken for a lost worker: it surfaces as it is)
-        with pytest.raises(RuntimeError, match="of babytris's own"):
-            cli.main(["solve", "--scheduler", "local:2"])
+@pytest.mark.parametrize("lost", LOST + ["own RuntimeError", "own file error"])
+def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
+    """The sharded solve's own error (babytris.modes.distributed.LostWorkerError) for each of dask's,
+    in the Python API and on the command line (one line, exit 5); babytris's own errors surface as they are."""
+    import distributed
+
+    import babytris.modes.distributed as sharded
+
+    error = dask_error(lost)
+    monkeypatch.setattr(StubCluster, "error", error)
+    monkeypatch.setattr(distributed, "Client", StubCluster)
+    monkeypatch.setattr(distributed, "LocalCluster", StubCluster)
+    rules = babytris.Rules(width=3, height=3)
+    if lost.startswith("own"):  # (not taken for a lost worker)
+        with pytest.raises(type(error), match=str(error.args[-1])):
+            sharded.solve_sharded(rules, StubCluster())
+        if isinstance(error, OSError):  # (the command's one line for a file, exit 2)
+            assert cli.main(["solve", "--scheduler", "local:2"]) == cli.EXIT_BAD_ARGUMENTS
+            assert "Permission denied: '/shards/manifest.json'" in capsys.readouterr().err
+        else:
+            with pytest.raises(type(error)):
+                cli.main(["solve", "--scheduler", "local:2"])
         return
+    with pytest.raises(sharded.LostWorkerError, match="a worker was lost mid-solve .*restart them") as caught:
+        sharded.solve_sharded(rules, StubCluster())
+    assert caught.value.__cause__ is error and type(error).__name__ in str(caught.value)
     assert cli.main(["solve", "--scheduler", "local:2"]) == cli.EXIT_LOST_WORKER == 5
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "worker was lost" in err and "restart" in err, err
+    assert err.count("\n") == 1 and err.startswith("babytris solve: error: --scheduler: a worker was lost"), err
+    assert "restart" in err
 
 
 def _spawned_children(pid: int) -> list[int]:

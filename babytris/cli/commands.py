@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ..modes.distributed import LostWorkerError
 from .common import (  # the one table of exit statuses: cli.EXIT_*
     EPILOG,
     EPILOG_NO_SOLVE,
@@ -34,7 +35,6 @@ from .common import (  # the one table of exit statuses: cli.EXIT_*
     solution_from,
 )
 from .options import (
-    LostWorkerError,
     board_arguments,
     file_path,
     game_rules,
@@ -648,7 +648,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"{where}: error: {line}", file=sys.stderr)
         return EXIT_MISSING_EXTRA
     except LostWorkerError as err:
-        print(f"{where}: error: {err}", file=sys.stderr)
+        print(f"{where}: error: --scheduler: {err}", file=sys.stderr)
         return EXIT_LOST_WORKER
 
 

@@ -14,7 +14,6 @@ from ..solvers.ties import TIE_RULES
 
 __all__ = [
     "EXTRA_OF",
-    "LostWorkerError",
     "missing_extra",
     "output_arguments",
     "board_arguments",
@@ -272,10 +271,6 @@ def missing_extra(err: ImportError) -> str | None:
     if not isinstance(err, ModuleNotFoundError) or module not in EXTRA_OF:
         return None
     return f"this needs {module}, which is not installed: pip install 'babytris[{EXTRA_OF[module]}]'"
-
-
-class LostWorkerError(RuntimeError):
-    """A dask worker of ``babytris solve --scheduler`` was lost mid-solve."""
 
 
 def scheduler_address(text: str) -> str:

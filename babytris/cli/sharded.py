@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-from concurrent.futures import CancelledError
 from typing import Any
 
-from .options import LostWorkerError, conflicts, game_rules
+from .options import conflicts, game_rules
 
 __all__ = ["sharded_solution"]
 
@@ -31,7 +30,7 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         "the sharded solve runs plain value iteration, one thread per shard, its ties broken by 'first'",
     )
     import numpy as np
-    from distributed import Client, KilledWorker, LocalCluster  # (without it: the CLI names the extra, exit 4)
+    from distributed import Client, LocalCluster  # (without it: the CLI names the extra, exit 4)
 
     from ..modes.distributed import solve_sharded
 
@@ -52,18 +51,10 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         client = Client(cluster)
     else:
         cluster, client = None, Client(address, timeout="10s")
-    try:
+    try:  # (a lost worker: babytris.modes.distributed.LostWorkerError, exit 5)
         result = solve_sharded(
             rules, client, discount=args.discount, tol=args.tol, max_iter=args.max_iter, opponent=args.opponent
         )
-    # (dask: "Unable to contact Actor's worker", a killed worker, a cancelled future, an actor lost)
-    except (OSError, KilledWorker, CancelledError, RuntimeError) as lost:
-        if isinstance(lost, RuntimeError) and not _actor_lost(lost):
-            raise
-        raise LostWorkerError(
-            f"--scheduler: a worker was lost mid-solve ({type(lost).__name__}: {lost}); nothing was saved. "
-            "Check the workers (memory, a killed process), restart them, and solve again"
-        ) from None
     finally:
         client.close()
         if cluster is not None:
@@ -80,10 +71,3 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         "seconds": result.seconds,
     }
     return result.solution, record
-
-
-def _actor_lost(err: RuntimeError) -> bool:
-    """Whether dask raised ``err`` for an actor whose worker died ("Worker
-    holding Actor was lost", met when the kill comes between two calls), not a
-    RuntimeError of babytris's own, which must surface as it is."""
-    return "Actor was lost" in str(err) or "Actor's worker" in str(err)

@@ -61,6 +61,7 @@ from . import _shard
 
 __all__ = [
     "SPLITS",
+    "LostWorkerError",
     "Shard",
     "ShardedSolve",
     "solve_sharded",
@@ -356,6 +357,7 @@ def solve_sharded(
 
     Raises:
         MemoryLimitError: see ``max_memory``.
+        LostWorkerError: a worker was lost mid-solve (dask's error its cause).
 
     Returns:
         :class:`ShardedSolve`, whose ``solution`` is a normal :class:`~babytris.Solution`.
@@ -363,10 +365,74 @@ def solve_sharded(
     client = _check_client(client)
     rules, pieces, discount, tol, max_iter, split = _check(rules, opponent, discount, tol, max_iter, split)
     max_memory = check_max_memory(max_memory)
-    workers = sorted(client.scheduler_info()["workers"])
-    n_shards = len(workers) if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
+    n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
     n_threads = check_int("n_threads", n_threads, 1, 256)
     sweeps_per_round = check_int("sweeps_per_round", sweeps_per_round, 1, 100)
+    try:
+        return _solve(
+            client,
+            rules,
+            pieces,
+            opponent,
+            discount,
+            tol,
+            max_iter,
+            n_shards,
+            split,
+            n_threads,
+            sweeps_per_round,
+            max_memory,
+            out,
+        )
+    except Exception as err:
+        if not _lost_worker(err):
+            raise
+        raise LostWorkerError(
+            f"a worker was lost mid-solve ({type(err).__name__}: {err}); nothing was kept. Check the workers "
+            "(memory, a killed process), restart them, and solve again"
+        ) from err
+
+
+class LostWorkerError(RuntimeError):
+    """A worker of :func:`solve_sharded` was lost mid-solve (killed, out of
+    memory, unreachable), and the boards of its shards with it; dask's own
+    error is the ``__cause__``."""
+
+
+def _lost_worker(err: Exception) -> bool:
+    """Whether dask raised ``err`` for a worker lost (a killed worker, a
+    cancelled future, a closed connection, an actor whose worker died), not
+    an error of babytris's own (a RuntimeError, a file not written), which
+    must surface as it is."""
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
+    if isinstance(err, (KilledWorker, CancelledError)):
+        return True
+    if isinstance(err, OSError):  # (dask's comm errors are OSErrors; a file's are subclasses: FileNotFoundError, ...)
+        return type(err) is OSError or type(err).__module__.startswith("distributed")
+    return isinstance(err, RuntimeError) and ("Actor was lost" in str(err) or "Actor's worker" in str(err))
+
+
+def _solve(
+    client: Any,
+    rules: Rules,
+    pieces: int,
+    opponent: str,
+    discount: float,
+    tol: float,
+    max_iter: int,
+    n_shards: int | None,
+    split: str,
+    n_threads: int,
+    sweeps_per_round: int,
+    max_memory: int,
+    out: str | os.PathLike | None,
+) -> ShardedSolve:
+    """:func:`solve_sharded` on checked arguments."""
+    workers = sorted(client.scheduler_info()["workers"])
+    n_shards = len(workers) if n_shards is None else n_shards
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     shards = [
