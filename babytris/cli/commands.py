@@ -8,6 +8,7 @@ bars go to stderr, and only when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -600,6 +601,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stderr.isatty():
             print(file=sys.stderr)  # a progress bar may have left its line open
         print("babytris: interrupted", file=sys.stderr)
+        # The command ends: the interpreter's last collections over what it loaded (dask's objects,
+        # with --scheduler) took 0.17-0.28 s of the exit on 2 loaded cores, 0.02 s with them frozen.
+        gc.freeze()
         return EXIT_INTERRUPTED
 
 

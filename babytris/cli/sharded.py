@@ -46,32 +46,29 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
         raise ValueError(f"--scheduler: local:N takes N workers in [1, 64], got {address!r}")
     cluster = client = None
     try:  # (a lost worker: babytris.modes.distributed.LostWorkerError, exit 5)
-        if local:
-            # (its scheduler's and nannies' log lines about a lost worker would precede the CLI's one line)
-            cluster = LocalCluster(
-                n_workers=int(address[len(LOCAL) :]),
-                threads_per_worker=1,
-                dashboard_address=None,
-                # (its HTTP server, dashboard or not, took port 8787 and warned where that was in use)
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                silence_logs=logging.CRITICAL,
+        with _StopOnInterrupt(local):
+            if local:
+                # (its scheduler's and nannies' log lines about a lost worker would precede the CLI's one line)
+                cluster = LocalCluster(
+                    n_workers=int(address[len(LOCAL) :]),
+                    threads_per_worker=1,
+                    dashboard_address=None,
+                    # (its HTTP server, dashboard or not, took port 8787 and warned where that was in use)
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    silence_logs=logging.CRITICAL,
+                )
+                client = Client(cluster)
+            else:
+                client = Client(address, timeout="10s")
+            result = solve_sharded(
+                rules,
+                client,
+                discount=args.discount,
+                tol=args.tol,
+                max_iter=args.max_iter,
+                opponent=args.opponent,
+                max_memory=gib_to_bytes(args.max_memory),
             )
-            client = Client(cluster)
-        else:
-            client = Client(address, timeout="10s")
-        result = solve_sharded(
-            rules,
-            client,
-            discount=args.discount,
-            tol=args.tol,
-            max_iter=args.max_iter,
-            opponent=args.opponent,
-            max_memory=gib_to_bytes(args.max_memory),
-        )
-    except KeyboardInterrupt:
-        if local:
-            _stop_local_workers()
-        raise
     finally:
         if client is not None:
             client.close()
@@ -91,28 +88,60 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
     return result.solution, record
 
 
+class _StopOnInterrupt:
+    """Ctrl-C during a sharded solve on ``local:N``: its workers killed at once,
+    in the signal's handler, then KeyboardInterrupt (the command's one line,
+    exit 130).  A graceful close waited 1-2.4 s for workers busy in compiled
+    loops and could leave one running.  A KeyboardInterrupt can be lost
+    (Python drops one raised while a weakref callback runs: once, the solve
+    ran to its end, 20 s, after a Ctrl-C 2 s in); with the workers gone the
+    solve cannot go on, and what dask raises then is taken for the interrupt."""
+
+    def __init__(self, local: bool) -> None:
+        self.local, self.fired = local, False
+        self.previous: Any = None  # (the handler put back on leaving)
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        previous = signal.getsignal(signal.SIGINT)
+        # (not where Ctrl-C is ignored, as in a background job, nor off the main thread)
+        if self.local and previous is not signal.SIG_IGN and threading.current_thread() is threading.main_thread():
+            self.previous = previous
+            signal.signal(signal.SIGINT, self._stop)
+
+    def _stop(self, signum: int, frame: object) -> None:
+        if not self.fired:
+            self.fired = True
+            _stop_local_workers()
+        raise KeyboardInterrupt
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        if self.fired and error is not None and not isinstance(error, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+
+
 def _stop_local_workers() -> None:
-    """Kill the worker processes of ``local:N`` at once, on Ctrl-C: a graceful
-    close waits for workers busy in compiled loops (1-2.4 s, and a worker
-    could outlive the command), and one still starting cannot be closed."""
+    """Kill the worker processes of ``local:N``: every child of this process
+    but multiprocessing's resource tracker, the workers and one being spawned
+    (not yet among multiprocessing's children; it would print a traceback
+    once this process is gone, and hold the terminal's stderr)."""
     import atexit
-    import gc
 
     import psutil  # type: ignore[import-untyped]  # (distributed's own dependency)
     from distributed.deploy.spec import close_clusters
 
-    # Every child but multiprocessing's resource tracker: the workers, and one
-    # being spawned (not yet among multiprocessing's children; it would print
-    # a traceback once this process is gone, and hold the terminal's stderr).
+    # (the client's and nannies' loggers would each print a line about the workers gone)
+    logging.disable(logging.CRITICAL)
+    atexit.unregister(close_clusters)  # (dask would close them again at exit, and fail on one killed starting)
     for child in psutil.Process().children(recursive=True):
         try:
             if not any("resource_tracker" in part for part in child.cmdline()):
                 child.kill()
         except psutil.Error:  # (gone already)
             pass
-    # (a nanny still starting its worker fails once it is killed; asyncio would print that at exit)
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    atexit.unregister(close_clusters)  # (dask would close them again at exit, and fail on one killed starting)
-    # The command ends here: the interpreter's last collections over dask's objects took 0.17-0.28 s
-    # of the exit on 2 loaded cores, 0.02 s with them frozen (the memory goes back to the system anyway).
-    gc.freeze()
