@@ -76,6 +76,16 @@ def test_play_refuses_placements_out_of_play_range(capsys):
         babytris.play(solution, n_placements=10**9 + 1)
 
 
+def test_play_takes_the_seeds_play_takes(capsys):
+    for seed in (-1, 2**64):
+        assert f"--seed must be an integer in [0, 2**64 - 1], got {seed}" in fails(
+            ["play", "--seed", str(seed)], capsys
+        )
+        with pytest.raises(ValueError, match=rf"seed must be an integer in \[0, 2\*\*64 - 1\], got {seed}"):
+            babytris.play(babytris.solve(width=3, height=3), n_placements=2, seed=seed)
+    assert cli.main(["play", "--width", "3", "--height", "3", "--seed", str(2**64 - 1), "-q"]) == cli.EXIT_OK
+
+
 def test_an_empty_scheduler_is_refused_not_run_here(capsys):
     status = cli.main(["solve", "--width", "3", "--height", "3", "--scheduler", "", "-q"])
     err = capsys.readouterr().err

@@ -37,8 +37,7 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
         conflicts(args, game_options(), "--solution", "the file holds the game (rules, discount, opponent, ties)")
     elif "no_verify" in getattr(args, "given", ()):
         raise ValueError("--no-verify: only with --solution (a file loaded without its proof); here nothing is loaded")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    check_int("--seed", args.seed, 0, 2**64 - 1, high_text="2**64 - 1")  # (play()'s range)
     if not args.solution and args.opponent in ("minavg", "gaps"):
         raise ValueError(
             f"--opponent {args.opponent} is solved against a random player; play shows an optimal "
