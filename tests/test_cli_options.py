@@ -97,6 +97,12 @@ def test_the_sharded_solve_refuses_options_it_would_ignore(capsys):
     assert "--jobs, --ties and --scheduler conflict" in err
 
 
+def test_the_lean_mode_refuses_a_tie_rule_it_would_ignore(capsys):
+    err = fails(["solve", "--mode", "lean", "--ties", "last", "-q"], capsys)
+    assert "--ties and --mode lean conflict: a lean solve keeps the values only" in err
+    assert cli.main(["solve", "--mode", "lean", "--width", "3", "--height", "3", "-q"]) == cli.EXIT_OK
+
+
 def test_random_ties_need_a_seed_as_in_python(capsys):
     """The command line drew with seed 0 where Python refuses: now both refuse."""
     err = fails(["solve", "--width", "3", "--height", "3", "--ties", "random", "-q"], capsys)

@@ -12,7 +12,7 @@ import time
 from ..engine.resources import gib_to_bytes
 from ..modes.checkpoint import DEFAULT_CHECKPOINT_SECONDS
 from .common import EXIT_NOT_CONVERGED, EXIT_OK, Output, rules_record
-from .options import game_rules
+from .options import conflicts, game_rules
 
 __all__ = ["lean_applies", "solve_lean_command", "SweepProgress"]
 
@@ -46,6 +46,18 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         raise ValueError(
             f"--method: the lean mode runs modified policy iteration (mpi) or value iteration (vi), got {args.method!r}"
         )
+    if args.mode == "lean":
+        mode = "--mode lean"
+    elif args.checkpoint:
+        mode = "--checkpoint (lean mode only)"
+    else:
+        mode = "the lean mode (--mode auto: the move table would not fit)"
+    conflicts(
+        args,
+        {"ties": "--ties", "tie_seed": "--tie-seed"},
+        mode,
+        "a lean solve keeps the values only, no policy whose ties to break",
+    )
     started = time.perf_counter()
     solution = solve_lean(
         game_rules(args),
