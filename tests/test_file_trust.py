@@ -7,6 +7,7 @@ advice, and the CLI gives corrupt files their own exit status."""
 import gzip
 import io
 import json
+import struct
 import subprocess
 import sys
 import time
@@ -162,15 +163,11 @@ def test_a_file_edited_after_saving_is_refused_by_its_digests(tmp_path, saved, e
     path = _edit(saved, tmp_path / "edited.npz", **EDITS[edit])
     with pytest.raises(SolutionFileError, match="SHA-256 differs: the file was changed after it was saved"):
         babytris.load(path, verify=False)  # (every member read, each against its digest)
-    if edit in ("next boards swapped", "lines changed"):
-        # A verified load leaves the table's members but its boards unread and takes the rules' own
-        # table, matched with the saved digests: an edit there changes nothing loaded.
-        loaded = babytris.load(path)
-        assert np.array_equal(loaded.transitions.next_board, babytris.load(saved).transitions.next_board)
-        assert np.array_equal(loaded.transitions.lines, babytris.load(saved).transitions.lines)
-    else:
-        with pytest.raises(SolutionFileError):
-            babytris.load(path)
+    with pytest.raises(SolutionFileError) as info:
+        babytris.load(path)  # (verified: every member read too, the table's compared with the rules' own)
+    if edit in ("next boards swapped", "lines changed"):  # (named, and as damage: it fails its digest)
+        assert str(info.value).endswith("SHA-256 differs: the file was changed after it was saved")
+        assert info.value.field == next(iter(EDITS[edit]))
 
 
 def test_the_saved_digests_match_an_unedited_file(saved):
@@ -193,3 +190,44 @@ def test_a_node_tables_offsets_are_bounded_by_its_rows(tmp_path):
     forged = _write(tmp_path / "forged.npz", [*{**members, "table_offsets.npy": padded.getvalue()}.items()])
     with pytest.raises(SolutionFileError, match=rf"table_offsets: declares {3 * bound + 128:,} bytes"):
         babytris.load(forged, verify=False)
+
+
+def _damaged(path, out, member, *, stored):
+    """``path`` copied to ``out`` with two bytes flipped inside ``member``'s data as it lies in the
+    archive (``stored``: the member written uncompressed first, so that only its zip CRC tells)."""
+    source = _write(out, _members(path), compression=zipfile.ZIP_STORED) if stored else path
+    data = bytearray(source.read_bytes())
+    with zipfile.ZipFile(source) as archive:
+        info = archive.getinfo(member)
+    name_length, extra_length = struct.unpack("<HH", data[info.header_offset + 26 : info.header_offset + 30])
+    middle = info.header_offset + 30 + name_length + extra_length + info.compress_size // 2
+    data[middle] ^= 0xFF
+    data[middle + 1] ^= 0x55
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["deflated", "stored"])
+@pytest.mark.parametrize("member", ["table_lines", "table_next_board", "table_placement", "solution_values"])
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_damaged_member_is_refused_by_name(tmp_path, saved, member, stored, verify):
+    # issue 47: a verified load once left the table's members unread and reported the file sound
+    path = _damaged(saved, tmp_path / "damaged.npz", f"{member}.npy", stored=stored)
+    with pytest.raises(SolutionFileError, match=f"{member}: the member is damaged .*Bad CRC-32") as info:
+        babytris.load(path, verify=verify)
+    assert info.value.field == member
+
+
+def test_a_table_member_replaced_with_its_crc_is_refused_by_its_digest(tmp_path, saved):
+    # The zip CRC matches (the member written anew): the saved digest tells, verified or not.
+    members = dict(_members(saved))
+    lines = np.lib.format.read_array(io.BytesIO(members["table_lines.npy"]))
+    lines[np.flatnonzero(lines == 0)[3]] = 1
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, lines)
+    members["table_lines.npy"] = buffer.getvalue()
+    path = _write(tmp_path / "edited.npz", list(members.items()))
+    for verify in (True, False):
+        with pytest.raises(SolutionFileError, match="table_lines: its SHA-256 differs") as info:
+            babytris.load(path, verify=verify)
+        assert info.value.field == "table_lines"

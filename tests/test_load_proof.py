@@ -154,8 +154,11 @@ def test_an_edited_table_is_refused(files):
     swapped = saved["table_next_board"].copy()
     swapped[[100, 101]] = swapped[[101, 100]]
     assert swapped[100] != swapped[101]
-    message = _refused(forged(folder, saved, table_next_board=swapped), "table_next_board")
-    assert "differs from the rules' own table (re-derived)" in message
+    _refused(
+        forged(folder, saved, table_next_board=swapped),
+        "table_next_board",
+        r"\[100\] is .* where the rules' own table \(re-derived\) has",
+    )
     # without digests, as files saved before they were kept: read, and compared entry by entry
     fields = json.loads(str(saved["meta"]))
     del fields["digests"]

@@ -16,12 +16,13 @@ import errno
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..engine.resources import DEFAULT_MAX_MEMORY, check_max_memory
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory
 from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.rules import Rules
@@ -53,12 +54,9 @@ class SolutionFileError(ValueError):
         super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
 
 
-def _check_digests(
-    path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray], rederived: frozenset[str] = frozenset()
-) -> None:
+def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
     """Refuse a file whose arrays or metadata differ from the digests saved
-    with them (files written before digests were kept have none); the arrays
-    named in ``rederived`` are the rules' own, standing for members left unread."""
+    with them (files written before digests were kept have none)."""
     saved = meta.get("digests")
     if saved is None:
         return
@@ -67,10 +65,6 @@ def _check_digests(
     found = digests(meta, contents)
     for name in sorted(set(saved) | set(found)):
         if saved.get(name) != found.get(name):
-            if name in rederived and name in saved:
-                raise SolutionFileError(
-                    path, name, "differs from the rules' own table (re-derived): its saved SHA-256 is not that table's"
-                )
             what = "missing" if name not in found else "not saved" if name not in saved else "differs"
             raise SolutionFileError(path, name, f"its SHA-256 {what}: the file was changed after it was saved")
 
@@ -83,19 +77,20 @@ def load(
     What a file reports is recomputed, not believed
     (:mod:`babytris.files.proof`): the move table must be the one the engine
     derives from the saved rules (built on the saved boards, which must be
-    exactly those play reaches, each once; its boards are compared; its other arrays
-    are left compressed and matched by their saved digests, and the rules'
-    own arrays are used; a file saved without digests is read and compared); one Bellman sweep over the saved values,
+    exactly those play reaches, each once; each other member of the saved
+    table is read and compared with it, and the rules' own arrays are
+    kept); one Bellman sweep over the saved values,
     for the saved rules, discount, sides and reward, must move none by more
     than ``discount * residual`` (which proves :attr:`Solution.error_bound`);
     the policy must be greedy in those values within the tie slack, and an
     optimising opponent's pieces its best choice.  That costs under one
     enumeration and one sweep beside reading the file.  Before it, the
     file's form is checked: member names, count and declared sizes before
-    anything is decompressed, the SHA-256 of each array and of the metadata
-    (saved beside them: they catch damage, not a forger, who would
-    recompute them), the metadata's types and ranges, the arrays' dtypes
-    and shapes against the rules, finite values, the table's ranges.
+    anything is decompressed, every member read whole (its zip CRC), the
+    SHA-256 of each array and of the metadata (saved beside them: they
+    catch damage, not a forger, who would recompute them), the metadata's
+    types and ranges, the arrays' dtypes and shapes against the rules,
+    finite values, the table's ranges.
 
     Returns:
         the :class:`Solution`, with its move table (``solution.transitions``).
@@ -105,8 +100,9 @@ def load(
         rules: if given, the rules the file must have been solved for.
         verify: False skips the recomputation (the table's rebuild and the
             sweep; the form is checked still, every member read against its
-            digest): for speed, with a file one trusts.  The Solution is then marked ``verified=False``, which
-            its repr and the command line's ``--json`` show.
+            zip CRC and its digest): for speed, with a file one trusts.  The
+            Solution is then marked ``verified=False``, which its repr and
+            the command line's ``--json`` show.
         max_memory: the most the rebuilt table may take (bytes; default 8 GiB):
             a file solved with more needs as much to be proved.
 
@@ -121,16 +117,10 @@ def load(
     """
     verify = check_bool("verify", verify)
     max_memory = check_max_memory(max_memory)
-    meta, contents, declared = _read(path, lean=verify)
+    meta, contents = _read(path, max_memory=max_memory if verify else None)
     settings = _check_settings(path, meta)
     saved_rules = settings["rules"]
-    matched = "table_offsets" not in contents  # (left compressed: matched by its digests below)
-    if matched:
-        _match_table(
-            path, meta, contents, declared, rules_table(path, saved_rules, contents["table_boards"], max_memory)
-        )
-    rederived = frozenset(key for key in contents if matched and key.startswith("table_") and key != "table_boards")
-    _check_digests(path, meta, contents, rederived)
+    _check_digests(path, meta, contents)
     _check_arrays(path, saved_rules, settings, contents)
     table_arrays: dict[str, Any] = {name: contents.get(f"table_{name}") for name in TABLE_ARRAYS}
     table_arrays["offsets"] = _narrow_offsets(path, contents["table_offsets"], len(contents["table_next_board"]))
@@ -159,7 +149,7 @@ def load(
         **fields,
     )
     if verify:
-        prove(path, solution, table_proved=matched, max_memory=max_memory)
+        prove(path, solution, table_proved=True, max_memory=max_memory)
     return solution
 
 
@@ -183,43 +173,24 @@ def _longest_game(path: str | os.PathLike, table: Transitions, settings: dict, p
     return float(longest_games(table, drawn=drawn, **player).max(initial=0.0))
 
 
-def _match_table(
-    path: str | os.PathLike,
-    meta: dict,
-    contents: dict[str, np.ndarray],
-    declared: dict[str, int],
-    own: Transitions,
-) -> None:
-    """The rules' own table (``own``, re-derived) in place of the saved one,
-    which is left compressed: its boards (read) must equal the rules', and
-    each other member's saved digest must be that of the rules' array; each
-    member's declared size must fit it.  Adds the arrays to ``contents``."""
-    boards = contents["table_boards"]
-    if len(boards) != own.n_boards:
-        raise SolutionFileError(
-            path,
-            "table_boards",
-            f"holds {len(boards):,} boards where the rules' own table (re-derived) holds {own.n_boards:,}",
-        )
-    if not np.array_equal(boards, own.boards):
-        i = int(np.flatnonzero(boards != own.boards)[0])
-        raise SolutionFileError(
-            path, "table_boards", f"[{i:,}] is {boards[i]} where the rules' own table (re-derived) has {own.boards[i]}"
-        )
-    for name in TABLE_ARRAYS:
-        key, array = f"table_{name}", getattr(own, name)
-        if key == "table_boards":
-            continue
-        if array is None or key not in declared:
-            if array is None and key not in declared:
-                continue
-            raise SolutionFileError(path, key, "missing" if array is not None else "not expected with these rules")
-        array = np.ascontiguousarray(array, dtype=DTYPES[key])
-        if declared[key] > _HEADER_BYTES + array.nbytes:
-            raise SolutionFileError(
-                path, key, f"declares {declared[key]:,} bytes; the rules' own table (re-derived) needs {array.nbytes:,}"
-            )
-        contents[key] = array  # (its saved digest must be this array's: _check_digests)
+def _matched_member(
+    path: str | os.PathLike, key: str, read: np.ndarray, own: np.ndarray, saved_digest: object
+) -> np.ndarray:
+    """The rules' own array (re-derived) for the table member ``key``, once the
+    member ``read`` from the file is shown to equal it; where it differs,
+    refused, as damage where it also fails its saved digest (``saved_digest``;
+    None: a file saved before digests were kept), else as not the rules' table."""
+    own = np.ascontiguousarray(own, dtype=DTYPES[key])
+    if read.dtype == own.dtype and read.shape == own.shape and np.array_equal(read, own):
+        return own
+    if saved_digest is not None and digests({}, {key: read})[key] != saved_digest:
+        raise SolutionFileError(path, key, "its SHA-256 differs: the file was changed after it was saved")
+    if read.dtype != own.dtype:
+        raise SolutionFileError(path, key, f"dtype {read.dtype}, not {own.dtype}")
+    if read.shape != own.shape:
+        raise SolutionFileError(path, key, f"shape {read.shape}, where the rules' own table's is {own.shape}")
+    i = int(np.flatnonzero(read != own)[0])
+    raise SolutionFileError(path, key, f"[{i:,}] is {read[i]} where the rules' own table (re-derived) has {own[i]}")
 
 
 def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, opponent: str) -> int | None:
@@ -272,16 +243,17 @@ _HEADER_BYTES = 4096
 _META_BYTES = 2**20
 
 
-def _read(path: str | os.PathLike, *, lean: bool = False) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
-    """The metadata and the arrays of a solution file, its format checked, and
-    the bytes each member declares.
+def _read(path: str | os.PathLike, *, max_memory: int | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """The metadata and the arrays of a solution file, its format checked.
 
-    Reading is bounded: the members' names (each once), their count and the
-    sizes they declare are checked against what the metadata's rules and the
-    arrays already read imply before each is decompressed, so a hostile file
-    (a zip bomb) is refused at the cost of its header.  ``lean``: where the
-    metadata holds a digest of every table member, leave the table but its
-    boards compressed (the caller matches the rules' own by the digests)."""
+    Every member is read whole (so each passes its zip CRC).  Reading is
+    bounded: the members' names (each once), their count and the sizes they
+    declare are checked against what the metadata's rules and the arrays
+    already read imply before each is decompressed, so a hostile file (a zip
+    bomb) is refused at the cost of its header.  ``max_memory`` (a verified
+    load): the rules' own move table is built on the file's boards within it
+    (:func:`~babytris.files.proof.rules_table`), each other table member
+    read is compared with it, and the rules' arrays are returned in its place."""
     name = os.fspath(path)
     with open(path, "rb") as f:
         magic = f.read(6)
@@ -294,7 +266,7 @@ def _read(path: str | os.PathLike, *, lean: bool = False) -> tuple[dict, dict[st
         raise ValueError(f"{name!r} is not a babytris solution file (numpy .npz): it is not a zip archive")
     try:
         with zipfile.ZipFile(path) as archive:
-            return _read_members(path, archive, lean)
+            return _read_members(path, archive, max_memory)
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as err:
         if isinstance(err, SolutionFileError) or str(err).startswith(repr(name)):
             raise
@@ -305,13 +277,15 @@ def _read(path: str | os.PathLike, *, lean: bool = False) -> tuple[dict, dict[st
         if err.errno is not None and err.errno != errno.EINVAL:
             raise
         raise SolutionFileError(path, None, f"not a readable numpy .npz archive ({err})") from None
+    except MemoryLimitError:
+        raise
     except Exception as err:  # zlib.error for a damaged compressed array, among others
         raise SolutionFileError(path, None, f"not a readable numpy .npz archive ({err})") from None
 
 
 def _read_members(
-    path: str | os.PathLike, archive: zipfile.ZipFile, lean: bool
-) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
+    path: str | os.PathLike, archive: zipfile.ZipFile, max_memory: int | None
+) -> tuple[dict, dict[str, np.ndarray]]:
     """_read() on the open archive: the members, each checked before it is decompressed."""
     name = os.fspath(path)
     allowed = {"meta"} | {f"solution_{a}" for a in SOLUTION_ARRAYS} | {f"table_{a}" for a in TABLE_ARRAYS}
@@ -332,8 +306,13 @@ def _read_members(
             raise SolutionFileError(
                 path, key, f"declares {declared:,} bytes; the rules and the arrays read allow at most {most:,}"
             )
-        with archive.open(infos[key]) as f:
-            return np.lib.format.read_array(f, allow_pickle=False)
+        try:
+            with archive.open(infos[key]) as f:
+                return np.lib.format.read_array(f, allow_pickle=False)
+        except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as err:  # (a failed CRC is a BadZipFile)
+            if isinstance(err, OSError) and err.errno is not None and err.errno != errno.EINVAL:
+                raise
+            raise SolutionFileError(path, key, f"the member is damaged ({err})") from None
 
     try:
         meta = json.loads(str(member("meta", _META_BYTES)))
@@ -361,21 +340,29 @@ def _read_members(
     contents = {"table_boards": member("table_boards", 8 * 2 ** (rules.width * rules.height) * nodes)}
     # (a row is a board, or with previews, hold or a bag a node: its states, one per piece)
     n_boards, n_pieces = len(contents["table_boards"]), rules.n_pieces
-    saved = meta.get("digests")
-    table = [key for key in infos if key.startswith("table_")]
-    if lean and isinstance(saved, dict) and all(key in saved for key in table):
-        n_states, n_moves = n_boards * n_pieces, 0
+    if max_memory is not None:  # (the rules' own table, each member compared with it as it is read)
+        own = rules_table(path, rules, contents["table_boards"], max_memory)
+        saved = meta.get("digests")
+        saved = saved if isinstance(saved, dict) else {}  # (their form is checked with the others')
+        for array_name in TABLE_ARRAYS:
+            key, array = f"table_{array_name}", getattr(own, array_name)
+            if key == "table_boards" or (array is None and key not in infos):
+                continue
+            if array is None or key not in infos:
+                raise SolutionFileError(path, key, "missing" if array is not None else "not expected with these rules")
+            nbytes = len(array) * np.dtype(DTYPES[key]).itemsize
+            contents[key] = _matched_member(path, key, member(key, nbytes), array, saved.get(key))
+        n_states, n_moves = own.n_states, own.n_moves
     else:
         contents["table_offsets"] = member("table_offsets", 8 * (n_boards * n_pieces + 1))
         offsets = contents["table_offsets"]
         n_states = max(len(offsets) - 1, 0)
         n_moves = int(offsets[-1]) if len(offsets) and offsets.dtype.kind in "iu" else 0
-        table = []
     most = 8 * max(n_moves, n_states, n_boards * n_pieces, iterations + 1, 1)
     for key in infos:
-        if key not in contents and key != "meta" and (key not in table or key == "table_boards"):
+        if key not in contents and key != "meta":
             contents[key] = member(key, most)
-    return meta, contents, {key: info.file_size for key, info in infos.items()}
+    return meta, contents
 
 
 def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:
