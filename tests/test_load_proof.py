@@ -3,7 +3,9 @@ refused with a SolutionFileError naming what differs, even with the file's
 SHA-256 digests recomputed, as a forger would; ``verify=False`` loads it,
 marked unverified in the repr and the command line's ``--json``."""
 
+import dataclasses
 import json
+import re
 import subprocess
 import sys
 import time
@@ -299,3 +301,47 @@ def test_the_command_line_proves_a_file_within_its_max_memory(tmp_path):
     refused = subprocess.run([*run, "--max-memory", "0.001"], capture_output=True, text=True, cwd=tmp_path)
     assert refused.returncode == 3 and "raise max_memory" in refused.stderr, refused.stderr
     assert subprocess.run(run, capture_output=True, text=True, cwd=tmp_path).returncode == 0
+
+
+# --- The tie rule a file claims (issue 47) ----------------------------------------------------------
+
+RELABELLED = [
+    # (the solve's options, the rule it broke ties by, the rule the file claims; the words of the refusal)
+    (dict(), ("last", None), ("first", None), "takes placement 1 where an earlier tied move, placement 0"),
+    (dict(), ("first", None), ("last", None), "takes placement 0 where a later tied move, placement 1"),
+    (dict(), ("random", 3), ("random", 4), "where another tied move"),
+    (dict(), ("random", 3), ("first", None), "where an earlier tied move"),
+    (dict(hold=True), ("last", None), ("first", None), "where an earlier tied move"),
+    (dict(randomizer="bag"), ("random", 5), ("last", None), "where a later tied move"),
+    (dict(opponent="minimax"), ("last", None), ("first", None), "where an earlier tied move"),
+    (dict(opponent="minavg"), ("last", None), ("first", None), "the minavg opponent gives piece 'L' where the rule"),
+    (dict(opponent="gaps"), ("first", None), ("last", None), "the gaps opponent gives piece 'I' where the rule"),
+]
+
+
+@pytest.mark.parametrize(("options", "solved", "claimed", "words"), RELABELLED)
+def test_a_relabelled_tie_rule_is_refused(tmp_path, options, solved, claimed, words):
+    solution = babytris.solve(width=4, height=4, **options, ties=solved[0], tie_seed=solved[1])
+    solution.save(tmp_path / "genuine.npz")
+    loaded = babytris.load(tmp_path / "genuine.npz")
+    assert (loaded.ties, loaded.tie_seed) == solved and loaded.verified
+    # saved by save() itself: every digest is the file's own, only the label lies
+    dataclasses.replace(solution, ties=claimed[0], tie_seed=claimed[1]).save(tmp_path / "relabelled.npz")
+    claim = f"the file claims ties={claimed[0]!r}, but "
+    message = _refused(tmp_path / "relabelled.npz", "ties", re.escape(claim))
+    assert words in message
+    assert babytris.load(tmp_path / "relabelled.npz", verify=False).ties == claimed[0]  # (the form alone: as said)
+
+
+def test_an_opening_row_not_the_claimed_rules_is_refused(tmp_path):
+    # S and Z are mirror images: the two opening queues tie, and the rule picks one
+    rules = babytris.Rules(width=4, height=4, pieces=("S", "Z"), preview=1)
+    first = babytris.solve(rules, opponent="minavg")
+    last = babytris.solve(rules, opponent="minavg", ties="last")
+    assert first.opening_row is None and list(first.opening()[0]) == [0] and last.opening_row == 1
+    # the first rule's pieces, the last rule's opening row, claimed as the first rule's
+    dataclasses.replace(first, opening_row=1).save(tmp_path / "opening.npz")
+    message = _refused(tmp_path / "opening.npz", "ties", "the file claims ties='first', but the minavg opponent")
+    assert "opens with start row 1 where the rule takes the tied start row 0" in message
+    last.save(tmp_path / "last.npz")
+    assert babytris.load(tmp_path / "last.npz").opening_row == 1

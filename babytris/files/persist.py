@@ -39,19 +39,11 @@ from ..results.saving import (
 from ..results.solution import Solution
 from ..solvers.roles import MOVES_BEST, MOVES_FIXED, MOVES_MEAN, OPPONENT_MODELS, PLAYER_MODELS, policy_rows
 from ..solvers.termination import GamesDoNotEnd, check_games_end, longest_games
+from ..solvers.ties import check_ties
+from .errors import SolutionFileError
 from .proof import prove, rules_table
 
 __all__ = ["load", "SolutionFileError"]
-
-
-class SolutionFileError(ValueError):
-    """A file :func:`load` cannot read as a babytris solution; ``path`` is the
-    file and ``field`` the array or setting at fault (None: the file as a whole)."""
-
-    def __init__(self, path: str | os.PathLike, field: str | None, problem: str) -> None:
-        self.path, self.field = os.fspath(path), field
-        where = "" if field is None else f"{field}: "
-        super().__init__(f"{self.path!r} is a corrupt babytris solution file: {where}{problem}")
 
 
 def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
@@ -215,8 +207,6 @@ def _opening_row(path: str | os.PathLike, meta: dict, table: Transitions, oppone
 
 def _ties(path: str | os.PathLike, meta: dict) -> tuple[str, int | None]:
     """The saved tie rule and seed (files written before they were kept: the solve's own, "first")."""
-    from ..solvers.ties import check_ties
-
     try:
         return check_ties(meta.get("ties", "first"), meta.get("tie_seed"))
     except ValueError as err:

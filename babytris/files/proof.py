@@ -29,6 +29,9 @@ file's form (names, dtypes, shapes, ranges, digests) and built its
 4. **An optimising opponent's pieces are its best choice**: each board's
    piece, and the opening row where one is saved, within the tie slack of
    the least valuable to the player (the most for ``"gaps"``).
+5. **The tie rule claimed is the one the choices follow**
+   (:mod:`babytris.files.tie_rule`): among the moves (and pieces, and start
+   rows) surely tied, the rule's is taken ("first": none tied before it).
 
 Cost, for a genuine file: under one enumeration and one sweep (the table built
 without a search, a walk over its moves, the sweep, and the policy's and the
@@ -56,6 +59,8 @@ from ..results.solution import Solution
 from ..solvers import _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 from ..solvers.sweep_arrays import SolverSettings, sweeps_for
+from .errors import SolutionFileError
+from .tie_rule import check_tie_rule
 
 __all__ = ["Backup", "backup", "prove", "rules_table"]
 
@@ -72,19 +77,19 @@ def prove(
     caller and matched with the file's by their digests).
 
     Returns:
-        None; raises :class:`~babytris.files.persist.SolutionFileError` naming
+        None; raises :class:`~babytris.files.errors.SolutionFileError` naming
         the first array or setting at fault and what differs.
     """
     if not table_proved:
         check_table(path, solution.transitions, max_memory)
     roles = _roles(path, solution)
-    check_policy(path, solution, roles, check_values(path, solution, roles))
+    done = check_values(path, solution, roles)
+    rows = check_policy(path, solution, roles, done)
     check_opponent(path, solution, roles)
+    check_tie_rule(path, solution, roles, done.board_values, done.values, rows)
 
 
 def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
-    from .persist import SolutionFileError
-
     raise SolutionFileError(path, field, problem)
 
 
@@ -220,18 +225,23 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> B
     return done
 
 
-def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> None:
+def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> np.ndarray | None:
     """Refuse a best-move player's policy whose moves are not greedy in the
     values within the tie slack (a random player's must be -1 throughout).
     Where the policy takes the backup's own best move there is nothing to
-    value; elsewhere (ties, or a forgery) the move is valued as the backup would."""
+    value; elsewhere (ties, or a forgery) the move is valued as the backup would.
+
+    Returns:
+        a best-move player's moves as offsets in their rows (int16
+        ``(n_states,)``, -1: none), else None.
+    """
     if roles.moves == MOVES_MEAN:
         if np.any(solution.policy >= 0):
             s = int(np.flatnonzero(solution.policy.ravel() >= 0)[0])
             _fail(path, "solution_policy", f"the player places at random, yet {_state(solution, s)} has a move")
-        return
+        return None
     if roles.moves != MOVES_BEST:  # (a given player's moves are its own: its values were checked)
-        return
+        return None
     t = solution.transitions
     try:
         rows = policy_rows(t, solution.policy)
@@ -257,6 +267,7 @@ def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done
             f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[k]:.6g} in the "
             f"values, where its best move is worth {done.values[s]:.6g}: not greedy within the tie slack {slack:.3g}",
         )
+    return rows
 
 
 def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) -> None:

@@ -31,7 +31,7 @@ from ..modes import _shard
 from ..modes.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION, SPLITS, shard_digest, shard_of
 from ..results.solution import tie_slack
 from ..solvers import _greedy
-from .persist import SolutionFileError
+from .errors import SolutionFileError
 
 __all__ = ["ShardedValues", "load_sharded"]
 

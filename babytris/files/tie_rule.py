@@ -1,0 +1,222 @@
+"""The tie rule a loaded file claims, proved: the policy's moves, an optimising
+opponent's pieces and its opening row must be those the rule
+(:mod:`babytris.solvers.ties`) takes among the tied.
+
+Which moves tie is decided at the edge of the tie slack, where the solve's
+board values and the proof's (recomputed from the saved values) differ by
+rounding.  So a move is *surely tied* where it falls short of its state's best
+by at most the slack less a margin (:data:`MARGIN_ULPS` ulps of the largest
+value), and the rule's choice must come, in the rule's order, after every
+surely tied move ("first": none before it; "last": none after it;
+"random": none with a higher draw of the seeded generator, drawn in the order
+:func:`~babytris.solvers.ties.break_ties` draws).  That the choice is tied at
+all is :func:`~babytris.files.proof.check_policy`'s and
+:func:`~babytris.files.proof.check_opponent`'s.  Where the slack is no wider
+than the margin (a solve stopped before it converged has none), nothing is
+surely tied and there is no rule to check: the moves are then the last
+sweep's.
+
+Cost: for "first" (the default) one pass over each state's moves up to its
+first tied one (:func:`~babytris.solvers._greedy.first_best_moves`), and a few
+over the boards; "last" and "random" value every move of the states with two or more.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NoReturn
+
+import numpy as np
+
+from ..results.solution import Solution
+from ..solvers import _greedy
+from ..solvers.roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Roles
+from .errors import SolutionFileError
+
+__all__ = ["MARGIN_ULPS", "check_tie_rule"]
+
+#: The margin at the edge of the tie slack, in ulps of the largest value: twice the
+#: rounding a backup is allowed (:data:`babytris.files.proof.ULPS`), as both a move's
+#: worth and its state's best may be off by it.
+MARGIN_ULPS = 32
+#: The opponents whose pieces :func:`~babytris.solvers.ties.break_ties` draws keys for.
+_CHOOSING = ("minimax", "best_response", "minavg", "gaps")
+
+
+def check_tie_rule(
+    path: str | os.PathLike,
+    solution: Solution,
+    roles: Roles,
+    board_values: np.ndarray,
+    best: np.ndarray,
+    rows: np.ndarray | None,
+) -> None:
+    """Refuse a solution whose moves, pieces or opening row are not those its
+    claimed tie rule (``solution.ties``) takes among the surely tied.
+
+    Args:
+        board_values: the board values the loaded values give (float64 ``(n_boards,)``).
+        best: each state's best move's worth in them (float64 ``(n_states,)``).
+        rows: the policy as offsets in each state's row (int16 ``(n_states,)``,
+            -1: none), or None where the player takes no best move.
+
+    Returns:
+        None; raises :class:`SolutionFileError` naming ``ties``.
+    """
+    values = solution.values
+    largest = float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0
+    sure = solution.tie_slack - MARGIN_ULPS * np.finfo(np.float64).eps * largest
+    if not sure > 0.0:
+        return
+    t = solution.transitions
+    rng = np.random.default_rng(solution.tie_seed) if solution.ties == "random" else None
+    move_keys = rng.random(t.n_moves) if rng is not None and solution.player == "optimal" else None
+    if roles.moves == MOVES_BEST and rows is not None:
+        if solution.ties == "first":
+            _first_moves(path, solution, roles, board_values, best, rows, sure)
+        else:
+            _other_moves(path, solution, roles, board_values, best, rows, sure, move_keys)
+    piece_keys = rng.random(values.shape) if rng is not None and solution.opponent in _CHOOSING else None
+    choice = solution.opponent_policy
+    if roles.pieces in (PIECES_WORST, PIECES_BEST) and choice is not None:
+        sign = 1.0 if roles.pieces == PIECES_WORST else -1.0  # (the opponent's cost: the player's value, or minus it)
+        _pieces(path, solution, choice.astype(np.int64), sign, sure, piece_keys)
+        if solution.opening_row is not None:
+            _opening(path, solution, sign, sure, rng)
+
+
+def _fail(path: str | os.PathLike, solution: Solution, problem: str) -> NoReturn:
+    raise SolutionFileError(path, "ties", f"the file claims ties={solution.ties!r}, but {problem}")
+
+
+def _first_moves(
+    path: str | os.PathLike,
+    solution: Solution,
+    roles: Roles,
+    board_values: np.ndarray,
+    best: np.ndarray,
+    rows: np.ndarray,
+    sure: float,
+) -> None:
+    """ "first": no surely tied move before the chosen one (the engine's own pass finds the first)."""
+    t = solution.transitions
+    first = rows.copy()
+    scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
+    _greedy.first_best_moves(
+        t.offsets, t.next_board, t.lines, scores, board_values, solution.discount, first, sure,
+        move_reward=roles.move_reward, best=best,
+    )  # fmt: skip
+    later = np.flatnonzero(rows > first)
+    if later.size:
+        s = int(later[0])
+        _fail(path, solution, _moves_text(solution, s, int(rows[s]), int(first[s]), "an earlier"))
+
+
+def _other_moves(
+    path: str | os.PathLike,
+    solution: Solution,
+    roles: Roles,
+    board_values: np.ndarray,
+    best: np.ndarray,
+    rows: np.ndarray,
+    sure: float,
+    keys: np.ndarray | None,
+) -> None:
+    """ "last" and "random": the chosen move's key at least every surely tied move's,
+    over the states with two moves or more."""
+    t = solution.transitions
+    counts = np.diff(t.offsets).astype(np.int64)
+    states = np.flatnonzero(counts >= 2)
+    if not states.size:
+        return
+    sizes = counts[states]
+    starts = t.offsets[states].astype(np.int64)
+    segments = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    moves = np.repeat(starts - segments, sizes) + np.arange(int(sizes.sum()))
+    gains = (
+        np.asarray(solution.rules.line_scores, dtype=np.float64)[t.lines[moves]]
+        if roles.move_reward is None
+        else roles.move_reward[moves]
+    )
+    with np.errstate(all="ignore"):
+        short = np.repeat(best[states], sizes) - (gains + solution.discount * board_values[t.next_board[moves]])
+    key = moves.astype(np.float64) if keys is None else keys[moves]  # ("last": the row order)
+    top = np.maximum.reduceat(np.where(short <= sure, key, -1.0), segments)
+    chosen = key[segments + rows[states]]
+    behind = np.flatnonzero(chosen < top)
+    if behind.size:
+        k = int(behind[0])
+        s = int(states[k])
+        row = slice(int(segments[k]), int(segments[k] + sizes[k]))
+        tied = int(np.argmax(np.where(short[row] <= sure, key[row], -1.0)))
+        word = "a later" if solution.ties == "last" else "another"
+        _fail(path, solution, _moves_text(solution, s, int(rows[s]), tied, word))
+
+
+def _moves_text(solution: Solution, s: int, chosen: int, tied: int, which: str) -> str:
+    """State ``s``'s move ``chosen`` against the ``tied`` one the rule takes, in words."""
+    t = solution.transitions
+    b, p = divmod(s, solution.rules.n_pieces)
+    where = f"state {s:,} (board index {b:,}, piece {solution.rules.piece_names[p]!r})"
+
+    def move(k: int) -> str:
+        return f"placement {int(t.placement[t.offsets[s] + k])}" if t.placement_stored else f"move {k} of its row"
+
+    return f"{where} takes {move(chosen)} where {which} tied move, {move(tied)}, is the rule's"
+
+
+def _pieces(
+    path: str | os.PathLike, solution: Solution, choice: np.ndarray, sign: float, sure: float, keys: np.ndarray | None
+) -> None:
+    """An optimising opponent's piece on each board (``choice``): its key at least every surely tied piece's."""
+    t = solution.transitions
+    cost = sign * solution.values
+    if t.bags is not None:  # (only the pieces left in the bag can come)
+        cost = np.where(t.draw_chances() > 0, cost, np.inf)
+    with np.errstate(all="ignore"):
+        tied = cost <= cost.min(axis=1, keepdims=True) + sure
+    if keys is None:
+        order = np.arange(cost.shape[1], dtype=np.float64)
+        keys = np.broadcast_to(-order if solution.ties == "first" else order, cost.shape)
+    top = np.where(tied, keys, -np.inf).max(axis=1)
+    chosen = keys[np.arange(t.n_boards), choice]
+    behind = np.flatnonzero(chosen < top)
+    if behind.size:
+        b = int(behind[0])
+        names = solution.rules.piece_names
+        rule = int(np.argmax(np.where(tied[b], keys[b], -np.inf)))
+        _fail(
+            path,
+            solution,
+            f"on board index {b:,} the {solution.opponent} opponent gives piece {names[choice[b]]!r} where the "
+            f"rule takes the tied piece {names[rule]!r}",
+        )
+
+
+def _opening(
+    path: str | os.PathLike, solution: Solution, sign: float, sure: float, rng: np.random.Generator | None
+) -> None:
+    """An optimising opponent's saved opening row: the rule's among the surely tied
+    start rows (for "random", checked where which rows tie is beyond doubt)."""
+    rows, _ = solution.transitions.start_nodes()
+    if len(rows) < 2:
+        return
+    values = sign * solution.board_values[rows]
+    tied = np.flatnonzero(values <= values.min() + sure)
+    chosen = int(np.flatnonzero(rows == solution.opening_row)[0])
+    if rng is not None:
+        edge = 2 * solution.tie_slack - sure  # (the slack plus the margin)
+        if len(tied) != np.count_nonzero(values <= values.min() + edge):
+            return
+        rule = int(rng.choice(tied))
+        wrong = chosen != rule
+    else:  # (a row beyond the surely tied ones may have tied in the solve's rounding)
+        rule = int(tied[0] if solution.ties == "first" else tied[-1])
+        wrong = chosen > rule if solution.ties == "first" else chosen < rule
+    if wrong:
+        _fail(
+            path,
+            solution,
+            f"the {solution.opponent} opponent opens with start row {solution.opening_row} where the rule takes "
+            f"the tied start row {int(rows[rule])}",
+        )
