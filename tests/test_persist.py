@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -352,3 +353,22 @@ def test_an_opening_row_must_be_a_given_opponents_start_row(saved, row):
     folder, contents = saved
     with pytest.raises(babytris.files.persist.SolutionFileError, match="opening_row"):
         babytris.load(edited(folder, contents, meta={"opening_row": row}))
+
+
+def test_a_path_is_what_open_takes(tmp_path):
+    # issue 47: a bytes path was called a corrupt file
+    solution = babytris.solve(width=3, height=3)
+    solution.save(os.fsencode(tmp_path / "s.npz"))
+    for path in (os.fsencode(tmp_path / "s.npz"), tmp_path / "s.npz", str(tmp_path / "s.npz")):
+        for verify in (True, False):
+            assert babytris.load(path, verify=verify).start_value == solution.start_value
+    with pytest.raises(
+        babytris.files.persist.SolutionFileError, match=re.escape(f"{str(tmp_path / 'x.npz')!r} is a corrupt")
+    ):
+        (tmp_path / "x.npz").write_bytes(b"PK\x03\x04 not much of an archive")
+        babytris.load(os.fsencode(tmp_path / "x.npz"))  # (named as the text of the path)
+    for wrong in (3, None, ["s.npz"]):
+        with pytest.raises(
+            ValueError, match=f"path must be a file path \\(str, bytes or os.PathLike\\), got {type(wrong).__name__}"
+        ):
+            babytris.load(wrong)

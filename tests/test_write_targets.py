@@ -2,17 +2,20 @@
 (``persist.replace_atomically``) that refuses an empty path, a device, FIFO or
 socket before anything is written, and replaces a symlink's target."""
 
+import errno
 import os
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
 
 import babytris
 from babytris.engine.writing import WriteTargetError, check_write_target, replace_atomically
+from babytris.results.tables import write_policy_csv
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +127,55 @@ def test_helper_writes_a_regular_file_atomically(tmp_path):
     target = tmp_path / "a.bin"
     replace_atomically(target, lambda f: f.write(np.arange(3, dtype=np.uint8).tobytes()))
     assert target.read_bytes() == b"\x00\x01\x02" and sorted(os.listdir(tmp_path)) == ["a.bin"]
+
+
+def _read_only_folder(monkeypatch):
+    """Creating a file in the folder fails as in a read-only folder (even for root, who may write anywhere)."""
+
+    def refused(*args, dir=None, prefix="", suffix="", **kwargs):
+        hidden = os.path.join(dir, f"{prefix}x1y2z3{suffix}")
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), hidden)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+
+
+def test_a_save_into_a_read_only_folder_names_the_users_path(tmp_path, monkeypatch, solution):
+    # issue 47: the message named the hidden temporary file ('.s.npz.x1y2z3.tmp'), a file the user never asked for
+    _read_only_folder(monkeypatch)
+    path = tmp_path / "s.npz"
+    with pytest.raises(PermissionError) as info:
+        solution.save(path)
+    assert info.value.filename == str(path) and info.value.errno == errno.EACCES
+    assert str(info.value) == f"[Errno 13] Permission denied: {str(path)!r}"
+    with pytest.raises(PermissionError, match=r"Permission denied: '.*/table\.csv'$"):
+        write_policy_csv(solution, str(tmp_path / "table.csv"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_failed_write_or_rename_names_the_users_path(tmp_path, monkeypatch):
+    path = tmp_path / "out.bin"
+
+    def full(f):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with pytest.raises(OSError, match=r"No space left on device: '.*/out\.bin'$") as info:
+        replace_atomically(path, full)
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(path)
+
+    def refused(source, target):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), source, target)
+
+    monkeypatch.setattr(os, "replace", refused)
+    with pytest.raises(PermissionError) as info:
+        replace_atomically(os.fsencode(path), lambda f: f.write(b"x"))  # (a bytes path, as open() takes)
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)
+    assert os.listdir(tmp_path) == []  # (the temporary file removed)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_a_save_into_a_truly_read_only_folder_names_the_users_path(tmp_path, solution):
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o555)
+    with pytest.raises(PermissionError) as info:
+        solution.save(folder / "s.npz")
+    assert info.value.filename == str(folder / "s.npz")

@@ -29,10 +29,16 @@ def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any
     run.npz`` stays a link, to the new file); a device, FIFO, socket or
     directory is refused before anything is written, with a
     :class:`WriteTargetError` (a ``ValueError``) naming ``field``, as is an
-    empty path (a directory: ``IsADirectoryError``).  Returns None."""
+    empty path (a directory: ``IsADirectoryError``).  A system error (a
+    read-only folder, a full disk) names ``path``, never the temporary file.
+    Returns None."""
     target = check_write_target(path, field=field)
+    shown = os.fsdecode(os.fspath(path))
     folder, name = os.path.split(target)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    except OSError as err:  # (a read-only folder, say: the user's path is named, not the file never made)
+        raise _naming(err, shown) from None
     try:
         with os.fdopen(handle, "wb") as f:
             write(f)
@@ -40,11 +46,22 @@ def replace_atomically(path: str | os.PathLike, write: Callable[[IO[bytes]], Any
             os.fsync(f.fileno())
             os.chmod(temporary, _new_file_mode(target))
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(err, OSError):
+            raise _naming(err, shown, temporary) from None
         raise
     _sync_directory(folder)
+
+
+def _naming(err: OSError, path: str, temporary: str | None = None) -> OSError:
+    """``err`` naming the user's ``path`` where it named the ``temporary`` file
+    beside it (None: any file; the temporary one was never made), or none: as
+    ``open(path, "wb")`` would have failed.  The same type and errno."""
+    if err.errno is None or (temporary is not None and err.filename not in (None, temporary)):
+        return err
+    return type(err)(err.errno, err.strerror, path)
 
 
 class WriteTargetError(ValueError):

@@ -26,7 +26,7 @@ from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_m
 from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.rules import Rules
-from ..game.validation import METHODS, check_bool, check_int, check_number
+from ..game.validation import METHODS, ArgumentTypeError, check_bool, check_int, check_number
 from ..results.saving import (
     DTYPES,
     FORMAT,
@@ -62,7 +62,11 @@ def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.n
 
 
 def load(
-    path: str | os.PathLike, *, rules: Rules | None = None, verify: bool = True, max_memory: int = DEFAULT_MAX_MEMORY
+    path: str | bytes | os.PathLike,
+    *,
+    rules: Rules | None = None,
+    verify: bool = True,
+    max_memory: int = DEFAULT_MAX_MEMORY,
 ) -> Solution:
     """Read a solution written by :meth:`Solution.save`, and prove it.
 
@@ -88,7 +92,7 @@ def load(
         the :class:`Solution`, with its move table (``solution.transitions``).
 
     Args:
-        path: the file.
+        path: the file (a ``str``, ``bytes`` or ``os.PathLike``, as :func:`open` takes).
         rules: if given, the rules the file must have been solved for.
         verify: False skips the recomputation (the table's rebuild and the
             sweep; the form is checked still, every member read against its
@@ -107,6 +111,7 @@ def load(
         MemoryLimitError: proving its table would take more than ``max_memory``.
         OSError: the file cannot be opened (missing, a directory, no permission).
     """
+    path = _file_path(path)
     verify = check_bool("verify", verify)
     max_memory = check_max_memory(max_memory)
     meta, contents = _read(path, max_memory=max_memory if verify else None)
@@ -143,6 +148,13 @@ def load(
     if verify:
         prove(path, solution, table_proved=True, max_memory=max_memory)
     return solution
+
+
+def _file_path(path: object) -> str:
+    """``path`` (a ``str``, ``bytes`` or ``os.PathLike``, as :func:`open` takes) as a ``str``."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ArgumentTypeError(f"path must be a file path (str, bytes or os.PathLike), got {type(path).__name__}")
+    return os.fsdecode(os.fspath(path))
 
 
 def _longest_game(path: str | os.PathLike, table: Transitions, settings: dict, policy: np.ndarray) -> float | None:
