@@ -6,16 +6,20 @@ and of the metadata.  Reading a file back, and proving it, is
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from typing import Any
 
 import numpy as np
 
+from .._version import __version__
+from ..engine.transitions import Transitions
 from ..engine.writing import replace_atomically
-from .solution import Solution
 
 __all__ = [
     "DTYPES",
+    "FIELDS",
     "FORMAT",
     "FORMAT_VERSION",
     "READABLE_VERSIONS",
@@ -58,6 +62,25 @@ DTYPES = {
     "table_slots": np.int64,
     "table_bags": np.int64,
 }
+#: The Solution's attributes a file's metadata keeps, beside its arrays (:data:`SOLUTION_ARRAYS`).
+FIELDS = (
+    "rules",
+    "discount",
+    "iterations",
+    "residual",
+    "converged",
+    "method",
+    "tol",
+    "max_iter",
+    "seconds",
+    "opponent",
+    "player",
+    "reward",
+    "opening_row",
+    "ties",
+    "accelerated",
+    "tie_seed",
+)
 #: The settings a file's metadata holds beside "format", "format_version" and "babytris_version".
 SETTINGS = (
     "rules",
@@ -76,48 +99,28 @@ SETTINGS = (
 )
 
 
-def save(solution: Solution, path: str | os.PathLike) -> None:
-    """Write ``solution`` to ``path`` (numpy ``.npz``, compressed): its values,
-    policy and piece choices, the move table, the rules and the settings.
-    The quotient of ``solve(..., minimize=True)`` is not kept.
+def save(fields: dict[str, Any], transitions: Transitions, path: str | os.PathLike) -> None:
+    """Write a solution to ``path`` (numpy ``.npz``, compressed): ``fields``,
+    its attributes named in :data:`FIELDS` and :data:`SOLUTION_ARRAYS` (its
+    values, policy and piece choices, settings; an array may be None), and
+    its move table ``transitions``.  :meth:`Solution.save` calls it (the
+    class is above this module); the quotient of ``solve(..., minimize=True)``
+    is not kept.
 
     The file is written whole beside ``path`` and then renamed onto it, so a
     save that fails or is interrupted (even killed) leaves the previous file
     at ``path``, if any, as it was."""
-    if not isinstance(solution, Solution):
-        raise TypeError(f"solution must be a babytris.Solution, got {type(solution).__name__}")
-    from .._version import __version__
-
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "babytris_version": __version__,
-        "rules": solution.rules.to_json(),
-        "discount": solution.discount,
-        "iterations": solution.iterations,
-        "residual": solution.residual,
-        "converged": solution.converged,
-        "method": solution.method,
-        "tol": solution.tol,
-        "max_iter": solution.max_iter,
-        "seconds": solution.seconds,
-        "opponent": solution.opponent,
-        "player": solution.player,
-        "reward": None if solution.reward is None else vars(solution.reward),
-        "table_seconds": solution.transitions.seconds,
-        "opening_row": solution.opening_row,
-        "ties": solution.ties,
-        "accelerated": solution.accelerated,
-        "tie_seed": solution.tie_seed,
-    }
-    arrays = {
-        f"solution_{name}": getattr(solution, name) for name in SOLUTION_ARRAYS if getattr(solution, name) is not None
-    }
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "babytris_version": __version__}
+    meta.update({name: fields[name] for name in FIELDS})
+    meta["rules"] = fields["rules"].to_json()
+    meta["reward"] = None if fields["reward"] is None else vars(fields["reward"])
+    meta["table_seconds"] = transitions.seconds
+    arrays = {f"solution_{name}": fields[name] for name in SOLUTION_ARRAYS if fields[name] is not None}
     arrays.update(
         {
-            f"table_{name}": getattr(solution.transitions, name).astype(DTYPES[f"table_{name}"], copy=False)
+            f"table_{name}": getattr(transitions, name).astype(DTYPES[f"table_{name}"], copy=False)
             for name in TABLE_ARRAYS
-            if getattr(solution.transitions, name) is not None
+            if getattr(transitions, name) is not None
         }
     )
     meta["digests"] = digests(meta, arrays)
@@ -128,7 +131,6 @@ def digests(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, str]:
     """SHA-256 of each array (its dtype, shape and bytes) and of the metadata
     beside them: they catch a file edited or damaged after it was saved (not
     a forger, who can recompute them).  Returns them by member name."""
-    import hashlib
 
     def digest(*parts: bytes | memoryview) -> str:
         # (the parts joined by NUL bytes, fed one by one: an array's bytes are hashed where they lie, not copied)

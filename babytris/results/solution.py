@@ -18,6 +18,7 @@ from ..game.bags import bag_before, bag_holding
 from ..game.board import Board
 from ..game.pieces import Piece, Placement
 from ..game.rules import Rules
+from . import saving, tables
 
 __all__ = ["Solution"]
 
@@ -286,9 +287,8 @@ class Solution:
     def save(self, path) -> None:
         """Write this solution to ``path`` (numpy ``.npz``); read it back with :func:`babytris.load`.
         The file is replaced atomically: a failed or interrupted save leaves the old one as it was."""
-        from .saving import save  # (saving imports this module: import it when used)
-
-        save(self, path)
+        fields = {name: getattr(self, name) for name in (*saving.FIELDS, *saving.SOLUTION_ARRAYS)}
+        saving.save(fields, self.transitions, path)
 
     @property
     def nbytes(self) -> int:
@@ -383,9 +383,7 @@ class Solution:
         rotation and column, the value (and more columns with soft moves,
         previews or hold; see :func:`babytris.results.tables.policy_array`).  A pandas
         ``DataFrame`` when pandas is installed, else a structured numpy array."""
-        from .tables import policy_table
-
-        return policy_table(self)
+        return tables.policy_table(self)
 
     def best_action(
         self,

@@ -10,22 +10,42 @@ drawn as text, the piece, the move the policy makes and the state's value.
 from __future__ import annotations
 
 import csv
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 
 from ..engine.placements import placement_table
-from ..engine.transitions import HOLD_MOVE
+from ..engine.transitions import HOLD_MOVE, Transitions
 from ..engine.writing import replace_atomically
 from ..game.bags import after_draw, describe_bag, full_bag
+from ..game.rules import Rules
 
-if TYPE_CHECKING:
-    from .solution import Solution
-
-__all__ = ["policy_table", "policy_array", "write_policy_csv"]
+__all__ = ["Solved", "policy_table", "policy_array", "write_policy_csv"]
 
 
-def policy_array(solution: Solution, *, pieces: np.ndarray | str | None = None) -> np.ndarray:
+class Solved(Protocol):
+    """What a policy table reads of a solved game: a :class:`~babytris.Solution`
+    (whose module, above this one, gives it :meth:`~babytris.Solution.policy_table`)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def transitions(self) -> Transitions: ...
+    @property
+    def boards(self) -> np.ndarray: ...
+    @property
+    def n_boards(self) -> int: ...
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def policy(self) -> np.ndarray: ...
+    @property
+    def opponent_policy(self) -> np.ndarray | None: ...
+    @property
+    def player(self) -> str: ...
+
+
+def policy_array(solution: Solved, *, pieces: np.ndarray | str | None = None) -> np.ndarray:
     """The policy as a structured numpy array, one row per state (board-major,
     then pieces in ``rules.pieces`` order).
 
@@ -153,7 +173,7 @@ def _with_bag_left(out: np.ndarray, rules, bag: np.ndarray, drawn: np.ndarray) -
     return kept
 
 
-def policy_table(solution: Solution, *, pieces: np.ndarray | str | None = None) -> Any:
+def policy_table(solution: Solved, *, pieces: np.ndarray | str | None = None) -> Any:
     """:func:`policy_array` as a pandas ``DataFrame`` when pandas is installed
     (``pip install 'babytris[table]'``), else the structured numpy array."""
     array = policy_array(solution, pieces=pieces)
@@ -166,7 +186,7 @@ def policy_table(solution: Solution, *, pieces: np.ndarray | str | None = None) 
     return frame
 
 
-def write_policy_csv(solution: Solution, path: str) -> int:
+def write_policy_csv(solution: Solved, path: str) -> int:
     """Write :func:`policy_array` to ``path`` as CSV (a header, one line per
     state), atomically; returns the number of rows written."""
     array = policy_array(solution)
