@@ -116,3 +116,19 @@ def test_the_cli_writes_the_policy_as_csv(tmp_path, capsys, solution):
     assert "--policy-csv: no directory" in capsys.readouterr().err
     assert cli.main(["solve", "--mode", "lean", "--policy-csv", str(path)]) != 0
     assert "--policy-csv: a lean solution holds board values only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "options", [dict(), dict(hold=True, preview=1), dict(randomizer="bag", hold=True), dict(opponent="minavg")]
+)
+def test_a_table_built_in_slices_is_the_table_built_whole(monkeypatch, options):
+    # issue 47: the table is built in slices (for Ctrl-C); uneven ones, cut across boards, change nothing
+    from babytris.results import tables
+
+    solution = babytris.solve(width=4, height=4, **options)
+    whole = policy_array(solution)
+    monkeypatch.setattr(tables, "SLICE_STATES", 97)
+    sliced = policy_array(solution)
+    assert sliced.dtype == whole.dtype and len(sliced) == len(whole) > 97 * 100
+    for name in whole.dtype.names:
+        assert np.array_equal(sliced[name], whole[name]), name

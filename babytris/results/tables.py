@@ -83,16 +83,61 @@ def policy_array(solution: Solved, *, pieces: np.ndarray | str | None = None) ->
     if choices is not None and np.shape(choices) != (solution.n_boards,):
         raise ValueError(f"pieces must have shape (n_boards,) = ({solution.n_boards},), got {np.shape(choices)}")
     n, P = solution.n_boards, rules.n_pieces
-    numbers = solution.policy.astype(np.int64).ravel()
+    table = placement_table(rules)
+    out = np.empty(n * P, dtype=_fields(rules, table.soft, choices is not None))
+    step = max(1, SLICE_STATES // P)
+    for start in range(0, n, step):  # (slices of boards: Ctrl-C is answered between them)
+        _fill(out, solution, table, choices, start, min(start + step, n))
+    t = solution.transitions
+    if t.bags is not None:
+        return _with_bag_left(out, rules, t.bags)
+    return out
+
+
+#: The states a slice of a policy table holds (tens of milliseconds of numpy each,
+#: so that Ctrl-C is answered between two well within half a second).
+SLICE_STATES = 2**16
+
+
+def _fields(rules, soft: bool, gives: bool) -> list[tuple[str, Any]]:
+    """The policy table's fields (see :func:`policy_array`)."""
+    name = f"U{max(len(name) for name in rules.piece_names)}"
+    fields: list[tuple[str, Any]] = [
+        ("board", np.uint64),
+        ("rows", f"U{rules.height * (rules.width + 1)}"),
+        ("piece", name),
+        ("rotation", np.int16),
+        ("column", np.int16),
+        ("value", np.float64),
+        ("placement", np.int32),
+        ("drawn", name),
+        ("chance", np.float64),
+    ]
+    if gives:
+        fields.append(("gives", name))
+    if soft:
+        fields.insert(5, ("row", np.int16))
+    if rules.preview:
+        fields.append(("queue", f"U{rules.preview * (1 + max(len(p) for p in rules.piece_names))}"))
+    if rules.hold:
+        fields += [("held", name), ("locked", bool), ("hold", bool), ("placed", name)]
+    return fields
+
+
+def _fill(out: np.ndarray, solution: Solved, table: Any, choices: np.ndarray | None, lo: int, hi: int) -> None:
+    """The rows of boards ``lo:hi`` of :func:`policy_array`'s table ``out``."""
+    rules, t = solution.rules, solution.transitions
+    P = rules.n_pieces
+    n = hi - lo
+    part = out[lo * P : hi * P]
+    numbers = solution.policy.reshape(-1)[lo * P : hi * P].astype(np.int64)
     if solution.player == "random":
         numbers = np.full(n * P, -1, dtype=np.int64)
     drawn = np.tile(np.arange(P), n)
-    table = placement_table(rules)
     to_place = drawn
     hold = np.zeros(n * P, dtype=bool)
-    t = solution.transitions
     if rules.preview and t.queues is not None:  # the queue's first piece is placed, the drawn one joins it
-        to_place = np.repeat(t.queues // P ** (rules.preview - 1), P)
+        to_place = np.repeat(t.queues[lo:hi] // P ** (rules.preview - 1), P)
     placed = to_place.copy()
     if rules.hold:  # placement numbers count over every piece; HOLD_MOVE puts the piece on hold
         hold = numbers == HOLD_MOVE
@@ -100,76 +145,61 @@ def policy_array(solution: Solved, *, pieces: np.ndarray | str | None = None) ->
         placed = np.where(some, np.searchsorted(table.number_first, numbers, side="right") - 1, placed)
         numbers = np.where(some, numbers - table.number_first[np.clip(placed, 0, P - 1)], numbers)
     rotation, column, row = _placement_fields(table, placed, numbers, ~hold & (numbers >= 0))
-    fields: list[tuple[str, Any]] = [
-        ("board", np.uint64),
-        ("rows", f"U{rules.height * (rules.width + 1)}"),
-        ("piece", f"U{max(len(name) for name in rules.piece_names)}"),
-        ("rotation", np.int16),
-        ("column", np.int16),
-        ("value", np.float64),
-        ("placement", np.int32),
-        ("drawn", f"U{max(len(name) for name in rules.piece_names)}"),
-        ("chance", np.float64),
-    ]
-    if choices is not None:
-        fields.append(("gives", f"U{max(len(name) for name in rules.piece_names)}"))
-    if table.soft:
-        fields.insert(5, ("row", np.int16))
-    if rules.preview:
-        fields.append(("queue", f"U{rules.preview * (1 + max(len(p) for p in rules.piece_names))}"))
-    if rules.hold:
-        name = f"U{max(len(name) for name in rules.piece_names)}"
-        fields += [("held", name), ("locked", bool), ("hold", bool), ("placed", name)]
-    out = np.empty(n * P, dtype=fields)
-    boards = np.repeat(solution.boards, P)
-    out["board"] = boards
-    out["rows"] = np.repeat(board_rows(solution.boards, rules.width, rules.height), P)
-    out["piece"] = np.asarray(rules.piece_names)[to_place]
-    out["rotation"], out["column"] = rotation, column
-    if table.soft:
-        out["row"] = row
-    out["value"] = solution.values.ravel()
-    out["placement"] = (
-        numbers.astype(np.int32) if solution.player == "random" else solution.policy.astype(np.int32).ravel()
-    )
+    boards = solution.boards[lo:hi]
+    part["board"] = np.repeat(boards, P)
+    part["rows"] = np.repeat(board_rows(boards, rules.width, rules.height), P)
     names = np.asarray(rules.piece_names)
-    out["drawn"] = names[drawn]
+    part["piece"] = names[to_place]
+    part["rotation"], part["column"] = rotation, column
+    if table.soft:
+        part["row"] = row
+    part["value"] = solution.values.reshape(-1)[lo * P : hi * P]
+    part["placement"] = (
+        numbers.astype(np.int32)
+        if solution.player == "random"
+        else solution.policy.reshape(-1)[lo * P : hi * P].astype(np.int32)
+    )
+    part["drawn"] = names[drawn]
     if choices is None:
-        out["chance"] = t.draw_chances().ravel()
+        part["chance"] = t.draw_chances(np.arange(lo, hi)).reshape(-1)
     else:
-        gives = np.repeat(np.asarray(choices, dtype=np.int64), P)
-        out["chance"] = (gives == drawn).astype(np.float64)
-        out["gives"] = names[gives]
+        gives = np.repeat(np.asarray(choices[lo:hi], dtype=np.int64), P)
+        part["chance"] = (gives == drawn).astype(np.float64)
+        part["gives"] = names[gives]
     if rules.preview and t.queues is not None:
-        queues = np.repeat(t.queues, P)
+        queues = np.repeat(t.queues[lo:hi], P)
         seen = [(queues // P ** (rules.preview - 1 - k)) % P for k in range(1, rules.preview)] + [drawn]
         queue = names[seen[0]]
         for d in seen[1:]:
             queue = np.char.add(np.char.add(queue, " "), names[d])
-        out["queue"] = queue
+        part["queue"] = queue
     if rules.hold and t.slots is not None:
-        slot = np.repeat(t.slots, P)
+        slot = np.repeat(t.slots[lo:hi], P)
         held = np.where(slot > P, slot - P, slot) - 1  # -1: empty
-        out["held"] = np.where(held >= 0, names[np.clip(held, 0, P - 1)], "")
-        out["locked"] = slot > P
-        out["hold"] = hold
-        out["placed"] = np.where((numbers >= 0) & ~hold, names[np.clip(placed, 0, P - 1)], "")
-    if t.bags is not None:
-        return _with_bag_left(out, rules, np.repeat(t.bags, P), drawn)
-    return out
+        part["held"] = np.where(held >= 0, names[np.clip(held, 0, P - 1)], "")
+        part["locked"] = slot > P
+        part["hold"] = hold
+        part["placed"] = np.where((numbers >= 0) & ~hold, names[np.clip(placed, 0, P - 1)], "")
 
 
-def _with_bag_left(out: np.ndarray, rules, bag: np.ndarray, drawn: np.ndarray) -> np.ndarray:
-    """``out`` with a ``bag_left`` field, less the states whose piece the bag lacks."""
-    after = after_draw(rules)[bag, drawn]
+def _with_bag_left(out: np.ndarray, rules, bags: np.ndarray) -> np.ndarray:
+    """``out`` with a ``bag_left`` field, less the states whose piece the bag lacks
+    (built in slices of :data:`SLICE_STATES`, as the table)."""
+    P = rules.n_pieces
+    after = after_draw(rules)[np.repeat(bags, P), np.tile(np.arange(P), len(bags))]
     keep = after >= 0
     text = np.array(["" if b == full_bag(rules) else describe_bag(rules, b) for b in range(rules.bags)])
     width = max(1, max(len(x) for x in text))
     fields = (out.dtype.descr or []) + [("bag_left", f"<U{width}")]
     kept = np.empty(int(keep.sum()), dtype=fields)
-    for name in out.dtype.names or ():
-        kept[name] = out[name][keep]
-    kept["bag_left"] = text[after[keep]]
+    done = 0
+    for start in range(0, len(out), SLICE_STATES):
+        mine = keep[start : start + SLICE_STATES]
+        into = kept[done : done + int(mine.sum())]
+        for name in out.dtype.names or ():
+            into[name] = out[name][start : start + SLICE_STATES][mine]
+        into["bag_left"] = text[after[start : start + SLICE_STATES][mine]]
+        done += len(into)
     return kept
 
 
@@ -181,7 +211,15 @@ def policy_table(solution: Solved, *, pieces: np.ndarray | str | None = None) ->
         import pandas
     except ImportError:
         return array
-    frame = pandas.DataFrame({name: array[name] for name in array.dtype.names or ()})
+    columns = {}
+    for name in array.dtype.names or ():
+        column = array[name]
+        if column.dtype.kind == "U":  # (pandas holds text as Python strings: made in slices, for Ctrl-C)
+            column = np.empty(len(array), dtype=object)
+            for start in range(0, len(array), SLICE_STATES):
+                column[start : start + SLICE_STATES] = array[name][start : start + SLICE_STATES]
+        columns[name] = column
+    frame = pandas.DataFrame(columns, copy=False)
     frame["board"] = frame["board"].astype("uint64")
     return frame
 
@@ -198,8 +236,9 @@ def write_policy_csv(solution: Solved, path: str) -> int:
         text = io.TextIOWrapper(f, encoding="utf-8", newline="")
         writer = csv.writer(text, lineterminator="\n")
         writer.writerow(names)
-        columns = [array[name].tolist() for name in names]
-        writer.writerows(zip(*columns))
+        for start in range(0, len(array), SLICE_STATES):  # (in slices: Ctrl-C is answered between them)
+            rows = array[start : start + SLICE_STATES]
+            writer.writerows(zip(*(rows[name].tolist() for name in names)))
         text.flush()
         text.detach()
 
