@@ -71,7 +71,7 @@ def check_tie_rule(
     t = solution.transitions
     rng = np.random.default_rng(solution.tie_seed) if solution.ties == "random" else None
     move_keys = rng.random(t.n_moves) if rng is not None and solution.player == "optimal" else None
-    if roles.moves == MOVES_BEST and rows is not None:
+    if roles.moves == MOVES_BEST and rows is not None and (solution.ties != "random" or move_keys is not None):
         if solution.ties == "first":
             _first_moves(path, solution, roles, board_values, best, rows, sure)
         else:
@@ -98,14 +98,12 @@ def _first_moves(
     rows: np.ndarray,
     sure: float,
 ) -> None:
-    """ "first": no surely tied move before the chosen one (the engine's own pass finds the first)."""
+    """For "first": no surely tied move before the chosen one (the engine's own pass finds the first)."""
     t = solution.transitions
     first = rows.copy()
     scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
-    _greedy.first_best_moves(
-        t.offsets, t.next_board, t.lines, scores, board_values, solution.discount, first, sure,
-        move_reward=roles.move_reward, best=best,
-    )  # fmt: skip
+    table = (t.offsets, t.next_board, t.lines, scores, board_values, solution.discount)
+    _greedy.first_best_moves(*table, first, sure, move_reward=roles.move_reward, best=best)
     later = np.flatnonzero(rows > first)
     if later.size:
         s = int(later[0])
@@ -122,8 +120,9 @@ def _other_moves(
     sure: float,
     keys: np.ndarray | None,
 ) -> None:
-    """ "last" and "random": the chosen move's key at least every surely tied move's,
-    over the states with two moves or more."""
+    """For "last" and "random": the chosen move's key at least every surely tied
+    move's (``keys``: the random draws; None: the row order), over the states
+    with two moves or more."""
     t = solution.transitions
     counts = np.diff(t.offsets).astype(np.int64)
     states = np.flatnonzero(counts >= 2)
