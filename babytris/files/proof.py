@@ -86,7 +86,7 @@ def prove(
     done = check_values(path, solution, roles)
     rows = check_policy(path, solution, roles, done)
     check_opponent(path, solution, roles)
-    check_tie_rule(path, solution, roles, done.board_values, done.values, rows)
+    check_tie_rule(path, solution, roles, done.board_values, done.values, rows, n_threads=done.n_threads)
 
 
 def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
@@ -164,6 +164,7 @@ class Backup:
     moves: np.ndarray  # int16 (n_states,): the move it took (offset in the row; -1: none, or not the best move)
     move_reward: np.ndarray | None  # float64 (n_moves,): each move's reward, or None for the rules' points
     moved: float  # the largest change of a state's value (NaN if one is NaN)
+    n_threads: int  # the threads the sweep took (the tuner's choice for the machine's load)
 
 
 def backup(solution: Solution, roles: Roles) -> Backup:
@@ -185,7 +186,8 @@ def backup(solution: Solution, roles: Roles) -> Backup:
     with np.errstate(all="ignore"):
         # (its residual is the largest change of a state's value or of a board's, which
         # moves no further than its states': the values' change, with no pass of its own)
-        moved = cast(_sweep.Sweeper, sweeps.sweeper).greedy_sweep()
+        sweeper = cast(_sweep.Sweeper, sweeps.sweeper)
+        moved = sweeper.greedy_sweep()
     values = sweeps.values
     unswept = np.flatnonzero(np.diff(t.offsets) == 0)  # (states with no move, on boards with none, are not swept)
     with np.errstate(all="ignore"):
@@ -194,7 +196,7 @@ def backup(solution: Solution, roles: Roles) -> Backup:
     if moved == moved and not extra <= moved:  # (a NaN stays a NaN)
         moved = extra
     values[unswept] = sweeps.dead
-    return Backup(board_values, values, sweeps.policy, roles.move_reward, float(moved))
+    return Backup(board_values, values, sweeps.policy, roles.move_reward, float(moved), sweeper.n_threads)
 
 
 def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> Backup:

@@ -50,6 +50,8 @@ def check_tie_rule(
     board_values: np.ndarray,
     best: np.ndarray,
     rows: np.ndarray | None,
+    *,
+    n_threads: int = 1,
 ) -> None:
     """Refuse a solution whose moves, pieces or opening row are not those its
     claimed tie rule (``solution.ties``) takes among the surely tied.
@@ -59,6 +61,7 @@ def check_tie_rule(
         best: each state's best move's worth in them (float64 ``(n_states,)``).
         rows: the policy as offsets in each state's row (int16 ``(n_states,)``,
             -1: none), or None where the player takes no best move.
+        n_threads: the threads the "first" rule's pass over the states may take.
 
     Returns:
         None; raises :class:`SolutionFileError` naming ``ties``.
@@ -73,7 +76,7 @@ def check_tie_rule(
     move_keys = rng.random(t.n_moves) if rng is not None and solution.player == "optimal" else None
     if roles.moves == MOVES_BEST and rows is not None and (solution.ties != "random" or move_keys is not None):
         if solution.ties == "first":
-            _first_moves(path, solution, roles, board_values, best, rows, sure)
+            _first_moves(path, solution, roles, board_values, best, rows, sure, n_threads)
         else:
             _other_moves(path, solution, roles, board_values, best, rows, sure, move_keys)
     piece_keys = rng.random(values.shape) if rng is not None and solution.opponent in _CHOOSING else None
@@ -97,13 +100,14 @@ def _first_moves(
     best: np.ndarray,
     rows: np.ndarray,
     sure: float,
+    n_threads: int,
 ) -> None:
     """For "first": no surely tied move before the chosen one (the engine's own pass finds the first)."""
     t = solution.transitions
     first = rows.copy()
     scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
     table = (t.offsets, t.next_board, t.lines, scores, board_values, solution.discount)
-    _greedy.first_best_moves(*table, first, sure, move_reward=roles.move_reward, best=best)
+    _greedy.first_best_moves(*table, first, sure, move_reward=roles.move_reward, best=best, n_threads=n_threads)
     later = np.flatnonzero(rows > first)
     if later.size:
         s = int(later[0])
