@@ -57,5 +57,5 @@ def test_ctrl_c_stops_a_policy_table(saved, work, delay, tmp_path):
     assert p.returncode == -signal.SIGINT and err.rstrip().endswith("KeyboardInterrupt"), err
     assert {path.name for path in tmp_path.iterdir()} <= {"p.csv"}  # (no temporary file left: the CSV whole, or none)
     # 0.04-0.11 s measured on 2 cores under a load of 8 (the slices take tens of milliseconds); the
-    # unsliced policy_array answered after 2.8 s there
-    assert latency < 1.0, latency
+    # unsliced policy_array answered after 2.8 s there.  Issue 47's bound, the process's exit included.
+    assert latency < 0.5, latency
