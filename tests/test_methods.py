@@ -95,7 +95,9 @@ def test_the_cli_runs_textbook_value_iteration(capsys, tmp_path):
     assert (summary["method"], summary["iterations"]) == ("jacobi", 178)
     assert babytris.load(tmp_path / "j.npz").method == "jacobi"
     assert cli.main(["solve", "--method", "jacobi", "--mode", "lean"]) != 0
-    assert "--method: the lean mode runs value iteration in place" in capsys.readouterr().err
+    assert "--method: the lean mode runs modified policy iteration (mpi) or value iteration (vi), got 'jacobi'" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize("period", [0, -1, 1.5, True])
