@@ -7,6 +7,7 @@ Run from the repository root with ``python -m pytest bench --benchmark-only``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -102,3 +103,16 @@ class PeakRSS:
 @pytest.fixture(scope="session")
 def peak_rss() -> PeakRSS:
     return PeakRSS()
+
+
+@pytest.fixture(scope="session")
+def naive(tmp_path_factory):
+    """``bench/naive_vi.c`` compiled with ``cc -O2``: Baby Tetris solved as a plain C
+    program would (``naive_vi WIDTH HEIGHT DISCOUNT TOL`` prints boards, sweeps,
+    start value and its seconds); skips the test without a C compiler."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler for bench/naive_vi.c")
+    binary = tmp_path_factory.mktemp("naive") / "naive_vi"
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(Path(__file__).with_name("naive_vi.c"))], check=True)
+    return binary

@@ -2,19 +2,17 @@
 
 ``bench/naive_vi.c`` is Baby Tetris as a plain C program would solve it on one
 core: breadth-first search, a move table, synchronous value iteration to the
-same tolerance.  It is compiled here with ``cc -O2`` (skipped without a C
-compiler) and times itself from the search to the last sweep.  The test
+same tolerance.  It is compiled with ``cc -O2`` (the ``naive`` fixture of
+``conftest.py``; skipped without a C compiler) and times itself from the search to the last sweep.  The test
 interleaves it with ``babytris.solve(width=4, height=5, discount=0.9)`` by
 default (medians of 11), records both and their ratio, and fails above 0.2.
 """
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,17 +20,6 @@ import babytris
 
 TARGET = 0.2
 ROUNDS = 11
-SOURCE = Path(__file__).with_name("naive_vi.c")
-
-
-@pytest.fixture(scope="module")
-def naive(tmp_path_factory):
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler for bench/naive_vi.c")
-    binary = tmp_path_factory.mktemp("naive") / "naive_vi"
-    subprocess.run([compiler, "-O2", "-o", str(binary), str(SOURCE)], check=True)
-    return binary
 
 
 @pytest.mark.parametrize("size", [pytest.param((4, 5), id="4x5")])
