@@ -196,3 +196,19 @@ def test_the_command_line_says_what_the_lean_solve_kept_and_why(capsys):
     assert commands.main([*args, "--method", "vi"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["method"], result["kept"], result["evaluation_sweeps"]) == ("vi", "none", 0)
+
+
+@pytest.mark.parametrize("keep", ["moves", "placements"])
+def test_an_evaluation_sweep_before_any_greedy_one_reads_no_move(keep):
+    from babytris.engine.placements import engine
+    from babytris.engine.transitions import layers
+    from babytris.modes import _lean
+
+    rules = Rules(width=4, height=4)
+    table = _lean.LeanTable(engine(rules), 0, 10**6)
+    W = np.full(table.n_boards, 1.5)
+    scores, probs = np.asarray(rules.line_scores, dtype=float), np.asarray(rules.probabilities)
+    sweeper = _lean.LeanSweeper(table, W, scores, probs, 0.9, np.asarray(layers(rules)), keep=keep)
+    assert sweeper.evaluation_sweep() == 0.0 and np.all(W == 1.5)  # (nothing kept yet: every board keeps its value)
+    with pytest.raises(ValueError, match="keeps no moves"):
+        _lean.LeanSweeper(table, W, scores, probs, 0.9, np.asarray(layers(rules))).evaluation_sweep()

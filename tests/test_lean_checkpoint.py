@@ -79,7 +79,7 @@ def test_checkpoints_wait_their_interval(tmp_path, monkeypatch):
         (dict(discount=0.8), "its discount is 0.9, this solve's 0.8"),
         (dict(opponent="minimax"), "its opponent is 'random'"),
         (dict(line_scores=(0, 1, 2, 3)), "its rules"),
-        (dict(keep="placements"), "its keep is 'moves'"),
+        (dict(accelerate=False), "its accelerate is True"),
         (dict(tol=1e-6), "its tol"),
     ],
 )
@@ -89,6 +89,62 @@ def test_a_checkpoint_of_another_solve_is_refused(tmp_path, change, words):
     kw = dict(width=4, height=4, checkpoint=tmp_path, checkpoint_seconds=0) | change
     with pytest.raises(ValueError, match=f"checkpoint .*{CHECKPOINT_FILE} is of another solve: {words}"):
         solve_lean(**kw)
+
+
+def test_what_the_sweeps_keep_may_change_on_resuming(tmp_path):
+    """The next board or the placement leading to it: the same sweeps, the same values
+    (a resume with less memory may keep the placements only)."""
+    whole = solve_lean(width=4, height=5, keep="moves")
+    with pytest.raises(Stop):
+        solve_lean(width=4, height=5, keep="moves", checkpoint=tmp_path, checkpoint_seconds=0, progress=stop_at(3))
+    resumed = solve_lean(width=4, height=5, keep="placements", checkpoint=tmp_path, checkpoint_seconds=0)
+    assert resumed.resumed == 2 and np.array_equal(resumed.board_values, whole.board_values)
+
+
+def test_a_resume_needs_room_for_another_greedy_sweep(tmp_path):
+    with pytest.raises(Stop):
+        solve_lean(width=4, height=5, checkpoint=tmp_path, checkpoint_seconds=0, progress=stop_at(3))
+    with pytest.raises(ValueError, match="max_iter=2: the checkpoint in .* has done 2 greedy sweeps already"):
+        solve_lean(width=4, height=5, checkpoint=tmp_path, max_iter=2)
+
+
+@pytest.mark.parametrize(
+    "state, words",
+    [
+        ({"residuals": [1.0], "evaluations": [], "missed": 0, "accelerate": True, "jumped": False}, "not one"),
+        ({"residuals": [], "evaluations": [], "missed": 0, "accelerate": True, "jumped": True}, "not one"),
+        ({"residuals": [1.0], "evaluations": [2], "missed": -1, "accelerate": True, "jumped": False}, "not one"),
+        ({"bogus": 1}, "bogus"),
+        ([1, 2], "argument after"),
+    ],
+)
+def test_a_checkpoint_in_a_state_no_solve_reaches_is_refused(tmp_path, state, words):
+    with pytest.raises(Stop):
+        solve_lean(width=4, height=4, checkpoint=tmp_path, checkpoint_seconds=0, progress=stop_at(2))
+    path = tmp_path / CHECKPOINT_FILE
+    with np.load(path) as data:
+        values, meta = data["values"], json.loads(str(data["meta"][()]))
+    meta["state"] = state
+    np.savez(path, values=values, meta=np.array(json.dumps(meta)))
+    with pytest.raises(ValueError, match=f"not a readable checkpoint .*{words}"):
+        solve_lean(width=4, height=4, checkpoint=tmp_path)
+
+
+def test_a_checkpoint_of_other_values_is_refused(tmp_path):
+    with pytest.raises(Stop):
+        solve_lean(width=4, height=4, checkpoint=tmp_path, checkpoint_seconds=0, progress=stop_at(2))
+    path = tmp_path / CHECKPOINT_FILE
+    with np.load(path) as data:
+        values, meta = data["values"], data["meta"]
+    for bad, words in ((values[:-1], "not 12,978 float64"), (values.astype(np.float32), "float32")):
+        np.savez(path, values=bad, meta=meta)
+        with pytest.raises(ValueError, match=words):
+            solve_lean(width=4, height=4, checkpoint=tmp_path)
+    values = values.copy()
+    values[7] = np.nan
+    np.savez(path, values=values, meta=meta)
+    with pytest.raises(ValueError, match="not all finite"):
+        solve_lean(width=4, height=4, checkpoint=tmp_path)
 
 
 def test_a_damaged_checkpoint_is_refused_naming_it(tmp_path):

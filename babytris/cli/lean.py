@@ -46,6 +46,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         raise ValueError(
             f"--method: the lean mode runs modified policy iteration (mpi) or value iteration (vi), got {args.method!r}"
         )
+    if args.checkpoint and args.method == "vi":
+        raise ValueError("--checkpoint: only modified policy iteration checkpoints; not with --method vi")
     if args.mode == "lean":
         mode = "--mode lean"
     elif args.checkpoint:

@@ -2,11 +2,13 @@
 """Lean exact solves: the reachable boards held as a bitmap over every
 possible board with a rank directory (a board's index is the number of
 reachable boards below it), and Bellman sweeps that recompute each move from
-the rules instead of reading a stored move table.
+the rules instead of reading a stored move table: greedy sweeps recompute
+every move and keep each state's chosen one, evaluation sweeps read only that.
 
 Per possible board one bit, per 64 of them a 4-byte rank; per reachable board
-its value (8 bytes).  The search queue (4 bytes a board) lives only during
-the search.  Boards of up to 32 cells (4x8: a 512 MiB bitmap).
+its value (8 bytes) and what is kept of its states' moves.  The search's
+second bitmap (the boards not yet expanded) lives only during the search.
+Boards of up to 32 cells (4x8: a 512 MiB bitmap).
 """
 
 from cython.parallel cimport prange
@@ -454,12 +456,13 @@ cdef class LeanSweeper:
         cdef uint8_t[:, ::1] placements, lines
         cdef uint32_t[:, ::1] nexts
         if self.keep == KEEP_PLACEMENTS and table.n_boards:
-            self.kept_placements = np.empty((table.n_boards, P), dtype=np.uint8)
+            # (none until a greedy sweep keeps some: an evaluation sweep before it reads no move)
+            self.kept_placements = np.full((table.n_boards, P), NO_PLACEMENT, dtype=np.uint8)
             placements = self.kept_placements
             self.kept.placement = &placements[0, 0]
         elif self.keep == KEEP_MOVES and table.n_boards:
-            self.kept_next = np.empty((table.n_boards, P), dtype=np.uint32)
-            self.kept_lines = np.empty((table.n_boards, P), dtype=np.uint8)
+            self.kept_next = np.full((table.n_boards, P), NO_NEXT, dtype=np.uint32)
+            self.kept_lines = np.zeros((table.n_boards, P), dtype=np.uint8)
             nexts = self.kept_next
             lines = self.kept_lines
             self.kept.next = &nexts[0, 0]
@@ -558,7 +561,7 @@ cdef class LeanSweeper:
         cdef const uint64_t* masks = self.layer_masks + layer * self.residues
         cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, self.table.n_words)
         cdef uint64_t word, mine
-        cdef int bit, n = 0, batch = BATCH_MOVES // self.table.g.n_pieces
+        cdef int bit, n = 0, batch = max(1, BATCH_MOVES // self.table.g.n_pieces)
         cdef board_t b
         cdef board_t boards[BATCH_MOVES]
         cdef int64_t index[BATCH_MOVES]
@@ -625,9 +628,9 @@ cdef class LeanSweeper:
         cdef const uint64_t* bits = self.table.b
         cdef const uint32_t* ranks = self.table.r
         cdef int P = g.n_pieces, t, p, m, k, lines
-        cdef int64_t next_index[BATCH_MOVES]
-        cdef uint8_t next_lines[BATCH_MOVES]
-        cdef board_t nb[BATCH_MOVES]
+        cdef int64_t next_index[MAX_PLACEMENTS]      # (n * P <= MAX_PLACEMENTS: at least one board's pieces)
+        cdef uint8_t next_lines[MAX_PLACEMENTS]
+        cdef board_t nb[MAX_PLACEMENTS]
         cdef board_t sm
         cdef double q, w, residual = 0.0, d
         cdef bint any_move

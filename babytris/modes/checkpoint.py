@@ -33,6 +33,8 @@ __all__ = ["Checkpointer", "CHECKPOINT_FILE", "DEFAULT_CHECKPOINT_SECONDS"]
 CHECKPOINT_FILE = "lean-checkpoint.npz"
 #: Seconds between checkpoints by default: 4x8's values (4 GB) take several seconds to write.
 DEFAULT_CHECKPOINT_SECONDS = 120.0
+#: Values read per slice of a resume (8 MiB): no second copy of 4x8's 4 GB.
+READ_SLICE = 2**20
 
 
 class Checkpointer:
@@ -58,28 +60,33 @@ class Checkpointer:
         self.written = 0
         self._last = time.monotonic()
 
-    def load(self, n_boards: int) -> tuple[np.ndarray, RoundState] | None:
-        """The values (float64, ``(n_boards,)``) and the state of the last
-        checkpoint, or None where there is none; ``ValueError`` naming the
-        file and what differs where it is of another solve or damaged."""
+    def load(self, into: np.ndarray) -> RoundState | None:
+        """Read the last checkpoint's values into ``into`` (float64, one per
+        board: they must be as many), a slice at a time, and return where
+        the solve stood; None where there is no checkpoint.  ``ValueError``
+        naming the file and what differs where it is of another solve, and
+        where it is damaged (its zip's checksums, its form, values not finite)."""
         if not os.path.exists(self.path):
             return None
         try:
-            with np.load(self.path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"][()]))
-                values = np.array(data["values"], dtype=np.float64)
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
+            with zipfile.ZipFile(self.path) as archive:
+                with archive.open("meta.npy") as f:
+                    meta = json.loads(str(np.lib.format.read_array(f, allow_pickle=False)[()]))
+                game = meta["game"]
+                for key, value in self.game.items():
+                    if game.get(key) != value:
+                        raise _OtherSolve(key, game.get(key), value)
+                state = _round_state(meta["state"])
+                with archive.open("values.npy") as f:
+                    _read_values(f, into)
+        except _OtherSolve as other:
+            raise ValueError(
+                f"checkpoint {self.path} is of another solve: its {other.key} is {other.theirs!r}, this solve's "
+                f"{other.ours!r} (use another directory)"
+            ) from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile) as error:
             raise ValueError(f"checkpoint {self.path}: not a readable checkpoint ({error})") from None
-        for key, value in self.game.items():
-            if meta.get("game", {}).get(key) != value:
-                raise ValueError(
-                    f"checkpoint {self.path} is of another solve: its {key} is {meta.get('game', {}).get(key)!r}, "
-                    f"this solve's {value!r} (use another directory, or remove it)"
-                )
-        if values.shape != (n_boards,) or not np.isfinite(values).all():
-            raise ValueError(f"checkpoint {self.path}: its values are not {n_boards:,} finite numbers")
-        state = RoundState(**meta["state"])
-        return values, state
+        return state
 
     def __call__(self, values: np.ndarray, state: RoundState) -> None:
         """Write a checkpoint of ``values`` and ``state`` if :attr:`seconds`
@@ -95,3 +102,47 @@ class Checkpointer:
         )
         self.written += 1
         self._last = time.monotonic()
+
+
+class _OtherSolve(Exception):
+    def __init__(self, key: str, theirs: Any, ours: Any) -> None:
+        self.key, self.theirs, self.ours = key, theirs, ours
+
+
+def _round_state(saved: Any) -> RoundState:
+    """The saved state, checked for its form (``ValueError`` otherwise)."""
+    state = RoundState(**saved)
+    if not (
+        isinstance(state.residuals, list)
+        and all(isinstance(r, float) for r in state.residuals)
+        and isinstance(state.evaluations, list)
+        and all(isinstance(e, int) and e >= 0 for e in state.evaluations)
+        and len(state.evaluations) == len(state.residuals)
+        and isinstance(state.missed, int)
+        and state.missed >= 0
+        and isinstance(state.accelerate, bool)
+        and isinstance(state.jumped, bool)
+        and (not state.jumped or state.residuals)
+    ):
+        raise ValueError(f"its state is not one modified policy iteration reaches: {saved!r}")
+    return state
+
+
+def _read_values(f: Any, into: np.ndarray) -> None:
+    """Read a .npy member of float64 values into ``into``, a slice at a time, each checked finite."""
+    version = np.lib.format.read_magic(f)
+    if version not in ((1, 0), (2, 0)):
+        raise ValueError(f"its values are in .npy format {version}, not 1.0 or 2.0")
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read_header(f)
+    if shape != into.shape or fortran or dtype != np.dtype("<f8"):
+        raise ValueError(f"its values are {shape} {dtype}, not {into.size:,} float64 (one per board)")
+    for first in range(0, into.size, READ_SLICE):
+        part = into[first : first + READ_SLICE]
+        view = part.view(np.uint8).data  # (its bytes: readinto fills them)
+        if f.readinto(view) != view.nbytes:
+            raise ValueError("its values end early")
+        if not np.isfinite(part).all():
+            raise ValueError("its values are not all finite")
+    if f.read(1):  # (and the zip's checksum is checked at the member's end)
+        raise ValueError("its values run on past the boards")

@@ -8,7 +8,9 @@ bitmap: 512 MiB at 4x8), a 4-byte rank per 64 of them (a board's index is the
 number of reachable boards below it, a popcount away), and one float64 value
 per reachable board; each greedy sweep recomputes the moves from the rules.
 
-It runs modified policy iteration as the default mode does: a greedy sweep
+It runs modified policy iteration (with random pieces, as the default mode
+does; against minimax too, whose evaluation sweeps still take the least
+valuable piece, where the default mode runs strategy iteration): a greedy sweep
 keeps each state's chosen move compactly, and the evaluation sweeps between
 greedy ones read only the kept move.  What is kept depends on the memory
 given (:func:`lean_plan`): the next board's index and the rows cleared (5
@@ -369,10 +371,14 @@ def solve_lean(
                 f"checkpoint: only modified policy iteration checkpoints, and max_memory={format_bytes(max_memory)} "
                 f"leaves room for value iteration alone ({plan.why})"
             )
-        checkpointer.game.update(n_boards=table.n_boards, keep=plan.keep, accelerate=plan.accelerate)
-        loaded = checkpointer.load(table.n_boards)
-        if loaded is not None:
-            W[:], resume = loaded
+        # (what is kept does not change the values: the next board or the placement leading to it)
+        checkpointer.game.update(n_boards=table.n_boards, accelerate=plan.accelerate)
+        resume = checkpointer.load(W)
+        if resume is not None and len(resume.residuals) >= max_iter:
+            raise ValueError(
+                f"max_iter={max_iter}: the checkpoint in {checkpointer.folder} has done {len(resume.residuals)} "
+                "greedy sweeps already; give more"
+            )
     evaluations: list[int] = []
     # (threads where they pay, as the default mode's sweeps: on a busy machine one thread is faster)
     tuned = ThreadTuner(sweeper, n_threads, first_touches=plan.bytes)
