@@ -155,7 +155,16 @@ def test_tournament(capsys):
     assert cli.main(argv + ["--format", "csv"]) == 0
     assert capsys.readouterr().out.startswith("player,opponent,expected,")
     assert cli.main(argv + ["--format", "markdown"]) == 0
-    assert capsys.readouterr().out.startswith("| player | random | minimax 0.5 |")
+    markdown = capsys.readouterr().out
+    assert markdown.startswith("| player | random | minimax 0.5 |")
+    # one statement of the playout check, with its threshold, and the rules, timing and ties beside it
+    assert markdown.count("standard errors") == 1 and "99% confidence" in markdown
+    assert "timing: preview=0" in markdown and "ties: first" in markdown
+    assert cli.main(argv + ["--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["rules"]["width"] == 3 and record["rules"]["preview"] == 0 and "ties: first" in record["setup"]
+    assert record["playouts_agree"] == (record["largest_gap"] <= record["agreement_threshold"])
+    assert record["check"].startswith("playouts of 10 games agree" if record["playouts_agree"] else "playouts of 10")
 
 
 def test_tournament_bad_arguments(capsys):

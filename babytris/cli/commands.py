@@ -438,6 +438,11 @@ def _tournament(args: argparse.Namespace, out: Output) -> int:
             "n_placements": table.n_placements,
             "n_games": table.n_games,
             "largest_gap": table.largest_gap,
+            "agreement_threshold": table.agreement_threshold,
+            "playouts_agree": table.playouts_agree,
+            "check": table.check_text(),
+            "rules": rules_record(table.rules) if table.rules is not None else None,
+            "setup": table.setup_text(),
             "seconds": table.seconds,
             "records": table.to_records(),
         }
@@ -445,16 +450,8 @@ def _tournament(args: argparse.Namespace, out: Output) -> int:
     if args.format == "csv":
         out.line(table.to_csv(), end="")
     elif args.format == "markdown":
-        out.line(table.to_markdown())
-        check = (
-            f"playouts of {table.n_games:,} games agree within {table.largest_gap:.1f} standard errors"
-            if table.n_games >= 2
-            else "no playout check (--games < 2)"
-        )
-        out.line(
-            f"\n{args.width}x{args.height}: expected points of {table.n_placements:,} placements (exact); "
-            f"{check}; {table.seconds:.1f} s including every solve."
-        )
+        out.line(table.to_markdown())  # (its paragraph states the check, the rules, the timing and the ties)
+        out.line(f"\n{args.width}x{args.height}: {table.seconds:.1f} s including every solve.")
     else:
         out.line(str(table))
     return EXIT_OK
