@@ -64,7 +64,7 @@ try:
     from .game.board import Board
     from .game.pieces import CATALOGUE, Piece, Placement
     from .game.rules import Rules, RulesError
-    from .modes.distributed import ShardedSolve, solve_sharded
+    from .modes.distributed import LostWorkerError, ShardedSolve, solve_sharded
     from .modes.lean import LeanSolution, solve_lean
     from .results.solution import Solution
     from .solvers.match import Match
@@ -88,6 +88,7 @@ __all__ = [
     "LeanSolution",
     "Match",
     "MemoryLimitError",
+    "LostWorkerError",
     "Game",
     "GamesDoNotEnd",
     "SolutionFileError",

@@ -198,3 +198,9 @@ def test_a_deterministic_pair_that_misses_its_exact_value_disagrees():
         np.ones(1),
     )
     assert exact.largest_gap == 0.0 and exact.playouts_agree
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.1, float("nan"), "0.5"])
+def test_an_opponent_discount_out_of_range_is_named_as_given(bad):
+    with pytest.raises(ValueError, match="opponent_discounts: each must be a number in \\[0, 1\\], got"):
+        babytris.standard_tournament(width=3, height=3, opponent_discounts=(0.5, bad))

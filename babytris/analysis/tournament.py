@@ -38,7 +38,7 @@ from ..engine.enumeration import enumerate_boards
 from ..engine.reward import Reward
 from ..engine.transitions import Transitions
 from ..game.rules import Rules, make_rules
-from ..game.validation import check_int, check_type
+from ..game.validation import check_int, check_type, is_number
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import BEST_RESPONSE
@@ -371,6 +371,9 @@ def standard_tournament(
     """
     rules = make_rules(rules, rule_fields)
     _check_counts(n_placements, n_games)
+    for d in opponent_discounts:  # (checked up front, and named as the caller named them)
+        if not (is_number(d) and 0.0 <= d <= 1.0):
+            raise ValueError(f"opponent_discounts: each must be a number in [0, 1], got {d!r}")
     started = time.perf_counter()
     # Every player's and opponent's solution is kept to the end: its values and moves (float64 and
     # int16 per state) and its board values, on top of one solve's own arrays (refused before the search).
