@@ -162,6 +162,8 @@ def test_a_damaged_checkpoint_is_refused_naming_it(tmp_path):
     "kwargs, words",
     [
         (dict(checkpoint=""), "checkpoint must be a directory path"),
+        (dict(checkpoint=3), "checkpoint must be a directory path \\(str, bytes or os.PathLike\\), got 3"),
+        (dict(checkpoint_seconds=float("nan")), "checkpoint_seconds must be a number >= 0"),
         (dict(checkpoint_seconds=-1), "checkpoint_seconds must be a number >= 0"),
         (dict(keep="none"), "value iteration .* keeps no checkpoints"),
     ],
@@ -169,6 +171,12 @@ def test_a_damaged_checkpoint_is_refused_naming_it(tmp_path):
 def test_bad_checkpoint_arguments_are_refused(tmp_path, kwargs, words):
     with pytest.raises(ValueError, match=words):
         solve_lean(width=4, height=4, **(dict(checkpoint=tmp_path) | kwargs))
+
+
+def test_numpy_seconds_and_a_bytes_path_are_taken(tmp_path):
+    folder = os.fsencode(str(tmp_path / "bytes"))
+    solved = solve_lean(width=4, height=4, checkpoint=folder, checkpoint_seconds=np.float32(0))
+    assert solved.converged and (tmp_path / "bytes" / CHECKPOINT_FILE).is_file()
 
 
 def test_a_file_in_place_of_the_directory_is_refused(tmp_path):

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.writing import replace_atomically
+from ..game.validation import is_number
 from ..solvers.sweeping import RoundState
 
 __all__ = ["Checkpointer", "CHECKPOINT_FILE", "DEFAULT_CHECKPOINT_SECONDS"]
@@ -46,12 +47,12 @@ class Checkpointer:
     between two checkpoints (0: one before every greedy sweep)."""
 
     def __init__(self, folder: str | os.PathLike, game: dict[str, Any], seconds: float) -> None:
-        folder = os.fspath(folder)
-        if not isinstance(folder, str) or not folder:
-            raise ValueError(f"checkpoint must be a directory path, got {folder!r}")
+        if not isinstance(folder, (str, bytes, os.PathLike)) or not os.fspath(folder):
+            raise ValueError(f"checkpoint must be a directory path (str, bytes or os.PathLike), got {folder!r}")
+        folder = os.fsdecode(os.fspath(folder))
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise ValueError(f"checkpoint must be a directory, got {folder!r}, which is not one")
-        if not (isinstance(seconds, (int, float)) and 0 <= seconds < float("inf")):
+        if not (is_number(seconds) and 0 <= seconds < float("inf")):
             raise ValueError(f"checkpoint_seconds must be a number >= 0, got {seconds!r}")
         self.path = os.path.join(folder, CHECKPOINT_FILE)
         self.folder = folder
