@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from children import as_at_a_terminal
+from children import start
 
 import babytris
 from babytris import Rules
@@ -491,14 +491,8 @@ def test_ctrl_c_during_a_solve_keeps_the_previous_file(tmp_path):
     path = tmp_path / "x.npz"
     babytris.solve(width=3, height=3).save(path)
     before = path.read_bytes()
-    solver = subprocess.Popen(
-        [sys.executable, "-c", RUNNER, "solve", "--width", "4", "--height", "6", "--out", str(path)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_at_a_terminal,
-    )
+    argv = [sys.executable, "-c", RUNNER, "solve", "--width", "4", "--height", "6", "--out", str(path)]
+    solver = start(argv, tmp_path)
     try:
         assert solver.stdout.readline() == "ready\n"
         time.sleep(1.0)  # into the solve (about 3 s here) or the save after it (about 6 s)

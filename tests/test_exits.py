@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from children import as_at_a_terminal
+from children import start
 
 import babytris
 from babytris.cli import commands as cli
@@ -185,9 +185,7 @@ def test_ctrl_c_stops_the_sharded_solve_and_its_workers(delay, tmp_path):
     0.3 to 14 s, 2 cores at a load of 7-8)."""
     pytest.importorskip("distributed")
     argv = [sys.executable, "-m", "babytris", "solve", "--width", "4", "--height", "6", "--scheduler", "local:2"]
-    solver = subprocess.Popen(
-        argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_at_a_terminal
-    )
+    solver = start(argv, tmp_path)
     try:
         if delay is None:
             time.sleep(0.5)

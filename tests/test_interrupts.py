@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from children import as_at_a_terminal
+from children import start
 
 LONG_WORK = {
     # 10**9 exact backups of the 4x4 chain (once ignored Ctrl-C for over 30 s)
@@ -40,14 +40,7 @@ LONG_WORK = {
 @pytest.mark.long
 @pytest.mark.parametrize("work", sorted(LONG_WORK))
 def test_ctrl_c_stops_long_compiled_work(work, tmp_path):
-    p = subprocess.Popen(
-        [sys.executable, "-c", "import babytris; " + LONG_WORK[work]],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_at_a_terminal,
-    )  # (not the source tree)
+    p = start([sys.executable, "-c", "import babytris; " + LONG_WORK[work]], tmp_path)  # (not the source tree)
     try:
         assert p.stdout.readline().strip() == "ready"
         time.sleep(1.0)  # well into the compiled loop
@@ -85,9 +78,7 @@ BIG_IMPORTS = (
 def _latency_of_ctrl_c(argv, tmp_path, *, wait_for_ready=True, delay=1.0):
     """Start ``argv``, send SIGINT ``delay`` seconds after its "ready" line
     (or its start), and return (seconds to its end, exit status, stderr)."""
-    p = subprocess.Popen(
-        argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_at_a_terminal
-    )
+    p = start(argv, tmp_path)
     try:
         if wait_for_ready:
             assert p.stdout.readline().strip() == "ready"
@@ -152,14 +143,7 @@ def _seconds_to_answer(setup, work, delay, tmp_path):
         f"import time, babytris\n{setup}\nprint('ready', flush=True)\n"
         f"try:\n    {work}\nexcept KeyboardInterrupt:\n    print(time.monotonic(), flush=True)\n    raise\n"
     )
-    p = subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_at_a_terminal,
-    )
+    p = start([sys.executable, "-c", code], tmp_path)
     try:
         assert p.stdout.readline().strip() == "ready"
         time.sleep(delay)

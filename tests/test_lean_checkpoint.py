@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
 import numpy as np
 import pytest
-from children import as_at_a_terminal
+from children import start
 
 from babytris.modes import checkpoint as checkpoints
 from babytris.modes.checkpoint import CHECKPOINT_FILE
@@ -216,14 +215,7 @@ SOLVE = (
 def test_a_solve_stopped_by_a_signal_resumes_to_the_same_values(tmp_path, how, delay):
     """Ctrl-C stops within half a second; kill -9 at any point, in a write too, leaves a
     checkpoint the solve goes on from (or none, and it starts afresh)."""
-    p = subprocess.Popen(
-        [sys.executable, "-c", SOLVE, str(tmp_path)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_at_a_terminal,
-    )
+    p = start([sys.executable, "-c", SOLVE, str(tmp_path)], tmp_path)
     try:
         for line in p.stdout:  # (sweep 3's checkpoint came before it)
             if line.startswith("sweep 3"):

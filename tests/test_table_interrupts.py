@@ -6,12 +6,11 @@ answer between two.  Each child repeats the work until the signal comes."""
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 import time
 
 import pytest
-from children import as_at_a_terminal
+from children import start
 
 import babytris
 
@@ -37,14 +36,7 @@ def test_ctrl_c_stops_a_policy_table(saved, work, delay, tmp_path):
         f"import babytris; {WORK[work]}; s = babytris.load({str(saved)!r}, verify=False); "
         "print('ready', flush=True); any(work(s) is None for _ in iter(int, 1))"
     )
-    p = subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_at_a_terminal,
-    )
+    p = start([sys.executable, "-c", code], tmp_path)
     try:
         assert p.stdout.readline().strip() == "ready"
         time.sleep(delay)
