@@ -139,9 +139,18 @@ def _seconds_to_answer(setup, work, delay, tmp_path):
     """Run ``setup`` then ``work`` in a child, send SIGINT ``delay`` seconds
     into ``work``, and return the seconds from the signal to the child's
     KeyboardInterrupt (timed in the child, so its exit is not counted)."""
+    # The child's own handler notes the time the signal is taken, and the work's caller the time
+    # the KeyboardInterrupt reaches it; the later is the answer.  (Once, in a loaded CI run, the
+    # exception reached the top without passing the except clause, leaving no time: the handler's
+    # then stands.)
     code = (
-        f"import time, babytris\n{setup}\nprint('ready', flush=True)\n"
-        f"try:\n    {work}\nexcept KeyboardInterrupt:\n    print(time.monotonic(), flush=True)\n    raise\n"
+        "import signal, time, babytris\n"
+        "def answer(signum, frame):\n"
+        "    print(time.monotonic(), flush=True)\n"
+        "    raise KeyboardInterrupt\n"
+        f"{setup}\nsignal.signal(signal.SIGINT, answer)\nprint('ready', flush=True)\n"
+        f"try:\n    {work}\nexcept KeyboardInterrupt:\n    print(time.monotonic(), flush=True)\n"
+        "    signal.signal(signal.SIGINT, signal.SIG_DFL)\n    raise\n"
     )
     p = start([sys.executable, "-c", code], tmp_path)
     try:
@@ -154,7 +163,7 @@ def _seconds_to_answer(setup, work, delay, tmp_path):
         p.kill()
     assert p.returncode == -signal.SIGINT, err
     assert "KeyboardInterrupt" in err and "SystemError" not in err, err
-    return float(out.strip()) - sent
+    return max(float(line) for line in out.split()) - sent
 
 
 @pytest.mark.long
