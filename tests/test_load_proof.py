@@ -345,3 +345,29 @@ def test_an_opening_row_not_the_claimed_rules_is_refused(tmp_path):
     assert "opens with start row 1 where the rule takes the tied start row 0" in message
     last.save(tmp_path / "last.npz")
     assert babytris.load(tmp_path / "last.npz").opening_row == 1
+
+
+# A solve stopped before it converged has no tie slack: its moves tie for sure only with their twins (the same
+# reward and board after), and its opponent's pieces where the player can place none of them.
+UNCONVERGED = [
+    # (the solve's options, the rule it broke ties by, the rule the file claims; the words of the refusal)
+    (dict(), ("last", None), ("first", None), "where an earlier move with its reward and board after"),
+    (dict(), ("first", None), ("last", None), "where a later move with its reward and board after"),
+    (dict(), ("random", 3), ("random", 4), "where another move with its reward and board after"),
+    (dict(hold=True), ("last", None), ("first", None), "where an earlier move with its reward and board after"),
+    (dict(opponent="minimax"), ("last", None), ("first", None), "where an earlier move with its reward"),
+    (dict(opponent="minavg"), ("last", None), ("first", None), "the minavg opponent gives piece 'L' where the rule"),
+]
+
+
+@pytest.mark.parametrize(("options", "solved", "claimed", "words"), UNCONVERGED)
+@pytest.mark.parametrize("sweeps", [1, 3])
+def test_an_unconverged_files_tie_rule_is_checked_on_its_sure_ties(tmp_path, options, solved, claimed, words, sweeps):
+    solution = babytris.solve(width=4, height=4, **options, ties=solved[0], tie_seed=solved[1], max_iter=sweeps)
+    assert not solution.converged and solution.tie_slack == 0.0
+    solution.save(tmp_path / "genuine.npz")
+    loaded = babytris.load(tmp_path / "genuine.npz")
+    assert (loaded.ties, loaded.tie_seed, loaded.converged) == (*solved, False) and loaded.verified
+    dataclasses.replace(solution, ties=claimed[0], tie_seed=claimed[1]).save(tmp_path / "relabelled.npz")
+    message = _refused(tmp_path / "relabelled.npz", "ties", re.escape(f"the file claims ties={claimed[0]!r}, but "))
+    assert words in message

@@ -207,7 +207,9 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
             f"more than max_memory={format_bytes(max_memory)}"
         )
     started = time.perf_counter()
-    status, *arrays = _engine_table(rules, 0, max_memory, 0, resolve_n_jobs(None), given=base)
+    # (threads as the enumeration takes them by default: one on small boards, else the idle cores only)
+    threads = _default_threads(rules, resolve_n_jobs(None))
+    status, *arrays = _engine_table(rules, 0, max_memory, 0, threads, given=base)
     if status != 0:
         code, board, found = status
         if code == -4:

@@ -13,8 +13,12 @@ surely tied move ("first": none before it; "last": none after it;
 all is :func:`~babytris.files.proof.check_policy`'s and
 :func:`~babytris.files.proof.check_opponent`'s.  Where the slack is no wider
 than the margin (a solve stopped before it converged has none), nothing is
-surely tied and there is no rule to check: the moves are then the last
-sweep's.
+surely tied by the slack.  Moves are then tied for sure only where they are
+*twins*: moves of one row with the same reward and the same board after, whose
+worth is one float however it is computed, so the solve took the rule's among
+them (:func:`_twin_moves`); and an opponent's pieces tie for sure where the
+player can place none of them (each state then worth 0 exactly).  An opening
+row is then left unchecked.
 
 Cost: for "first" (the default) one pass over each state's moves up to its
 first tied one (:func:`~babytris.solvers._greedy.first_best_moves`), and a few
@@ -69,13 +73,13 @@ def check_tie_rule(
     values = solution.values
     largest = float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0
     sure = solution.tie_slack - MARGIN_ULPS * np.finfo(np.float64).eps * largest
-    if not sure > 0.0:
-        return
     t = solution.transitions
     rng = np.random.default_rng(solution.tie_seed) if solution.ties == "random" else None
     move_keys = rng.random(t.n_moves) if rng is not None and solution.player == "optimal" else None
     if roles.moves == MOVES_BEST and rows is not None and (solution.ties != "random" or move_keys is not None):
-        if solution.ties == "first":
+        if not sure > 0.0:
+            _twin_moves(path, solution, roles, rows, move_keys)
+        elif solution.ties == "first":
             _first_moves(path, solution, roles, board_values, best, rows, sure, n_threads)
         else:
             _other_moves(path, solution, roles, board_values, best, rows, sure, move_keys)
@@ -84,7 +88,7 @@ def check_tie_rule(
     if roles.pieces in (PIECES_WORST, PIECES_BEST) and choice is not None:
         sign = 1.0 if roles.pieces == PIECES_WORST else -1.0  # (the opponent's cost: the player's value, or minus it)
         _pieces(path, solution, choice.astype(np.int64), sign, sure, piece_keys)
-        if solution.opening_row is not None:
+        if solution.opening_row is not None and sure > 0.0:
             _opening(path, solution, sign, sure, rng)
 
 
@@ -114,6 +118,53 @@ def _first_moves(
         _fail(path, solution, _moves_text(solution, s, int(rows[s]), int(first[s]), "an earlier"))
 
 
+def _rows(t, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The moves of ``states``' rows, one after another: ``(moves, sizes, segments)``,
+    the moves' indices, each row's length and where it starts among them."""
+    sizes = np.diff(t.offsets).astype(np.int64)[states]
+    starts = t.offsets[states].astype(np.int64)
+    segments = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+    moves = np.repeat(starts - segments, sizes) + np.arange(int(sizes.sum()))
+    return moves, sizes, segments
+
+
+def _gains(solution: Solution, roles: Roles, moves: np.ndarray) -> np.ndarray:
+    """The rewards of ``moves``: the roles' own, or the points of the rows they clear."""
+    if roles.move_reward is not None:
+        return roles.move_reward[moves]
+    return np.asarray(solution.rules.line_scores, dtype=np.float64)[solution.transitions.lines[moves]]
+
+
+def _twin_moves(
+    path: str | os.PathLike, solution: Solution, roles: Roles, rows: np.ndarray, keys: np.ndarray | None
+) -> None:
+    """Where the slack is none: the chosen move's key at least its twins' (the
+    moves of its row with its reward and its board after), "first" taking the
+    earliest, "last" the latest, "random" the highest draw (``keys``)."""
+    t = solution.transitions
+    states = np.flatnonzero((np.diff(t.offsets) >= 2) & (rows >= 0))
+    if not states.size:
+        return
+    moves, sizes, segments = _rows(t, states)
+    chosen = np.repeat(t.offsets[states].astype(np.int64) + rows[states], sizes)
+    gains = _gains(solution, roles, moves)
+    twin = (t.next_board[moves] == t.next_board[chosen]) & (gains == _gains(solution, roles, chosen))
+    if keys is not None:
+        key = keys[moves]
+    else:
+        key = moves.astype(np.float64) * (-1.0 if solution.ties == "first" else 1.0)
+    top = np.maximum.reduceat(np.where(twin, key, -np.inf), segments)
+    behind = np.flatnonzero(key[segments + rows[states]] < top)
+    if behind.size:
+        k = int(behind[0])
+        s = int(states[k])
+        row = slice(int(segments[k]), int(segments[k] + sizes[k]))
+        tied = int(np.argmax(np.where(twin[row], key[row], -np.inf)))
+        word = {"first": "an earlier", "last": "a later"}.get(solution.ties, "another")
+        text = _moves_text(solution, s, int(rows[s]), tied, word, "move with its reward and board after")
+        _fail(path, solution, text)
+
+
 def _other_moves(
     path: str | os.PathLike,
     solution: Solution,
@@ -132,15 +183,8 @@ def _other_moves(
     states = np.flatnonzero(counts >= 2)
     if not states.size:
         return
-    sizes = counts[states]
-    starts = t.offsets[states].astype(np.int64)
-    segments = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    moves = np.repeat(starts - segments, sizes) + np.arange(int(sizes.sum()))
-    gains = (
-        np.asarray(solution.rules.line_scores, dtype=np.float64)[t.lines[moves]]
-        if roles.move_reward is None
-        else roles.move_reward[moves]
-    )
+    moves, sizes, segments = _rows(t, states)
+    gains = _gains(solution, roles, moves)
     with np.errstate(all="ignore"):
         short = np.repeat(best[states], sizes) - (gains + solution.discount * board_values[t.next_board[moves]])
     key = moves.astype(np.float64) if keys is None else keys[moves]  # ("last": the row order)
@@ -156,7 +200,7 @@ def _other_moves(
         _fail(path, solution, _moves_text(solution, s, int(rows[s]), tied, word))
 
 
-def _moves_text(solution: Solution, s: int, chosen: int, tied: int, which: str) -> str:
+def _moves_text(solution: Solution, s: int, chosen: int, tied: int, which: str, kind: str = "tied move") -> str:
     """State ``s``'s move ``chosen`` against the ``tied`` one the rule takes, in words."""
     t = solution.transitions
     b, p = divmod(s, solution.rules.n_pieces)
@@ -165,7 +209,7 @@ def _moves_text(solution: Solution, s: int, chosen: int, tied: int, which: str) 
     def move(k: int) -> str:
         return f"placement {int(t.placement[t.offsets[s] + k])}" if t.placement_stored else f"move {k} of its row"
 
-    return f"{where} takes {move(chosen)} where {which} tied move, {move(tied)}, is the rule's"
+    return f"{where} takes {move(chosen)} where {which} {kind}, {move(tied)}, is the rule's"
 
 
 def _pieces(
@@ -178,6 +222,9 @@ def _pieces(
         cost = np.where(t.draw_chances() > 0, cost, np.inf)
     with np.errstate(all="ignore"):
         tied = cost <= cost.min(axis=1, keepdims=True) + sure
+    if not sure > 0.0:  # (no slack: only pieces the player cannot place tie for sure, each worth 0 exactly)
+        dead = (np.diff(t.offsets) == 0).reshape(cost.shape) & (cost < np.inf)
+        tied = dead & dead[np.arange(t.n_boards), choice][:, None]
     if keys is None:
         order = np.arange(cost.shape[1], dtype=np.float64)
         keys = np.broadcast_to(-order if solution.ties == "first" else order, cost.shape)
