@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+import babytris
 from babytris import CATALOGUE, Piece, Rules, RulesError
 
 
@@ -209,3 +210,19 @@ def test_repr_keeps_custom_piece_names():
 def test_strings_are_not_number_lists(field):
     with pytest.raises(ValueError, match=field):
         Rules(**{field: "0136" if field == "line_scores" else "1"})
+
+
+@pytest.mark.parametrize(
+    ("entry", "keyword"),
+    [
+        (lambda **kw: babytris.solve(**kw), "max_iterations"),  # (solve's own is max_iter)
+        (lambda **kw: babytris.solve(**kw), "gamma"),
+        (lambda **kw: babytris.solve_lean(**kw), "widht"),
+    ],
+)
+def test_an_unknown_keyword_is_named_with_the_rules_fields(entry, keyword):
+    # an entry point's **rule_fields take what its own options did not: the keyword is named, not Rules.__init__
+    with pytest.raises(TypeError, match=f"unexpected keyword '{keyword}': neither an option here nor a field of Rules"):
+        entry(width=4, height=4, **{keyword: 1})
+    with pytest.raises(ValueError, match=r"\(width, height, pieces, "):
+        entry(width=4, height=4, **{keyword: 1})

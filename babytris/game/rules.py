@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Iterable, Sequence
@@ -402,12 +403,22 @@ def make_rules(rules: Rules | None, rule_fields: dict[str, Any]) -> Rules:
     """``rules`` as given, or built from keyword fields (``width=4, height=5``):
     an entry point's ``rules=None, **rule_fields``.  Returns the Rules."""
     if rules is None:
+        unknown = [name for name in rule_fields if name not in _RULE_FIELDS]
+        if unknown:  # (the caller's own options were taken already: this names the entry point's keywords)
+            raise ArgumentTypeError(
+                f"unexpected keyword {unknown[0]!r}: neither an option here nor a field of Rules "
+                f"({', '.join(_RULE_FIELDS)})"
+            )
         return Rules(**rule_fields)
     if not isinstance(rules, Rules):
         raise ArgumentTypeError(f"rules must be a babytris.Rules, got {type(rules).__name__}")
     if rule_fields:
         raise ArgumentTypeError(f"pass either rules or rule fields, not both (got {', '.join(rule_fields)})")
     return rules
+
+
+#: The fields Rules takes, as keywords of every entry point's ``**rule_fields``.
+_RULE_FIELDS = tuple(inspect.signature(Rules).parameters)
 
 
 def piece_repr(p: Piece) -> str:
