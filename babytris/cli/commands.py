@@ -253,6 +253,9 @@ def _parser() -> argparse.ArgumentParser:
     from .export import add_export_parser
 
     add_export_parser(commands)  # (babytris/cli_export.py)
+    from .board import add_board_parser
+
+    add_board_parser(commands)  # (babytris/cli/board.py)
 
     again = commands.add_parser(
         "reproduce",
@@ -576,6 +579,12 @@ def _export(args: argparse.Namespace, out: Output) -> int:
     return export_command(args, out)
 
 
+def _board(args: argparse.Namespace, out: Output) -> int:
+    from .board import board_command  # (imports the board only when asked for)
+
+    return board_command(args, out)
+
+
 COMMANDS = {
     "solve": _solve,
     "play": _play,
@@ -585,6 +594,7 @@ COMMANDS = {
     "minimize": _minimize,
     "reproduce": _reproduce,
     "export": _export,
+    "board": _board,
 }
 
 

@@ -1,0 +1,63 @@
+"""A position with its moves' values, as Jupyter shows it: the board's API
+answer drawn with the library's one SVG (:mod:`babytris.game.svg`) and a table.
+
+>>> import babytris
+>>> from babytris.board import PositionView
+>>> solution = babytris.solve(width=4, height=4)
+>>> view = PositionView(solution, "....;L")
+>>> view.moves[0]["id"], round(view.moves[0]["value"], 4) == round(solution.value(0, "L"), 4)
+('L-0', True)
+>>> "<svg" in view._repr_html_()
+True
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from ..engine.resources import DEFAULT_MAX_MEMORY
+from ..game.board import Board
+from ..game.svg import board_svg
+from ..results.solution import Solution
+from .analyst import Analyst
+from .position import Position, parse_position
+
+__all__ = ["PositionView"]
+
+
+class PositionView:
+    """``position`` (its text form, or a :class:`Position`) of ``solution``'s
+    game with every move's value, regret and mark (:meth:`Analyst.analysis`).
+
+    Attributes:
+        analysis: the API's answer for the position (``moves`` best first).
+        moves: ``analysis["moves"]``.
+    """
+
+    def __init__(self, solution: Solution, position: str | Position) -> None:
+        analyst = Analyst(solution, max_memory=DEFAULT_MAX_MEMORY)
+        self.rules = solution.rules
+        self.position = parse_position(position, self.rules) if isinstance(position, str) else position
+        self.analysis: dict[str, Any] = analyst.analysis(self.position)
+        self.moves: list[dict[str, Any]] = self.analysis["moves"]
+
+    def _repr_html_(self) -> str:
+        """The board with the best move landed, and one row per move: id, value, regret, mark."""
+        board = Board(self.position.board, self.rules.width, self.rules.height)
+        best = next((m for m in self.moves if m["best"]), None)
+        svg = board_svg(board, landing={tuple(c) for c in best["cells"]} if best else ())
+        rows = "".join(
+            f"<tr><td>{escape(m['id'])}</td><td>{m['value']:.4f}</td><td>{m['regret']:.4f}</td>"
+            f"<td>{escape(m['mark'])}</td></tr>"
+            for m in self.moves
+        )
+        return (
+            f"<div><p>{escape(self.analysis['position'])}: value {self.analysis['value']:.4f}</p>{svg}"
+            f"<table><tr><th>move</th><th>value</th><th>regret</th><th>mark</th></tr>{rows}</table></div>"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<PositionView {self.analysis['position']!r}: {len(self.moves)} moves, value {self.analysis['value']:.4f}>"
+        )

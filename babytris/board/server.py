@@ -1,0 +1,138 @@
+"""The board's HTTP server: the standard library's threading server over
+:func:`babytris.board.api.answer` and the page's three packaged files.
+
+Sound by construction: the static files are read from the package once, at
+start, and served by name from that table (no path reaches the file system,
+so none can traverse it); a bad request is a 400 with a one-line JSON reason,
+an unknown path a 404; every answer forbids other hosts to the page
+(Content-Security-Policy ``default-src 'self'``); bound to loopback, the
+server answers only requests addressed to a loopback name (a web page
+elsewhere cannot reach it by DNS rebinding).  Each request runs on its own
+thread, so several tabs are served at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs
+
+from .analyst import Analyst
+from .api import NoSuchPath, answer
+
+__all__ = ["BoardServer", "STATIC_FILES", "is_loopback", "static_files"]
+
+#: The page's files, in babytris/board/static/, with their media types.
+STATIC_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "board.js": "text/javascript; charset=utf-8",
+    "board.css": "text/css; charset=utf-8",
+}
+
+#: Every answer's headers beside its type: nothing from another host, no sniffing, no caching of live answers.
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def static_files() -> dict[str, bytes]:
+    """The page's files as the package ships them, by name."""
+    folder = resources.files(__package__).joinpath("static")
+    return {name: folder.joinpath(name).read_bytes() for name in STATIC_FILES}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is this machine's loopback."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BoardServer(ThreadingHTTPServer):
+    """The board's server for ``analyst`` on ``(host, port)`` (port 0: any free one).
+
+    Attributes:
+        url: the page's address (``http://host:port/``).
+    """
+
+    daemon_threads = True  # (an open tab's connection does not hold the command's exit)
+    block_on_close = False
+
+    def __init__(self, analyst: Analyst, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.analyst = analyst
+        self.files = static_files()
+        self.loopback = is_loopback(host)
+        super().__init__((host, port), _Handler)
+        name = host if ":" not in host else f"[{host}]"
+        self.url = f"http://{name}:{self.server_address[1]}/"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: BoardServer
+    timeout = 30  # (a connection left idle this long is closed: it holds a thread)
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802  (http.server's name)
+        path, _, query = self.path.partition("?")  # (not urlsplit: it reads '//x/...' as a host)
+        if self.server.loopback and not is_loopback(_host_name(self.headers.get("Host", ""))):
+            self._send(403, _json({"error": "this board answers requests to 127.0.0.1 or localhost only"}))
+            return
+        if path.startswith("/api/"):
+            self._api(path, query.partition("#")[0])
+            return
+        name = "index.html" if path == "/" else path.removeprefix("/static/")
+        if name not in STATIC_FILES or path not in ("/", f"/static/{name}"):
+            self._send(404, _json({"error": f"no such file {path[:80]!r}"}))
+            return
+        self._send(200, self.server.files[name], STATIC_FILES[name])
+
+    def _api(self, path: str, query: str) -> None:
+        try:
+            params = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=20)
+            body, status = _json(answer(self.server.analyst, path, params)), 200
+        except NoSuchPath as err:
+            body, status = _json({"error": _line(err)}), 404
+        except (ValueError, KeyError, MemoryError) as err:  # (a refused solve of an opponent too)
+            body, status = _json({"error": _line(err)}), 400
+        except Exception as err:  # a fault of babytris's, not of the request: said in one line, logged
+            print(f"babytris board: {type(err).__name__} on {path}: {err}", file=sys.stderr)
+            body, status = _json({"error": f"internal error ({type(err).__name__}); see the server's log"}), 500
+        self._send(status, body)
+
+    def _send(self, status: int, body: bytes, media: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", media)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # (quiet: the command prints its URL only)
+        pass
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header, without the port."""
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _line(err: BaseException) -> str:
+    text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    return " ".join(text.split())[:400] or type(err).__name__
+
+
+def _json(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, allow_nan=False, separators=(",", ":")).encode()

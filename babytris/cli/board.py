@@ -1,0 +1,105 @@
+"""``babytris board``: solve a game (or load a saved solution) and serve the
+analysis board for it on 127.0.0.1 (see :mod:`babytris.board`, docs/board.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import webbrowser
+
+from ..game.validation import check_int
+from .common import EPILOG, EXIT_OK, Output, solution_from
+from .options import (
+    board_arguments,
+    conflicts,
+    file_path,
+    game_options,
+    output_arguments,
+    rule_arguments,
+    solver_arguments,
+)
+
+__all__ = ["add_board_parser", "board_command"]
+
+#: The port the board listens on unless told (0: any free one).
+DEFAULT_PORT = 8765
+#: How often (seconds) the serving loop looks for Ctrl-C between requests.
+POLL_SECONDS = 0.2
+
+
+def add_board_parser(commands: argparse._SubParsersAction) -> None:
+    """The ``board`` command's options, under ``babytris``'s ``commands``."""
+    board = commands.add_parser(
+        "board",
+        epilog=EPILOG,
+        help="explore a solved game in the browser: every move's value, play, branches",
+        description="Solve the game the options give (or load --solution) and serve the analysis board on "
+        "127.0.0.1: the board, every legal placement of the piece with its exact value and regret, play "
+        "against a chosen opponent, the game's moves and values. Prints its URL and serves until Ctrl-C.",
+    )
+    output_arguments(board, 'print one JSON object, {"url": ...}, once the board is served')
+    board.add_argument(
+        "--solution",
+        type=file_path,
+        metavar="FILE",
+        help="a solution saved by `babytris solve --out` (its rules, discount and opponent; the game options "
+        "then conflict)",
+    )
+    board.add_argument(
+        "--no-verify", action="store_true", help="load --solution without its proof (babytris.load(verify=False))"
+    )
+    board_arguments(board)
+    rule_arguments(board)
+    solver_arguments(board)
+    board.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"the port to listen on (default {DEFAULT_PORT}; 0: any free)"
+    )
+    board.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default 127.0.0.1, this machine only; another is warned about: "
+        "anyone who can reach it can use the board)",
+    )
+    board.add_argument("--no-browser", action="store_true", help="print the URL only; open no browser")
+
+
+def board_command(args: argparse.Namespace, out: Output) -> int:
+    """Run ``babytris board``: solve or load, serve until Ctrl-C."""
+    import babytris
+
+    from ..board.analyst import Analyst
+    from ..board.server import BoardServer, is_loopback
+    from ..engine.resources import gib_to_bytes
+
+    port = check_int("--port", args.port, 0, 65535)
+    if args.solution:
+        conflicts(args, game_options(), "--solution", "the file holds the game (rules, discount, opponent, ties)")
+    elif "no_verify" in getattr(args, "given", ()):
+        raise ValueError("--no-verify: only with --solution (a file loaded without its proof); here nothing is loaded")
+    if args.solution:
+        solution = babytris.load(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
+    else:
+        solution = solution_from(args, out)
+    analyst = Analyst(solution, max_memory=gib_to_bytes(args.max_memory))
+    if not is_loopback(args.host):
+        print(
+            f"babytris board: warning: --host {args.host} serves the board beyond this machine; anyone who can reach "
+            "it can use it (and make it solve games)",
+            file=sys.stderr,
+        )
+    try:
+        server = BoardServer(analyst, args.host, port)
+    except OSError as err:
+        raise ValueError(
+            f"--port {port}: cannot listen on {args.host}:{port} ({err.strerror}); --port 0 takes any free one"
+        ) from None
+    with server:
+        out.line(f"babytris board: {server.url}  (Ctrl-C stops it)")
+        if args.json:
+            print(json.dumps({"url": server.url}))
+        sys.stdout.flush()
+        if not args.no_browser:
+            webbrowser.open(server.url)
+        server.serve_forever(poll_interval=POLL_SECONDS)
+    return EXIT_OK

@@ -1,0 +1,337 @@
+"""The analysis board without a browser: the position's text form, the JSON
+API's answers against the solution's own values and the Game's moves, and
+the server's soundness (400 with a one-line reason, no path outside the
+package, loopback only, several requests at once)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlencode
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import babytris
+from babytris import Game, Rules
+from babytris.board import Analyst, BoardServer, Position, parse_position, position_text
+from babytris.board.analyst import MARKS, mark
+from babytris.board.api import answer
+from babytris.board.server import static_files
+
+
+@pytest.fixture(scope="module")
+def solution():
+    return babytris.solve(width=4, height=5)
+
+
+@pytest.fixture(scope="module")
+def analyst(solution):
+    return Analyst(solution, max_memory=2**30)
+
+
+@pytest.fixture(scope="module")
+def server(analyst):
+    board = BoardServer(analyst, "127.0.0.1", 0)
+    thread = threading.Thread(target=board.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield board
+    board.shutdown()
+    board.server_close()
+
+
+def get(server, path, host=None, **params):
+    """(status, JSON body or bytes, headers) of a GET at the server."""
+    url = server.url.rstrip("/") + path + (f"?{urlencode(params)}" if params else "")
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, body, headers = response.status, response.read(), response.headers
+    except urllib.error.HTTPError as err:
+        status, body, headers = err.code, err.read(), err.headers
+    if headers.get("Content-Type") == "application/json":
+        return status, json.loads(body), headers
+    return status, body, headers
+
+
+# ---- the text form ----
+
+
+@pytest.mark.parametrize(
+    "fields, text",
+    [
+        ({}, "#..#/##.#;L"),
+        ({"preview": 2}, "....;I;L,I"),
+        ({"hold": True}, "#.../##..;L;I!"),
+        ({"hold": True, "preview": 1}, "....;L;I;-"),
+        ({"randomizer": "bag", "bag_copies": 2}, "....;L;I,I,L"),
+    ],
+)
+def test_a_position_text_reads_back_as_written(fields, text):
+    rules = Rules(width=4, height=5, **fields)
+    assert position_text(parse_position(text, rules), rules) == text
+
+
+def test_the_text_form_fields():
+    rules = Rules(width=4, height=5, preview=1, hold=True)
+    p = parse_position("#..#/##.#;L;I;I!", rules)
+    assert p == Position(board=0b1001_1011, piece=1, queue=(0,), held=0, locked=True)
+    assert position_text(Position(0, 0, (1,)), rules) == "....;I;L;-"  # (the empty rows on top left out)
+    assert parse_position("..../..../..../..../....;I;L;-", rules).board == 0
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("#..#", "these rules take 2 fields (rows;piece), got 1"),
+        ("#..#;L;I", "these rules take 2 fields"),
+        ("#.#;L", "rows must be at most 5 rows of 4 '#' or '.'"),
+        ("#..x;L", "rows must be"),
+        ("..../..../..../..../..../....;L", "rows must be at most 5 rows"),
+        ("....;T", "piece 'T' is not a piece of these rules (I, L)"),
+        ("", "position must be a text of 1 to 1000 characters"),
+        ("." * 2000, "position must be a text of 1 to 1000 characters"),
+    ],
+)
+def test_a_malformed_text_names_its_field(text, words):
+    with pytest.raises(ValueError, match="position") as err:
+        parse_position(text, Rules(width=4, height=5))
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_bag_text_holds_what_the_bag_can():
+    rules = Rules(width=4, height=4, randomizer="bag")
+    with pytest.raises(ValueError, match=r"bag must hold 1 to 1 of a piece \(rules.bag_copies\)"):
+        parse_position("....;L;I,I", rules)
+    with pytest.raises(ValueError, match="bag must hold"):
+        parse_position("....;L;", rules)
+
+
+# ---- the answers, against the solution ----
+
+
+def test_every_move_has_the_solutions_value_and_regret(analyst, solution):
+    position = parse_position("#.../##..;L", solution.rules)
+    answer_ = analyst.analysis(position)
+    values = {f"{p.piece}-{p.index}": v for p, v in solution.action_values(position.board, "L").items()}
+    assert {m["id"]: m["value"] for m in answer_["moves"]} == values
+    assert answer_["value"] == solution.value(position.board, "L") == max(values.values())
+    best = max(values.values())
+    for m in answer_["moves"]:
+        assert m["regret"] == (0.0 if best - m["value"] <= solution.tie_slack else best - m["value"])
+        assert m["mark"] == mark(m["regret"])
+    (chosen,) = [m for m in answer_["moves"] if m["best"]]
+    assert chosen["id"] == f"L-{solution.best_action(position.board, 'L').index}"
+    assert [m["regret"] for m in answer_["moves"]] == sorted(m["regret"] for m in answer_["moves"])
+    assert answer_["chances"] == {"I": 0.5, "L": 0.5}
+
+
+def test_the_marks_and_their_thresholds():
+    assert [mark(r) for r in (0.0, 0.099, 0.1, 0.29, 0.3, 0.99, 1.0, 5.0)] == ["", "", "?!", "?!", "?", "?", "??", "??"]
+    assert [sign for _, sign in MARKS] == ["??", "?", "?!"]
+
+
+def test_the_moves_land_where_the_game_lands_them(analyst, solution):
+    position = parse_position("#.../##..;I", solution.rules)
+    game = Game(solution.rules)
+    game.board, game.piece = position.board, 0
+    moves = {f"I-{m.placement.index}": m for m in game.moves()}
+    answered = analyst.analysis(position)["moves"]
+    assert {m["id"] for m in answered} == set(moves)
+    for m in answered:
+        cells = sum(1 << (r * 4 + c) for c, r in m["cells"])
+        assert cells & position.board == 0 and bin(cells).count("1") == 3
+        assert (m["points"], m["lines"]) == (moves[m["id"]].points, moves[m["id"]].lines)
+    (clear,) = [m for m in answered if m["lines"]]  # the flat I on the bottom row's gap... one move clears
+    assert clear["points"] == 1.0
+
+
+def test_a_play_is_the_games_placement_then_the_drawn_piece(analyst, solution):
+    first = analyst.play(parse_position("....;L", solution.rules), "L-0", opponent="random", seed=7, ply=0)
+    again = analyst.play(parse_position("....;L", solution.rules), "L-0", opponent="random", seed=7, ply=0)
+    assert first == again  # (one seed and ply, one piece)
+    game = Game(solution.rules)
+    game.piece = 1
+    game.place(0)
+    assert first["position"] == position_text(
+        Position(game.board, solution.rules.piece_index(first["came"])), solution.rules
+    )
+    drawn = {
+        analyst.play(parse_position("....;L", solution.rules), "L-0", opponent="random", seed=7, ply=k)["came"]
+        for k in range(20)
+    }
+    assert drawn == {"I", "L"}
+    by_hand = analyst.play(parse_position("....;L", solution.rules), "L-0", opponent="random", seed=0, ply=0, piece=0)
+    assert by_hand["came"] == "I"
+
+
+def test_an_opponent_answers_with_its_solutions_piece(analyst, solution):
+    robust = babytris.solve(width=4, height=5, opponent="minimax")
+    position = parse_position("#.../##..;L", solution.rules)
+    for m in analyst.analysis(position, opponent="minimax")["moves"]:
+        played = analyst.play(position, m["id"], opponent="minimax", seed=0, ply=0)
+        board = parse_position(played["position"], solution.rules).board
+        assert m["answer"] == played["came"] == robust.piece_policy(board)
+
+
+def test_two_players_side_by_side(analyst, solution):
+    robust = babytris.solve(width=4, height=5, opponent="minimax")
+    position = parse_position("....;L", solution.rules)
+    answered = analyst.analysis(position, compare="minimax")
+    theirs = robust.best_action(0, "L")
+    assert answered["compare"]["theirs"] == f"L-{theirs.index}"
+    for m in answered["moves"]:
+        assert (
+            m["compare"]
+            == robust.action_values(0, "L")[next(p for p in robust.action_values(0, "L") if f"L-{p.index}" == m["id"])]
+        )
+    mine = next(m for m in answered["moves"] if m["best"])
+    other = next(m for m in answered["moves"] if m["id"] == answered["compare"]["theirs"])
+    assert answered["compare"]["theirs_costs_here"] == other["regret"]
+    assert answered["compare"]["mine_costs_there"] == pytest.approx(max(0.0, other["compare"] - mine["compare"]))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"preview": 1},
+        {"hold": True},
+        {"randomizer": "bag"},
+        {"mirror": True},
+        {"moves": "soft"},
+        {"hold": True, "preview": 1},
+    ],
+)
+def test_every_game_plays_through_the_api_with_the_solutions_values(fields):
+    solution = babytris.solve(width=4, height=4, **fields)
+    analyst = Analyst(solution, max_memory=2**30)
+    game = Game(solution.rules, seed=3)
+    pos = position_text(
+        Position(
+            game.board,
+            game.piece,
+            tuple(game.queue),
+            game.held,
+            game.locked,
+            None if game.bag_left is None else tuple(sorted(game.bag_left)),
+        ),
+        solution.rules,
+    )
+    for ply in range(8):
+        answered = answer(analyst, "/api/position", {"pos": [pos]})
+        if answered["over"]:
+            break
+        p = parse_position(pos, solution.rules)
+        held = p.held if solution.rules.hold else None
+        assert answered["value"] == solution.value(p.board, p.piece, p.queue, held, p.locked, p.bag)
+        move = answered["moves"][ply % len(answered["moves"])]["id"]
+        pos = answer(analyst, "/api/play", {"pos": [pos], "move": [move], "ply": [str(ply)]})["position"]
+    assert ply >= 3
+
+
+def test_a_solution_whose_values_are_not_the_players_is_refused():
+    with pytest.raises(ValueError, match="solution: the board shows an optimal player's values"):
+        Analyst(babytris.solve(width=3, height=3, opponent="gaps"), max_memory=2**30)
+
+
+# ---- the server ----
+
+
+def test_the_page_and_its_files_come_from_the_package(server):
+    files = static_files()
+    for path, name in [("/", "index.html"), ("/static/board.js", "board.js"), ("/static/board.css", "board.css")]:
+        status, body, headers = get(server, path)
+        assert status == 200 and body == files[name] and len(body) > 500
+        assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+    assert b"http" not in files["index.html"].replace(b"http://www.w3.org/2000/svg", b"")  # no other host named
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../server.py",
+        "/static/%2e%2e/server.py",
+        "/static/..%2fserver.py",
+        "/../../etc/passwd",
+        "/static/",
+        "/board.js",
+        "/static/board.js/x",
+        "/static/BOARD.JS",
+        "/api/nothing",
+        "/static/board.js%00",
+    ],
+)
+def test_no_path_reaches_outside_the_pages_files(server, path):
+    status, body, _ = get(server, path)
+    assert status == 404 and set(body) == {"error"}
+
+
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({}, "pos is missing"),
+        ({"pos": "#####;L"}, "position: rows must be"),
+        ({"pos": "..../####;L"}, "position: no game of these rules reaches '####;L'"),
+        ({"pos": "....;L", "opponent": "nobody"}, "opponent must be one of random, minimax, minavg, gaps here"),
+        ({"pos": "....;L", "compare": "gaps"}, "compare must be random or minimax"),
+        ({"pos": "....;L", "seed": "1"}, "unknown parameter 'seed'; this path takes pos, opponent, compare"),
+    ],
+)
+def test_a_bad_position_request_is_a_400_with_one_line(server, params, words):
+    status, body, _ = get(server, "/api/position", **params)
+    assert status == 400 and words in body["error"] and "\n" not in body["error"]
+
+
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"pos": "....;L", "move": "I-0"}, "move must be one of the legal moves here (L-0, L-1"),
+        ({"pos": "....;L"}, "move is missing"),
+        ({"pos": "....;L", "move": "L-0", "seed": "-1"}, "seed must be an integer in [0, 2**53 - 1]"),
+        ({"pos": "....;L", "move": "L-0", "seed": "9" * 30}, "seed must be an integer"),
+        ({"pos": "....;L", "move": "L-0", "ply": "x"}, "ply must be an integer in [0, 10**9]"),
+        ({"pos": "....;L", "move": "L-0", "piece": "T"}, "piece must be one of I, L"),
+        ({"pos": "....;L", "move": "L-0", "piece": "I", "opponent": "random"}, "piece and opponent conflict"),
+    ],
+)
+def test_a_bad_play_is_a_400_with_one_line(server, params, words):
+    status, body, _ = get(server, "/api/play", **params)
+    assert status == 400 and words in body["error"], body
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=40), st.sampled_from(["/api/position", "/api/play", "/api/start"]))
+def test_no_text_makes_a_500(server, text, path):
+    status, body, _ = get(server, path, pos=text, move=text, seed=text)
+    assert status in (200, 400) and isinstance(body, dict), body
+
+
+def test_a_request_to_another_host_name_is_refused(server):
+    status, body, _ = get(server, "/api/game", host="attacker.example:80")
+    assert status == 403 and "127.0.0.1 or localhost only" in body["error"]
+    assert get(server, "/api/game", host=f"localhost:{server.server_address[1]}")[0] == 200
+
+
+def test_several_tabs_at_once(server, solution):
+    texts = ["....;L", "....;I", "#.../##..;L", "#.../##..;I"] * 4
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda t: get(server, "/api/position", pos=t), texts))
+    for text, (status, body, _) in zip(texts, answers):
+        p = parse_position(text, solution.rules)
+        assert status == 200 and body["value"] == solution.value(p.board, p.piece)
+
+
+def test_the_game_description_is_the_librarys(server, solution):
+    from babytris.game.svg import CELL, COLORS
+
+    status, body, _ = get(server, "/api/game")
+    assert status == 200
+    assert body["palette"] == dict(COLORS) and body["cell"] == CELL
+    assert body["start_value"] == solution.start_value and body["estimate"] is False
+    assert [p["name"] for p in body["pieces"]] == ["I", "L"]
+    status, start, _ = get(server, "/api/start", seed=5)
+    assert status == 200 and start["position"] in ("....;I", "....;L")
