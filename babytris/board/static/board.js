@@ -242,6 +242,7 @@ function render() {
   const node = state.node;
   const a = node.analysis;
   drawBoard($("board"), state.editing !== null ? state.editing : parseRows(node.pos));
+  $("board").dataset.position = node.pos;
   renderPanel(node);
   renderMoves(a);
   renderMoveList();
@@ -432,7 +433,7 @@ function editCell(event) {
 
 async function saveHtml() {
   const [page, js, css] = await Promise.all(["/", "/static/board.js", "/static/board.css"].map((u) => fetch(u).then((r) => r.text())));
-  const data = { answers: Object.fromEntries(answers), url: location.search };
+  const data = { answers: Object.fromEntries(answers), tree: stored(state.root), at: pathTo(state.node).slice(1).map((n) => n.parent.children.indexOf(n)) };
   const json = JSON.stringify(data).replace(/</g, "\\u003c");
   const html = page
     .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>${css}</style>`)
@@ -443,6 +444,17 @@ async function saveHtml() {
   link.download = "babytris-game.html";
   link.click();
   URL.revokeObjectURL(link.href);
+}
+
+function stored(n) {
+  // A node and its children as the saved file keeps them (no parents: JSON holds no cycles).
+  return { pos: n.pos, analysis: n.analysis, move: n.move, came: n.came, points: n.points, children: n.children.map(stored) };
+}
+
+function restored(data, parent = null) {
+  const n = newNode(data.pos, data.analysis, parent, data.move, data.came, data.points);
+  n.children = data.children.map((c) => restored(c, n));
+  return n;
 }
 
 // ---- start ----
@@ -473,7 +485,7 @@ function fillSelect(select, options) {
 async function main() {
   state.game = await api("/api/game");
   const g = state.game;
-  const url = new URLSearchParams(saved ? saved.url : location.search);
+  const url = new URLSearchParams(saved ? "" : location.search);
   $("rules").textContent = `${g.width}x${g.height}, pieces ${g.pieces.map((p) => p.name).join(" ")}` +
     `${g.preview ? `, preview ${g.preview}` : ""}${g.hold ? ", hold" : ""}${g.bag ? ", bag" : ""}, discount ${g.discount}, ` +
     `solved against ${g.opponent}`;
@@ -504,7 +516,12 @@ async function main() {
   $("save").addEventListener("click", () => attempt(saveHtml));
   $("board").addEventListener("click", editCell);
   document.addEventListener("keydown", keys);
-  if (url.get("pos")) {
+  if (saved) {
+    $("save").hidden = $("new-game").hidden = $("edit").hidden = true;
+    state.root = state.node = restored(saved.tree);
+    for (const k of saved.at) state.node = state.node.children[k];
+    goTo(state.node);
+  } else if (url.get("pos")) {
     await startFrom(url.get("pos"), url.get("moves") ? url.get("moves").split("_") : []);
   } else {
     const p = params();
