@@ -233,6 +233,25 @@ def test_every_game_plays_through_the_api_with_the_solutions_values(fields):
     assert ply >= 3
 
 
+def test_a_lean_solve_is_read_as_the_table(analyst, solution):
+    from babytris.board.lean import LeanView
+
+    lean = Analyst(LeanView(babytris.solve_lean(width=4, height=5)), max_memory=2**30)
+    for text in ("....;L", "#.../##..;I", "#..#/##.#;L"):
+        position = parse_position(text, solution.rules)
+        mine, table = lean.analysis(position), analyst.analysis(position)
+        assert mine["value"] == pytest.approx(table["value"], abs=2 * solution.error_bound)
+        assert {m["id"]: m["value"] for m in mine["moves"]} == pytest.approx(
+            {m["id"]: m["value"] for m in table["moves"]}, abs=2 * solution.error_bound
+        )
+        assert [m["id"] for m in mine["moves"] if m["best"]] == [m["id"] for m in table["moves"] if m["best"]]
+    assert lean.opponents.available == ("random",) and answer(lean, "/api/game", {})["lean"] is True
+    with pytest.raises(ValueError, match="compare: a lean solve holds one player's board values"):
+        lean.analysis(parse_position("....;L", solution.rules), compare="minimax")
+    with pytest.raises(ValueError, match="no game of these rules reaches"):
+        lean.analysis(parse_position("####;L", solution.rules))
+
+
 def test_a_solution_whose_values_are_not_the_players_is_refused():
     with pytest.raises(ValueError, match="solution: the board shows an optimal player's values"):
         Analyst(babytris.solve(width=3, height=3, opponent="gaps"), max_memory=2**30)

@@ -68,6 +68,20 @@ def test_the_board_of_a_saved_solution_and_its_text(tmp_path):
         _stop(board)
 
 
+def test_the_lean_mode_serves_values_on_demand(tmp_path, capsys):
+    board, line = _served(["--width", "4", "--height", "5", "--mode", "lean", "--json"], tmp_path)
+    try:
+        url = json.loads(line)["url"]
+        with urllib.request.urlopen(url + "api/game", timeout=10) as response:
+            game = json.loads(response.read())
+        assert game["lean"] is True and game["opponents"] == ["random"] and game["compare"] == []
+        assert game["start_value"] == pytest.approx(babytris.solve(width=4, height=5).start_value, abs=1e-7)
+    finally:
+        _stop(board)
+    assert cli.main(["board", "--mode", "lean", "--hold", "--no-browser", "-q"]) == 2
+    assert "--mode lean: solves the plain game" in capsys.readouterr().err
+
+
 def test_a_host_beyond_loopback_is_warned_about(tmp_path):
     board, line = _served(["--width", "3", "--height", "3", "--host", "0.0.0.0"], tmp_path)
     try:

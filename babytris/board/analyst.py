@@ -19,6 +19,7 @@ from ..game.board import Board
 from ..game.drop import landing
 from ..game.pieces import Placement
 from ..results.solution import Solution
+from .lean import LeanView
 from .opponents import Opponents, after_deal
 from .position import Position, position_text
 
@@ -50,14 +51,15 @@ class Analyst:
 
     Args:
         solution: a Solution whose player optimises (its values are the
-            player's: not a random player's, nor the ``gaps`` opponent's holes).
+            player's: not a random player's, nor the ``gaps`` opponent's holes),
+            or a lean solve's :class:`LeanView` (values on demand).
         max_memory: the bytes a named opponent's solve may take (see :class:`Opponents`).
 
     Raises:
         ValueError: for a solution whose values are not the player's.
     """
 
-    def __init__(self, solution: Solution, *, max_memory: int) -> None:
+    def __init__(self, solution: Solution | LeanView, *, max_memory: int) -> None:
         if solution.player != "optimal" or solution.opponent == "gaps":
             raise ValueError(
                 f"solution: the board shows an optimal player's values; this one's player is {solution.player!r} "
@@ -80,7 +82,7 @@ class Analyst:
         held = position.held if self.rules.hold else None
         return position.board, position.piece, position.queue, held, position.locked, position.bag
 
-    def value(self, position: Position, solution: Solution | None = None) -> float:
+    def value(self, position: Position, solution: Solution | LeanView | None = None) -> float:
         """The value of ``position`` (``solution``'s, default the board's);
         ``ValueError`` (one line) where no game reaches it."""
         try:
@@ -214,9 +216,16 @@ class Analyst:
     def compared(self, opponent: str) -> Solution:
         """The solution of the same game whose player is solved against ``opponent`` (``random`` or
         ``minimax``: the optimal and the robust max-min player), solved on first use."""
-        if opponent not in ("random", "minimax"):
+        if not self.comparable:
+            raise ValueError("compare: a lean solve holds one player's board values; leave compare out")
+        if opponent not in self.comparable:
             raise ValueError(f"compare must be random or minimax (a player's model), got {str(opponent)[:40]!r}")
         return self.opponents.solved(opponent)
+
+    @property
+    def comparable(self) -> tuple[str, ...]:
+        """The words ``compare`` takes: the optimal player's opponent models (none beside a lean solve)."""
+        return ("random", "minimax") if isinstance(self.solution, Solution) else ()
 
     def _other_values(self, position: Position, compare: str | None) -> tuple[dict, str | None] | None:
         """The compared player's values of ``position``'s moves and the id of its move (None: none)."""

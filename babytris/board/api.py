@@ -21,6 +21,7 @@ from typing import Any
 
 from ..game.svg import CELL, COLORS
 from ..game.validation import check_int
+from ..results.solution import Solution
 from .analyst import MARKS, Analyst
 from .position import parse_position, position_text
 
@@ -95,8 +96,9 @@ def describe(analyst: Analyst) -> dict[str, Any]:
         "tie_slack": s.tie_slack,
         "start_value": s.start_value,
         "estimate": False,
+        "lean": not isinstance(s, Solution),
         "opponents": list(analyst.opponents.available),
-        "compare": ["random", "minimax"],
+        "compare": list(analyst.comparable),
         "marks": [[threshold, sign] for threshold, sign in MARKS],
         "palette": dict(COLORS),
         "cell": CELL,

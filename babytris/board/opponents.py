@@ -18,6 +18,7 @@ from ..game.rules import Rules
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import OPPONENT_MODELS
+from .lean import LeanView
 from .position import Position
 
 __all__ = ["OPPONENTS", "Opponents", "random_piece"]
@@ -55,7 +56,7 @@ class Opponents:
         max_memory: the bytes a named opponent's solve may take.
     """
 
-    def __init__(self, solution: Solution, max_memory: int) -> None:
+    def __init__(self, solution: Solution | LeanView, max_memory: int) -> None:
         self.solution = solution
         self.rules = solution.rules
         self._max_memory = max_memory
@@ -65,8 +66,10 @@ class Opponents:
     @property
     def available(self) -> tuple[str, ...]:
         """The words :meth:`piece` takes here: ``solution`` only where the solution has an opponent of its own;
-        the named ones only without a bag (a bag with an opponent choosing from it is not stepped through)."""
-        named = () if self.rules.randomizer == "bag" else OPPONENT_MODELS[1:]
+        the named ones only without a bag (a bag with an opponent choosing from it is not stepped through)
+        and beside a table (a lean solve's game is too big to solve again for each)."""
+        table = isinstance(self.solution, Solution)
+        named = () if self.rules.randomizer == "bag" or not table else OPPONENT_MODELS[1:]
         own = ("solution",) if self.solution.opponent_policy is not None else ()
         return ("random", *named, *own)
 
@@ -80,7 +83,7 @@ class Opponents:
         """The solution of this game against ``opponent`` (an optimal player's,
         but for ``minavg`` and ``gaps``, which are solved against a random
         one): the board's own where it is that, or for ``solution``."""
-        if opponent in ("solution", self.solution.opponent):
+        if isinstance(self.solution, Solution) and opponent in ("solution", self.solution.opponent):
             return self.solution
         with self._lock:
             if opponent not in self._solved:

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 import webbrowser
+from typing import Any
 
 from ..game.validation import check_int
 from .common import EPILOG, EXIT_OK, Output, solution_from
@@ -15,6 +16,7 @@ from .options import (
     conflicts,
     file_path,
     game_options,
+    game_rules,
     output_arguments,
     rule_arguments,
     solver_arguments,
@@ -53,6 +55,14 @@ def add_board_parser(commands: argparse._SubParsersAction) -> None:
     rule_arguments(board)
     solver_arguments(board)
     board.add_argument(
+        "--mode",
+        choices=("auto", "table", "lean"),
+        default="auto",
+        help="as for babytris solve: table (every move's value from the move table), lean (board values only, "
+        "moves valued on demand; the plain game against random or minimax pieces), auto (default): table, or "
+        "lean where the table would exceed --max-memory",
+    )
+    board.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"the port to listen on (default {DEFAULT_PORT}; 0: any free)"
     )
     board.add_argument(
@@ -79,9 +89,9 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
         raise ValueError("--no-verify: only with --solution (a file loaded without its proof); here nothing is loaded")
     if args.solution:
         solution = babytris.load(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
+        analyst = Analyst(solution, max_memory=gib_to_bytes(args.max_memory))
     else:
-        solution = solution_from(args, out)
-    analyst = Analyst(solution, max_memory=gib_to_bytes(args.max_memory))
+        analyst = Analyst(_solved(args, out), max_memory=gib_to_bytes(args.max_memory))
     if not is_loopback(args.host):
         print(
             f"babytris board: warning: --host {args.host} serves the board beyond this machine; anyone who can reach "
@@ -103,3 +113,45 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
             webbrowser.open(server.url)
         server.serve_forever(poll_interval=POLL_SECONDS)
     return EXIT_OK
+
+
+def _solved(args: argparse.Namespace, out: Output) -> Any:
+    """The game solved as ``--mode`` says: a Solution, or a lean solve seen as one (:class:`LeanView`)."""
+    from ..board.lean import LeanView
+    from ..engine.resources import MemoryLimitError
+    from .lean import lean_applies
+
+    plain = lean_applies(argparse.Namespace(**vars(args), out=None, policy_csv=None))
+    if args.mode == "lean":
+        if not plain:
+            raise ValueError(
+                "--mode lean: solves the plain game (no --preview, --hold, --moves soft, --randomizer bag; "
+                "--opponent random or minimax; --method mpi or vi)"
+            )
+        return LeanView(_lean(args, out))
+    try:
+        return solution_from(args, out)
+    except MemoryLimitError:
+        if args.mode == "auto" and plain:
+            out.line("babytris board: the move table would not fit in --max-memory: solving in the lean mode")
+            return LeanView(_lean(args, out))
+        raise
+
+
+def _lean(args: argparse.Namespace, out: Output) -> Any:
+    from ..engine.resources import gib_to_bytes
+    from ..modes.lean import solve_lean
+    from .lean import SweepProgress
+
+    return solve_lean(
+        game_rules(args),
+        accelerate=args.accelerate,
+        discount=args.discount,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        opponent=args.opponent,
+        keep="none" if args.method == "vi" else None,
+        max_memory=gib_to_bytes(args.max_memory),
+        n_jobs=args.jobs,
+        progress=SweepProgress(args.tol) if out.chatty and sys.stderr.isatty() else None,
+    )
