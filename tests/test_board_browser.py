@@ -208,3 +208,39 @@ def test_the_screenshot_of_the_guide(page, server):
     page.locator("#moves tbody tr").nth(2).hover()
     page.screenshot(path=str(DOCS / "board.png"))
     assert (DOCS / "board.png").stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def hold_server():
+    """A board of 4x4 with a preview of one piece and hold."""
+    board = BoardServer(Analyst(babytris.solve(width=4, height=4, preview=1, hold=True), max_memory=2**30))
+    thread = threading.Thread(target=board.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield board
+    board.shutdown()
+    board.server_close()
+
+
+def test_hold_the_queue_pieces_by_hand_and_the_keys(browser, hold_server):
+    tab = browser.new_page()
+    errors = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_board(tab, hold_server.url + "?pos=....%3BL%3BI%3B-&opponent=hand")
+    expect(tab.locator("#panel figcaption")).to_have_text(["to place L", "next I", "held -"])
+    tab.select_option("#hand", "L")
+    tab.locator("#moves tbody tr[data-move='hold']").click()  # L goes on hold, I comes, L (by hand) joins the queue
+    expect(tab.locator("#board")).to_have_attribute("data-position", "....;I;L;L!")
+    expect(tab.locator("#panel figcaption")).to_have_text(["to place I", "next L", "held (locked) L"])
+    assert tab.locator("#moves tbody tr[data-move='hold']").count() == 0  # (the slot is full)
+    tab.keyboard.press("ArrowDown")
+    second = tab.locator("#moves tbody tr").nth(1).get_attribute("data-move")
+    tab.keyboard.press("Enter")
+    expect(tab.locator("#movelist li")).to_have_count(2)
+    expect(tab.locator("#movelist a.current")).to_have_text(re.compile(f"^{second} .*→ L"))
+    tab.keyboard.press("ArrowLeft")
+    tab.keyboard.press("ArrowLeft")
+    expect(tab.locator("#board")).to_have_attribute("data-position", "....;L;I;-")
+    tab.keyboard.press("ArrowRight")
+    expect(tab.locator("#board")).to_have_attribute("data-position", "....;I;L;L!")
+    assert not errors, errors
+    tab.close()
