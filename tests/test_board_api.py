@@ -234,7 +234,7 @@ def test_every_game_plays_through_the_api_with_the_solutions_values(fields):
 
 
 def test_a_lean_solve_is_read_as_the_table(analyst, solution):
-    from babytris.board.lean import LeanView
+    from babytris.board.on_demand import LeanView
 
     lean = Analyst(LeanView(babytris.solve_lean(width=4, height=5)), max_memory=2**30)
     for text in ("....;L", "#.../##..;I", "#..#/##.#;L"):
@@ -245,11 +245,32 @@ def test_a_lean_solve_is_read_as_the_table(analyst, solution):
             {m["id"]: m["value"] for m in table["moves"]}, abs=2 * solution.error_bound
         )
         assert [m["id"] for m in mine["moves"] if m["best"]] == [m["id"] for m in table["moves"] if m["best"]]
-    assert lean.opponents.available == ("random",) and answer(lean, "/api/game", {})["lean"] is True
+    assert lean.opponents.available == ("random",) and answer(lean, "/api/game", {})["result"] == "lean"
     with pytest.raises(ValueError, match="compare: a lean solve holds one player's board values"):
         lean.analysis(parse_position("....;L", solution.rules), compare="minimax")
     with pytest.raises(ValueError, match="no game of these rules reaches"):
         lean.analysis(parse_position("####;L", solution.rules))
+
+
+def test_a_sharded_solve_is_read_as_the_table(analyst, solution, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
+    from babytris.board.on_demand import ShardedView
+
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        babytris.solve_sharded(solution.rules, client, out=tmp_path / "shards")
+    sharded = Analyst(ShardedView(babytris.load_sharded(tmp_path / "shards")), max_memory=2**30)
+    for text in ("....;L", "#.../##..;I"):
+        position = parse_position(text, solution.rules)
+        mine, table = sharded.analysis(position), analyst.analysis(position)
+        assert mine["value"] == pytest.approx(table["value"], abs=1e-7)
+        assert {m["id"]: m["value"] for m in mine["moves"]} == pytest.approx(
+            {m["id"]: m["value"] for m in table["moves"]}, abs=1e-7
+        )
+        assert [m["id"] for m in mine["moves"] if m["best"]] == [m["id"] for m in table["moves"] if m["best"]]
+    assert answer(sharded, "/api/game", {})["result"] == "sharded"
 
 
 def test_a_solution_whose_values_are_not_the_players_is_refused():

@@ -74,7 +74,7 @@ def test_the_lean_mode_serves_values_on_demand(tmp_path, capsys):
         url = json.loads(line)["url"]
         with urllib.request.urlopen(url + "api/game", timeout=10) as response:
             game = json.loads(response.read())
-        assert game["lean"] is True and game["opponents"] == ["random"] and game["compare"] == []
+        assert game["result"] == "lean" and game["opponents"] == ["random"] and game["compare"] == []
         assert game["start_value"] == pytest.approx(babytris.solve(width=4, height=5).start_value, abs=1e-7)
     finally:
         _stop(board)

@@ -19,7 +19,7 @@ from ..game.board import Board
 from ..game.drop import landing
 from ..game.pieces import Placement
 from ..results.solution import Solution
-from .lean import LeanView
+from .on_demand import LeanView, ShardedView
 from .opponents import Opponents, after_deal
 from .position import Position, position_text
 
@@ -52,14 +52,15 @@ class Analyst:
     Args:
         solution: a Solution whose player optimises (its values are the
             player's: not a random player's, nor the ``gaps`` opponent's holes),
-            or a lean solve's :class:`LeanView` (values on demand).
+            or a lean or sharded result's view (:mod:`babytris.board.on_demand`: its
+            moves valued on demand).
         max_memory: the bytes a named opponent's solve may take (see :class:`Opponents`).
 
     Raises:
         ValueError: for a solution whose values are not the player's.
     """
 
-    def __init__(self, solution: Solution | LeanView, *, max_memory: int) -> None:
+    def __init__(self, solution: Solution | LeanView | ShardedView, *, max_memory: int) -> None:
         if solution.player != "optimal" or solution.opponent == "gaps":
             raise ValueError(
                 f"solution: the board shows an optimal player's values; this one's player is {solution.player!r} "
@@ -82,7 +83,7 @@ class Analyst:
         held = position.held if self.rules.hold else None
         return position.board, position.piece, position.queue, held, position.locked, position.bag
 
-    def value(self, position: Position, solution: Solution | LeanView | None = None) -> float:
+    def value(self, position: Position, solution: Solution | LeanView | ShardedView | None = None) -> float:
         """The value of ``position`` (``solution``'s, default the board's);
         ``ValueError`` (one line) where no game reaches it."""
         try:

@@ -23,6 +23,7 @@ from ..game.svg import CELL, COLORS
 from ..game.validation import check_int
 from ..results.solution import Solution
 from .analyst import MARKS, Analyst
+from .on_demand import LeanView
 from .position import parse_position, position_text
 
 __all__ = ["answer", "NoSuchPath", "PATHS"]
@@ -96,7 +97,7 @@ def describe(analyst: Analyst) -> dict[str, Any]:
         "tie_slack": s.tie_slack,
         "start_value": s.start_value,
         "estimate": False,
-        "lean": not isinstance(s, Solution),
+        "result": "table" if isinstance(s, Solution) else "lean" if isinstance(s, LeanView) else "sharded",
         "opponents": list(analyst.opponents.available),
         "compare": list(analyst.comparable),
         "marks": [[threshold, sign] for threshold, sign in MARKS],

@@ -18,7 +18,7 @@ from ..game.rules import Rules
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import OPPONENT_MODELS
-from .lean import LeanView
+from .on_demand import LeanView, ShardedView
 from .position import Position
 
 __all__ = ["OPPONENTS", "Opponents", "random_piece"]
@@ -56,7 +56,7 @@ class Opponents:
         max_memory: the bytes a named opponent's solve may take.
     """
 
-    def __init__(self, solution: Solution | LeanView, max_memory: int) -> None:
+    def __init__(self, solution: Solution | LeanView | ShardedView, max_memory: int) -> None:
         self.solution = solution
         self.rules = solution.rules
         self._max_memory = max_memory

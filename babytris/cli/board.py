@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import webbrowser
 from typing import Any
@@ -45,8 +46,8 @@ def add_board_parser(commands: argparse._SubParsersAction) -> None:
         "--solution",
         type=file_path,
         metavar="FILE",
-        help="a solution saved by `babytris solve --out` (its rules, discount and opponent; the game options "
-        "then conflict)",
+        help="a solution saved by `babytris solve --out`, or the directory a sharded solve wrote "
+        "(babytris.solve_sharded(..., out=DIR)); its rules, discount and opponent: the game options then conflict",
     )
     board.add_argument(
         "--no-verify", action="store_true", help="load --solution without its proof (babytris.load(verify=False))"
@@ -87,7 +88,12 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
         conflicts(args, game_options(), "--solution", "the file holds the game (rules, discount, opponent, ties)")
     elif "no_verify" in getattr(args, "given", ()):
         raise ValueError("--no-verify: only with --solution (a file loaded without its proof); here nothing is loaded")
-    if args.solution:
+    if args.solution and os.path.isdir(args.solution):  # a sharded solve's directory
+        from ..board.on_demand import ShardedView
+
+        sharded = babytris.load_sharded(args.solution, verify=not args.no_verify)
+        analyst = Analyst(ShardedView(sharded), max_memory=gib_to_bytes(args.max_memory))
+    elif args.solution:
         solution = babytris.load(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
         analyst = Analyst(solution, max_memory=gib_to_bytes(args.max_memory))
     else:
@@ -117,7 +123,7 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
 
 def _solved(args: argparse.Namespace, out: Output) -> Any:
     """The game solved as ``--mode`` says: a Solution, or a lean solve seen as one (:class:`LeanView`)."""
-    from ..board.lean import LeanView
+    from ..board.on_demand import LeanView
     from ..engine.resources import MemoryLimitError
     from .lean import lean_applies
 
