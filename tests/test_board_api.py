@@ -350,6 +350,16 @@ def test_no_text_makes_a_500(server, text, path):
     assert status in (200, 400) and isinstance(body, dict), body
 
 
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "HEAD", "OPTIONS"])
+def test_only_get_is_served(server, method):
+    request = urllib.request.Request(server.url + "api/game", method=method, data=b"x" if method != "HEAD" else None)
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 405
+    if method != "HEAD":
+        assert json.loads(err.value.read()) == {"error": f"{method} is not served here: the board answers GET only"}
+
+
 def test_a_request_to_another_host_name_is_refused(server):
     status, body, _ = get(server, "/api/game", host="attacker.example:80")
     assert status == 403 and "127.0.0.1 or localhost only" in body["error"]

@@ -99,6 +99,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, self.server.files[name], STATIC_FILES[name])
 
+    def _refuse(self) -> None:
+        """Any method but GET: 405, in JSON like every other refusal (http.server's default is a 501 page)."""
+        self.close_connection = True  # (a body it sent is not read)
+        self._send(405, _json({"error": f"{self.command} is not served here: the board answers GET only"}))
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _refuse  # noqa: N815  (http.server's names)
+
     def _api(self, path: str, query: str) -> None:
         try:
             params = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=20)
@@ -119,7 +126,8 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in HEADERS.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":  # (a HEAD answer has the headers alone)
+            self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:  # (quiet: the command prints its URL only)
         pass
