@@ -136,6 +136,10 @@ def test_play_step_back_branch_and_reload(page, server, solution):
     expect(page.locator("#movelist a.current")).to_have_text(re.compile(r"^L-0"))
     page.keyboard.press("ArrowRight")
     assert _replayed(page) == second
+    page.locator("#chart circle").first.click()  # the chart's first point: the start
+    expect(page.locator("#board")).to_have_attribute("data-position", "....;L")
+    page.locator("#chart circle").last.click()
+    expect(page.locator("#board")).to_have_attribute("data-position", second)
     page.reload()
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     expect(page.locator("#movelist li")).to_have_count(2)
