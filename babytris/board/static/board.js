@@ -23,14 +23,23 @@ const $ = (id) => document.getElementById(id);
 
 const saved = window.BABYTRIS_SAVED || null;
 const answers = new Map(saved ? Object.entries(saved.answers) : []);
+let pending = 0; // requests under way
 
 async function api(path, params = {}) {
   const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== null && v !== undefined && v !== ""));
   const url = query.toString() ? `${path}?${query}` : path;
   if (answers.has(url)) return answers.get(url);
   if (saved) throw new Error("this saved file holds only the positions its game visited");
-  const response = await fetch(url);
-  const body = await response.json();
+  pending += 1;
+  $("status").hidden = false; // (a named opponent's first use solves it: seconds on a big game)
+  let response, body;
+  try {
+    response = await fetch(url);
+    body = await response.json();
+  } finally {
+    pending -= 1;
+    $("status").hidden = pending === 0;
+  }
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
   answers.set(url, body);
   return body;
