@@ -204,10 +204,13 @@ def test_two_players_side_by_side(analyst, solution):
         {"mirror": True},
         {"moves": "soft"},
         {"hold": True, "preview": 1},
+        {"top_out": True},
+        {"objective": "combo", "discount": 1.0, "start": 0b1000_0001},  # (a placement must clear a row)
+        {"pieces": ["tetrominoes"], "height": 5},
     ],
 )
 def test_every_game_plays_through_the_api_with_the_solutions_values(fields):
-    solution = babytris.solve(width=4, height=4, **fields)
+    solution = babytris.solve(**{"width": 4, "height": 4, **fields})
     analyst = Analyst(solution, max_memory=2**30)
     game = Game(solution.rules, seed=3)
     pos = position_text(
@@ -230,7 +233,16 @@ def test_every_game_plays_through_the_api_with_the_solutions_values(fields):
         assert answered["value"] == solution.value(p.board, p.piece, p.queue, held, p.locked, p.bag)
         move = answered["moves"][ply % len(answered["moves"])]["id"]
         pos = answer(analyst, "/api/play", {"pos": [pos], "move": [move], "ply": [str(ply)]})["position"]
-    assert ply >= 3
+    assert ply >= 1 and (ply >= 3 or fields.get("objective") == "combo")
+
+
+def test_a_move_that_tops_out_is_marked_lost():
+    solution = babytris.solve(width=4, height=4, top_out=True)
+    moves = Analyst(solution, max_memory=2**30).analysis(parse_position(".#../###./##..;I", solution.rules))["moves"]
+    assert [(m["id"], m["loses"]) for m in moves] == [("I-5", False)] + [(f"I-{k}", True) for k in range(5)]
+    assert moves[1]["cells"] == [[0, 3], [1, 3], [2, 3]] and moves[2]["cells"] == [[1, 3], [2, 3], [3, 3]]
+    assert moves[3]["cells"] == []  # (resting above the top row: no cell on the board)
+    assert all(m["value"] == 0.0 and m["mark"] == "??" for m in moves[1:])
 
 
 def test_a_lean_solve_is_read_as_the_table(analyst, solution):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..engine.placements import lost_board
 from ..engine.stepped import Game, Move
 from ..game.board import Board
 from ..game.drop import landing
@@ -148,9 +149,19 @@ class Analyst:
     def _describe(self, position: Position, move: Move | str) -> dict[str, Any]:
         """Where a move lands and what it scores (a hold: nothing)."""
         if isinstance(move, str):
-            return {"piece": self.rules.piece_names[position.piece], "cells": [], "points": 0.0, "lines": 0}
+            return {
+                "piece": self.rules.piece_names[position.piece],
+                "cells": [],
+                "points": 0.0,
+                "lines": 0,
+                "loses": False,
+            }
         p = move.placement
-        cells = landing(Board(position.board, self.rules.width, self.rules.height), p, self.rules)
+        tops_out = self.rules.top_out and move.board == lost_board(self.rules)
+        try:
+            cells = landing(Board(position.board, self.rules.width, self.rules.height), p, self.rules)
+        except ValueError:  # (with top_out a piece may rest above the top row: a lost game, no cell on the board)
+            cells = frozenset()
         return {
             "piece": p.piece,
             "rotation": p.rotation,
@@ -159,6 +170,7 @@ class Analyst:
             "cells": sorted([col, row] for col, row in cells),
             "points": move.points,
             "lines": move.lines,
+            "loses": tops_out,
         }
 
     def _chances(self, position: Position) -> dict[str, float]:

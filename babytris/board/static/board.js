@@ -287,7 +287,7 @@ function renderMoves(a) {
   const body = $("moves").tBodies[0];
   body.replaceChildren();
   a.moves.forEach((m, i) => {
-    const cells = [m.mark, m.id, m.rotation ?? "", m.column ?? "", fmt(m.value), fmt(m.regret)];
+    const cells = [m.mark, m.id + (m.loses ? " (loses)" : ""), m.rotation ?? "", m.column ?? "", fmt(m.value), fmt(m.regret)];
     if (compare) cells.push(fmt(m.compare));
     if (m.answer) cells.push(m.answer);
     const tr = row("td", cells);
