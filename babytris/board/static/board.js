@@ -469,7 +469,8 @@ function restored(data, parent = null) {
 // ---- start ----
 
 function keys(event) {
-  if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
+  const tag = event.target.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || (tag === "BUTTON" && event.key === "Enter")) return; // (their own keys)
   const node = state.node;
   const moves = node.analysis.moves;
   if (event.key === "ArrowLeft" && node.parent) goTo(node.parent);
