@@ -103,6 +103,20 @@ def test_a_malformed_text_names_its_field(text, words):
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 2**20 - 1),
+    st.integers(0, 1),
+    st.lists(st.integers(0, 1), min_size=2, max_size=2),
+    st.one_of(st.none(), st.integers(0, 1)),
+    st.booleans(),
+)
+def test_every_position_reads_back_from_its_text(bits, piece, queue, held, locked):
+    rules = Rules(width=4, height=5, preview=2, hold=True)
+    position = Position(bits, piece, tuple(queue), held, locked and held is not None)
+    assert parse_position(position_text(position, rules), rules) == position
+
+
 def test_a_bag_text_holds_what_the_bag_can():
     rules = Rules(width=4, height=4, randomizer="bag")
     with pytest.raises(ValueError, match=r"bag must hold 1 to 1 of a piece \(rules.bag_copies\)"):
@@ -283,6 +297,19 @@ def test_a_sharded_solve_is_read_as_the_table(analyst, solution, tmp_path):
         )
         assert [m["id"] for m in mine["moves"] if m["best"]] == [m["id"] for m in table["moves"] if m["best"]]
     assert answer(sharded, "/api/game", {})["result"] == "sharded"
+
+
+def test_a_position_in_jupyter(solution):
+    from babytris.board import PositionView
+    from babytris.game.svg import COLORS
+
+    view = PositionView(solution, "#.../##..;L")
+    html = view._repr_html_()
+    values = solution.action_values(parse_position("#.../##..;L", solution.rules).board, "L")
+    for placement, value in values.items():
+        assert f"<td>L-{placement.index}</td><td>{value:.4f}</td>" in html
+    assert html.count(f'fill="{COLORS["piece"]}"') == 3  # the best move landed: its three cells
+    assert repr(view) == f"<PositionView '#.../##..;L': 12 moves, value {max(values.values()):.4f}>"
 
 
 def test_a_solution_whose_values_are_not_the_players_is_refused():
