@@ -312,6 +312,23 @@ def test_a_position_in_jupyter(solution):
     assert repr(view) == f"<PositionView '#.../##..;L': 12 moves, value {max(values.values()):.4f}>"
 
 
+def test_the_whole_board_in_jupyter(solution):
+    from babytris.board import BoardFrame
+
+    frame = BoardFrame(solution, "#.../##..;L")
+    try:
+        assert frame.url.endswith("/?pos=%23...%2F%23%23..%3BL") and frame.url.startswith("http://127.0.0.1:")
+        assert frame._repr_html_().startswith(f'<iframe src="{frame.url}"')
+        with urllib.request.urlopen(frame.url, timeout=10) as response:
+            assert response.read() == static_files()["index.html"]
+    finally:
+        frame.close()
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(frame.url, timeout=2)
+    with pytest.raises(ValueError, match="position: piece 'T' is not a piece"):
+        BoardFrame(solution, "....;T")
+
+
 def test_a_solution_whose_values_are_not_the_players_is_refused():
     with pytest.raises(ValueError, match="solution: the board shows an optimal player's values"):
         Analyst(babytris.solve(width=3, height=3, opponent="gaps"), max_memory=2**30)

@@ -248,3 +248,19 @@ def test_hold_the_queue_pieces_by_hand_and_the_keys(browser, hold_server):
     expect(tab.locator("#board")).to_have_attribute("data-position", "....;I;L;L!")
     assert not errors, errors
     tab.close()
+
+
+def test_the_board_in_a_notebooks_iframe(browser, solution):
+    from babytris.board import BoardFrame
+
+    frame = BoardFrame(solution, "#.../##..;L")
+    tab = browser.new_page()
+    try:
+        tab.set_content(f"<p>a notebook's output</p>{frame._repr_html_()}")
+        inside = tab.frame_locator("iframe")
+        expect(inside.locator("body")).to_have_attribute("data-ready", "true")
+        best = solution.best_action(parse_position("#.../##..;L", solution.rules).board, "L")
+        expect(inside.locator("#moves tbody tr.best")).to_have_attribute("data-move", f"L-{best.index}")
+    finally:
+        tab.close()
+        frame.close()

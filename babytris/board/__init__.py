@@ -12,8 +12,17 @@ never ``big/``.
 """
 
 from .analyst import MARKS, Analyst
-from .notebook import PositionView
+from .notebook import BoardFrame, PositionView
 from .position import Position, parse_position, position_text
 from .server import BoardServer
 
-__all__ = ["Analyst", "BoardServer", "MARKS", "Position", "PositionView", "parse_position", "position_text"]
+__all__ = [
+    "Analyst",
+    "BoardFrame",
+    "BoardServer",
+    "MARKS",
+    "Position",
+    "PositionView",
+    "parse_position",
+    "position_text",
+]

@@ -1,5 +1,7 @@
-"""A position with its moves' values, as Jupyter shows it: the board's API
-answer drawn with the library's one SVG (:mod:`babytris.game.svg`) and a table.
+"""The board in Jupyter: a position with its moves' values (the board's API
+answer drawn with the library's one SVG, :mod:`babytris.game.svg`, and a
+table), or the whole page, served on loopback from this kernel and shown in
+an iframe (:class:`BoardFrame`: the same front end as ``babytris board``).
 
 >>> import babytris
 >>> from babytris.board import PositionView
@@ -13,17 +15,20 @@ True
 
 from __future__ import annotations
 
+import threading
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from ..engine.resources import DEFAULT_MAX_MEMORY
 from ..game.board import Board
 from ..game.svg import board_svg
 from ..results.solution import Solution
 from .analyst import Analyst
-from .position import Position, parse_position
+from .position import Position, parse_position, position_text
+from .server import BoardServer
 
-__all__ = ["PositionView"]
+__all__ = ["BoardFrame", "PositionView"]
 
 
 class PositionView:
@@ -61,3 +66,42 @@ class PositionView:
         return (
             f"<PositionView {self.analysis['position']!r}: {len(self.moves)} moves, value {self.analysis['value']:.4f}>"
         )
+
+
+class BoardFrame:
+    """The analysis board of ``solution`` served from this process on a free
+    loopback port (a daemon thread) and shown by Jupyter in an iframe, at
+    ``position`` (its text form, or a :class:`Position`; default: a game's
+    start).  The browser showing the notebook must run on this machine (the
+    board answers 127.0.0.1 only).  :meth:`close` stops the server.
+
+    Attributes:
+        url: the page's address (with the position, if one was given).
+        server: the :class:`BoardServer`.
+    """
+
+    def __init__(
+        self, solution: Solution, position: str | Position | None = None, *, width: int = 1100, height: int = 640
+    ) -> None:
+        if isinstance(position, Position):
+            position = position_text(position, solution.rules)
+        elif isinstance(position, str):
+            position = position_text(parse_position(position, solution.rules), solution.rules)  # (checked first)
+        self.server = BoardServer(Analyst(solution, max_memory=DEFAULT_MAX_MEMORY))
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+        self._thread.start()
+        self.url = self.server.url + ("" if position is None else f"?pos={quote(position, safe='')}")
+        self.size = (width, height)
+
+    def _repr_html_(self) -> str:
+        """An iframe of the page."""
+        width, height = self.size
+        return f'<iframe src="{escape(self.url)}" width="{width}" height="{height}" style="border: 0"></iframe>'
+
+    def close(self) -> None:
+        """Stop the server (the iframe then shows nothing new)."""
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __repr__(self) -> str:
+        return f"<BoardFrame {self.url}>"
