@@ -329,6 +329,25 @@ def test_the_whole_board_in_jupyter(solution):
         BoardFrame(solution, "....;T")
 
 
+def test_bad_arguments_are_refused_by_name(analyst, solution):
+    import numpy as np
+
+    with pytest.raises(ValueError, match="solution must be a babytris.Solution"):
+        Analyst("4x5.npz", max_memory=2**30)
+    with pytest.raises(ValueError, match=r"max_memory must be an integer number of bytes in \[2\*\*20, 2\*\*63\)"):
+        Analyst(solution, max_memory=10)
+    with pytest.raises(ValueError, match=r"port must be an integer in \[0, 65535\], got 70000"):
+        BoardServer(analyst, "127.0.0.1", 70000)
+    with pytest.raises(ValueError, match="analyst must be a babytris.board.Analyst"):
+        BoardServer(solution)
+    with pytest.raises(ValueError, match="host must be an address"):
+        BoardServer(analyst, "")
+    board = BoardServer(analyst, "127.0.0.1", np.int64(0))  # (numpy scalars taken)
+    assert board.server_address[1] > 0
+    board.server_close()
+    assert Analyst(solution, max_memory=np.int64(2**30)).rules == solution.rules
+
+
 def test_a_solution_whose_values_are_not_the_players_is_refused():
     with pytest.raises(ValueError, match="solution: the board shows an optimal player's values"):
         Analyst(babytris.solve(width=3, height=3, opponent="gaps"), max_memory=2**30)

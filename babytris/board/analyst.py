@@ -15,10 +15,12 @@ from dataclasses import replace
 from typing import Any
 
 from ..engine.placements import lost_board
+from ..engine.resources import check_max_memory
 from ..engine.stepped import Game, Move
 from ..game.board import Board
 from ..game.drop import landing
 from ..game.pieces import Placement
+from ..game.validation import ArgumentTypeError
 from ..results.solution import Solution
 from .on_demand import LeanView, ShardedView
 from .opponents import Opponents, after_deal
@@ -58,10 +60,17 @@ class Analyst:
         max_memory: the bytes a named opponent's solve may take (see :class:`Opponents`).
 
     Raises:
-        ValueError: for a solution whose values are not the player's.
+        ValueError: for a solution whose values are not the player's, or a
+            ``max_memory`` out of [2**20, 2**63) bytes.
     """
 
     def __init__(self, solution: Solution | LeanView | ShardedView, *, max_memory: int) -> None:
+        if not isinstance(solution, (Solution, LeanView, ShardedView)):
+            raise ArgumentTypeError(
+                f"solution must be a babytris.Solution (or a LeanView or ShardedView of a lean or sharded result), "
+                f"got {type(solution).__name__}"
+            )
+        check_max_memory(max_memory)
         if solution.player != "optimal" or solution.opponent == "gaps":
             raise ValueError(
                 f"solution: the board shows an optimal player's values; this one's player is {solution.player!r} "

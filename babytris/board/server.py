@@ -21,6 +21,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs
 
+from ..game.validation import ArgumentTypeError, check_int
 from .analyst import Analyst
 from .api import NoSuchPath, answer
 
@@ -69,6 +70,11 @@ class BoardServer(ThreadingHTTPServer):
     block_on_close = False
 
     def __init__(self, analyst: Analyst, host: str = "127.0.0.1", port: int = 0) -> None:
+        if not isinstance(analyst, Analyst):
+            raise ArgumentTypeError(f"analyst must be a babytris.board.Analyst, got {type(analyst).__name__}")
+        if not isinstance(host, str) or not host:
+            raise ValueError(f"host must be an address or a name (a non-empty text), got {host!r}")
+        port = check_int("port", port, 0, 65535)
         self.analyst = analyst
         self.files = static_files()
         self.loopback = is_loopback(host)
