@@ -339,9 +339,9 @@ def test_bad_arguments_are_refused_by_name(analyst, solution):
     with pytest.raises(ValueError, match=r"port must be an integer in \[0, 65535\], got 70000"):
         BoardServer(analyst, "127.0.0.1", 70000)
     with pytest.raises(ValueError, match="analyst must be a babytris.board.Analyst"):
-        BoardServer(solution)
+        BoardServer(solution, "127.0.0.1", 0)
     with pytest.raises(ValueError, match="host must be an address"):
-        BoardServer(analyst, "")
+        BoardServer(analyst, "", 0)
     board = BoardServer(analyst, "127.0.0.1", np.int64(0))  # (numpy scalars taken)
     assert board.server_address[1] > 0
     board.server_close()

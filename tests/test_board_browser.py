@@ -217,7 +217,9 @@ def test_the_screenshot_of_the_guide(page, server):
 @pytest.fixture(scope="module")
 def hold_server():
     """A board of 4x4 with a preview of one piece and hold."""
-    board = BoardServer(Analyst(babytris.solve(width=4, height=4, preview=1, hold=True), max_memory=2**30))
+    board = BoardServer(
+        Analyst(babytris.solve(width=4, height=4, preview=1, hold=True), max_memory=2**30), "127.0.0.1", 0
+    )
     thread = threading.Thread(target=board.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield board

@@ -87,7 +87,7 @@ class BoardFrame:
             position = position_text(position, solution.rules)
         elif isinstance(position, str):
             position = position_text(parse_position(position, solution.rules), solution.rules)  # (checked first)
-        self.server = BoardServer(Analyst(solution, max_memory=DEFAULT_MAX_MEMORY))
+        self.server = BoardServer(Analyst(solution, max_memory=DEFAULT_MAX_MEMORY), "127.0.0.1", 0)
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         self._thread.start()
         self.url = self.server.url + ("" if position is None else f"?pos={quote(position, safe='')}")

@@ -60,7 +60,8 @@ def is_loopback(host: str) -> bool:
 
 
 class BoardServer(ThreadingHTTPServer):
-    """The board's server for ``analyst`` on ``(host, port)`` (port 0: any free one).
+    """The board's server for ``analyst`` on ``(host, port)``: ``"127.0.0.1"`` serves this
+    machine only (``babytris board``'s default, with port 8765); port 0 takes any free one.
 
     Attributes:
         url: the page's address (``http://host:port/``).
@@ -69,7 +70,7 @@ class BoardServer(ThreadingHTTPServer):
     daemon_threads = True  # (an open tab's connection does not hold the command's exit)
     block_on_close = False
 
-    def __init__(self, analyst: Analyst, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, analyst: Analyst, host: str, port: int) -> None:
         if not isinstance(analyst, Analyst):
             raise ArgumentTypeError(f"analyst must be a babytris.board.Analyst, got {type(analyst).__name__}")
         if not isinstance(host, str) or not host:

@@ -27,6 +27,7 @@ __all__ = ["add_board_parser", "board_command"]
 
 #: The port the board listens on unless told (0: any free one).
 DEFAULT_PORT = 8765
+
 #: How often (seconds) the serving loop looks for Ctrl-C between requests.
 POLL_SECONDS = 0.2
 
