@@ -292,7 +292,7 @@ function renderMoves(a) {
     if (m.answer) cells.push(m.answer);
     const tr = row("td", cells);
     tr.dataset.move = m.id;
-    tr.cells[0].className = MARK_CLASS[m.mark] || "";
+    if (m.mark) tr.classList.add(MARK_CLASS[m.mark]); // (the mark and the regret in its colour)
     tr.cells[1].className = "id";
     if (m.best) tr.classList.add("best");
     if (a.compare && a.compare.theirs === m.id) tr.classList.add("theirs");
