@@ -151,6 +151,15 @@ def _replayed(page) -> str:
     return page.locator("#board").get_attribute("data-position")
 
 
+def test_a_url_with_an_illegal_move_stops_the_game_there(page, server):
+    open_board(page, server.url + "?pos=....%3BL&moves=L-0.I_L-99.I")
+    expect(page.locator("#error")).to_contain_text("move must be one of the legal moves here")
+    expect(page.locator("#movelist li")).to_have_count(1)
+    expect(page.locator("#board")).to_have_attribute("data-position", "#.../##..;I")  # (L-0, then I came)
+    assert page.errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    page.errors.clear()  # (the refused move's 400, logged by the browser: expected)
+
+
 def test_the_opponents_answer_and_the_second_player(page, server, solution):
     robust = babytris.solve(width=4, height=5, opponent="minimax")
     open_board(page, server.url + "?pos=%23...%2F%23%23..%3BL&opponent=minimax&compare=minimax")

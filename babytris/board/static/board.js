@@ -219,16 +219,19 @@ async function startFrom(pos, moves = []) {
   // A new tree at pos, then the moves (ids with the piece that came: "L-3.I") played by hand.
   state.root = newNode(pos, await analysisOf(pos));
   state.node = state.root;
-  for (const token of moves) {
-    const [move, came] = token.split(".");
-    const p = params();
-    const body = await api("/api/play", { pos: state.node.pos, move, piece: came, ply: state.node.ply, compare: p.compare });
-    const child = newNode(body.position, body.analysis, state.node, move, body.came, body.points);
-    state.node.children.push(child);
-    state.node.last = child;
-    state.node = child;
+  try {
+    for (const token of moves) {
+      const [move, came] = token.split(".");
+      const p = params();
+      const body = await api("/api/play", { pos: state.node.pos, move, piece: came, ply: state.node.ply, compare: p.compare });
+      const child = newNode(body.position, body.analysis, state.node, move, body.came, body.points);
+      state.node.children.push(child);
+      state.node.last = child;
+      state.node = child;
+    }
+  } finally {
+    render(); // (a move the URL names that is not legal stops the game there, with its reason shown)
   }
-  render();
 }
 
 async function reanalyse() {
@@ -537,7 +540,6 @@ async function main() {
     const p = params();
     await startFrom((await api("/api/start", { opponent: p.opponent, seed: p.seed })).position);
   }
-  document.body.dataset.ready = "true";
 }
 
-attempt(main);
+attempt(main).then(() => (document.body.dataset.ready = "true"));
