@@ -460,3 +460,45 @@ def test_the_game_description_is_the_librarys(server, solution):
     assert [p["name"] for p in body["pieces"]] == ["I", "L"]
     status, start, _ = get(server, "/api/start", seed=5)
     assert status == 200 and start["position"] in ("....;I", "....;L")
+
+
+# ---- boards too big to solve: a feature player's evaluations, labelled estimates ----
+
+
+def test_a_big_board_shows_dellacherie_evaluations_as_estimates():
+    import numpy as np
+
+    from babytris.big import Tetris
+    from babytris.board.estimates import DELLACHERIE, EstimateAnalyst
+
+    tetris = Tetris(width=10, height=20)
+    analyst = EstimateAnalyst(tetris)
+    position = parse_position("#........./##.#######;T", analyst.layout)
+    answered = answer(analyst, "/api/position", {"pos": ["#........./##.#######;T"]})
+    after = tetris.afterstates(tetris.board(["#.........", "##.#######"]), "T")
+    evaluations = tetris.feature_matrix(after, DELLACHERIE[0]) @ np.asarray(DELLACHERIE[1])
+    names = [f"T-{int(k)}" for k in after.placement]
+    assert {m["id"]: m["value"] for m in answered["moves"]} == dict(zip(names, evaluations.tolist()))
+    (best,) = [m for m in answered["moves"] if m["best"]]
+    assert best["id"] == names[int(np.argmax(evaluations))] and answered["value"] == evaluations.max()
+    assert all(m["mark"] == "" for m in answered["moves"])  # (the marks' thresholds are points)
+    for m, k in ((m, names.index(m["id"])) for m in answered["moves"]):
+        landed = sum(1 << (r * 10 + c) for c, r in m["cells"])
+        assert landed & position.board == 0 and len(m["cells"]) == 4 and m["lines"] == int(after.lines[k])
+    played = answer(analyst, "/api/play", {"pos": ["#........./##.#######;T"], "move": [best["id"]], "seed": ["3"]})
+    k = names.index(best["id"])
+    board = parse_position(played["position"], analyst.layout).board
+    assert board == sum(int(r) << (i * 10) for i, r in enumerate(after.rows[k]))
+    assert played["lines"] == int(after.lines[k]) == 1 and played["points"] == 1.0
+    game = answer(analyst, "/api/game", {})
+    assert (game["estimate"], game["result"], game["counts"], game["player"]) == (
+        True,
+        "estimate",
+        "evaluation",
+        "dellacherie",
+    )
+    assert (game["width"], game["height"], game["opponents"], game["compare"]) == (10, 20, ["random"], [])
+    with pytest.raises(ValueError, match="compare: a big board has one player"):
+        answer(analyst, "/api/position", {"pos": ["..........;T"], "compare": ["minimax"]})
+    with pytest.raises(ValueError, match="position: rows: row 0 is full"):
+        answer(analyst, "/api/position", {"pos": ["##########;T"]})

@@ -275,3 +275,30 @@ def test_the_board_in_a_notebooks_iframe(browser, solution):
     finally:
         tab.close()
         frame.close()
+
+
+def test_a_board_too_big_to_solve_with_its_estimates(browser):
+    from babytris.board.estimates import EstimateAnalyst
+
+    analyst = EstimateAnalyst.of_game(10, 20)
+    board = BoardServer(analyst, "127.0.0.1", 0)
+    threading.Thread(target=board.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    tab = browser.new_page()
+    errors = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        open_board(tab, board.url + "?pos=..........%3BT&seed=1")
+        expect(tab.locator("#rules")).to_contain_text("too big to solve; Dellacherie's feature-based player")
+        expect(tab.locator("#moves thead th").nth(4)).to_have_text("evaluation")
+        assert tab.locator("#board rect.cell").count() == 200
+        best = analyst.analysis(parse_position("..........;T", analyst.layout))["moves"][0]
+        expect(tab.locator("#moves tbody tr.best")).to_have_attribute("data-move", best["id"])
+        assert row(tab, best["id"]).nth(4).inner_text() == f"{best['value']:.3f}"
+        tab.locator("#moves tbody tr.best").click()
+        expect(tab.locator("#movelist li")).to_have_count(1)
+        assert tab.locator("#board").get_attribute("data-position").startswith(".")
+        assert not errors, errors
+    finally:
+        tab.close()
+        board.shutdown()
+        board.server_close()

@@ -82,6 +82,26 @@ def test_the_lean_mode_serves_values_on_demand(tmp_path, capsys):
     assert "--mode lean: solves the plain game" in capsys.readouterr().err
 
 
+def test_a_board_too_big_to_solve_shows_estimates(tmp_path, capsys):
+    board, line = _served(["--width", "10", "--height", "20", "--pieces", "tetrominoes", "--json"], tmp_path)
+    try:
+        url = json.loads(line)["url"]
+        with urllib.request.urlopen(url + "api/game", timeout=10) as response:
+            game = json.loads(response.read())
+        assert (game["estimate"], game["width"], game["height"], len(game["pieces"])) == (True, 10, 20, 7)
+        with urllib.request.urlopen(url + "api/position?pos=..........;T", timeout=10) as response:
+            assert len(json.loads(response.read())["moves"]) == 34
+    finally:
+        _stop(board)
+    argv = ["board", "--width", "10", "--height", "20", "--preview", "1", "--no-browser", "-q"]
+    assert cli.main(argv) == 2
+    assert (
+        "--preview and 10x20 conflict: a board too big to solve plays the big engine's game" in capsys.readouterr().err
+    )
+    assert cli.main(["board", "--mode", "estimate", "--discount", "0.5", "--no-browser", "-q"]) == 2
+    assert "--discount and --mode estimate conflict" in capsys.readouterr().err
+
+
 def test_a_host_beyond_loopback_is_warned_about(tmp_path):
     board, line = _served(["--width", "3", "--height", "3", "--host", "0.0.0.0"], tmp_path)
     try:
@@ -94,6 +114,8 @@ def test_a_host_beyond_loopback_is_warned_about(tmp_path):
 def test_the_board_refuses_what_conflicts(tmp_path, capsys):
     assert cli.main(["board", "--solution", str(tmp_path / "s.npz"), "--width", "5", "--no-browser"]) == 2
     assert "--width and --solution conflict" in capsys.readouterr().err
+    assert cli.main(["board", "--solution", str(tmp_path / "s.npz"), "--mode", "lean", "--no-browser"]) == 2
+    assert "--mode and --solution conflict" in capsys.readouterr().err
     assert cli.main(["board", "--no-verify", "--no-browser"]) == 2
     assert "--no-verify: only with --solution" in capsys.readouterr().err
     assert cli.main(["board", "--port", "70000", "--no-browser"]) == 2

@@ -12,7 +12,7 @@ and TD(lambda) also run on an enumerated Baby Tetris table, where the exact
 solution measures what they lose (:func:`regret`).
 
 This package imports only public names of the rest of babytris, and of the
-rest only the claims import it.
+rest only the claims and the analysis board's estimates (``babytris.board.estimates``) import it.
 """
 
 from .features import BOARD_FEATURES, feature_matrix, rows_from_bits

@@ -245,6 +245,14 @@ class Analyst:
         return self.opponents.solved(opponent)
 
     @property
+    def kind(self) -> str:
+        """What the values are: ``table`` (a Solution), ``lean`` or ``sharded`` (exact, on demand), or
+        ``estimate`` (a feature-based player's evaluations, :mod:`babytris.board.estimates`)."""
+        if isinstance(self.solution, Solution):
+            return "table"
+        return "lean" if isinstance(self.solution, LeanView) else "sharded"
+
+    @property
     def comparable(self) -> tuple[str, ...]:
         """The words ``compare`` takes: the optimal player's opponent models (none beside a lean solve)."""
         return ("random", "minimax") if isinstance(self.solution, Solution) else ()

@@ -21,9 +21,7 @@ from typing import Any
 
 from ..game.svg import CELL, COLORS
 from ..game.validation import check_int
-from ..results.solution import Solution
 from .analyst import MARKS, Analyst
-from .on_demand import LeanView
 from .position import parse_position, position_text
 
 __all__ = ["answer", "NoSuchPath", "PATHS"]
@@ -92,12 +90,13 @@ def describe(analyst: Analyst) -> dict[str, Any]:
         "moves": rules.moves,
         "discount": s.discount,
         "opponent": s.opponent,
-        "counts": "points" if s.reward is None else "reward",
+        "counts": "evaluation" if analyst.kind == "estimate" else "points" if s.reward is None else "reward",
         "error_bound": s.error_bound,
         "tie_slack": s.tie_slack,
         "start_value": s.start_value,
-        "estimate": False,
-        "result": "table" if isinstance(s, Solution) else "lean" if isinstance(s, LeanView) else "sharded",
+        "estimate": analyst.kind == "estimate",
+        "player": "dellacherie" if analyst.kind == "estimate" else "optimal",
+        "result": analyst.kind,
         "opponents": list(analyst.opponents.available),
         "compare": list(analyst.comparable),
         "marks": [[threshold, sign] for threshold, sign in MARKS],

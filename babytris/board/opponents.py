@@ -11,6 +11,7 @@ pieces already in sight, as :meth:`Match.stepped_game` plays it.
 from __future__ import annotations
 
 import threading
+from typing import Protocol
 
 import numpy as np
 
@@ -28,7 +29,16 @@ __all__ = ["OPPONENTS", "Opponents", "random_piece"]
 OPPONENTS = (*OPPONENT_MODELS, "solution")
 
 
-def random_piece(rules: Rules, bag: tuple[int, ...] | None, seed: int, ply: int) -> int:
+class Chances(Protocol):
+    """What a random draw reads of a game: a :class:`~babytris.Rules`, or a big board's layout."""
+
+    @property
+    def n_pieces(self) -> int: ...
+    @property
+    def probabilities(self) -> tuple[float, ...]: ...
+
+
+def random_piece(rules: Chances, bag: tuple[int, ...] | None, seed: int, ply: int) -> int:
     """The piece drawn at ``ply`` (placements and holds so far) of a game of
     ``seed``: with ``rules.probabilities``, or with a bag from the pieces left
     in it (each copy equally likely); the same piece for the same seed and ply."""

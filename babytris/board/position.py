@@ -28,11 +28,30 @@ The form is fields joined by ``;``, each present exactly when the rules have it:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from ..game.board import Board
-from ..game.rules import Rules
+__all__ = ["Layout", "Position", "parse_position", "position_text", "MAX_TEXT"]
 
-__all__ = ["Position", "parse_position", "position_text", "MAX_TEXT"]
+
+class Layout(Protocol):
+    """What the text form reads of a game: a :class:`~babytris.Rules`, or the
+    big boards' stand-in for one (:mod:`babytris.board.estimates`)."""
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def piece_names(self) -> tuple[str, ...]: ...
+    @property
+    def preview(self) -> int: ...
+    @property
+    def hold(self) -> bool: ...
+    @property
+    def randomizer(self) -> str: ...
+    @property
+    def bag_copies(self) -> int: ...
+
 
 #: The longest position text taken (a 64-cell board with a long queue is under 200 characters).
 MAX_TEXT = 1000
@@ -59,7 +78,7 @@ class Position:
     bag: tuple[int, ...] | None = None
 
 
-def _fields(rules: Rules) -> list[str]:
+def _fields(rules: Layout) -> list[str]:
     """The names of the fields the rules' text form has, in order."""
     return (
         ["rows", "piece"]
@@ -69,23 +88,26 @@ def _fields(rules: Rules) -> list[str]:
     )
 
 
-def _piece(rules: Rules, field: str, name: str) -> int:
+def _piece(rules: Layout, field: str, name: str) -> int:
     if name not in rules.piece_names:
         raise ValueError(f"position: {field} {name!r} is not a piece of these rules ({', '.join(rules.piece_names)})")
     return rules.piece_names.index(name)
 
 
-def _board(rules: Rules, text: str) -> int:
+def _board(rules: Layout, text: str) -> int:
     rows = text.split("/")
     if len(rows) > rules.height or any(len(row) != rules.width or set(row) - {"#", "."} for row in rows):
         raise ValueError(
             f"position: rows must be at most {rules.height} rows of {rules.width} '#' or '.' joined by '/', "
             f"got {text[:80]!r}"
         )
-    return Board.from_rows(rows, height=rules.height).bits
+    # (the bits of any size of board, as Board.from_rows lays out those of up to 64 cells)
+    return sum(
+        1 << (r * rules.width + c) for r, row in enumerate(reversed(rows)) for c, cell in enumerate(row) if cell == "#"
+    )
 
 
-def parse_position(text: object, rules: Rules) -> Position:
+def parse_position(text: object, rules: Layout) -> Position:
     """The :class:`Position` ``text`` writes in the form above, for ``rules``.
 
     Raises:
@@ -124,9 +146,11 @@ def parse_position(text: object, rules: Rules) -> Position:
     return Position(board, piece, queue, held, locked, bag)
 
 
-def position_text(position: Position, rules: Rules) -> str:
+def position_text(position: Position, rules: Layout) -> str:
     """``position`` in the text form (the empty rows on top left out, one row kept)."""
-    rows = Board(position.board, rules.width, rules.height).rows()
+    w = rules.width
+    rows = ["".join("#" if position.board >> (r * w + c) & 1 else "." for c in range(w)) for r in range(rules.height)]
+    rows.reverse()  # (top first)
     while len(rows) > 1 and "#" not in rows[0]:
         rows = rows[1:]
     names = rules.piece_names

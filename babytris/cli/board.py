@@ -58,11 +58,13 @@ def add_board_parser(commands: argparse._SubParsersAction) -> None:
     solver_arguments(board)
     board.add_argument(
         "--mode",
-        choices=("auto", "table", "lean"),
+        choices=("auto", "table", "lean", "estimate"),
         default="auto",
         help="as for babytris solve: table (every move's value from the move table), lean (board values only, "
-        "moves valued on demand; the plain game against random or minimax pieces), auto (default): table, or "
-        "lean where the table would exceed --max-memory",
+        "moves valued on demand; the plain game against random or minimax pieces); or estimate (no solve: "
+        "Dellacherie's feature-based player's evaluations, labelled estimates, for boards too big to solve, "
+        "up to 16 columns: --pieces, --probabilities and --line-scores only); auto (default): table, or lean "
+        "where the table would exceed --max-memory, or estimate past 64 cells",
     )
     board.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"the port to listen on (default {DEFAULT_PORT}; 0: any free)"
@@ -86,10 +88,15 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
 
     port = check_int("--port", args.port, 0, 65535)
     if args.solution:
-        conflicts(args, game_options(), "--solution", "the file holds the game (rules, discount, opponent, ties)")
+        options = {**game_options(), "mode": "--mode"}
+        conflicts(
+            args, options, "--solution", "the file holds the game (rules, discount, opponent, ties) and its values"
+        )
     elif "no_verify" in getattr(args, "given", ()):
         raise ValueError("--no-verify: only with --solution (a file loaded without its proof); here nothing is loaded")
-    if args.solution and os.path.isdir(args.solution):  # a sharded solve's directory
+    if args.mode == "estimate" or (args.mode == "auto" and args.width * args.height > 64 and not args.solution):
+        analyst: Analyst = _estimates(args)
+    elif args.solution and os.path.isdir(args.solution):  # a sharded solve's directory
         from ..board.on_demand import ShardedView
 
         sharded = babytris.load_sharded(args.solution, verify=not args.no_verify)
@@ -120,6 +127,24 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
             webbrowser.open(server.url)
         server.serve_forever(poll_interval=POLL_SECONDS)
     return EXIT_OK
+
+
+#: The options a big board's estimates take beside the board's size (the big engine's game).
+ESTIMATE_OPTIONS = ("width", "height", "pieces", "probabilities", "line_scores", "max_memory")
+
+
+def _estimates(args: argparse.Namespace) -> Any:
+    """The board of a game too big to solve: Dellacherie's player's evaluations (:mod:`babytris.board.estimates`)."""
+    from ..board.estimates import EstimateAnalyst
+
+    if args.solution:
+        raise ValueError("--mode estimate: nothing is loaded (a big board's values are a feature player's)")
+    unsupported = {dest: flag for dest, flag in game_options().items() if dest not in ESTIMATE_OPTIONS}
+    why = "a board too big to solve plays the big engine's game, pieces drawn, values a feature player's"
+    conflicts(args, unsupported, "--mode estimate" if "mode" in args.given else f"{args.width}x{args.height}", why)
+    return EstimateAnalyst.of_game(
+        args.width, args.height, pieces=args.pieces, probabilities=args.probabilities, line_scores=args.line_scores
+    )
 
 
 def _solved(args: argparse.Namespace, out: Output) -> Any:

@@ -6,7 +6,7 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const CLEARED_BAR = 0.14; // game/svg.py's bar through a cleared row, in cells
-const ZOOM = 2; // the board shown at twice the library's pixels (the same picture, scaled by its viewBox)
+const zoom = () => (state.game.height > 10 ? 1 : 2); // small boards shown at twice the library's pixels (its viewBox)
 const MARK_CLASS = { "?!": "mark-inaccuracy", "?": "mark-mistake", "??": "mark-blunder" };
 
 const state = {
@@ -105,8 +105,8 @@ function drawBoard(svg, bits, landed = []) {
   // The board at cell size game.cell, the landed cells in the piece colour, a bar through each row they fill.
   const { width: w, height: h, cell: s, palette } = state.game;
   svg.replaceChildren();
-  svg.setAttribute("width", ZOOM * w * s);
-  svg.setAttribute("height", ZOOM * h * s);
+  svg.setAttribute("width", zoom() * w * s);
+  svg.setAttribute("height", zoom() * h * s);
   svg.setAttribute("viewBox", `0 0 ${w * s} ${h * s}`);
   el("rect", { x: 0, y: 0, width: w * s, height: h * s, fill: palette.background }, svg);
   const ghost = new Set(landed.map(([c, r]) => r * w + c));
@@ -277,13 +277,13 @@ function renderPanel(node) {
     ? "next piece drawn: " + Object.entries(a.chances).map(([n, p]) => `${n} ${(100 * p).toFixed(0)}%`).join(", ")
     : `next piece: the ${$("opponent").value} opponent's answer (column "then")`;
   $("summary").textContent =
-    `value ${fmt(a.value)} (${state.game.counts}${state.game.estimate ? ", an estimate" : ", exact"}), ` +
+    (state.game.estimate ? `evaluation ${fmt(a.value)} (an estimate, not points), ` : `value ${fmt(a.value)} (${state.game.counts}, exact), `) +
     `score ${node.score}, placement ${node.ply}` + (a.over ? " — game over: the piece fits nowhere" : "") + `. ${who}`;
 }
 
 function renderMoves(a) {
   const compare = $("compare").value;
-  const head = ["", "move", "rotation", "column", "value", "regret"];
+  const head = ["", "move", "rotation", "column", state.game.estimate ? "evaluation" : "value", "regret"];
   if (compare) head.push(`value vs ${compare}`);
   if (a.moves.some((m) => m.answer)) head.push("then");
   $("moves").tHead.replaceChildren(row("th", head));
@@ -370,7 +370,7 @@ function renderChart() {
   svg.replaceChildren();
   el("rect", { x: 0, y: 0, width: W, height: H, fill: state.game.palette.empty }, svg);
   const series = [
-    [values, state.game.palette.piece, "value"],
+    [values, state.game.palette.piece, state.game.estimate ? "evaluation" : "value"],
     [scores, state.game.palette.filled, "points so far"],
   ];
   series.forEach(([ys, colour, name], k) => {
@@ -500,8 +500,10 @@ async function main() {
   const g = state.game;
   const url = new URLSearchParams(saved ? "" : location.search);
   $("rules").textContent = `${g.width}x${g.height}, pieces ${g.pieces.map((p) => p.name).join(" ")}` +
-    `${g.preview ? `, preview ${g.preview}` : ""}${g.hold ? ", hold" : ""}${g.bag ? ", bag" : ""}, discount ${g.discount}, ` +
-    `solved against ${g.opponent}`;
+    `${g.preview ? `, preview ${g.preview}` : ""}${g.hold ? ", hold" : ""}${g.bag ? ", bag" : ""}` +
+    (g.estimate
+      ? ": too big to solve; Dellacherie's feature-based player, its evaluations are estimates (not points)"
+      : `, discount ${g.discount}, solved against ${g.opponent}${g.result === "table" ? "" : ` (${g.result}: values on demand)`}`);
   fillSelect($("opponent"), [...g.opponents.map((o) => [o, o === "solution" ? `the solution's (${g.opponent})` : o]), ["hand", "by hand"]]);
   fillSelect($("hand"), g.pieces.map((p) => [p.name, p.name]));
   fillSelect($("compare"), g.compare.map((c) => [c, `the player solved against ${c}`]));
