@@ -6,6 +6,7 @@ package, loopback only, several requests at once)."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -433,6 +434,37 @@ def test_only_get_is_served(server, method):
     assert err.value.code == 405
     if method != "HEAD":
         assert json.loads(err.value.read()) == {"error": f"{method} is not served here: the board answers GET only"}
+
+
+def raw(server, request: bytes) -> tuple[int | None, dict]:
+    """The status and JSON body of ``request`` sent as it is (what urllib will not send); the
+    status None where the request line names no HTTP version the server reads (an HTTP/0.9
+    answer: the body alone)."""
+    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    if not answer.startswith(b"HTTP/"):
+        return None, json.loads(answer)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert b"Content-Type: application/json" in head, head
+    return int(head.split()[1]), json.loads(body)
+
+
+@pytest.mark.parametrize(
+    "request_line, status, words",
+    [
+        (b"BREW /api/game HTTP/1.1", 405, "BREW is not served here"),
+        (b"GET /api/game HTTP/1.1 more", None, "Bad request version"),
+        (b"GET /api/game HTTP/2.0", None, "Invalid HTTP version"),
+        (b"GET /api/game HTTP/1.1\r\nHost: localhost\r\nX-Long: " + b"x" * 70_000, 431, "Line too long"),
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1", 414, "Request-URI Too Long"),
+    ],
+)
+def test_a_request_http_server_refuses_is_refused_in_json_too(server, request_line, status, words):
+    code, body = raw(server, request_line + b"\r\n\r\n")
+    assert code == status and words in body["error"], body
 
 
 def test_a_request_to_another_host_name_is_refused(server):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import sys
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
@@ -112,6 +113,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(405, _json({"error": f"{self.command} is not served here: the board answers GET only"}))
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _refuse  # noqa: N815  (http.server's names)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a malformed request line, a line or headers too long, an
+        HTTP version it does not speak) in one line of JSON like every other; a method it has no
+        handler for is a 405 like any method but GET (its defaults: an HTML page, a 501)."""
+        if code == HTTPStatus.NOT_IMPLEMENTED:
+            self._refuse()
+            return
+        self.close_connection = True
+        reason = message or self.responses.get(code, (HTTPStatus.BAD_REQUEST.phrase,))[0]
+        self._send(code, _json({"error": _line(ValueError(reason))}))
 
     def _api(self, path: str, query: str) -> None:
         try:
