@@ -290,6 +290,7 @@ def test_a_board_too_big_to_solve_with_its_estimates(browser):
         open_board(tab, board.url + "?pos=..........%3BT&seed=1")
         expect(tab.locator("#rules")).to_contain_text("too big to solve; Dellacherie's feature-based player")
         expect(tab.locator("#moves thead th").nth(4)).to_have_text("evaluation")
+        expect(tab.locator("#marks")).to_have_text("none here (an evaluation is not points)")
         assert tab.locator("#board rect.cell").count() == 200
         best = analyst.analysis(parse_position("..........;T", analyst.layout))["moves"][0]
         expect(tab.locator("#moves tbody tr.best")).to_have_attribute("data-move", best["id"])
@@ -297,6 +298,33 @@ def test_a_board_too_big_to_solve_with_its_estimates(browser):
         tab.locator("#moves tbody tr.best").click()
         expect(tab.locator("#movelist li")).to_have_count(1)
         assert tab.locator("#board").get_attribute("data-position").startswith(".")
+        assert not errors, errors
+    finally:
+        tab.close()
+        board.shutdown()
+        board.server_close()
+
+
+def test_a_solution_against_minimax_is_played_against_its_own_opponent(browser):
+    robust = babytris.solve(width=4, height=5, opponent="minimax")
+    board = BoardServer(Analyst(robust, max_memory=2**30), "127.0.0.1", 0)
+    threading.Thread(target=board.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    tab = browser.new_page()
+    errors = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        open_board(tab, board.url + "?pos=%23...%2F%23%23..%3BL")  # (no model in the URL: the values' own)
+        expect(tab.locator("#opponent")).to_have_value("solution")
+        expect(tab.locator("#summary")).to_contain_text("the solution's own (minimax) opponent's answer")
+        position = parse_position("#.../##..;L", robust.rules)
+        best = robust.best_action(position.board, "L")
+        game = babytris.Game(robust.rules)
+        game.board, game.piece = position.board, 1
+        game.place(best)
+        expect(row(tab, f"L-{best.index}").nth(6)).to_have_text(robust.piece_policy(game.board))
+        open_board(tab, board.url + "?pos=%23...%2F%23%23..%3BL&opponent=random")  # (a model the URL names)
+        expect(tab.locator("#opponent")).to_have_value("random")
+        expect(tab.locator("#summary")).to_contain_text("next piece drawn: I 50%, L 50%")
         assert not errors, errors
     finally:
         tab.close()

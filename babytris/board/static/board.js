@@ -275,7 +275,7 @@ function renderPanel(node) {
   const a = node.analysis;
   const who = a.chances
     ? "next piece drawn: " + Object.entries(a.chances).map(([n, p]) => `${n} ${(100 * p).toFixed(0)}%`).join(", ")
-    : `next piece: the ${$("opponent").value} opponent's answer (column "then")`;
+    : `next piece: the ${$("opponent").value === "solution" ? `solution's own (${state.game.opponent})` : $("opponent").value} opponent's answer (column "then")`;
   $("summary").textContent =
     (state.game.estimate ? `evaluation ${fmt(a.value)} (an estimate, not points), ` : `value ${fmt(a.value)} (${state.game.counts}, exact), `) +
     `score ${node.score}, placement ${node.ply}` + (a.over ? " — game over: the piece fits nowhere" : "") + `. ${who}`;
@@ -507,7 +507,9 @@ async function main() {
   fillSelect($("opponent"), [...g.opponents.map((o) => [o, o === "solution" ? `the solution's (${g.opponent})` : o]), ["hand", "by hand"]]);
   fillSelect($("hand"), g.pieces.map((p) => [p.name, p.name]));
   fillSelect($("compare"), g.compare.map((c) => [c, `the player solved against ${c}`]));
-  $("marks").textContent = g.marks.map(([t, m]) => `${m} from ${t}`).join(", ");
+  $("marks").textContent = g.estimate ? "none here (an evaluation is not points)" : g.marks.map(([t, m]) => `${m} from ${t}`).join(", ");
+  // (a solution solved against an opponent of its own values the moves as if that opponent gives the pieces: it does, unless told)
+  if (g.opponents.includes("solution")) $("opponent").value = "solution";
   for (const [id, key] of [["opponent", "opponent"], ["seed", "seed"], ["compare", "compare"]]) if (url.get(key)) $(id).value = url.get(key);
   $("hand-label").hidden = $("opponent").value !== "hand";
   $("opponent").addEventListener("change", () => attempt(async () => {
