@@ -193,6 +193,22 @@ def test_an_opponent_answers_with_its_solutions_piece(analyst, solution):
         assert m["answer"] == played["came"] == robust.piece_policy(board)
 
 
+def test_the_opponents_and_the_second_player_break_ties_by_the_boards_rule():
+    last = Analyst(babytris.solve(width=4, height=5, ties="last"), max_memory=2**30)
+    robust = babytris.solve(width=4, height=5, opponent="minimax", ties="last")
+    first = babytris.solve(width=4, height=5, opponent="minimax")
+    tied = [int(b) for b in robust.boards[:20_000] if robust.piece_policy(int(b)) != first.piece_policy(int(b))]
+    assert len(tied) > 100  # (the rule decides: else this test could not fail)
+    for board in tied[:200]:
+        given = last.opponents.piece("minimax", Position(board, 0), (), seed=0, ply=0)
+        assert last.rules.piece_names[given] == robust.piece_policy(board)
+    moved = [int(b) for b in robust.boards[:400] if robust.best_action(int(b), "L") != first.best_action(int(b), "L")]
+    assert len(moved) > 10
+    for board in moved:  # (the robust player's move: its ties broken by the same rule)
+        summary = last.analysis(Position(board, 1), compare="minimax")["compare"]
+        assert summary["theirs"] == f"L-{robust.best_action(board, 'L').index}"
+
+
 def test_two_players_side_by_side(analyst, solution):
     robust = babytris.solve(width=4, height=5, opponent="minimax")
     position = parse_position("....;L", solution.rules)

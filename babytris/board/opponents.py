@@ -92,17 +92,23 @@ class Opponents:
     def solved(self, opponent: str) -> Solution:
         """The solution of this game against ``opponent`` (an optimal player's,
         but for ``minavg`` and ``gaps``, which are solved against a random
-        one): the board's own where it is that, or for ``solution``."""
-        if isinstance(self.solution, Solution) and opponent in ("solution", self.solution.opponent):
-            return self.solution
+        one): the board's own where it is that, or for ``solution``; its ties broken by the
+        board's rule (``ties``, ``tie_seed``), as the opponent's pieces and the player's moves are."""
+        table = self.solution
+        if not isinstance(table, Solution):  # (neither `available` nor a compare offers it there)
+            raise ValueError(f"opponent {opponent!r}: a lean or sharded result's game is not solved again")
+        if opponent in ("solution", table.opponent):
+            return table
         with self._lock:
             if opponent not in self._solved:
                 from ..solvers.solve import solve
 
                 self._solved[opponent] = solve(
                     Match(self.rules, opponent=opponent),
-                    discount=self.solution.discount,
+                    discount=table.discount,
                     max_memory=self._max_memory,
+                    ties=table.ties,
+                    tie_seed=table.tie_seed,
                 )
             return self._solved[opponent]
 
