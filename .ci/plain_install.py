@@ -8,7 +8,9 @@ modules' cache, build/babytris-cache, is shared, so nothing compiles again):
 2. a check that no optional extra came with it (else the run would prove nothing);
 3. every example of the README, in that copy's root where the first command
    leaves the reader, by tests/examples_runner.py (the runner tests/test_docs.py
-   uses): its Python blocks, and its shell blocks' ``babytris ...`` lines.
+   uses): its Python blocks, and its shell blocks' ``babytris ...`` lines;
+4. the one it skips because it serves until Ctrl-C, ``babytris board``: its page
+   and files as the package ships them, its API, and Ctrl-C stopping it.
 
 The commands are read from README.md, so they cannot drift from it.  Run from
 the repository root: ``python3 .ci/plain_install.py``; exits 1 naming what failed.
@@ -19,10 +21,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +102,45 @@ def main() -> int:
             f"in {time.perf_counter() - started - installed:.0f} s, without any extra",
             flush=True,
         )
+        failure = serve_board(copy / ".venv" / "bin" / "babytris", env)
+        if failure:
+            print(f"plain install: babytris board: {failure}", file=sys.stderr)
+            return 1
+        print("plain install: babytris board served its page, files and API, and stopped on Ctrl-C", flush=True)
     return 0
+
+
+#: The board's page and files (babytris/board/static/), as the package must ship them.
+BOARD_FILES = {"/": "index.html", "/static/board.js": "board.js", "/static/board.css": "board.css"}
+
+
+def serve_board(command: Path, env: dict[str, str]) -> str | None:
+    """Run ``babytris board`` as installed, fetch its page, files and API, stop it with Ctrl-C;
+    what went wrong, or None."""
+    board = subprocess.Popen(
+        [command, "board", "--width", "4", "--height", "4", "--port", "0", "--no-browser", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (a background job's is ignored)
+    )
+    try:
+        url = json.loads(board.stdout.readline())["url"]
+        for path, name in BOARD_FILES.items():
+            with urllib.request.urlopen(url.rstrip("/") + path, timeout=30) as answer:
+                if answer.read() != (ROOT / "babytris" / "board" / "static" / name).read_bytes():
+                    return f"{path} is not the tree's babytris/board/static/{name}"
+        with urllib.request.urlopen(url + "api/position?pos=....%3BL", timeout=30) as answer:
+            if not json.loads(answer.read())["moves"]:
+                return "/api/position answered no move on the empty board"
+        board.send_signal(signal.SIGINT)
+        if board.wait(timeout=5) != 130:
+            return f"Ctrl-C: exit status {board.returncode}, not 130"
+    except Exception as err:  # (any failure is reported, with the board's own words)
+        board.kill()
+        return f"{type(err).__name__}: {err}; its stderr: {board.communicate()[1][-2000:]}"
+    return None
 
 
 if __name__ == "__main__":
