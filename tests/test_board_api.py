@@ -489,6 +489,23 @@ def test_a_request_to_another_host_name_is_refused(server):
     assert get(server, "/api/game", host=f"localhost:{server.server_address[1]}")[0] == 200
 
 
+def test_the_ipv6_loopback_is_served_as_loopback(analyst):
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as err:
+        pytest.skip(f"no IPv6 loopback on this machine: {err}")
+    board = BoardServer(analyst, "::1", 0)
+    threading.Thread(target=board.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        assert board.url == f"http://[::1]:{board.server_address[1]}/"
+        assert get(board, "/api/game")[0] == 200  # (Host: [::1]:port, a loopback name)
+        assert get(board, "/api/game", host="attacker.example")[0] == 403
+    finally:
+        board.shutdown()
+        board.server_close()
+
+
 def test_several_tabs_at_once(server, solution):
     texts = ["....;L", "....;I", "#.../##..;L", "#.../##..;I"] * 4
     with ThreadPoolExecutor(8) as pool:

@@ -126,6 +126,10 @@ def test_the_board_refuses_what_conflicts(tmp_path, capsys):
         port = taken.getsockname()[1]
         assert cli.main(["board", "--width", "3", "--height", "3", "--port", str(port), "--no-browser", "-q"]) == 2
     assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    argv = ["board", "--width", "3", "--height", "3", "--host", "192.0.2.1", "--port", "0", "--no-browser", "-q"]
+    assert cli.main(argv) == 2  # (an address of no interface here: the host is at fault, not the port)
+    err = capsys.readouterr().err
+    assert "--host 192.0.2.1: cannot listen there" in err and "warning" not in err
 
 
 def test_the_gaps_solution_is_refused_with_its_reason(tmp_path, capsys):

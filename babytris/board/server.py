@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import socket
 import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,8 +81,10 @@ class BoardServer(ThreadingHTTPServer):
         self.analyst = analyst
         self.files = static_files()
         self.loopback = is_loopback(host)
-        super().__init__((host, port), _Handler)
-        name = host if ":" not in host else f"[{host}]"
+        if ":" in host:  # (an IPv6 address, ::1 or ::, needs its family: the server's default is IPv4)
+            self.address_family = socket.AF_INET6
+        super().__init__((host.strip("[]"), port), _Handler)
+        name = host if ":" not in host else f"[{host.strip('[]')}]"
         self.url = f"http://{name}:{self.server_address[1]}/"
 
 

@@ -4,6 +4,7 @@ analysis board for it on 127.0.0.1 (see :mod:`babytris.board`, docs/board.md).""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -106,18 +107,20 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
         analyst = Analyst(solution, max_memory=gib_to_bytes(args.max_memory))
     else:
         analyst = Analyst(_solved(args, out), max_memory=gib_to_bytes(args.max_memory))
+    try:
+        server = BoardServer(analyst, args.host, port)
+    except OSError as err:
+        if err.errno in (errno.EADDRINUSE, errno.EACCES):  # (the port taken, or one below 1024)
+            raise ValueError(
+                f"--port {port}: cannot listen on {args.host}:{port} ({err.strerror}); --port 0 takes any free one"
+            ) from None
+        raise ValueError(f"--host {args.host}: cannot listen there ({err.strerror or err})") from None
     if not is_loopback(args.host):
         print(
             f"babytris board: warning: --host {args.host} serves the board beyond this machine; anyone who can reach "
             "it can use it (and make it solve games)",
             file=sys.stderr,
         )
-    try:
-        server = BoardServer(analyst, args.host, port)
-    except OSError as err:
-        raise ValueError(
-            f"--port {port}: cannot listen on {args.host}:{port} ({err.strerror}); --port 0 takes any free one"
-        ) from None
     with server:
         out.line(f"babytris board: {server.url}  (Ctrl-C stops it)")
         if args.json:
