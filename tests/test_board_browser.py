@@ -146,6 +146,17 @@ def test_play_step_back_branch_and_reload(page, server, solution):
     assert _replayed(page) == second and other_id != "L-0"
 
 
+def test_the_value_charts_scale_and_each_points_numbers(page, server, solution):
+    open_board(page, server.url + "?pos=....%3BL&moves=L-0.L")
+    after = parse_position("#.../##..;L", solution.rules)
+    value, start = solution.value(after.board, "L"), solution.value(0, "L")
+    top = max(1, value, start)
+    expect(page.locator("#chart text.scale")).to_have_text([str(round(top, 2)), "0"])
+    expect(page.locator("#chart circle title")).to_have_text(
+        [f"placement 0: value {start:.3f}, points so far 0", f"placement 1: value {value:.3f}, points so far 0"]
+    )
+
+
 def _replayed(page) -> str:
     """The position the board shows (its text form)."""
     return page.locator("#board").get_attribute("data-position")
@@ -242,6 +253,8 @@ def test_hold_the_queue_pieces_by_hand_and_the_keys(browser, hold_server):
     tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     open_board(tab, hold_server.url + "?pos=....%3BL%3BI%3B-&opponent=hand")
     expect(tab.locator("#panel figcaption")).to_have_text(["to place L", "next I", "held -"])
+    by_hand = "next piece: given by hand (drawn at random it would be I 50%, L 50%)"
+    expect(tab.locator("#summary")).to_contain_text(by_hand)
     tab.select_option("#hand", "L")
     tab.locator("#moves tbody tr[data-move='hold']").click()  # L goes on hold, I comes, L (by hand) joins the queue
     expect(tab.locator("#board")).to_have_attribute("data-position", "....;I;L;L!")

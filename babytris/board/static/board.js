@@ -273,8 +273,11 @@ function renderPanel(node) {
     panel.appendChild(pieceFigure(held === "-" ? "" : held.replace("!", ""), held.endsWith("!") ? "held (locked)" : "held"));
   }
   const a = node.analysis;
-  const who = a.chances
-    ? "next piece drawn: " + Object.entries(a.chances).map(([n, p]) => `${n} ${(100 * p).toFixed(0)}%`).join(", ")
+  const chances = a.chances && Object.entries(a.chances).map(([n, p]) => `${n} ${(100 * p).toFixed(0)}%`).join(", ");
+  const who = $("opponent").value === "hand"
+    ? `next piece: given by hand (drawn at random it would be ${chances})`
+    : a.chances
+    ? "next piece drawn: " + chances
     : `next piece: the ${$("opponent").value === "solution" ? `solution's own (${state.game.opponent})` : $("opponent").value} opponent's answer (column "then")`;
   $("summary").textContent =
     (state.game.estimate ? `evaluation ${fmt(a.value)} (an estimate, not points), ` : `value ${fmt(a.value)} (${state.game.counts}, exact), `) +
@@ -360,12 +363,12 @@ function moveLink(n) {
 function renderChart() {
   // The value and the points so far over the game's line, a point per position; a click jumps there.
   const svg = $("chart");
-  const W = 320, H = 160, pad = 18;
+  const W = 320, H = 160, pad = 18, left = 40; // (left: room for the scale's numbers)
   const line = lineThrough(state.node);
   const values = line.map((n) => n.analysis.value);
   const scores = line.map((n) => n.score);
   const top = Math.max(1, ...values, ...scores), bottom = Math.min(0, ...values, ...scores);
-  const x = (i) => pad + (line.length > 1 ? (i * (W - 2 * pad)) / (line.length - 1) : 0);
+  const x = (i) => left + (line.length > 1 ? (i * (W - left - pad)) / (line.length - 1) : 0);
   const y = (v) => H - pad - ((v - bottom) * (H - 2 * pad)) / (top - bottom || 1);
   svg.replaceChildren();
   el("rect", { x: 0, y: 0, width: W, height: H, fill: state.game.palette.empty }, svg);
@@ -373,13 +376,18 @@ function renderChart() {
     [values, state.game.palette.piece, state.game.estimate ? "evaluation" : "value"],
     [scores, state.game.palette.filled, "points so far"],
   ];
+  for (const v of new Set([top, bottom])) { // the scale: its top and bottom, in the values' units
+    el("text", { x: left - 6, y: y(v) + 4, fill: "#a0a0b0", "font-size": 10, "text-anchor": "end", class: "scale" }, svg)
+      .textContent = String(Number(v.toFixed(2)));
+  }
   series.forEach(([ys, colour, name], k) => {
     el("polyline", { points: ys.map((v, i) => `${x(i)},${y(v)}`).join(" "), fill: "none", stroke: colour, "stroke-width": 2 }, svg);
-    el("text", { x: pad + k * 90, y: 12, fill: colour, "font-size": 11 }, svg).textContent = name;
+    el("text", { x: left + k * 90, y: 12, fill: colour, "font-size": 11 }, svg).textContent = name;
   });
   line.forEach((n, i) => {
     const dot = el("circle", { cx: x(i), cy: y(values[i]), r: n === state.node ? 5 : 3, fill: state.game.palette.piece }, svg);
     dot.dataset.ply = n.ply;
+    el("title", {}, dot).textContent = `placement ${n.ply}: ${series[0][2]} ${fmt(values[i])}, points so far ${scores[i]}`;
     dot.addEventListener("click", () => goTo(n));
   });
 }
