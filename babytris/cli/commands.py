@@ -87,7 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     rule_arguments(solve)
     solver_arguments(solve)
     solve.add_argument(
-        "--out", type=file_path, metavar="FILE", help="save the solution (.npz; read back with babytris.load)"
+        "--out",
+        type=file_path,
+        metavar="FILE",
+        help="save the solution (.npz; read back with babytris.load, or a lean one with babytris.load_lean)",
     )
     solve.add_argument(
         "--policy-csv",
