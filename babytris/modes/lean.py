@@ -30,7 +30,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -277,8 +277,9 @@ class LeanSolution:
         save_lean(settings, arrays, path)
 
     @property
-    def values(self) -> np.ndarray:
-        """Refused: a lean solution keeps board values only; :meth:`values_and_moves` gives given boards' states'."""
+    def values(self) -> NoReturn:
+        """Never returns: raises ``ValueError`` with the bytes every state's value would take (a
+        lean solution keeps board values; :meth:`values_and_moves` gives given boards' states')."""
         need = 8 * self.n_boards * self.rules.n_pieces
         raise ValueError(
             f"values: a LeanSolution keeps board values only (board_values); every state's value would take "
@@ -286,8 +287,9 @@ class LeanSolution:
         )
 
     @property
-    def policy(self) -> np.ndarray:
-        """Refused: the policy is computed on demand (:meth:`best_action`, :meth:`values_and_moves`)."""
+    def policy(self) -> NoReturn:
+        """Never returns: raises ``ValueError`` with the bytes every state's move would take (the
+        moves are computed on demand: :meth:`best_action`, :meth:`values_and_moves`)."""
         need = 2 * self.n_boards * self.rules.n_pieces
         raise ValueError(
             f"policy: a LeanSolution computes its moves on demand; every state's would take {need:,} bytes "
@@ -295,8 +297,9 @@ class LeanSolution:
         )
 
     @property
-    def transitions(self) -> Any:
-        """Refused: a lean solution keeps no move table (:meth:`played_game` holds the policy's moves)."""
+    def transitions(self) -> NoReturn:
+        """Never returns: raises ``ValueError`` with the bytes a move table would take at
+        least (a lean solution keeps none; :meth:`played_game` holds the policy's moves)."""
         need = lean_policy.move_table_bytes(self)
         raise ValueError(
             f"transitions: a LeanSolution keeps no move table (it would take at least {need:,} bytes, "
