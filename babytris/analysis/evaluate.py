@@ -19,6 +19,11 @@ Who plays is given the same way to both:
   another :class:`Solution` solved against an opponent (its piece choices),
   or an int array ``(n_boards,)`` of piece indices.
 
+A :class:`~babytris.LeanSolution` is taken as the game its policy plays
+(:meth:`~babytris.LeanSolution.played_game`: every board the policy reaches,
+its one move a state), with the player ``"optimal"`` and the opponent
+``"random"``, ``"solution"`` or ``"best_response"``.
+
 Games start on the rules' start board (the empty board by default) and count points, undiscounted, for at most
 ``n_placements`` placements; a game ends early when the piece fits nowhere (or tops out, ``Rules(top_out=True)``).
 Only points count here, never a :class:`~babytris.Reward` (its ``loss`` included), except in

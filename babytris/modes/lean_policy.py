@@ -43,6 +43,8 @@ __all__ = [
     "policy_table_of",
 ]
 
+#: Boards one call of the compiled greedy step takes (tens of milliseconds).
+SLICE_BOARDS = 2**15
 #: Bytes per move of a table-mode move table (next board, rows cleared, placement) and per state (its offset).
 MOVE_BYTES, STATE_BYTES = 7, 4
 
@@ -84,10 +86,12 @@ def greedy_steps(lean: Lean, boards: object) -> Steps:
     board that is not reachable.  Returns :class:`Steps`."""
     keys = np.ascontiguousarray(np.asarray(boards, dtype=np.uint64).ravel())
     scores = np.asarray(lean.rules.line_scores, dtype=np.float64)
-    values, moves, after, lines = lean.table.greedy_steps(
-        keys, lean.board_values, scores, lean.discount, lean.tie_slack
-    )
-    return Steps(keys, values, moves, after, lines)
+    slack = lean.tie_slack
+    parts = [  # (in slices: Ctrl-C is answered between two)
+        lean.table.greedy_steps(keys[first : first + SLICE_BOARDS], lean.board_values, scores, lean.discount, slack)
+        for first in range(0, max(len(keys), 1), SLICE_BOARDS)
+    ]
+    return Steps(keys, *(np.concatenate([part[k] for part in parts]) for k in range(4)))
 
 
 def piece_choices(lean: Lean, values: np.ndarray) -> np.ndarray | None:
