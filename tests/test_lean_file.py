@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import sys
+import time
 import zipfile
 
 import numpy as np
@@ -377,3 +378,25 @@ def test_a_policy_table_for_every_board_where_it_fits(solved):
     rows = (np.argsort(full.boards)[:, None] * 2 + np.arange(2)).ravel()
     assert np.array_equal(np.asarray(mine["placement"]), np.asarray(theirs["placement"])[rows])
     assert np.abs(np.asarray(mine["value"]) - np.asarray(theirs["value"])[rows]).max() < 1e-7
+
+
+LOAD_AGAIN = "import sys, babytris\nprint('loading', flush=True)\nwhile True:\n    babytris.load_lean(sys.argv[1])\n"
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("delay", [0.3, 0.75, 1.2])
+def test_a_load_answers_ctrl_c_within_half_a_second(tmp_path, delay):
+    """Loads of 4x6 one after another (about 0.4 s each: the search, the reading, the sweep),
+    interrupted at some point of one."""
+    solve_lean(width=4, height=6).save(tmp_path / "4x6.npz")
+    p = start([sys.executable, "-c", LOAD_AGAIN, str(tmp_path / "4x6.npz")], tmp_path)
+    try:
+        assert p.stdout.readline().startswith("loading")
+        time.sleep(delay)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        latency = time.monotonic() - sent
+    finally:
+        p.kill()
+    assert "KeyboardInterrupt" in err and latency < 0.5, (latency, err[-500:])
