@@ -368,7 +368,7 @@ def test_the_command_line_saves_a_lean_solve(tmp_path, capsys):
     assert load_lean(path).start_value == result["start_value"]
     csv = ["solve", "--width", "4", "--height", "4", "--mode", "lean", "--policy-csv", str(tmp_path / "p.csv")]
     assert cli.main(csv) == cli.EXIT_BAD_ARGUMENTS
-    assert "--policy-csv: a lean solution computes its moves on demand" in capsys.readouterr().err
+    assert "--policy-csv: a lean solution holds board values only (its moves are computed" in capsys.readouterr().err
 
 
 def test_a_policy_table_for_every_board_where_it_fits(solved):

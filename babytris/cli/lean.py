@@ -38,8 +38,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
 
     if args.policy_csv:
         raise ValueError(
-            "--policy-csv: a lean solution computes its moves on demand, not every state's at once; "
-            "use --mode table (or LeanSolution.policy_table(boards) in Python)"
+            "--policy-csv: a lean solution holds board values only (its moves are computed on demand, not "
+            "every state's at once); use --mode table (or LeanSolution.policy_table(boards) in Python)"
         )
     if args.preview or args.hold or args.randomizer != "iid":
         raise ValueError("--mode lean: solves the plain game (no --preview, no --hold, no --randomizer bag)")
