@@ -122,16 +122,21 @@ print(json.dumps(dict(solve=solved - started, save=saved - solved, size=os.path.
 LOAD_AND_PLAY = (
     PEAK
     + """
-import json, sys, time, babytris
+import cProfile, json, pstats, sys, time, babytris
+profile = cProfile.Profile()
 started = time.perf_counter()
-lean = babytris.load_lean(sys.argv[1])
+lean = profile.runcall(babytris.load_lean, sys.argv[1])
 loaded = time.perf_counter()
+spent = {}  # (the load's parts: the search and the bitmap's reading, every reading, the sweep)
+for (_, _, name), (_, _, _, cumulative, _) in pstats.Stats(profile).stats.items():
+    if name in ("_table", "_read", "_prove_values"):
+        spent[name] = spent.get(name, 0.0) + cumulative
 game = lean.played_game()
 played = time.perf_counter()
 games = babytris.play(lean, n_placements=10_000, n_games=100, seed=0)
 points = babytris.expected_points(lean, n_placements=1_000)
 done = time.perf_counter()
-print(json.dumps(dict(load=loaded - started, played_game=played - loaded, played_boards=game.n_boards,
+print(json.dumps(dict(load=loaded - started, load_parts=spent, played_game=played - loaded, played_boards=game.n_boards,
                       play_and_expected_points=done - played, mean=games.mean, expected_points=points,
                       peak=peak(), verified=lean.verified, n_boards=lean.n_boards, start_value=lean.start_value,
                       error_bound=lean.error_bound, first_move=str(lean.best_action(0, "I")))))
@@ -162,6 +167,7 @@ def test_4x8_saved_and_loaded(benchmark):
         solve_peak=solve["peak"],
         load_seconds=load["load"],
         load_peak=load["peak"],
+        load_parts=load["load_parts"],
         played_game_seconds=load["played_game"],
         played_boards=load["played_boards"],
         play_and_expected_points_seconds=load["play_and_expected_points"],

@@ -30,6 +30,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any, NoReturn
 
 import numpy as np
@@ -181,12 +182,12 @@ class LeanSolution:
         """The number of reachable boards."""
         return int(self.table.n_boards)
 
-    @property
+    @cached_property  # (as tie_slack)
     def error_bound(self) -> float | None:
         """A proven bound on ``max |board_values - W*|`` (as :attr:`Solution.error_bound`)."""
         return value_error_bound(self.discount, self.residual, self.board_values)
 
-    @property
+    @cached_property  # (the values are a solve's or a file's, not changed after: one pass over them, at 4x8 4 GB)
     def tie_slack(self) -> float:
         """The float by which two moves' values may differ and still tie (as :attr:`Solution.tie_slack`)."""
         return tie_slack(self.discount, self.residual, self.board_values) if self.converged else 0.0
@@ -249,7 +250,11 @@ class LeanSolution:
         """The game the policy plays (:func:`babytris.modes.lean_policy.played_game`):
         a small :class:`~babytris.Solution` over the boards the optimal player
         reaches, one move per state, which :func:`~babytris.play` and
-        :func:`~babytris.evaluate` read."""
+        :func:`~babytris.evaluate` read (built once, then kept)."""
+        return self._played
+
+    @cached_property
+    def _played(self) -> Solution:
         return lean_policy.played_game(self)
 
     def save(self, path: str | bytes | os.PathLike) -> None:
