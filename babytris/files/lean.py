@@ -386,11 +386,13 @@ def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
 def _plan(value: object) -> LeanPlan:
     if not (isinstance(value, dict) and set(value) == {"keep", "accelerate", "bytes", "why"}):
         raise ValueError(f"plan must hold keep, accelerate, bytes and why, got {value!r}")
+    if not isinstance(value["why"], str):
+        raise ValueError(f"plan why must be text, got {value['why']!r}")
     return LeanPlan(
         keep=_one_of("plan keep", value["keep"], LEAN_KEPT),
         accelerate=check_bool("plan accelerate", value["accelerate"]),
         bytes=check_int("plan bytes", value["bytes"], 0),
-        why=value["why"] if isinstance(value["why"], str) else _one_of("plan why", value["why"], ()),
+        why=value["why"],
     )
 
 
