@@ -327,3 +327,22 @@ def test_mdptetris_row_agrees_with_its_run(fast):
     assert r.source == "mdptetris" and r.published == MDPTETRIS_RUNS[(4, 5)][0] == 12.50655387079807
     assert (r.verdict, r.measured) == (AGREES, pytest.approx(12.50655387079807, abs=1e-11))
     assert "2^20 grids 342 times" in r.why and "37,427 boards" in r.why
+
+
+def test_summary_counts_program_cross_checks_apart(capsys):
+    rows = [
+        reproduce.Reproduction("a", "slides", "q", 1, 1, AGREES, "w", "c", 0.0),
+        reproduce.Reproduction("b", "bodoia", "q", 1, 2, DIFFERS, "w", "c", 0.0),
+        reproduce.Reproduction("c", "mdptetris", "q", 1, 1, AGREES, "w", "c", 0.0),
+    ]
+    counts = reproduce.summary(rows)
+    assert counts["documents"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 1, NOT_REPRODUCED: 0}
+    assert counts["programs"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 0, NOT_REPRODUCED: 0}
+    assert reproduce.summary_lines(rows) == [
+        "2 claims of the source documents: 1 agrees, 0 within noise, 1 differs, 0 not reproduced",
+        "1 cross-checks against programs run here: 1 agrees, 0 within noise, 0 differs, 0 not reproduced",
+    ]
+    assert cli.main(["reproduce", "c4w-residues", "mdptetris-total-lines-4x5", "--summary", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["documents"][AGREES] == 1 and printed["programs"][AGREES] == 1
+    assert sum(printed["documents"].values()) + sum(printed["programs"].values()) == 2

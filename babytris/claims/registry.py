@@ -16,6 +16,7 @@ __all__ = [
     "DIFFERS",
     "NOISE_SIGMAS",
     "NOT_REPRODUCED",
+    "PROGRAMS",
     "SOURCES",
     "WITHIN_NOISE",
     "Claim",
@@ -39,6 +40,10 @@ SOURCES = {
     "mdptetris": "Thiery & Scherrer, *mdptetris* (brunoscherrer/mdptetris, src/value_iteration.c; it publishes "
     "no value: its program built and run here)",
 }
+
+#: Sources whose figures are a program's run here, not a document's: their rows cross-check babytris
+#: against that program and are counted apart from the documents' claims.
+PROGRAMS = frozenset({"mdptetris"})
 
 #: Standard deviations of the source's noise a published figure may lie from babytris's.
 NOISE_SIGMAS = 3.0
