@@ -167,24 +167,35 @@ def test_a_record_keeps_the_newest_row_of_each_claim(tmp_path, capsys):
     capsys.readouterr()
 
 
-def test_the_slides_table_replayed_in_the_course_code_setup(fast):
+def test_the_slides_table_replayed_as_the_course_program_plays(fast):
     """Deterministic games (a policy against a piece-choosing opponent) score
-    the same every time: those cells must match to the point."""
+    the same every time: every such published cell is matched to the point,
+    the max-min row's too; Rand cells lie within the program's own noise."""
+    from babytris.claims.slides_table import SLIDES_TABLE
+
     cells = {n: r for n, r in fast.items() if n.startswith("slides-table-")}
     assert len(cells) == 35
-    for row in ("w-0-0-3-0", "w-0-0-1-1", "w-10-0-3-1", "w-10-0-4-0", "w-0-2-1-1"):
-        for column in ("minmax", "minavg", "gapavg", "min"):
-            assert cells[f"slides-table-{row}-{column}"].verdict == AGREES, (row, column)
+    for row, (_, published) in SLIDES_TABLE.items():
+        for column, value in zip(("minmax", "minavg", "gapavg"), published[1:4]):
+            cell = cells[f"slides-table-{row}-{column}"]
+            assert (cell.measured, cell.verdict) == (value, AGREES), (row, column)
+            assert "babytris's own solves" in cell.why
         assert cells[f"slides-table-{row}-rand"].verdict == WITHIN_NOISE, row
-    assert cells["slides-table-w-10-0-3-1-gapavg"].measured == 7500.0
-    assert cells["slides-table-w-0-0-3-0-gapavg"].measured == 10622.0
-    # the one weighted cell that goes another way (a tie), stated as such
+        least = cells[f"slides-table-{row}-min"]
+        assert least.verdict == (WITHIN_NOISE if row == "w-0-1-4-1.5" else AGREES), row
+    # the cells an L first would move, and babytris's own tie rule beside
     minmax = cells["slides-table-w-0-1-4-1.5-minmax"]
-    assert (minmax.measured, minmax.verdict) == (7500.0, DIFFERS) and "tie" in minmax.why
+    assert "with an L first it gives 7,500" in minmax.why and "(ties to its first placement) give 7,500" in minmax.why
+    assert "with an L first it gives 11,250" in cells["slides-table-w-10-0-3-1-minavg"].why
+    # the max-min player's Rand is one game; babytris's own max-min player scores 42 more on average
+    maxmin = cells["slides-table-maxmin-rand"]
+    assert maxmin.measured == pytest.approx(10_670.32, abs=0.01) and "one game" in maxmin.why
+    assert "give 10,712.01 expected" in maxmin.why
+    assert "another version" not in maxmin.why and "another way" not in minmax.why
 
 
 def test_tied_share_counts_states_with_several_best_moves():
-    from babytris.claims.published import tied_share
+    from babytris.claims.slides_table import tied_share
 
     s = babytris.solve(width=3, height=4, opponent="minimax", discount=0.9, tol=1e-12)
     tied = live = 0

@@ -8,10 +8,7 @@ says how it compares.  The setups, as the sources give them:
   (value iteration to ``delta < 1e-8``) plays one game of 10,000 placements
   and prints its score.  babytris gives the exact expected score of that
   policy over 10,000 placements and the standard deviation of one game's.
-  Their table of players against opponents follows their code (4x4; players
-  by value iteration at 0.9 on the weighted reward of the landed board;
-  opponents at 0.1 that choose the next piece before the placement; one
-  game of 10,000 placements per opponent, 100 against random pieces).
+  Their table of players against opponents is in :mod:`.slides_table`.
 - **bodoia** (Bodoia & Puranik): Block Drop and No-Holes Tetris state
   counts (``m^n + 1``, ``p m^n + 1``), Block Drop's optimal policy, and
   Table 1: agents on a 10x20 board with the seven tetrominoes drawn
@@ -34,14 +31,13 @@ says how it compares.  The setups, as the sources give them:
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from .registry import AGREES, DIFFERS, WITHIN_NOISE, Measurement, claim
 from .table_1_fit import TABLE_1_FIT
 
-__all__ = ["SLIDES_SCORES", "SLIDES_TABLE", "TABLE_1", "tied_share"]
+__all__ = ["SLIDES_SCORES", "TABLE_1"]
 
 # --------------------------------------------------------------------------------------------
 # slides: one game of 10,000 placements by the optimal policy of the discounted game
@@ -81,250 +77,8 @@ for (_height, _discount), _published in SLIDES_SCORES.items():
     )(_slides_score(_height, _discount, _published))
 
 
-# --------------------------------------------------------------------------------------------
-# slides: the table of players against opponents (Ergin & Grousson's src/Tetris.cpp, MDP.cpp)
-# --------------------------------------------------------------------------------------------
-
-#: The slides' results table: row -> (player weights (lines, height, score, gaps) or None for
-#: the max-min player, and its published Rand (a mean of 100 games), MinMax, MinAvg, GapAvg, Min).
-SLIDES_TABLE = {
-    "maxmin": (None, (10685, 9999, 9999, 10356, 9999)),
-    "w-0-0-3-0": ((0, 0, 3, 0), (11090.70, 9999, 10000, 10622, 9999)),
-    "w-0-0-1-1": ((0, 0, 1, 1), (10837.25, 9999, 10000, 9999, 9999)),
-    "w-10-0-3-1": ((10, 0, 3, 1), (9833.09, 9998, 11248, 7500, 7500)),
-    "w-10-0-4-0": ((10, 0, 4, 0), (10611.33, 9998, 10000, 7500, 7500)),
-    "w-0-1-4-1.5": ((0, 1, 4, 1.5), (9810.65, 9999, 10000, 9999, 9810.65)),
-    "w-0-2-1-1": ((0, 2, 1, 1), (0.05, 0, 0, 0, 0)),
-}
-SLIDES_COLUMNS = ("rand", "minmax", "minavg", "gapavg", "min")
-#: The max-min row is not printed by the code the weighted rows follow (its src/Tetris.cpp); its
-#: discount is not given: 0.9, the players', is assumed (it matches its MinMax and MinAvg cells).
-MAXMIN_CAVEAT = (
-    "; the max-min row comes from another version of their code (discount not given: 0.9 here, which "
-    "matches its MinMax and MinAvg cells), and its best moves tie in {share:.0%} of states, each broken by "
-    "the first move in that code's own order"
-)
-
-
-def tied_share(solution) -> float:
-    """The share of states (with a move) whose best moves are two or more (values within 1e-9)."""
-    t = solution.transitions
-    reward = np.asarray(t.rules.line_scores)[t.lines]
-    q = reward + solution.discount * solution.board_values[t.next_board]
-    counts = np.diff(t.offsets)
-    live = counts > 0
-    best = np.maximum.reduceat(q, t.offsets[:-1][live])
-    near = q >= np.repeat(best, counts[live]) - 1e-9
-    ties = np.add.reduceat(near.astype(np.int64), t.offsets[:-1][live])
-    return float(np.mean(ties > 1))
-
-
-_course: dict[str, Any] = {}
-
-
-def _course_game() -> dict[str, Any]:
-    """The course projects' setup on 4x4, built once: the plain table, the
-    one-preview table (their opponents choose the next piece before the
-    placement, seeing the board and the piece in hand), and the three
-    opponents' choices there, computed as their code does (discount 0.1,
-    rewards on the board as the piece lands; ties go to I, except GapAvg's).
-    GapAvg chooses the piece with the larger mean of holes plus value, but
-    its values take the smaller (their code): here too."""
-    if not _course:
-        import babytris
-
-        t0 = babytris.enumerate_boards(babytris.Rules(width=4, height=4))
-        t1 = babytris.enumerate_boards(babytris.Rules(width=4, height=4, preview=1))
-
-        def values(opponent: str, reward=None) -> np.ndarray:
-            return babytris.solve_transitions(t1, opponent=opponent, discount=0.1, tol=1e-12, reward=reward).values
-
-        minmax, minavg = values("minimax"), values("minavg")
-        holes = values("minavg", babytris.Reward(score=0, gaps=-1, before_clear=True))
-        smaller_l = lambda v: (v[:, 1] < v[:, 0] - 1e-9).astype(np.int64)  # noqa: E731  (L if strictly less, else I)
-        _course.update(
-            t0=t0,
-            t1=t1,
-            board_of_node=t0.indices(t1.boards),  # each one-preview node's board in the plain table
-            choices={"minmax": smaller_l(minmax), "minavg": smaller_l(minavg), "gapavg": 1 - smaller_l(holes)},
-            players={},
-            games={},
-        )
-    return _course
-
-
-#: The other tie rules a row that differs is replayed under: the last tied move, and tied moves at random.
-OTHER_TIES = (("last", None), *(("random", seed) for seed in range(5)))
-
-
-def _course_player(row: str, ties: tuple[str, int | None] = ("first", None)) -> np.ndarray:
-    """The row's player policy on the plain 4x4 table, its ties broken by
-    ``ties`` (a rule and its seed): placement numbers (n_boards, 2)."""
-    import babytris
-
-    game = _course_game()
-    if (row, ties) not in game["players"]:
-        weights = SLIDES_TABLE[row][0]
-        rule, seed = ties
-        if weights is None:  # robustActionValueIterationMaxMin: max over moves, min over the next piece
-            solution = babytris.solve_transitions(
-                game["t0"], opponent="minimax", discount=0.9, tol=1e-12, ties=rule, tie_seed=seed
-            )
-            if rule == "first":  # (the share of states whose best moves tie: the rule's own choice aside)
-                game["maxmin_ties"] = tied_share(solution)
-        else:  # actionValueIteration: random pieces, the weighted reward of the landed board
-            lines, height, score, gaps = weights
-            reward = babytris.Reward(lines=lines, height=height, score=score, gaps=gaps, before_clear=True)
-            solution = babytris.solve_transitions(
-                game["t0"], reward=reward, discount=0.9, tol=1e-12, ties=rule, tie_seed=seed
-            )
-        game["players"][(row, ties)] = solution.policy
-    return game["players"][(row, ties)]
-
-
-def _under_other_ties(row: str, column: str, published: float) -> str:
-    """What a row that differs gives when its player breaks ties otherwise
-    (:data:`OTHER_TIES`): the range, and whether the published figure lies in it."""
-    import babytris
-
-    game = _course_game()
-    found = []
-    for ties in OTHER_TIES:
-        policy = _course_player(row, ties)
-        if column == "rand":
-            found.append(babytris.expected_points(game["t0"], player=policy, n_placements=10_000))
-        else:
-            choice = game["choices"][column]
-            starts = {int(choice[game["t1"].board_index(0, (c,))]) for c in (0, 1)}
-            found += [_replay(policy, choice, first) for first in starts]
-    low, high = min(found), max(found)
-    inside = low - 0.5 <= published <= high + 0.5
-    return (
-        f"; its player breaking ties otherwise (the last tied move; at random, seeds 0-4) gives {low:,.1f} to "
-        f"{high:,.1f}: the published figure lies {'within' if inside else 'outside'} that range"
-    )
-
-
-def _replay(policy: np.ndarray, choice: np.ndarray, first: int, n_placements: int = 10_000) -> float:
-    """Their playPolicy against a piece-choosing opponent: on the one-preview
-    table the opponent gives the next piece for (board, piece in hand), the
-    player places the piece in hand by its policy; the points of
-    ``n_placements`` placements (fewer if the piece fits nowhere).  Both sides
-    are deterministic, so the game enters a cycle; once a node repeats, the
-    remaining placements are whole cycles and a part of one."""
-    game = _course_game()
-    t1, board_of_node = game["t1"], game["board_of_node"]
-    scores = t1.rules.line_scores
-    node, points = t1.board_index(0, (first,)), 0.0
-    seen: dict[int, tuple[int, float]] = {}  # node -> (placements made, points) on first arrival
-    path: list[float] = []  # points after each placement
-    step = 0
-    while step < n_placements:
-        if node in seen:
-            start, before = seen[node]
-            length, gain = step - start, points - before
-            cycles, rest = divmod(n_placements - step, length)
-            return points + cycles * gain + (path[start + rest - 1] - before if rest else 0.0)
-        seen[node] = (step, points)
-        placement = int(policy[board_of_node[node], int(t1.queues[node])])
-        if placement < 0:
-            break
-        row = node * 2 + int(choice[node])
-        moves = np.arange(t1.offsets[row], t1.offsets[row + 1])
-        move = int(moves[t1.placement[moves] == placement][0])
-        points += scores[t1.lines[move]]
-        path.append(points)
-        node = int(t1.next_board[move])
-        step += 1
-    return points
-
-
-def _course_scores(row: str) -> dict[str, list[float]]:
-    """The row's player against each opponent: the score of each first piece the
-    opponent may give (their first piece is its choice on the empty board with
-    a random piece in hand), distinct values sorted."""
-    game = _course_game()
-    if row not in game["games"]:
-        policy = _course_player(row)
-        scores = {}
-        for opponent, choice in game["choices"].items():
-            starts = {int(choice[game["t1"].board_index(0, (c,))]) for c in (0, 1)}
-            scores[opponent] = sorted({_replay(policy, choice, first) for first in starts})
-        game["games"][row] = scores
-    return game["games"][row]
-
-
-def _slides_cell(row: str, column: str, published: float):
-    def measure(fast: bool) -> Measurement:
-        import babytris
-
-        game = _course_game()
-        policy = _course_player(row)
-        if column in ("rand", "min"):
-            exact = babytris.expected_points(game["t0"], player=policy, n_placements=10_000)
-            games = babytris.play(game["t0"], player=policy, n_placements=10_000, n_games=200, seed=3)
-            spread = float(np.std(games.points, ddof=1)) / 10  # their Rand is a mean of 100 games
-        scores = _course_scores(row)
-        if column == "rand":
-            off = abs(published - exact) / spread if spread > 0 else (0.0 if published == exact else math.inf)
-            return Measurement(
-                round(exact, 2),
-                WITHIN_NOISE if off <= 3 else DIFFERS,
-                f"exact expectation; their figure is a mean of 100 games, standard error {spread:.1f}: "
-                f"{off:.1f} of it away"
-                + (MAXMIN_CAVEAT.format(share=game["maxmin_ties"]) if off > 3 and row == "maxmin" else "")
-                + (_under_other_ties(row, column, published) if off > 3 else ""),
-            )
-        if column == "min":
-            candidates = [min(exact, *(v[0] for v in scores.values())), min(exact, *(v[-1] for v in scores.values()))]
-            value = candidates[0]
-            agrees = any(abs(published - c) < 0.5 for c in candidates)
-            return Measurement(
-                round(value, 2),
-                AGREES if agrees else DIFFERS,
-                "the least of the four columns (Rand exact here, a mean of 100 games there)",
-            )
-        values = scores[column]
-        agrees = any(abs(published - v) < 0.5 for v in values)
-        why = "one deterministic game of 10,000 placements, replayed as their code plays it"
-        if len(values) > 1:
-            why += f" (their first piece depends on a random one: {' or '.join(f'{v:,.0f}' for v in values)})"
-        if not agrees:
-            why += (
-                "; where moves or pieces tie in value their code takes the first in its order, or the one "
-                "floating-point noise favours, so one game can go another way"
-            )
-            if row == "maxmin":
-                why += MAXMIN_CAVEAT.format(share=game["maxmin_ties"])
-            why += _under_other_ties(row, column, published)
-        return Measurement(
-            values[0] if len(values) == 1 else " or ".join(f"{v:,.0f}" for v in values),
-            AGREES if agrees else DIFFERS,
-            why,
-        )
-
-    return measure
-
-
-_NAMES = {
-    "rand": "random pieces (mean of 100 games)",
-    "minmax": "the MinMax opponent",
-    "minavg": "the MinAvg opponent",
-    "gapavg": "the GapAvg opponent",
-    "min": "the least of the four",
-}
-for _row, (_player_weights, _published_row) in SLIDES_TABLE.items():
-    for _column, _value in zip(SLIDES_COLUMNS, _published_row):
-        _player = "the max-min player" if _player_weights is None else f"the player of weights {_player_weights}"
-        claim(
-            f"slides-table-{_row}-{_column}",
-            "slides",
-            f"points in 10,000 placements on 4x4, {_player} against {_NAMES[_column]}",
-            _value,
-            "babytris.claims.published (the course code's setup: preview=1 opponents at discount 0.1, "
-            "Reward(before_clear=True) players at 0.9)",
-        )(_slides_cell(_row, _column, _value))
-
+# the slides' table of players against opponents, registered here to keep the table's order
+from . import slides_table as _slides_table  # noqa: E402, F401
 
 # --------------------------------------------------------------------------------------------
 # bodoia: seed models and Table 1
