@@ -12,7 +12,7 @@ from babytris.big.playouts import play_greedy
 from babytris.big.tetris import Tetris
 from babytris.claims import reproduce
 from babytris.claims.published import TABLE_1
-from babytris.claims.registry import AGREES, CLAIMS, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+from babytris.claims.registry import AGREES, CALIBRATED, CLAIMS, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
 from babytris.cli import commands as cli
 
 
@@ -346,14 +346,53 @@ def test_summary_counts_program_cross_checks_apart(capsys):
         reproduce.Reproduction("b", "bodoia", "q", 1, 2, DIFFERS, "w", "c", 0.0),
         reproduce.Reproduction("c", "mdptetris", "q", 1, 1, AGREES, "w", "c", 0.0),
     ]
+    rows.append(reproduce.Reproduction("d", "bodoia", "q", 1, 1, CALIBRATED, "w", "c", 0.0))
     counts = reproduce.summary(rows)
-    assert counts["documents"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 1, NOT_REPRODUCED: 0}
-    assert counts["programs"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 0, NOT_REPRODUCED: 0}
+    assert counts["documents"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 1, NOT_REPRODUCED: 0, CALIBRATED: 1}
+    assert counts["programs"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 0, NOT_REPRODUCED: 0, CALIBRATED: 0}
     assert reproduce.summary_lines(rows) == [
-        "2 claims of the source documents: 1 agrees, 0 within noise, 1 differs, 0 not reproduced",
-        "1 cross-checks against programs run here: 1 agrees, 0 within noise, 0 differs, 0 not reproduced",
+        "3 claims of the source documents: 1 agrees, 0 within noise, 1 differs, 0 not reproduced, 1 calibrated",
+        "1 cross-checks against programs run here: 1 agrees, 0 within noise, 0 differs, 0 not reproduced, 0 calibrated",
     ]
     assert cli.main(["reproduce", "c4w-residues", "mdptetris-total-lines-4x5", "--summary", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["documents"][AGREES] == 1 and printed["programs"][AGREES] == 1
     assert sum(printed["documents"].values()) + sum(printed["programs"].values()) == 2
+
+
+def test_table_1_rows_that_cannot_test_the_fit_say_so(monkeypatch):
+    """A constant value is random play, one feature's moves follow its sign: such
+    fitted rows say so; the constant weight, which babytris's loss was chosen to
+    match, is calibrated, not evidence."""
+    from babytris.claims import published
+
+    rng = np.random.default_rng(0)
+    lifespans = rng.normal(40, 20, (5, 100))
+    monkeypatch.setitem(published._fitted_agents, (), (np.full((5, 1), -13.7), lifespans))
+    monkeypatch.setitem(
+        published._fitted_agents, ("covers",), (np.array([[12.0, -1.0]] * 4 + [[12.0, 0.5]]), lifespans)
+    )
+    monkeypatch.setitem(
+        published._fitted_agents, ("max_height", "holes"), (np.array([[8.0, -0.4, -0.7]] * 5), lifespans)
+    )
+    constant = published._table_1_fitted((), 25.8, (-13.8,))(False)
+    assert "random play, whatever the fit" in constant.why
+    covers = published._table_1_fitted(("covers",), 40.5, (12.6, -1.0))(False)
+    assert "depend only on its weight's sign (not the same in all 5 agents)" in covers.why
+    pair = published._table_1_fitted(("max_height", "holes"), 126.0, (8.2, -0.4, -0.7))(False)
+    assert "sign" not in pair.why and "random play" not in pair.why
+    weight = published._table_1_weights((), (-13.8,))(False)
+    assert weight.verdict == CALIBRATED and "chosen to reproduce this weight: not evidence" in weight.why
+    assert published._table_1_weights(("covers",), (12.6, -1.0))(False).verdict in (WITHIN_NOISE, DIFFERS)
+
+
+def test_table_1_published_weights_play_one_tie_rule(fast):
+    """Every published-weights row plays ties at random (the paper's constant agent
+    is random play), the first placement's figure beside."""
+    for name in TABLE_1:
+        r = fast[f"bodoia-table1-{name}-published-weights"]
+        assert "with ties at random, the rule the paper's own rows imply" in r.why
+        assert "ties to the first placement it lives" in r.why
+    assert "tests the tie rule, not a fitted weight" in fast["bodoia-table1-constant-published-weights"].why
+    assert "tests the sign" in fast["bodoia-table1-num-covers-published-weights"].why
+    assert fast["bodoia-table1-num-covers-published-weights"].verdict == DIFFERS  # (under the one rule)

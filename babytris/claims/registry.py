@@ -12,6 +12,7 @@ import numpy as np
 
 __all__ = [
     "AGREES",
+    "CALIBRATED",
     "CLAIMS",
     "DIFFERS",
     "NOISE_SIGMAS",
@@ -29,6 +30,8 @@ AGREES = "agrees"
 WITHIN_NOISE = "within noise"
 DIFFERS = "differs"
 NOT_REPRODUCED = "not reproduced"
+#: babytris's setup was chosen to match this very figure (a parameter the source does not give): not evidence.
+CALIBRATED = "calibrated"
 
 #: Short name of each source document -> its citation.
 SOURCES = {
@@ -55,7 +58,8 @@ class Measurement:
 
     Attributes:
         value: the number (or text) comparable with the published one.
-        verdict: :data:`AGREES`, :data:`WITHIN_NOISE` or :data:`DIFFERS`.
+        verdict: :data:`AGREES`, :data:`WITHIN_NOISE`, :data:`DIFFERS`,
+            :data:`NOT_REPRODUCED` or :data:`CALIBRATED`.
         why: one sentence: how it was measured, and what differs if it does.
     """
 

@@ -17,7 +17,10 @@ verdict:
     never occur, another game, another procedure);
 ``not reproduced``
     babytris cannot compute the number in the source's setup; ``why`` says
-    what is missing.
+    what is missing;
+``calibrated``
+    a parameter the source does not give was chosen to match this very
+    number, so agreeing is no evidence.
 
 ``babytris reproduce --list`` names the claims, ``babytris reproduce NAME...``
 runs some, ``--fast`` the quick ones (CI runs these); ``--record JSON``
@@ -41,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .registry import AGREES, CLAIMS, DIFFERS, NOT_REPRODUCED, PROGRAMS, SOURCES, WITHIN_NOISE, Reproduction
+from .registry import AGREES, CALIBRATED, CLAIMS, DIFFERS, NOT_REPRODUCED, PROGRAMS, SOURCES, WITHIN_NOISE, Reproduction
 
 __all__ = [
     "claim_names",
@@ -127,7 +130,7 @@ def markdown_table(results: Sequence[Reproduction]) -> str:
 
 
 #: The verdicts in the order a summary counts them.
-VERDICTS = (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED)
+VERDICTS = (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED, CALIBRATED)
 
 
 def summary(results: Sequence[Reproduction]) -> dict[str, dict[str, int]]:
