@@ -12,7 +12,7 @@ from babytris.big.playouts import play_greedy
 from babytris.big.tetris import Tetris
 from babytris.claims import reproduce
 from babytris.claims.published import TABLE_1
-from babytris.claims.registry import AGREES, CALIBRATED, CLAIMS, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+from babytris.claims.registry import AGREES, CALIBRATED, CLAIMS, DIFFERS, FAILS, NOT_REPRODUCED, WITHIN_NOISE
 from babytris.cli import commands as cli
 
 
@@ -30,6 +30,10 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
         "bodoia-lookahead-2-previews",
         "bodoia-lookahead-2-step-no-weights",
         "bodoia-lookahead-3-step-no-weights",
+        "bodoia-preliminary-avg-diff",
+        "bodoia-preliminary-i-col-height",
+        "bodoia-preliminary-i-col-diff",
+        "bodoia-ranking-fitted",
         "mdptetris-total-lines-5x5",
         "slides-vi-trace-4x5-0.1",
         "slides-vi-trace-4x5-0.9",
@@ -348,11 +352,13 @@ def test_summary_counts_program_cross_checks_apart(capsys):
     ]
     rows.append(reproduce.Reproduction("d", "bodoia", "q", 1, 1, CALIBRATED, "w", "c", 0.0))
     counts = reproduce.summary(rows)
-    assert counts["documents"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 1, NOT_REPRODUCED: 0, CALIBRATED: 1}
-    assert counts["programs"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 0, NOT_REPRODUCED: 0, CALIBRATED: 0}
+    assert counts["documents"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 1, FAILS: 0, NOT_REPRODUCED: 0, CALIBRATED: 1}
+    assert counts["programs"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 0, FAILS: 0, NOT_REPRODUCED: 0, CALIBRATED: 0}
     assert reproduce.summary_lines(rows) == [
-        "3 claims of the source documents: 1 agrees, 0 within noise, 1 differs, 0 not reproduced, 1 calibrated",
-        "1 cross-checks against programs run here: 1 agrees, 0 within noise, 0 differs, 0 not reproduced, 0 calibrated",
+        "3 claims of the source documents: 1 agrees, 0 within noise, 1 differs, 0 fails, 0 not reproduced, "
+        "1 calibrated",
+        "1 cross-checks against programs run here: 1 agrees, 0 within noise, 0 differs, 0 fails, 0 not reproduced, "
+        "0 calibrated",
     ]
     assert cli.main(["reproduce", "c4w-residues", "mdptetris-total-lines-4x5", "--summary", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
@@ -396,3 +402,22 @@ def test_table_1_published_weights_play_one_tie_rule(fast):
     assert "tests the tie rule, not a fitted weight" in fast["bodoia-table1-constant-published-weights"].why
     assert "tests the sign" in fast["bodoia-table1-num-covers-published-weights"].why
     assert fast["bodoia-table1-num-covers-published-weights"].verdict == DIFFERS  # (under the one rule)
+
+
+def test_bodoias_qualitative_claims(fast):
+    terminal = fast["bodoia-random-samples-terminal-vs-lines"]
+    assert terminal.verdict == AGREES and float(terminal.measured.split()[0]) > 5
+    ranking = fast["bodoia-ranking-published-weights"]
+    assert (ranking.measured, ranking.verdict) == ("holds", AGREES)
+    assert fast["bodoia-preliminary-max-diff"].verdict == NOT_REPRODUCED
+
+
+def test_a_ranking_read_the_other_way_fails():
+    from babytris.claims.bodoia_features import _ranking_verdict
+
+    errors = dict.fromkeys(("max-height", "num-holes", "num-covers", "mh-nh", "mh-nc", "nh-nc"), 0.1)
+    paper = {"max-height": 56.8, "num-holes": 47.7, "num-covers": 40.5, "mh-nh": 126.0, "mh-nc": 72.1, "nh-nc": 42.0}
+    assert _ranking_verdict(paper, errors)[0] == AGREES
+    assert _ranking_verdict({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}, errors)[0] == FAILS
+    mixed = _ranking_verdict({**paper, "mh-nc": 30.8, "nh-nc": 50.4}, errors)
+    assert mixed[0] == DIFFERS and "do not both beat" in mixed[1]

@@ -15,6 +15,7 @@ __all__ = [
     "CALIBRATED",
     "CLAIMS",
     "DIFFERS",
+    "FAILS",
     "NOISE_SIGMAS",
     "NOT_REPRODUCED",
     "PROGRAMS",
@@ -30,6 +31,8 @@ AGREES = "agrees"
 WITHIN_NOISE = "within noise"
 DIFFERS = "differs"
 NOT_REPRODUCED = "not reproduced"
+#: babytris measures the opposite of a qualitative claim.
+FAILS = "fails"
 #: babytris's setup was chosen to match this very figure (a parameter the source does not give): not evidence.
 CALIBRATED = "calibrated"
 
@@ -59,7 +62,7 @@ class Measurement:
     Attributes:
         value: the number (or text) comparable with the published one.
         verdict: :data:`AGREES`, :data:`WITHIN_NOISE`, :data:`DIFFERS`,
-            :data:`NOT_REPRODUCED` or :data:`CALIBRATED`.
+            :data:`NOT_REPRODUCED`, :data:`FAILS` or :data:`CALIBRATED`.
         why: one sentence: how it was measured, and what differs if it does.
     """
 

@@ -15,6 +15,8 @@ verdict:
 ``differs``
     not equal; ``why`` says what differs (a formula that counts states that
     never occur, another game, another procedure);
+``fails``
+    babytris measures the opposite of a qualitative claim;
 ``not reproduced``
     babytris cannot compute the number in the source's setup; ``why`` says
     what is missing;
@@ -44,7 +46,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .registry import AGREES, CALIBRATED, CLAIMS, DIFFERS, NOT_REPRODUCED, PROGRAMS, SOURCES, WITHIN_NOISE, Reproduction
+from .registry import (
+    AGREES,
+    CALIBRATED,
+    CLAIMS,
+    DIFFERS,
+    FAILS,
+    NOT_REPRODUCED,
+    PROGRAMS,
+    SOURCES,
+    WITHIN_NOISE,
+    Reproduction,
+)
 
 __all__ = [
     "claim_names",
@@ -130,7 +143,7 @@ def markdown_table(results: Sequence[Reproduction]) -> str:
 
 
 #: The verdicts in the order a summary counts them.
-VERDICTS = (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED, CALIBRATED)
+VERDICTS = (AGREES, WITHIN_NOISE, DIFFERS, FAILS, NOT_REPRODUCED, CALIBRATED)
 
 
 def summary(results: Sequence[Reproduction]) -> dict[str, dict[str, int]]:
