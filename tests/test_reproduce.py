@@ -421,3 +421,17 @@ def test_a_ranking_read_the_other_way_fails():
     assert _ranking_verdict({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}, errors)[0] == FAILS
     mixed = _ranking_verdict({**paper, "mh-nc": 30.8, "nh-nc": 50.4}, errors)
     assert mixed[0] == DIFFERS and "do not both beat" in mixed[1]
+
+
+def test_counting_claims(fast):
+    from babytris.claims.counts import _grids_without_a_full_row
+
+    assert _grids_without_a_full_row(2, 3) == 3**3 and _grids_without_a_full_row(3, 2) == 7**2
+    grids = fast["bodoia-count-grids-10x20"]
+    assert grids.verdict == AGREES and grids.measured == f"2^200; {1023**20:.3e}"
+    assert (fast["pirnay-table-4-tetris"].measured, fast["pirnay-table-4-tetris"].verdict) == (
+        "200; 7; 10^60.2",
+        AGREES,
+    )
+    estimate = fast["pirnay-training-estimate"]
+    assert estimate.verdict == DIFFERS and estimate.measured.startswith("3.01 times") and "not 30" in estimate.why

@@ -354,6 +354,7 @@ for _name, (_features, _lifespan, _weights) in TABLE_1.items():
 from . import bodoia as _bodoia  # noqa: E402, F401  (registers Bodoia's look-ahead, resampling and regret claims)
 from . import bodoia_features as _bodoia_features  # noqa: E402, F401  (registers Bodoia's feature and sampling claims)
 from . import c4w as _c4w  # noqa: E402, F401  (registers the combo well's counts)
+from . import counts as _counts  # noqa: E402, F401  (registers the 10x20 counting claims)
 from . import mdptetris as _mdptetris  # noqa: E402, F401  (registers mdptetris's exact small-board values)
 from . import pirnay as _pirnay  # noqa: E402, F401  (registers the TD(lambda) claims)
 from . import report as _report  # noqa: E402, F401  (registers the report's claims)
