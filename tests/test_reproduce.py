@@ -28,6 +28,7 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
         f"bodoia-table1-{name}-{what}" for name in TABLE_1 for what in ("fitted", "weights")
     } | {
         "bodoia-lookahead-2-previews",
+        "bodoia-lookahead-above-half",
         "bodoia-lookahead-2-step-no-weights",
         "bodoia-lookahead-3-step-no-weights",
         "bodoia-preliminary-avg-diff",
@@ -246,6 +247,11 @@ def test_lookahead_rows_measure_in_a_short_run(monkeypatch):
     lost = int(m.value.split(" of ")[0])
     assert m.value == f"{lost} of 3 games lost within 40" and m.verdict in (DIFFERS, WITHIN_NOISE)
     assert "Table 1's MH-NH-NC vector" in m.why
+    (above,) = [c for c in CLAIMS if c.name == "bodoia-lookahead-above-half"]
+    high = above.measure(False)  # (the same games, played once)
+    games = bodoia._two_preview_games()
+    assert high.value == f"{games.above_half.sum() / games.placements.sum():.1%} of placements"
+    assert high.verdict in (AGREES, DIFFERS) and "stood above 10 of the 20 rows" in high.why
     monkeypatch.setattr(bodoia, "RANDOM_GAMES", 2000)
     monkeypatch.setattr(bodoia, "_random_play", {})
     m = bodoia._no_weights(1, 40)(False)
@@ -435,3 +441,35 @@ def test_counting_claims(fast):
     )
     estimate = fast["pirnay-training-estimate"]
     assert estimate.verdict == DIFFERS and estimate.measured.startswith("3.01 times") and "not 30" in estimate.why
+
+
+def test_c4w_mirror_images_and_groups_share_v():
+    import types
+
+    from babytris.claims import c4w
+
+    assert c4w._c4w_mirror(True).verdict == AGREES
+    groups = c4w._c4w_groups(True)
+    assert groups.verdict == AGREES and "29,400 states fall in 1,404 groups" in groups.why
+    s = babytris.solve(c4w._c4w_rules(1), discount=0.9, tol=1e-12)
+    assert c4w.mirror_gaps(s).max() < 1e-9
+    # a value changed in one state shows in it and in its mirror image
+    values = s.values.copy()
+    t = s.transitions
+    row = t.board_index(int(t.boards[5]), t.queue_of(5), None if t.slots[5] == 0 else int(t.slots[5]) - 1)
+    values[row, 3] += 1.0  # (piece 3, the S: its image is a Z)
+    gaps = c4w.mirror_gaps(types.SimpleNamespace(transitions=t, values=values))
+    assert (gaps > 0.5).sum() == 2 and gaps[row, 3] > 0.5
+
+
+def test_lookahead_games_count_placements_above_half_the_board():
+    from babytris.big.fitted import LinearValue
+    from babytris.big.lookahead import play_lookahead
+
+    tetris = Tetris(width=4, height=8, line_scores=(0, 1, 2, 3, 4))
+    tall = LinearValue(("max_height",), np.array([0.0, 1.0]), 4)  # (a value that likes tall stacks)
+    flat = LinearValue(("max_height",), np.array([0.0, -1.0]), 4)
+    high = play_lookahead(tetris, tall, loss=100.0, preview=0, n_games=3, max_placements=30, seed=1)
+    low = play_lookahead(tetris, flat, loss=100.0, preview=0, n_games=3, max_placements=30, seed=1)
+    assert (high.above_half > 0).all() and (high.above_half <= high.placements).all()
+    assert high.above_half.sum() / high.placements.sum() > low.above_half.sum() / low.placements.sum()
