@@ -376,16 +376,16 @@ def test_table_1_rows_that_cannot_test_the_fit_say_so(monkeypatch):
     """A constant value is random play, one feature's moves follow its sign: such
     fitted rows say so; the constant weight, which babytris's loss was chosen to
     match, is calibrated, not evidence."""
-    from babytris.claims import published
+    from babytris.claims import published, table_1_fit
 
     rng = np.random.default_rng(0)
     lifespans = rng.normal(40, 20, (5, 100))
-    monkeypatch.setitem(published._fitted_agents, (), (np.full((5, 1), -13.7), lifespans))
+    monkeypatch.setitem(table_1_fit._fitted_agents, (), (np.full((5, 1), -13.7), lifespans))
     monkeypatch.setitem(
-        published._fitted_agents, ("covers",), (np.array([[12.0, -1.0]] * 4 + [[12.0, 0.5]]), lifespans)
+        table_1_fit._fitted_agents, ("covers",), (np.array([[12.0, -1.0]] * 4 + [[12.0, 0.5]]), lifespans)
     )
     monkeypatch.setitem(
-        published._fitted_agents, ("max_height", "holes"), (np.array([[8.0, -0.4, -0.7]] * 5), lifespans)
+        table_1_fit._fitted_agents, ("max_height", "holes"), (np.array([[8.0, -0.4, -0.7]] * 5), lifespans)
     )
     constant = published._table_1_fitted((), 25.8, (-13.8,))(False)
     assert "random play, whatever the fit" in constant.why

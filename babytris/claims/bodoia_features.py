@@ -182,7 +182,7 @@ def _ranking_verdict(means: dict[str, float], errors: dict[str, float]) -> tuple
 def _ranking_published(fast: bool) -> Measurement:
     from ..big.playouts import play_greedy
     from ..big.tetris import Tetris
-    from .published import TABLE_1
+    from .table_1_fit import TABLE_1
 
     means, errors = {}, {}
     for name in (*SINGLES, *PAIRS):
@@ -210,11 +210,11 @@ def _ranking_published(fast: bool) -> Measurement:
     "bodoia",
     "Max-Height the best single feature and its pairs better than NH-NC, babytris's fit (Table 1's rows), 10x20",
     "Max-Height best; MH-NH and MH-NC better than NH-NC",
-    "the agents of the bodoia-table1-*-fitted rows (babytris.claims.published._agents)",
+    "the agents of the bodoia-table1-*-fitted rows (babytris.claims.table_1_fit._agents)",
     fast=False,
 )
 def _ranking_fitted(fast: bool) -> Measurement:
-    from .published import TABLE_1, _agents
+    from .table_1_fit import TABLE_1, _agents
 
     means, errors = {}, {}
     for name in (*SINGLES, *PAIRS):

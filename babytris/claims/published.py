@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from .registry import AGREES, CALIBRATED, DIFFERS, WITHIN_NOISE, Measurement, claim
-from .table_1_fit import FITTED_LOSS, TABLE_1_FIT
+from .table_1_fit import AGENTS, FITTED_LOSS, TABLE_1, _agents
 
 __all__ = ["SLIDES_SCORES", "TABLE_1"]
 
@@ -170,17 +170,6 @@ def _block_drop_policy(fast: bool) -> Measurement:
     )
 
 
-#: Table 1: feature set -> (published mean lifespan, published mean parameter vector).
-TABLE_1 = {
-    "constant": ((), 25.8, (-13.8,)),
-    "max-height": (("max_height",), 56.8, (21.8, -2.8)),
-    "num-holes": (("holes",), 47.7, (17.6, -2.5)),
-    "num-covers": (("covers",), 40.5, (12.6, -1.0)),
-    "mh-nh": (("max_height", "holes"), 126.0, (8.2, -0.4, -0.7)),
-    "mh-nc": (("max_height", "covers"), 72.1, (63.1, -3.7, -0.2)),
-    "nh-nc": (("holes", "covers"), 42.0, (-15.1, -5.5, -0.1)),
-    "mh-nh-nc": (("max_height", "holes", "covers"), 129.4, (-17.0, -1.0, -0.9, -0.1)),
-}
 #: The paper's games per feature set: 5 agents x 100 games.
 PAPER_GAMES = 500
 
@@ -239,34 +228,6 @@ for _name, (_features, _lifespan, _weights) in TABLE_1.items():
         f"play_greedy(Tetris(width=10, height=20), {list(_weights)}, {_features}, n_games=50_000, "
         "ties='random').mean_placements  # babytris.big.playouts, babytris.big.tetris; ties='first' beside",
     )(_table_1_published_weights(_features, _lifespan, _weights))
-
-
-#: Table 1's agents, each playing its games (the fit itself: :data:`~babytris.claims.table_1_fit.TABLE_1_FIT`).
-AGENTS, GAMES_PER_AGENT = 5, 100
-
-
-_fitted_agents: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _agents(features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Table 1's 5 agents for ``features``, fitted and played once a process:
-    ``(vectors, lifespans)``, float64 arrays ``(5, 1 + len(features))`` and ``(5, 100)``."""
-    if features not in _fitted_agents:
-        from ..big.fitted import fitted_value_iteration
-        from ..big.playouts import play_greedy
-        from ..big.tetris import Tetris
-
-        tetris = Tetris(width=10, height=20, line_scores=(0, 1, 2, 3, 4))
-        games, vectors = [], []
-        for agent in range(AGENTS):
-            fit = fitted_value_iteration(tetris, features, **TABLE_1_FIT, seed=agent)
-            vectors.append(fit.value.weights)
-            played = play_greedy(
-                tetris, list(fit.value.weights), features, n_games=GAMES_PER_AGENT, seed=100 + agent, ties="random"
-            )
-            games.append(played.placements)
-        _fitted_agents[features] = (np.array(vectors, dtype=np.float64), np.array(games, dtype=np.float64))
-    return _fitted_agents[features]
 
 
 def _table_1_fitted(features: tuple[str, ...], published: float, weights: tuple[float, ...]):
