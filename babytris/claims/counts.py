@@ -1,5 +1,10 @@
-"""The sources' counting claims about 10x20 Tetris, for :mod:`babytris.reproduce`.
+"""The sources' counting claims, for :mod:`babytris.reproduce`.
 
+- Ergin & Grousson's first report: its value iteration first runs over every
+  grid of filled and empty cells with every tromino, the naive count
+  ``2^(height * width) * n_trominoes`` on its 4x4 grid with I and L
+  (babytris's default :class:`~babytris.Rules`), before a breadth-first
+  search keeps the states reachable from the empty grid;
 - Bodoia & Puranik: "the number of ways to fill in a 20x10 board is 2^200,
   and the Tetris requirement that no row be completely filled only reduces
   this to (2^10 - 1)^20";
@@ -100,4 +105,26 @@ def _training_estimate(fast: bool) -> Measurement:
         f"the paper says; but by its own rule the factor is log10(2^200) / log10(10^20) = {factor:.2f}, not 30: "
         f"{updates:.2e} updates and {games:.2e} games of 270 moves (its 27 billion and 100 million take 30), so "
         f"its 700,000 games are {700_000 / games:.0%} of them, not under one percent",
+    )
+
+
+@claim(
+    "report-naive-states-4x4",
+    "report",
+    "naive state count 2^(4*4) * 2 = 2^17, every grid with every tromino, 4x4",
+    2**17,
+    "r = babytris.Rules(width=4, height=4); 2 ** (r.width * r.height) * r.n_pieces",
+)
+def _naive_states(fast: bool) -> Measurement:
+    import babytris
+
+    rules = babytris.Rules(width=4, height=4)
+    naive = 2 ** (rules.width * rules.height) * rules.n_pieces
+    reached = babytris.enumerate_boards(rules)
+    return Measurement(
+        naive,
+        AGREES if naive == 2**17 else DIFFERS,
+        f"every grid of the default rules' {rules.width}x{rules.height} cells with each of its "
+        f"{rules.n_pieces} pieces; the search from the empty grid reaches {reached.n_states:,} of them "
+        f"({reached.n_boards:,} boards, {reached.n_states / naive:.1%})",
     )
