@@ -57,6 +57,7 @@ try:
     from .engine.reward import Reward
     from .engine.stepped import Game
     from .engine.transitions import Transitions
+    from .files.lean import load_lean
     from .files.persist import SolutionFileError, load
     from .files.sharded import ShardedValues, load_sharded
     from .formats.export import explicit_model, to_drn, to_prism
@@ -110,6 +111,7 @@ __all__ = [
     "expected_points",
     "horizon_values",
     "load",
+    "load_lean",
     "block_drop",
     "no_holes_tetris",
     "minimize",

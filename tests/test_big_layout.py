@@ -19,7 +19,14 @@ BIG = PACKAGE / "big"
 
 #: Modules above both wings, allowed to import big: the published claims recompute numbers of
 #: every wing (imported only when a claim runs, so `import babytris` never loads big).
-ABOVE_BOTH = {"babytris.claims.published", "babytris.claims.pirnay", "babytris.claims.bodoia"}
+ABOVE_BOTH = {
+    "babytris.claims.published",
+    "babytris.claims.pirnay",
+    "babytris.claims.bodoia",
+    "babytris.claims.bodoia_features",
+    "babytris.claims.counts",
+    "babytris.claims.table_1_fit",
+}
 #: ... and the analysis board's estimates for boards too big to solve (imported when one is asked for).
 ABOVE_BOTH |= {"babytris.board.estimates"}
 

@@ -12,7 +12,7 @@ from babytris.big.playouts import play_greedy
 from babytris.big.tetris import Tetris
 from babytris.claims import reproduce
 from babytris.claims.published import TABLE_1
-from babytris.claims.registry import AGREES, CLAIMS, DIFFERS, NOT_REPRODUCED, WITHIN_NOISE
+from babytris.claims.registry import AGREES, CALIBRATED, CLAIMS, DIFFERS, FAILS, NOT_REPRODUCED, WITHIN_NOISE
 from babytris.cli import commands as cli
 
 
@@ -28,8 +28,13 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
         f"bodoia-table1-{name}-{what}" for name in TABLE_1 for what in ("fitted", "weights")
     } | {
         "bodoia-lookahead-2-previews",
+        "bodoia-lookahead-above-half",
         "bodoia-lookahead-2-step-no-weights",
         "bodoia-lookahead-3-step-no-weights",
+        "bodoia-preliminary-avg-diff",
+        "bodoia-preliminary-i-col-height",
+        "bodoia-preliminary-i-col-diff",
+        "bodoia-ranking-fitted",
         "mdptetris-total-lines-5x5",
         "slides-vi-trace-4x5-0.1",
         "slides-vi-trace-4x5-0.9",
@@ -167,24 +172,35 @@ def test_a_record_keeps_the_newest_row_of_each_claim(tmp_path, capsys):
     capsys.readouterr()
 
 
-def test_the_slides_table_replayed_in_the_course_code_setup(fast):
+def test_the_slides_table_replayed_as_the_course_program_plays(fast):
     """Deterministic games (a policy against a piece-choosing opponent) score
-    the same every time: those cells must match to the point."""
+    the same every time: every such published cell is matched to the point,
+    the max-min row's too; Rand cells lie within the program's own noise."""
+    from babytris.claims.slides_table import SLIDES_TABLE
+
     cells = {n: r for n, r in fast.items() if n.startswith("slides-table-")}
     assert len(cells) == 35
-    for row in ("w-0-0-3-0", "w-0-0-1-1", "w-10-0-3-1", "w-10-0-4-0", "w-0-2-1-1"):
-        for column in ("minmax", "minavg", "gapavg", "min"):
-            assert cells[f"slides-table-{row}-{column}"].verdict == AGREES, (row, column)
+    for row, (_, published) in SLIDES_TABLE.items():
+        for column, value in zip(("minmax", "minavg", "gapavg"), published[1:4]):
+            cell = cells[f"slides-table-{row}-{column}"]
+            assert (cell.measured, cell.verdict) == (value, AGREES), (row, column)
+            assert "babytris's own solves" in cell.why
         assert cells[f"slides-table-{row}-rand"].verdict == WITHIN_NOISE, row
-    assert cells["slides-table-w-10-0-3-1-gapavg"].measured == 7500.0
-    assert cells["slides-table-w-0-0-3-0-gapavg"].measured == 10622.0
-    # the one weighted cell that goes another way (a tie), stated as such
+        least = cells[f"slides-table-{row}-min"]
+        assert least.verdict == (WITHIN_NOISE if row == "w-0-1-4-1.5" else AGREES), row
+    # the cells an L first would move, and babytris's own tie rule beside
     minmax = cells["slides-table-w-0-1-4-1.5-minmax"]
-    assert (minmax.measured, minmax.verdict) == (7500.0, DIFFERS) and "tie" in minmax.why
+    assert "with an L first it gives 7,500" in minmax.why and "(ties to its first placement) give 7,500" in minmax.why
+    assert "with an L first it gives 11,250" in cells["slides-table-w-10-0-3-1-minavg"].why
+    # the max-min player's Rand is one game; babytris's own max-min player scores 42 more on average
+    maxmin = cells["slides-table-maxmin-rand"]
+    assert maxmin.measured == pytest.approx(10_670.32, abs=0.01) and "one game" in maxmin.why
+    assert "give 10,712.01 expected" in maxmin.why
+    assert "another version" not in maxmin.why and "another way" not in minmax.why
 
 
 def test_tied_share_counts_states_with_several_best_moves():
-    from babytris.claims.published import tied_share
+    from babytris.claims.slides_table import tied_share
 
     s = babytris.solve(width=3, height=4, opponent="minimax", discount=0.9, tol=1e-12)
     tied = live = 0
@@ -231,6 +247,11 @@ def test_lookahead_rows_measure_in_a_short_run(monkeypatch):
     lost = int(m.value.split(" of ")[0])
     assert m.value == f"{lost} of 3 games lost within 40" and m.verdict in (DIFFERS, WITHIN_NOISE)
     assert "Table 1's MH-NH-NC vector" in m.why
+    (above,) = [c for c in CLAIMS if c.name == "bodoia-lookahead-above-half"]
+    high = above.measure(False)  # (the same games, played once)
+    games = bodoia._two_preview_games()
+    assert high.value == f"{games.above_half.sum() / games.placements.sum():.1%} of placements"
+    assert high.verdict in (AGREES, DIFFERS) and "stood above 10 of the 20 rows" in high.why
     monkeypatch.setattr(bodoia, "RANDOM_GAMES", 2000)
     monkeypatch.setattr(bodoia, "_random_play", {})
     m = bodoia._no_weights(1, 40)(False)
@@ -327,3 +348,128 @@ def test_mdptetris_row_agrees_with_its_run(fast):
     assert r.source == "mdptetris" and r.published == MDPTETRIS_RUNS[(4, 5)][0] == 12.50655387079807
     assert (r.verdict, r.measured) == (AGREES, pytest.approx(12.50655387079807, abs=1e-11))
     assert "2^20 grids 342 times" in r.why and "37,427 boards" in r.why
+
+
+def test_summary_counts_program_cross_checks_apart(capsys):
+    rows = [
+        reproduce.Reproduction("a", "slides", "q", 1, 1, AGREES, "w", "c", 0.0),
+        reproduce.Reproduction("b", "bodoia", "q", 1, 2, DIFFERS, "w", "c", 0.0),
+        reproduce.Reproduction("c", "mdptetris", "q", 1, 1, AGREES, "w", "c", 0.0),
+    ]
+    rows.append(reproduce.Reproduction("d", "bodoia", "q", 1, 1, CALIBRATED, "w", "c", 0.0))
+    counts = reproduce.summary(rows)
+    assert counts["documents"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 1, FAILS: 0, NOT_REPRODUCED: 0, CALIBRATED: 1}
+    assert counts["programs"] == {AGREES: 1, WITHIN_NOISE: 0, DIFFERS: 0, FAILS: 0, NOT_REPRODUCED: 0, CALIBRATED: 0}
+    assert reproduce.summary_lines(rows) == [
+        "3 claims of the source documents: 1 agrees, 0 within noise, 1 differs, 0 fails, 0 not reproduced, "
+        "1 calibrated",
+        "1 cross-checks against programs run here: 1 agrees, 0 within noise, 0 differs, 0 fails, 0 not reproduced, "
+        "0 calibrated",
+    ]
+    assert cli.main(["reproduce", "c4w-residues", "mdptetris-total-lines-4x5", "--summary", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["documents"][AGREES] == 1 and printed["programs"][AGREES] == 1
+    assert sum(printed["documents"].values()) + sum(printed["programs"].values()) == 2
+
+
+def test_table_1_rows_that_cannot_test_the_fit_say_so(monkeypatch):
+    """A constant value is random play, one feature's moves follow its sign: such
+    fitted rows say so; the constant weight, which babytris's loss was chosen to
+    match, is calibrated, not evidence."""
+    from babytris.claims import published, table_1_fit
+
+    rng = np.random.default_rng(0)
+    lifespans = rng.normal(40, 20, (5, 100))
+    monkeypatch.setitem(table_1_fit._fitted_agents, (), (np.full((5, 1), -13.7), lifespans))
+    monkeypatch.setitem(
+        table_1_fit._fitted_agents, ("covers",), (np.array([[12.0, -1.0]] * 4 + [[12.0, 0.5]]), lifespans)
+    )
+    monkeypatch.setitem(
+        table_1_fit._fitted_agents, ("max_height", "holes"), (np.array([[8.0, -0.4, -0.7]] * 5), lifespans)
+    )
+    constant = published._table_1_fitted((), 25.8, (-13.8,))(False)
+    assert "random play, whatever the fit" in constant.why
+    covers = published._table_1_fitted(("covers",), 40.5, (12.6, -1.0))(False)
+    assert "depend only on its weight's sign (not the same in all 5 agents)" in covers.why
+    pair = published._table_1_fitted(("max_height", "holes"), 126.0, (8.2, -0.4, -0.7))(False)
+    assert "sign" not in pair.why and "random play" not in pair.why
+    weight = published._table_1_weights((), (-13.8,))(False)
+    assert weight.verdict == CALIBRATED and "chosen to reproduce this weight: not evidence" in weight.why
+    assert published._table_1_weights(("covers",), (12.6, -1.0))(False).verdict in (WITHIN_NOISE, DIFFERS)
+
+
+def test_table_1_published_weights_play_one_tie_rule(fast):
+    """Every published-weights row plays ties at random (the paper's constant agent
+    is random play), the first placement's figure beside."""
+    for name in TABLE_1:
+        r = fast[f"bodoia-table1-{name}-published-weights"]
+        assert "with ties at random, the rule the paper's own rows imply" in r.why
+        assert "ties to the first placement it lives" in r.why
+    assert "tests the tie rule, not a fitted weight" in fast["bodoia-table1-constant-published-weights"].why
+    assert "tests the sign" in fast["bodoia-table1-num-covers-published-weights"].why
+    assert fast["bodoia-table1-num-covers-published-weights"].verdict == DIFFERS  # (under the one rule)
+
+
+def test_bodoias_qualitative_claims(fast):
+    terminal = fast["bodoia-random-samples-terminal-vs-lines"]
+    assert terminal.verdict == AGREES and float(terminal.measured.split()[0]) > 5
+    ranking = fast["bodoia-ranking-published-weights"]
+    assert (ranking.measured, ranking.verdict) == ("holds", AGREES)
+    assert fast["bodoia-preliminary-max-diff"].verdict == NOT_REPRODUCED
+
+
+def test_a_ranking_read_the_other_way_fails():
+    from babytris.claims.bodoia_features import _ranking_verdict
+
+    errors = dict.fromkeys(("max-height", "num-holes", "num-covers", "mh-nh", "mh-nc", "nh-nc"), 0.1)
+    paper = {"max-height": 56.8, "num-holes": 47.7, "num-covers": 40.5, "mh-nh": 126.0, "mh-nc": 72.1, "nh-nc": 42.0}
+    assert _ranking_verdict(paper, errors)[0] == AGREES
+    assert _ranking_verdict({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}, errors)[0] == FAILS
+    mixed = _ranking_verdict({**paper, "mh-nc": 30.8, "nh-nc": 50.4}, errors)
+    assert mixed[0] == DIFFERS and "do not both beat" in mixed[1]
+
+
+def test_counting_claims(fast):
+    from babytris.claims.counts import _grids_without_a_full_row
+
+    assert _grids_without_a_full_row(2, 3) == 3**3 and _grids_without_a_full_row(3, 2) == 7**2
+    grids = fast["bodoia-count-grids-10x20"]
+    assert grids.verdict == AGREES and grids.measured == f"2^200; {1023**20:.3e}"
+    assert (fast["pirnay-table-4-tetris"].measured, fast["pirnay-table-4-tetris"].verdict) == (
+        "200; 7; 10^60.2",
+        AGREES,
+    )
+    estimate = fast["pirnay-training-estimate"]
+    assert estimate.verdict == DIFFERS and estimate.measured.startswith("3.01 times") and "not 30" in estimate.why
+
+
+def test_c4w_mirror_images_and_groups_share_v():
+    import types
+
+    from babytris.claims import c4w
+
+    assert c4w._c4w_mirror(True).verdict == AGREES
+    groups = c4w._c4w_groups(True)
+    assert groups.verdict == AGREES and "29,400 states fall in 1,404 groups" in groups.why
+    s = babytris.solve(c4w._c4w_rules(1), discount=0.9, tol=1e-12)
+    assert c4w.mirror_gaps(s).max() < 1e-9
+    # a value changed in one state shows in it and in its mirror image
+    values = s.values.copy()
+    t = s.transitions
+    row = t.board_index(int(t.boards[5]), t.queue_of(5), None if t.slots[5] == 0 else int(t.slots[5]) - 1)
+    values[row, 3] += 1.0  # (piece 3, the S: its image is a Z)
+    gaps = c4w.mirror_gaps(types.SimpleNamespace(transitions=t, values=values))
+    assert (gaps > 0.5).sum() == 2 and gaps[row, 3] > 0.5
+
+
+def test_lookahead_games_count_placements_above_half_the_board():
+    from babytris.big.fitted import LinearValue
+    from babytris.big.lookahead import play_lookahead
+
+    tetris = Tetris(width=4, height=8, line_scores=(0, 1, 2, 3, 4))
+    tall = LinearValue(("max_height",), np.array([0.0, 1.0]), 4)  # (a value that likes tall stacks)
+    flat = LinearValue(("max_height",), np.array([0.0, -1.0]), 4)
+    high = play_lookahead(tetris, tall, loss=100.0, preview=0, n_games=3, max_placements=30, seed=1)
+    low = play_lookahead(tetris, flat, loss=100.0, preview=0, n_games=3, max_placements=30, seed=1)
+    assert (high.above_half > 0).all() and (high.above_half <= high.placements).all()
+    assert high.above_half.sum() / high.placements.sum() > low.above_half.sum() / low.placements.sum()

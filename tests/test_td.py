@@ -50,9 +50,10 @@ def test_one_update_by_hand():
     piece = int(np.random.default_rng(9).choice(2, p=[0.5, 0.5]))  # the game's first draw
     moves = engine(rules).successors(0, piece)
     after = before(rows_from_bits([m[1] for m in moves], 4, 4))
-    q = 1.0 + 5.0 * np.array([m[2] for m in moves]) + 0.9 * after
+    reward = 1.0 + 5.0 * np.array([m[2] for m in moves])
+    best = int(np.argmax(reward + after))  # the paper's best move: argmax (r + V(s')), undiscounted
     value, grads = before.value_and_gradient(np.zeros(16))
-    before.step(grads, 0.1 * (q.max() - value))
+    before.step(grads, 0.1 * (reward[best] + 0.9 * after[best] - value))  # eq. 1: toward r + gamma V*(s')
     for mine, theirs in zip((net.W1, net.b1, net.w2, net.b2), (before.W1, before.b1, before.w2, before.b2)):
         np.testing.assert_allclose(mine, theirs, atol=1e-12)
 
@@ -150,13 +151,14 @@ def test_compiled_games_equal_the_numpy_loop_when_every_move_scores_alike():
     points=st.booleans(),
     explore=st.booleans(),
     target=st.sampled_from(td.TARGETS),
+    moves=st.sampled_from(td.MOVE_RULES),
     trace=st.sampled_from([0.0, 0.6, 1.0]),
     hidden=st.integers(1, 9),
     max_placements=st.integers(1, 40),
     seed=st.integers(0, 2**63 - 1),
 )
 def test_compiled_games_equal_the_numpy_loop(
-    width, height, pieces, points, explore, target, trace, hidden, max_placements, seed
+    width, height, pieces, points, explore, target, moves, trace, hidden, max_placements, seed
 ):
     tetris = Tetris(width=width, height=height, pieces=pieces)
     kwargs = dict(
@@ -166,6 +168,7 @@ def test_compiled_games_equal_the_numpy_loop(
         points=points,
         explore=explore,
         target=target,
+        moves=moves,
         trace=trace,
         hidden=hidden,
         max_placements=max_placements,
@@ -235,3 +238,52 @@ def test_the_two_targets_differ_only_where_a_move_is_explored():
     assert not np.allclose(explored[0].network.W1, explored[1].network.W1)
     with pytest.raises(ValueError, match="target must be one of 'best', 'explored'"):
         td.td_lambda(tetris, n_games=1, target="sarsa")
+
+
+@pytest.mark.parametrize("moves", td.MOVE_RULES)
+def test_exploration_weighs_the_afterstates_values_as_eq_5_writes(monkeypatch, moves):
+    """eq. 5 weighs move k by V(s(a_k)) - min V: the afterstates' values, no
+    reward; ``moves="discounted"`` by r + gamma V (babytris's earlier rule)."""
+    seen: list[tuple[np.ndarray, np.ndarray]] = []  # (what exploration weighed, the afterstates' values)
+
+    class Watched(td.ValueNetwork):
+        def values(self, x):
+            out = super().values(x)  # (the loop asks it only for the afterstates' values)
+            seen.append((None, out))
+            return out
+
+    explore = td._explore
+
+    def watched(q, draws):
+        seen[-1] = (q.copy(), seen[-1][1])
+        return explore(q, draws)
+
+    monkeypatch.setattr(td, "_explore", watched)
+    tetris = Tetris(width=6, height=6)
+    net = Watched(6, 6, hidden=5, seed=1)
+    td.td_lambda(tetris, n_games=6, seed=4, moves=moves, engine="numpy", network=net, line_reward=5.0)
+    weighed = [(q, v) for q, v in seen if q is not None]
+    assert len(weighed) > 20
+    rewards = np.concatenate([q - 0.9 * v for q, v in weighed])
+    if moves == "paper":
+        assert all(np.array_equal(q, v) for q, v in weighed)
+    else:  # what remains is the reward: 1 a placement, 5 a line
+        np.testing.assert_allclose(rewards, np.round(rewards), atol=1e-9)
+        assert set(np.round(rewards).tolist()) <= {1.0, 6.0, 11.0, 16.0, 21.0} and rewards.min() >= 1 - 1e-9
+    with pytest.raises(ValueError, match="moves must be one of 'paper', 'discounted'"):
+        td.td_lambda(tetris, n_games=1, moves="greedy")
+
+
+def test_the_first_table_3_row_tests_one_cause_at_a_time(monkeypatch):
+    """The 10,000-game row's causes, each one rerun changed alone (here on 200 games)."""
+    from babytris.claims import pirnay
+
+    monkeypatch.setattr(pirnay, "TABLE_3", {200: (0.21, 0.86)})
+    monkeypatch.setattr(pirnay, "TD_BLOCK", 100)
+    monkeypatch.setattr(pirnay, "CAUSES", pirnay.CAUSES[:1] + pirnay.CAUSES[3:4])
+    run = td.td_lambda(Tetris(width=10, height=20), n_games=200, report_every=100, seed=0)
+    text = pirnay._one_cause_at_a_time(run, 0.21)
+    earlier = td.td_lambda(Tetris(width=10, height=20), n_games=200, report_every=100, seed=0, moves="discounted")
+    assert f"first 100 games {run.lines_per_game[0]:.2f}, all 200 {run.lines_per_game.mean():.2f}" in text
+    assert f"(babytris's earlier rule) {earlier.lines_per_game[-1]:.2f}" in text
+    assert "initial weights three times as large" in text and "random placements clear 0.09" in text

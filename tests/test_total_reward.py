@@ -48,8 +48,12 @@ def test_the_survivors_are_the_long_run_rates_kernel():
 def test_a_game_that_need_not_end_is_refused_with_its_proof():
     with pytest.raises(GamesDoNotEnd, match=r"from 1,143 of the 12,978 rows of this 4x4 game .* forever"):
         babytris.solve(width=4, height=4, discount=1)
-    with pytest.raises(ValueError, match="the player and the opponent together"):
+    with pytest.raises(ValueError, match="the player and the opponent together") as refused:
         babytris.solve(TETROMINOES_4X4, discount=1, opponent="minimax")  # (it may give I pieces forever)
+    # the opponent may force the end, so the total need not be unbounded: the error bound is what fails
+    assert "unbounded" not in str(refused.value) and "bounds the sweeps' error" in str(refused.value)
+    with pytest.raises(ValueError, match="so the total is unbounded"):  # drawn pieces: the player alone goes on
+        babytris.solve(width=4, height=4, discount=1)
     with pytest.raises(ValueError, match="some play never ends"):
         reference.solve(Rules(width=3, height=3), discount=1)
 

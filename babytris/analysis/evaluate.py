@@ -19,6 +19,11 @@ Who plays is given the same way to both:
   another :class:`Solution` solved against an opponent (its piece choices),
   or an int array ``(n_boards,)`` of piece indices.
 
+A :class:`~babytris.LeanSolution` is taken as the game its policy plays
+(:meth:`~babytris.LeanSolution.played_game`: every board the policy reaches,
+its one move a state), with the player ``"optimal"`` and the opponent
+``"random"``, ``"solution"`` or ``"best_response"``.
+
 Games start on the rules' start board (the empty board by default) and count points, undiscounted, for at most
 ``n_placements`` placements; a game ends early when the piece fits nowhere (or tops out, ``Rules(top_out=True)``).
 Only points count here, never a :class:`~babytris.Reward` (its ``loss`` included), except in
@@ -37,6 +42,8 @@ from ..engine.reward import Reward
 from ..engine.transitions import HOLD_MOVE, Transitions
 from ..game.bags import bag_chances
 from ..game.validation import check_int
+from ..modes.lean import LeanSolution
+from ..modes.lean_policy import check_sides
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import (
@@ -125,7 +132,7 @@ class PlayResult:
 
 
 def play(
-    game: Match | Solution | Transitions,
+    game: Match | Solution | Transitions | LeanSolution,
     player: Player | None = None,
     opponent: Opponent | None = None,
     *,
@@ -164,7 +171,7 @@ def play(
     seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
     n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
     n_jobs = resolve_n_jobs(n_jobs)
-    match = Match.of(game, player, opponent)
+    match = Match.of(_played(game, player, opponent), player, opponent)
     if is_named(match.opponent, BEST_RESPONSE):
         raise ValueError(
             "opponent='best_response' (the worst case over the placements left) is computed exactly by "
@@ -206,7 +213,7 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
 
 
 def expected_points(
-    game: Match | Solution | Transitions,
+    game: Match | Solution | Transitions | LeanSolution,
     player: Player | None = None,
     opponent: Opponent | None = None,
     *,
@@ -220,11 +227,12 @@ def expected_points(
 
     See :func:`~babytris.horizon_values`, of which this is ``.start_value``.
     """
-    return horizon_values(game, player, opponent, n_placements=n_placements, exact=exact, n_jobs=n_jobs).start_value
+    played = _played(game, player, opponent)
+    return horizon_values(played, player, opponent, n_placements=n_placements, exact=exact, n_jobs=n_jobs).start_value
 
 
 def evaluate(
-    game: Match | Solution | Transitions,
+    game: Match | Solution | Transitions | LeanSolution,
     player: Player | None = None,
     opponent: Opponent | None = None,
     *,
@@ -250,6 +258,7 @@ def evaluate(
     is not assumed.  The game starts as :attr:`Solution.start_value` says:
     an opponent that chooses pieces chooses the opening too.
     """
+    game = _played(game, player, opponent, discount)
     if n_placements is not None and discount is None:
         if reward is not None:
             raise ValueError(
@@ -280,6 +289,18 @@ def evaluate(
     return solve_transitions(
         match.transitions, discount=discount, tol=tol, player=match.player, opponent=bound_opponent, reward=match.reward
     ).start_value
+
+
+def _played(
+    game: Match | Solution | Transitions | LeanSolution, player: object, opponent: object, discount: object = None
+) -> Match | Solution | Transitions:
+    """A :class:`~babytris.LeanSolution` as the game its policy plays (a small
+    Solution: :meth:`~babytris.LeanSolution.played_game`), once the sides are
+    ones it can take (:func:`~babytris.modes.lean_policy.check_sides`); any other game as it is."""
+    if not isinstance(game, LeanSolution):
+        return game
+    check_sides(game, player, opponent, discount)
+    return game.played_game()
 
 
 def _minimax_opponent(game: object, discount: float, tol: float) -> Solution:

@@ -141,4 +141,5 @@ class Engine:
         placements: npt.NDArray[np.int64],
         explored: npt.NDArray[np.int64],
         toward_best: bool = True,
+        as_written: bool = True,
     ) -> None: ...

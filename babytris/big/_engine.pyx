@@ -473,7 +473,7 @@ cdef class Engine:
                  uint64_t[::1] rng_state, const double[::1] probabilities, scores, double rate, double trace,
                  double discount, double placement_reward, double line_reward, double game_over, bint explore,
                  int64_t max_placements, int64_t[::1] lines, int64_t[::1] placements, int64_t[::1] explored,
-                 bint toward_best=True):
+                 bint toward_best=True, bint as_written=True):
         """TD(lambda) on ``len(lines)`` games from the empty board
         (babytris.big._td): trains the network ``W1T`` (W1 transposed,
         ``(width * height, hidden)``), ``b1``, ``w2`` and ``b2`` (one value) in
@@ -481,7 +481,10 @@ cdef class Engine:
         moves.  ``scores`` (points by rows cleared) or None for
         ``placement_reward + line_reward * rows``.  ``rng_state`` (4 words)
         is read and advanced.  ``toward_best``: each step's target is the
-        best move's score (the paper's), else the move played's."""
+        best move's ``r + discount * V`` (the paper's), else the move played's.
+        ``as_written``: the best move maximises ``r + V`` and exploration
+        weighs the afterstates' values (eq. 1 and 5 as the paper writes them),
+        else both use ``r + discount * V``."""
         cdef TDNet net
         cdef TDSettings s
         cdef int hidden = W1T.shape[1]
@@ -511,6 +514,7 @@ cdef class Engine:
         s.cumulative = &cum[0]
         s.explore = explore
         s.toward_best = toward_best
+        s.as_written = as_written
         s.max_placements = max_placements
         eW1T = np.empty_like(W1T)
         eb1 = np.empty(hidden)

@@ -24,6 +24,7 @@ cdef struct TDSettings:
     const double* cumulative    # cumulative piece probabilities (the last is never read)
     bint explore
     bint toward_best            # the step's target: the best move's score (the paper's eq. 1), else the one played
+    bint as_written             # eq. 1 and 5 as written: the best by r + V(s'), exploring by V(s'); else by r + gamma V(s')
     int64_t max_placements
 
 

@@ -98,8 +98,9 @@ cdef inline void step(TDNet* net, double size, double eb2) noexcept nogil:
 
 
 cdef inline int choose_move(const double* q, int n, Rng* rng) noexcept nogil:
-    """The paper's exploration: move k with chance proportional to
-    ``q[k] - min q`` (uniformly at random if all are equal)."""
+    """The paper's exploration (eq. 5-6): move k with chance proportional to
+    ``q[k] - min q`` (uniformly at random if all are equal); ``q`` the
+    afterstates' values, or their scores ``r + gamma V`` (``as_written`` off)."""
     cdef double low = q[0], total = 0.0, u
     cdef int k
     for k in range(1, n):
@@ -139,7 +140,7 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
     # board's hidden sums, activations and slopes, a move's sums, the filled cells.
     cdef uint16_t* rows = <uint16_t*>malloc((<size_t>max_moves + 1) * height * sizeof(uint16_t))
     cdef int* move_lines = <int*>malloc((<size_t>max_moves + 1) * sizeof(int))
-    cdef double* q = <double*>malloc((<size_t>max_moves + 1) * sizeof(double))
+    cdef double* q = <double*>malloc(3 * (<size_t>max_moves + 1) * sizeof(double))  # greedy scores, rewards, V
     cdef double* zb = <double*>malloc(4 * <size_t>H * sizeof(double))
     cdef int* cells = <int*>malloc(2 * <size_t>net.n_in * sizeof(int))  # the board's, then an afterstate's
     if rows == NULL or move_lines == NULL or q == NULL or zb == NULL or cells == NULL:
@@ -149,6 +150,8 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
     cdef double* slope = zb + 2 * H
     cdef double* z = zb + 3 * H
     cdef uint16_t* after = rows + height
+    cdef double* move_reward = q + max_moves + 1
+    cdef double* move_value = q + 2 * (max_moves + 1)
     b.rows = rows
     rng.s0, rng.s1, rng.s2, rng.s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     for game in range(n_games):
@@ -181,7 +184,7 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
                 net.eb1[h] = lam * net.eb1[h] + slope[h]
                 net.ew2[h] = lam * net.ew2[h] + act[h]
             eb2 = lam * eb2 + 1.0
-            # every placement's score r + discount * V(afterstate), in placement order
+            # every placement's reward and afterstate value, and the score the best is taken by
             n = 0
             for k in range(g.first[p], g.first[p + 1]):
                 y = landing(g, b.heights, k)
@@ -196,7 +199,8 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
                     board_sums(net, after + n * height, top, W, z, cells + net.n_in)
                 v = output(net, z)
                 reward = s.scores[m] if s.scores != NULL else s.placement_reward + s.line_reward * m
-                q[n] = reward + s.discount * v
+                move_reward[n], move_value[n] = reward, v
+                q[n] = reward + v if s.as_written else reward + s.discount * v
                 move_lines[n] = m
                 n += 1
             if n == 0:
@@ -206,10 +210,14 @@ cdef int td_games(const Geo* g, TDNet* net, const TDSettings* s, uint64_t* rng_s
             for k in range(1, n):
                 if q[k] > q[best]:
                     best = k
-            choice = choose_move(q, n, &rng) if s.explore else best
+            if s.explore:
+                choice = choose_move(move_value if s.as_written else q, n, &rng)
+            else:
+                choice = best
             n_explored += choice != best
-            # (the paper's eq. 1 steps toward the best move's score, whichever is played)
-            step(net, s.rate * ((q[best] if s.toward_best else q[choice]) - value), eb2)
+            # (the paper's eq. 1 steps toward r + gamma V of the best move, whichever is played)
+            k = best if s.toward_best else choice
+            step(net, s.rate * (move_reward[k] + s.discount * move_value[k] - value), eb2)
             memcpy(rows, after + choice * height, height * sizeof(uint16_t))
             set_board(g, &b)
             total_lines += move_lines[choice]

@@ -27,12 +27,14 @@ class LookaheadGames:
         placements: int64 ``(n_games,)``, each game's lifespan in placements.
         lines: int64 ``(n_games,)``, rows cleared per game.
         lost: bool ``(n_games,)``, whether the game was lost (else stopped at ``max_placements``).
+        above_half: int64 ``(n_games,)``, placements after which a column stood above half the board's height.
         seconds: wall time.
     """
 
     placements: np.ndarray
     lines: np.ndarray
     lost: np.ndarray
+    above_half: np.ndarray
     seconds: float
 
 
@@ -125,6 +127,7 @@ def play_lookahead(
     placements = np.zeros(n_games, dtype=np.int64)
     lines = np.zeros(n_games, dtype=np.int64)
     lost = np.zeros(n_games, dtype=bool)
+    above_half = np.zeros(n_games, dtype=np.int64)
     for game in range(n_games):
         rows = tetris.empty()
         queue = [int(q) for q in rng.choice(n, size=1 + preview, p=tetris.probabilities)]
@@ -137,8 +140,10 @@ def play_lookahead(
             (i,) = np.flatnonzero(after.placement == k)
             rows, lines[game] = after.rows[i], lines[game] + int(after.lines[i])
             placements[game] += 1
+            filled = np.flatnonzero(rows)  # (row 0 at the bottom: the stack's height is the top filled row + 1)
+            above_half[game] += bool(len(filled)) and 2 * (int(filled[-1]) + 1) > tetris.height
             queue = queue[1:] + [int(rng.choice(n, p=tetris.probabilities))]
-    return LookaheadGames(placements, lines, lost, time.perf_counter() - started)
+    return LookaheadGames(placements, lines, lost, above_half, time.perf_counter() - started)
 
 
 def _check_lookahead(tetris: Any, value: Any, discount: float, loss: float) -> None:

@@ -2,20 +2,23 @@
 
 The value of a board (its cells in, one hidden layer of sigmoid units, one
 linear output) is learned from games the network plays itself.  At each
-placement every afterstate is scored ``r + discount * V(b')``; the move is
-drawn with chance proportional to how much its score beats the worst one
-(the paper's exploration rule, eq. 5-6), or the best is taken when
-``explore=False``.  After each move the weights follow
+placement the best move is ``argmax (r + V(b'))`` over the afterstates
+``b'`` (the paper's section 2.1), and the move played is drawn with chance
+proportional to how much its afterstate's value beats the worst one,
+``V(b'_k) - min V(b'_r)`` (its exploration rule, eq. 5-6), or is the best
+when ``explore=False``.  After each move the weights follow
 
     ``delta = r* + discount * V(b*) - V(b)``, ``e <- trace * e + grad V(b)``, ``w <- w + rate * delta * e``
 
 (eq. 1-3: the trace decays by ``trace`` alone, as in the paper), where
-``r* + discount * V(b*)`` is the best move's score, "the value function is
-only updated based on the most optimal next action", whichever move the
-exploration plays (``target="best"``, the paper's).  ``target="explored"``
-steps toward the score of the move played instead (a SARSA-like target,
-babytris's own variant, the default before 0.x of 2026-11-26).  A piece
-that fits nowhere ends the game with ``delta = game_over - V(b)``.
+``b*`` is the best move's afterstate and ``r*`` its reward: "the value
+function is only updated based on the most optimal next action", whichever
+move the exploration plays (``target="best"``, the paper's).
+``target="explored"`` steps toward the move played's ``r + discount * V``
+instead (a SARSA-like target, babytris's own variant).  ``moves="discounted"``
+takes the best move and weighs exploration by ``r + discount * V(b')``
+instead (babytris's choice until 2026-11-29, which the paper does not
+write).  A piece that fits nowhere ends the game with ``delta = game_over - V(b)``.
 
 The paper's rewards are +1 per placement, +5 per line and -10 at game
 over; ``points=True`` rewards the rules' line scores instead, the objective
@@ -45,12 +48,15 @@ from . import _td
 from .features import cells
 from .games import BigGame, game_model
 
-__all__ = ["ValueNetwork", "TDResult", "td_lambda", "ENGINES"]
+__all__ = ["ValueNetwork", "TDResult", "td_lambda", "ENGINES", "MOVE_RULES", "TARGETS"]
 
 #: Where the games run: ``auto`` (compiled on a big board, numpy on an enumerated table), or one of the two.
 ENGINES = ("auto", "compiled", "numpy")
 #: What a TD step moves the value toward: the best move's score (the paper's) or the move played's.
 TARGETS = ("best", "explored")
+#: How moves are scored: ``"paper"`` (the best by r + V(b'), exploration by V(b'): eq. 1 and 5 as written)
+#: or ``"discounted"`` (both by r + discount * V(b')).
+MOVE_RULES = ("paper", "discounted")
 
 
 class ValueNetwork:
@@ -137,6 +143,7 @@ def td_lambda(
     points: bool = False,
     explore: bool = True,
     target: str = "best",
+    moves: str = "paper",
     max_placements: int = 10_000,
     report_every: int = 1000,
     seed: int = 0,
@@ -161,6 +168,10 @@ def td_lambda(
             move's score (the paper's eq. 1), or ``"explored"``, the score
             of the move played (babytris's own variant; the same without
             exploration).
+        moves: ``"paper"``: the best move maximises ``r + V(b')`` and
+            exploration weighs ``V(b') - min V``, as eq. 1 and 5 write
+            them; ``"discounted"``: both use ``r + discount * V(b')``
+            (babytris's earlier choice).
         max_placements: a game stops (untaught) after this many placements.
         report_every: games per point of the learning curve.
         network: continue training this network (default: a new one).
@@ -186,6 +197,8 @@ def td_lambda(
     seed = check_int("seed", seed, 0, 2**63 - 1, high_text="2**63 - 1")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {target!r}")
+    if moves not in MOVE_RULES:
+        raise ValueError(f"moves must be one of {', '.join(map(repr, MOVE_RULES))}, got {moves!r}")
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
     big = isinstance(model, BigGame)
@@ -196,7 +209,8 @@ def td_lambda(
         raise ValueError(f"network: its inputs are {net.W1.shape[1]} cells, the board has {model.width * model.height}")
     scores = np.asarray(model.scores) if points else None
     rewards = (placement_reward, line_reward, game_over)
-    settings = (learning_rate, trace, discount, *rewards, scores, explore, max_placements, target == "best")
+    choices = (target == "best", moves == "paper")  # (toward the best move; eq. 1 and 5 as written)
+    settings = (learning_rate, trace, discount, *rewards, scores, explore, max_placements, *choices)
     started = time.perf_counter()
     if isinstance(model, BigGame) and engine != "numpy":
         blocks = _compiled_blocks(model, net, seed, n_games, report_every, settings)
@@ -233,7 +247,8 @@ def _compiled_blocks(
     arrays, the games played by the compiled kernel on ``net``, whose
     weights hold every game played whenever a block is handed out (and when
     the run is interrupted)."""
-    rate, trace, discount, placement_reward, line_reward, game_over, scores, explore, max_placements, best = settings
+    rate, trace, discount, placement_reward, line_reward, game_over, scores, explore, max_placements = settings[:9]
+    best, as_written = settings[9:]
     engine = model.tetris.engine
     W1T = np.ascontiguousarray(net.W1.T, dtype=np.float64)
     net.b1 = np.ascontiguousarray(net.b1, dtype=np.float64)  # trained in place
@@ -269,6 +284,7 @@ def _compiled_blocks(
                     max_placements,
                     *(column[lo:hi] for column in out),
                     toward_best=best,
+                    as_written=as_written,
                 )
             write_back()
             yield out
@@ -316,6 +332,7 @@ def _play_and_learn(
     explore,
     max_placements,
     toward_best,
+    as_written,
 ) -> tuple[int, int, int]:
     """One game; returns (lines, placements, explored moves)."""
     state = model.start()
@@ -333,11 +350,12 @@ def _play_and_learn(
         inputs = net.inputs(model.rows(nxt))
         after = net.values(inputs)
         reward = scores[lines] if scores is not None else placement_reward + line_reward * lines
-        q = reward + discount * after
+        q = reward + after if as_written else reward + discount * after
         best = int(np.argmax(q))
-        choice = _explore(q, draws) if explore else best
+        choice = _explore(after if as_written else q, draws) if explore else best
         explored += choice != best
-        net.step(trail, rate * ((q[best] if toward_best else q[choice]) - value))  # (eq. 1: toward the best)
+        k = best if toward_best else choice  # (eq. 1: toward the best)
+        net.step(trail, rate * (reward[k] + discount * after[k] - value))
         state = nxt[choice]
         lines_total += int(lines[choice])
         placed += 1
@@ -346,7 +364,8 @@ def _play_and_learn(
 
 
 def _explore(q: np.ndarray, draws) -> int:
-    """The paper's rule: move k with chance proportional to ``q[k] - min q`` (uniform if all equal)."""
+    """The paper's rule (eq. 5-6): move k with chance proportional to ``q[k] - min q``
+    (uniform if all equal); ``q`` the afterstates' values (or their scores)."""
     cumulative = np.cumsum(q - q.min())
     total = cumulative[-1]
     if not total > 0:

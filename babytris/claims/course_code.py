@@ -134,7 +134,7 @@ def course_trace(
 
     states, moves = _search(width, height, seeds)
     index = {state: i for i, state in enumerate(states)}
-    succ = [[(score, index[after, 1], index[after, 2]) for score, after in listed] for listed in moves]
+    succ = [[(score, index[after, 1], index[after, 2]) for score, after, _ in listed] for listed in moves]
     order = hash_map_order([board * 3 + piece for board, piece in states])
     values = [0.0] * len(states)
     deltas: list[float] = []
@@ -228,21 +228,22 @@ def _relink(hashes: list[int], nxt: list[int], head: int, n_buckets: int) -> tup
 
 def _search(
     width: int, height: int, seeds: tuple[str, ...]
-) -> tuple[list[tuple[int, int]], list[list[tuple[int, int]]]]:
+) -> tuple[list[tuple[int, int]], list[list[tuple[int, int, int]]]]:
     """The course's breadth-first search: ``(states, moves)``, states as
     ``(course board bits, hash piece index)`` in insertion order, and each
-    state's moves as ``(score, board after clearing)`` in the course's order."""
+    state's moves as ``(score, board after clearing, board as the piece
+    lands)`` in the course's order."""
     candidates = {index: _candidates(width, height, offsets) for index, offsets in _PIECES.values()}
     states = [(0, _PIECES[p][0]) for p in seeds]
     seen = set(states)
-    moves: list[list[tuple[int, int]]] = []
+    moves: list[list[tuple[int, int, int]]] = []
     for board, piece in states:  # the list grows as the search goes
-        listed: list[tuple[int, int]] = []
+        listed: list[tuple[int, int, int]] = []
         for occupied, cells, above, below, bottom in candidates[piece]:
             if board & (occupied | above) or not (bottom or board & below):
                 continue
             after, cleared = _clear(board | cells, width, height)
-            listed.append((_LINE_SCORES[cleared], after))
+            listed.append((_LINE_SCORES[cleared], after, board | cells))
             for coming in (1, 2):
                 if (after, coming) not in seen:
                     seen.add((after, coming))

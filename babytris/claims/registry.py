@@ -12,10 +12,13 @@ import numpy as np
 
 __all__ = [
     "AGREES",
+    "CALIBRATED",
     "CLAIMS",
     "DIFFERS",
+    "FAILS",
     "NOISE_SIGMAS",
     "NOT_REPRODUCED",
+    "PROGRAMS",
     "SOURCES",
     "WITHIN_NOISE",
     "Claim",
@@ -28,6 +31,10 @@ AGREES = "agrees"
 WITHIN_NOISE = "within noise"
 DIFFERS = "differs"
 NOT_REPRODUCED = "not reproduced"
+#: babytris measures the opposite of a qualitative claim.
+FAILS = "fails"
+#: babytris's setup was chosen to match this very figure (a parameter the source does not give): not evidence.
+CALIBRATED = "calibrated"
 
 #: Short name of each source document -> its citation.
 SOURCES = {
@@ -40,6 +47,10 @@ SOURCES = {
     "no value: its program built and run here)",
 }
 
+#: Sources whose figures are a program's run here, not a document's: their rows cross-check babytris
+#: against that program and are counted apart from the documents' claims.
+PROGRAMS = frozenset({"mdptetris"})
+
 #: Standard deviations of the source's noise a published figure may lie from babytris's.
 NOISE_SIGMAS = 3.0
 
@@ -50,7 +61,8 @@ class Measurement:
 
     Attributes:
         value: the number (or text) comparable with the published one.
-        verdict: :data:`AGREES`, :data:`WITHIN_NOISE` or :data:`DIFFERS`.
+        verdict: :data:`AGREES`, :data:`WITHIN_NOISE`, :data:`DIFFERS`,
+            :data:`NOT_REPRODUCED`, :data:`FAILS` or :data:`CALIBRATED`.
         why: one sentence: how it was measured, and what differs if it does.
     """
 

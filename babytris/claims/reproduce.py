@@ -15,9 +15,14 @@ verdict:
 ``differs``
     not equal; ``why`` says what differs (a formula that counts states that
     never occur, another game, another procedure);
+``fails``
+    babytris measures the opposite of a qualitative claim;
 ``not reproduced``
     babytris cannot compute the number in the source's setup; ``why`` says
-    what is missing.
+    what is missing;
+``calibrated``
+    a parameter the source does not give was chosen to match this very
+    number, so agreeing is no evidence.
 
 ``babytris reproduce --list`` names the claims, ``babytris reproduce NAME...``
 runs some, ``--fast`` the quick ones (CI runs these); ``--record JSON``
@@ -41,13 +46,26 @@ from pathlib import Path
 
 import numpy as np
 
-from .registry import CLAIMS, SOURCES, Reproduction
+from .registry import (
+    AGREES,
+    CALIBRATED,
+    CLAIMS,
+    DIFFERS,
+    FAILS,
+    NOT_REPRODUCED,
+    PROGRAMS,
+    SOURCES,
+    WITHIN_NOISE,
+    Reproduction,
+)
 
 __all__ = [
     "claim_names",
     "markdown_table",
     "merge_record",
     "reproduce",
+    "summary",
+    "summary_lines",
     "write_table",
 ]
 
@@ -124,6 +142,32 @@ def markdown_table(results: Sequence[Reproduction]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The verdicts in the order a summary counts them.
+VERDICTS = (AGREES, WITHIN_NOISE, DIFFERS, FAILS, NOT_REPRODUCED, CALIBRATED)
+
+
+def summary(results: Sequence[Reproduction]) -> dict[str, dict[str, int]]:
+    """The rows' verdicts counted apart for the source documents' claims
+    (``"documents"``) and for the cross-checks against programs run here
+    (``"programs"``, sources in :data:`~babytris.claims.registry.PROGRAMS`):
+    ``{kind: {verdict: rows}}``, every verdict of :data:`VERDICTS` present."""
+    counts = {kind: dict.fromkeys(VERDICTS, 0) for kind in ("documents", "programs")}
+    for r in results:
+        counts["programs" if r.source in PROGRAMS else "documents"][r.verdict] += 1
+    return counts
+
+
+def summary_lines(results: Sequence[Reproduction]) -> list[str]:
+    """:func:`summary` as two lines of text, the documents' claims first."""
+    named = {"documents": "claims of the source documents", "programs": "cross-checks against programs run here"}
+    lines = []
+    for kind, counts in summary(results).items():
+        total = sum(counts.values())
+        shown = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+        lines.append(f"{total} {named[kind]}: {shown}")
+    return lines
+
+
 #: The markers in docs/results.md between which :func:`write_table` writes.
 BEGIN = "<!-- reproduce: begin (written by `babytris reproduce --write`) -->"
 END = "<!-- reproduce: end -->"
@@ -163,6 +207,10 @@ def write_table(results: Sequence[Reproduction], path: str | Path) -> None:
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     total = sum(r.seconds for r in results)
-    took = f"\n{len(results)} claims; measuring them took {total:,.0f} s in all on this machine (2 cores).\n"
+    took = (
+        "\n"
+        + ".\n".join(summary_lines(results))
+        + f".\nMeasuring these {len(results)} rows took {total:,.0f} s in all on this machine (2 cores).\n"
+    )
     new = head + BEGIN + "\n\n" + markdown_table(results) + took + "\n" + END + tail
     replace_atomically(path, lambda f: f.write(new.encode()))

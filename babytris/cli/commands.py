@@ -87,7 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     rule_arguments(solve)
     solver_arguments(solve)
     solve.add_argument(
-        "--out", type=file_path, metavar="FILE", help="save the solution (.npz; read back with babytris.load)"
+        "--out",
+        type=file_path,
+        metavar="FILE",
+        help="save the solution (.npz; read back with babytris.load, or a lean one with babytris.load_lean)",
     )
     solve.add_argument(
         "--policy-csv",
@@ -268,6 +271,12 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("names", nargs="*", metavar="NAME", help="claims to run (default: all)")
     again.add_argument("--list", action="store_true", help="name the claims and their sources, run nothing")
     again.add_argument("--fast", action="store_true", help="only the quick claims, with fewer games")
+    again.add_argument(
+        "--summary",
+        action="store_true",
+        help="print the verdicts' counts (the source documents' claims apart from cross-checks against programs) "
+        "instead of the table (with --record: of every recorded row)",
+    )
     again.add_argument(
         "--record", type=file_path, metavar="JSON", help="merge the rows into this record of earlier runs"
     )
@@ -517,7 +526,8 @@ def _minimize(args: argparse.Namespace, out: Output) -> int:
     )
     out.line(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
     out.line(
-        "opponent   state groups  board groups  bisimulation   minimize   full solve   quotient solve (with minimize)"
+        "opponent   state groups  board groups  keeping game over   minimize   full solve   "
+        "quotient solve (with minimize)"
     )
     records = []
     for opponent in ("random", "minimax", "minavg", "gaps"):
@@ -541,7 +551,7 @@ def _minimize(args: argparse.Namespace, out: Output) -> int:
             }
         )
         out.line(
-            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {bisimulation.n_classes:>13,} "
+            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {bisimulation.n_classes:>18,} "
             f"{p.seconds:>9.3f}s {full:>11.3f}s "
             f"{quotient:>15.3f}s"
         )
@@ -552,7 +562,7 @@ def _minimize(args: argparse.Namespace, out: Output) -> int:
 def _reproduce(args: argparse.Namespace, out: Output) -> int:
     from ..claims import published as claims  # noqa: F401  (registers the claims)
     from ..claims.registry import CLAIMS
-    from ..claims.reproduce import markdown_table, merge_record, reproduce, write_table
+    from ..claims.reproduce import markdown_table, merge_record, reproduce, summary, summary_lines, write_table
 
     if args.list:
         for c in CLAIMS:
@@ -565,10 +575,15 @@ def _reproduce(args: argparse.Namespace, out: Output) -> int:
         if path:
             check_writable(option, path)
     results = reproduce(args.names or None, fast=args.fast, progress=out.chatty and sys.stderr.isatty())
-    out.line(markdown_table(results).rstrip())
     rows = merge_record(results, args.record) if args.record else results
     if args.write:
         write_table(rows, args.write)
+    if args.summary:
+        for line in summary_lines(rows):
+            out.line(line)
+        out.result(summary(rows))
+        return EXIT_OK
+    out.line(markdown_table(results).rstrip())
     out.result([r.to_dict() for r in results])
     return EXIT_OK
 

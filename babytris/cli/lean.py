@@ -24,7 +24,6 @@ def lean_applies(args: argparse.Namespace) -> bool:
     plain = not (
         args.preview
         or args.hold
-        or args.out
         or args.policy_csv
         or args.method in ("jacobi", "strategy")
         or args.ties != "first"
@@ -37,9 +36,11 @@ def lean_applies(args: argparse.Namespace) -> bool:
 def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
     from ..modes.lean import solve_lean
 
-    if args.out or args.policy_csv:
-        option = "--out" if args.out else "--policy-csv"
-        raise ValueError(f"{option}: a lean solution holds board values only; use --mode table")
+    if args.policy_csv:
+        raise ValueError(
+            "--policy-csv: a lean solution holds board values only (its moves are computed on demand, not "
+            "every state's at once); use --mode table (or LeanSolution.policy_table(boards) in Python)"
+        )
     if args.preview or args.hold or args.randomizer != "iid":
         raise ValueError("--mode lean: solves the plain game (no --preview, no --hold, no --randomizer bag)")
     if args.method not in (None, "mpi", "vi"):
@@ -77,6 +78,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS if args.checkpoint_seconds is None else args.checkpoint_seconds,
     )
     elapsed = time.perf_counter() - started
+    if args.out:
+        solution.save(args.out)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     rules = solution.rules
     out.result(
@@ -101,6 +104,7 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
             "peak_memory_bytes": peak,
             "checkpoint": args.checkpoint,
             "resumed_after_greedy_sweeps": solution.resumed,
+            "saved": args.out,
         }
     )
     out.line(f"mode         lean: {why}")
@@ -133,6 +137,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         f"solve {solution.seconds['solve']:.3f} s)"
     )
     out.line(f"memory       {peak / 2**30:.2f} GiB peak (the process)")
+    if args.out:
+        out.line(f"saved        {args.out} (read it back with babytris.load_lean)")
     return EXIT_OK if solution.converged else EXIT_NOT_CONVERGED
 
 

@@ -27,6 +27,7 @@ from ..engine.reward import Reward
 from ..engine.transitions import MAX_MOVES, TableError, Transitions, layers, too_many_moves
 from ..game.rules import Rules
 from ..game.validation import METHODS, ArgumentTypeError, check_bool, check_int, check_number
+from ..modes.lean_saving import LEAN_FORMAT, LEAN_MEMBERS
 from ..results.saving import (
     DTYPES,
     FORMAT,
@@ -297,6 +298,8 @@ def _read_members(
     for info in archive.infolist():
         key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
         if key not in allowed:
+            if key in LEAN_MEMBERS and _lean_format(archive):
+                raise ValueError(f"{name!r} holds a lean solution (LeanSolution.save): read it with babytris.load_lean")
             raise SolutionFileError(path, key, f"not an array a solution file holds (member {info.filename!r})")
         if key in infos:
             raise SolutionFileError(path, key, f"member {info.filename!r} appears twice in the archive")
@@ -365,6 +368,18 @@ def _read_members(
         if key not in contents and key != "meta":
             contents[key] = member(key, most)
     return meta, contents
+
+
+def _lean_format(archive: zipfile.ZipFile) -> bool:
+    """Whether the archive's metadata says it is a lean solution file (:func:`babytris.load_lean` reads it)."""
+    try:
+        if archive.getinfo("meta.npy").file_size > _HEADER_BYTES + _META_BYTES:
+            return False
+        with archive.open("meta.npy") as f:
+            meta = json.loads(str(np.lib.format.read_array(f, allow_pickle=False)))
+    except (KeyError, ValueError, RecursionError, OSError, zipfile.BadZipFile, zlib.error):
+        return False
+    return isinstance(meta, dict) and meta.get("format") == LEAN_FORMAT
 
 
 def _check_settings(path: str | os.PathLike, meta: dict) -> dict[str, Any]:

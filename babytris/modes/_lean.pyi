@@ -13,7 +13,14 @@ class LeanTable:
     cells: int
     status: int
     passes: int
-    def __init__(self, engine: object, start: int, max_boards: int, n_threads: int = 1) -> None: ...
+    def __init__(
+        self,
+        engine: object,
+        start: int,
+        max_boards: int,
+        n_threads: int = 1,
+        given: npt.NDArray[np.uint64] | None = None,
+    ) -> None: ...
     def index(self, boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]: ...
     def boards(self) -> npt.NDArray[np.uint64]: ...
     def state_values(
@@ -24,6 +31,14 @@ class LeanTable:
         discount: float,
         slack: float = 0.0,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int16]]: ...
+    def greedy_steps(
+        self,
+        boards: npt.NDArray[np.uint64],
+        W: npt.NDArray[np.float64],
+        scores: npt.NDArray[np.float64],
+        discount: float,
+        slack: float = 0.0,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int16], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]: ...
 
 class LeanSweeper:
     n_threads: int
@@ -48,4 +63,5 @@ class LeanSweeper:
         self, V_prev: npt.NDArray[np.float64] | None = None, changes: npt.NDArray[np.float32] | None = None
     ) -> float: ...
     def jump(self, step: float, changes: npt.NDArray[np.float32]) -> None: ...
+    def bellman_residual(self) -> tuple[float, int]: ...
     def evaluation_sweep(self, changes: npt.NDArray[np.float32] | None = None) -> float: ...

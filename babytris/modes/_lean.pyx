@@ -18,45 +18,20 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from babytris.engine._types cimport HAVE_ATOMICS, board_t, prefetch, fetch_or, atomic_load
+from babytris.engine._types cimport HAVE_ATOMICS, board_t, prefetch
 from babytris.engine.signals cimport interrupted
 from babytris.engine._core cimport engine_geometry
 from babytris.engine._drop cimport drop, smear_down
 from babytris.engine._geometry cimport Geometry
-
-
-cdef extern from *:
-    """
-    #define BABYTRIS_POPCOUNT64(x) __builtin_popcountll(x)
-    #define BABYTRIS_CTZ64(x) __builtin_ctzll(x)
-    #define BABYTRIS_TOP64(x) (63 - __builtin_clzll(x))
-    """
-    int popcount64 "BABYTRIS_POPCOUNT64"(uint64_t x) noexcept nogil
-    int ctz64 "BABYTRIS_CTZ64"(uint64_t x) noexcept nogil
-    int top64 "BABYTRIS_TOP64"(uint64_t x) noexcept nogil    # the highest set bit
-
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define BABYTRIS_FETCH_AND(p, v) __atomic_fetch_and((p), (v), __ATOMIC_RELAXED)
-    #else
-    static inline unsigned long long babytris_fetch_and(unsigned long long* p, unsigned long long v) {
-        unsigned long long old = *p; *p = old & v; return old;
-    }
-    #define BABYTRIS_FETCH_AND(p, v) babytris_fetch_and((unsigned long long*)(p), (v))
-    #endif
-    """
-    # ``*p &= v`` as one atomic step (where HAVE_ATOMICS, as fetch_or); returns the word before.
-    uint64_t fetch_and "BABYTRIS_FETCH_AND"(uint64_t* p, uint64_t v) noexcept nogil
+from babytris.modes._lean_search cimport (
+    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, ctz64, popcount64, top64, _search,
+)
 
 
 #: The largest board (in cells) the lean mode holds: its bitmap has 2**cells bits.
 MAX_CELLS = 32
 cdef enum:
     MAX_PLACEMENTS = 256       # of all pieces together (one board's moves are gathered first)
-    WORDS_PER_BLOCK = 256      # words of the bitmap per block of a threaded sweep
-    BLOCKS_PER_ROUND = 1024    # blocks between checks for Ctrl-C (16.8 M possible boards; 4x8: 2 M reachable)
     COMBINE_MEAN = 0           # pieces drawn: the mean weighted by the probabilities
     COMBINE_MIN = 1            # an opponent gives the least valuable piece
     BATCH_MOVES = 64           # kept moves read per batch of an evaluation sweep (loads started first)
@@ -99,7 +74,7 @@ cdef class LeanTable:
     cdef const uint64_t* b
     cdef const uint32_t* r
 
-    def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1):
+    def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1, given=None):
         self.engine = engine
         self.g = engine_geometry(engine)
         self.cells = self.g.width * self.g.height
@@ -113,17 +88,27 @@ cdef class LeanTable:
         self.n_words = n_words
         if n_threads < 1:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
-        self.bits = np.zeros(n_words, dtype=np.uint64)
-        cdef uint64_t[::1] bits = self.bits
-        cdef uint64_t[::1] todo = np.zeros(n_words, dtype=np.uint64)
+        cdef uint64_t[::1] bits
+        cdef uint64_t[::1] todo
         cdef int64_t found = 0
         cdef int passes = 0
-        with nogil:
-            self.status = _search(self.g, &bits[0], &todo[0], n_words, <uint32_t>start, max_boards,
-                                  n_threads if HAVE_ATOMICS else 1, &found, &passes)
-        todo = None
-        self.n_boards = found
-        self.passes = passes
+        if given is None:
+            self.bits = np.zeros(n_words, dtype=np.uint64)
+            bits = self.bits
+            todo = np.zeros(n_words, dtype=np.uint64)
+            with nogil:
+                self.status = _search(self.g, &bits[0], &todo[0], n_words, <uint32_t>start, max_boards,
+                                      n_threads if HAVE_ATOMICS else 1, &found, &passes)
+            todo = None
+        else:
+            # (a saved bitmap believed, not searched: a file loaded without its proof)
+            self.bits = given
+            bits = self.bits
+            if bits.shape[0] != n_words:
+                raise ValueError(f"given must hold {n_words:,} words (2**cells / 64), got {bits.shape[0]:,}")
+            if not (bits[start >> 6] >> (start & 63)) & 1:
+                raise ValueError(f"given must hold the start board {start}")
+            self.status = 0
         self.ranks = np.empty(n_words, dtype=np.uint32)
         cdef uint32_t[::1] ranks = self.ranks
         cdef Py_ssize_t w
@@ -132,6 +117,12 @@ cdef class LeanTable:
             for w in range(<Py_ssize_t>n_words):
                 ranks[w] = <uint32_t>running
                 running += popcount64(bits[w])
+        if given is not None:
+            found = <int64_t>running
+            if found > max_boards:
+                raise ValueError(f"given holds {found:,} boards, over max_boards={max_boards:,}")
+        self.n_boards = found
+        self.passes = passes
         self.b = &bits[0]
         self.r = &ranks[0]
 
@@ -169,6 +160,15 @@ cdef class LeanTable:
         a state's value, the best of its moves' ``scores[lines] + discount *
         W[next]`` (0 where none fits), and the first move (its number among
         the piece's placements) within ``slack`` of it (-1 where none)."""
+        values, moves, _, _ = self.greedy_steps(boards, W, scores, discount, slack)
+        return values, moves
+
+    def greedy_steps(self, const uint64_t[::1] boards, const double[::1] W, const double[::1] scores,
+                     double discount, double slack=0.0):
+        """:meth:`state_values`, and where each state's chosen move leads:
+        ``(values, moves, after, lines)``, each ``(n, n_pieces)``: float64,
+        int16 (-1: none fits), uint64 the board after the move (0 where none),
+        uint8 the rows it clears."""
         cdef int P = self.g.n_pieces
         cdef Py_ssize_t n = boards.shape[0], i
         self._check(W, scores)
@@ -177,13 +177,18 @@ cdef class LeanTable:
                 raise ValueError(f"boards[{i}] = {boards[i]} is not reachable")
         values = np.zeros((n, P))
         moves = np.full((n, P), -1, dtype=np.int16)
+        after = np.zeros((n, P), dtype=np.uint64)
+        cleared = np.zeros((n, P), dtype=np.uint8)
         cdef double[:, ::1] v = values
         cdef int16_t[:, ::1] m = moves
+        cdef uint64_t[:, ::1] a = after
+        cdef uint8_t[:, ::1] c = cleared
         cdef double q[MAX_PLACEMENTS]
         cdef int ok[MAX_PLACEMENTS]
         cdef int64_t j[MAX_PLACEMENTS]
         cdef int n_lines[MAX_PLACEMENTS]
-        cdef int p, k
+        cdef board_t nb
+        cdef int p, k, lines
         cdef double best
         for i in range(n):
             _move_values(self.g, self.b, self.r, boards[i], &W[0], &scores[0], discount, q, ok, j, n_lines)
@@ -197,8 +202,11 @@ cdef class LeanTable:
                 for k in range(self.g.first[p], self.g.first[p + 1]):
                     if ok[k] and q[k] >= best - slack:
                         m[i, p] = k - self.g.first[p]
+                        drop(self.g, boards[i], smear_down(boards[i], self.g.width, self.g.height), k, &nb, &lines)
+                        a[i, p] = nb
+                        c[i, p] = <uint8_t>lines
                         break
-        return values, moves
+        return values, moves, after, cleared
 
     cdef _check(self, const double[::1] W, const double[::1] scores):
         if W.shape[0] != self.n_boards:
@@ -208,86 +216,6 @@ cdef class LeanTable:
             tallest = max(tallest, <int>self.g.rows[k])
         if scores.shape[0] < tallest + 1:
             raise ValueError(f"scores must cover 0..{tallest} rows cleared (the tallest placement)")
-
-
-cdef int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t n_words, uint32_t start,
-                 int64_t max_boards, int n_threads, int64_t* found, int* passes) noexcept nogil:
-    """Mark in ``bits`` every board reachable from ``start``; returns 0, -1
-    (out of memory), -2 (over ``max_boards``) or -4 (interrupted).
-
-    No queue: ``todo`` (a second bitmap) marks the boards found and not yet
-    expanded, and each pass expands them in ascending order, threads sharing
-    the blocks of words and marking with atomic ors.  A move that clears no
-    row leads to a larger board, expanded later in the same pass; one that
-    clears rows may lead to a smaller one, left for the next pass.  The
-    passes end with one that finds nothing new.  The boards found, and so
-    the table, do not depend on the threads; neighbouring boards' moves
-    land near each other, so the marks stay in the caches more than a
-    breadth-first queue's would (and 4x8's queue would take 2 GB)."""
-    cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k, first, last
-    cdef int64_t* block_new = <int64_t*>malloc(n_blocks * sizeof(int64_t))
-    cdef int64_t new
-    if block_new == NULL:
-        return -1
-    bits[start >> 6] |= (<uint64_t>1) << (start & 63)
-    todo[start >> 6] |= (<uint64_t>1) << (start & 63)
-    found[0] = 1
-    while True:
-        passes[0] += 1
-        new = 0
-        first = 0
-        while first < n_blocks:
-            last = first + BLOCKS_PER_ROUND
-            if last > n_blocks:
-                last = n_blocks
-            for k in prange(first, last, num_threads=n_threads, schedule="dynamic"):
-                block_new[k] = _expand_block(g, bits, todo, k, n_words)
-            for k in range(first, last):
-                new += block_new[k]
-            if found[0] + new > max_boards:
-                found[0] += new
-                free(block_new)
-                return -2
-            if interrupted():
-                found[0] += new
-                free(block_new)
-                return -4
-            first = last
-        found[0] += new
-        if new == 0:
-            free(block_new)
-            return 0
-
-
-cdef int64_t _expand_block(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t block,
-                           Py_ssize_t n_words) noexcept nogil:
-    """Expand the boards waiting in a block of ``todo``'s words (taking
-    them): mark each board after a move in ``bits`` and, where new, in
-    ``todo``; returns how many new boards it marked."""
-    cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, n_words)
-    cdef uint64_t word, bit
-    cdef int k, lines, n = g.first[g.n_pieces]
-    cdef board_t b, nb, sm
-    cdef int64_t new = 0
-    for w in range(block * WORDS_PER_BLOCK, last):
-        word = atomic_load(&todo[w])
-        if not word:
-            continue
-        fetch_and(&todo[w], ~word)   # (bits another thread sets meanwhile stay, for the next pass)
-        while word:
-            b = (<board_t>w << 6) | <board_t>ctz64(word)
-            word &= word - 1
-            sm = smear_down(b, g.width, g.height)
-            for k in range(n):
-                if not drop(g, b, sm, k, &nb, &lines):
-                    continue
-                bit = (<uint64_t>1) << (nb & 63)
-                if atomic_load(&bits[nb >> 6]) & bit:
-                    continue
-                if not fetch_or(&bits[nb >> 6], bit) & bit:
-                    fetch_or(&todo[nb >> 6], bit)
-                    new += 1
-    return new
 
 
 cdef inline void _move_values(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
@@ -332,13 +260,28 @@ cdef inline double _settle(double w, int64_t i, double* W, float* change) noexce
     return delta if delta == delta else 1e308   # a NaN must not pass as converged
 
 
-cdef double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
-                    int64_t i, double* W, float* change, const double* scores, const double* probs,
-                    double discount, int combine, const Kept* kept) noexcept nogil:
+cdef inline double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
+                           int64_t i, double* W, float* change, const double* scores, const double* probs,
+                           double discount, int combine, const Kept* kept) noexcept nogil:
     """One Bellman backup of board b (index i) in place; returns |change|
     (0 for a board where nothing fits: it keeps its value).  ``change``, if
     not NULL, receives the change (new - old; 0 where nothing fits).  The
     first best move of each piece goes to ``kept``."""
+    cdef bint any_move
+    cdef double w = _bellman(g, bits, ranks, b, i, W, scores, probs, discount, combine, kept, &any_move)
+    if not any_move:
+        if change != NULL:
+            change[i] = 0.0
+        return 0.0
+    return _settle(w, i, W, change)
+
+
+cdef inline double _bellman(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
+                            int64_t i, const double* W, const double* scores, const double* probs,
+                            double discount, int combine, const Kept* kept, bint* any_moves) noexcept nogil:
+    """Board b's (index i) Bellman backup from ``W``, written nowhere but to
+    ``kept`` (each piece's first best move); ``any_moves`` receives whether
+    any piece fits (where none does, the value returned is 0, game over)."""
     cdef double q[MAX_PLACEMENTS]
     cdef int ok[MAX_PLACEMENTS]
     cdef int64_t j[MAX_PLACEMENTS]
@@ -364,11 +307,8 @@ cdef double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ran
             w += probs[p] * best
         elif p == 0 or best < w:
             w = best
-    if not any_move:
-        if change != NULL:
-            change[i] = 0.0
-        return 0.0
-    return _settle(w, i, W, change)
+    any_moves[0] = any_move
+    return w if any_move else 0.0
 
 
 cdef class LeanSweeper:
@@ -510,6 +450,79 @@ cdef class LeanSweeper:
             for i in prange(n, num_threads=self.n_threads, schedule="static"):
                 W[i] += step * changes[i]
                 changes[i] = 0.0
+
+    def bellman_residual(self):
+        """The largest change one Bellman backup of every board would make to
+        the values, each computed from the values as they are and written
+        nowhere (a synchronous sweep's: a loaded file's proof), and the index
+        of a board where it is largest: ``(change, index)`` (``(0.0, -1)``
+        without boards).  A board where no piece fits is worth 0 (game
+        over); a NaN counts as an infinite change.  Threads share blocks of
+        the bitmap; Ctrl-C raises ``KeyboardInterrupt`` within a round."""
+        cdef Py_ssize_t n_words = self.table.n_words
+        cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k, first, last
+        cdef double* block_change = <double*>malloc(n_blocks * sizeof(double))
+        cdef int64_t* block_at = <int64_t*>malloc(n_blocks * sizeof(int64_t))
+        cdef double change = 0.0
+        cdef int64_t at = -1
+        cdef bint stopped = False
+        if block_change == NULL or block_at == NULL:
+            free(block_change)
+            free(block_at)
+            raise MemoryError("bellman_residual cannot allocate")
+        try:
+            with nogil:
+                first = 0
+                while first < n_blocks and not stopped:
+                    last = min(first + BLOCKS_PER_ROUND, n_blocks)
+                    for k in prange(first, last, num_threads=self.n_threads, schedule="dynamic"):
+                        self._check_block(k, &block_change[k], &block_at[k])
+                    stopped = interrupted()
+                    first = last
+                if not stopped:
+                    for k in range(n_blocks):
+                        if block_at[k] >= 0 and (at < 0 or block_change[k] > change):
+                            change = block_change[k]
+                            at = block_at[k]
+        finally:
+            free(block_change)
+            free(block_at)
+        if stopped:
+            raise KeyboardInterrupt
+        return change, at
+
+    cdef void _check_block(self, Py_ssize_t block, double* change, int64_t* at) noexcept nogil:
+        """:meth:`bellman_residual` over the boards of a block of the bitmap's words."""
+        cdef const uint64_t* bits = self.table.b
+        cdef const uint32_t* ranks = self.table.r
+        cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, self.table.n_words)
+        cdef uint64_t word, rest
+        cdef int bit
+        cdef int64_t i
+        cdef bint any_move
+        cdef double d, largest = 0.0
+        cdef int64_t where = -1
+        cdef Kept nothing
+        nothing.placement = NULL
+        nothing.next = NULL
+        nothing.lines = NULL
+        for w in range(block * WORDS_PER_BLOCK, last):
+            word = bits[w]
+            rest = word
+            while rest:
+                bit = ctz64(rest)
+                rest &= rest - 1
+                i = ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1))
+                d = fabs(_bellman(self.table.g, bits, ranks, (<board_t>w << 6) | <board_t>bit, i, self.W,
+                                  self.scores, self.probs, self.discount, self.combine, &nothing, &any_move)
+                         - self.W[i])
+                if d != d:
+                    d = 1e308 * 10.0   # (inf: a NaN must not pass)
+                if where < 0 or d > largest:
+                    largest = d
+                    where = i
+        change[0] = largest
+        at[0] = where
 
     cdef double _sweep(self, bint evaluation, float[::1] changes) except? -1.0:
         if changes is not None and changes.shape[0] != self.table.n_boards:

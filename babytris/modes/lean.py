@@ -29,8 +29,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -39,13 +40,14 @@ from ..engine.placements import canonical_boards, engine
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, resolve_n_jobs
 from ..engine.transitions import layers
 from ..game.board import Board
-from ..game.pieces import Piece
+from ..game.pieces import Piece, Placement
 from ..game.rules import Rules, make_rules
 from ..game.validation import check_solver_args
-from ..results.solution import tie_slack, value_error_bound
+from ..results.solution import Solution, tie_slack, value_error_bound
 from ..solvers.sweeping import MAX_RECORDED_CHANGE, Progress, ThreadTuner, modified_policy_iteration, value_iteration
-from . import _lean
+from . import _lean, lean_policy
 from .checkpoint import DEFAULT_CHECKPOINT_SECONDS, Checkpointer
+from .lean_saving import save_lean
 
 __all__ = [
     "LeanSolution",
@@ -56,6 +58,7 @@ __all__ = [
     "LEAN_MAX_CELLS",
     "LEAN_OPPONENTS",
     "LEAN_KEPT",
+    "lean_rules_problem",
 ]
 
 #: The largest board, in cells, the lean mode holds (its bitmap has ``2**cells`` bits).
@@ -146,6 +149,15 @@ class LeanSolution:
         plan: what the sweeps kept and why (:class:`LeanPlan`).
         resumed: the greedy sweeps a checkpoint had done before this run went on from it (0: none).
         seconds: wall time of ``{"search": ..., "solve": ...}``.
+        verified: False for a file read with ``load_lean(..., verify=False)``
+            (its boards and values believed, not recomputed); True otherwise.
+
+    What a table :class:`~babytris.Solution` holds for every state (``values``,
+    ``policy``, ``transitions``) a lean solution computes for the boards asked
+    (:meth:`values_and_moves`, :meth:`value`, :meth:`best_action`,
+    :meth:`policy_table`); the attributes refuse with the size they would take.
+    :func:`~babytris.play` and :func:`~babytris.evaluate` take it as the game
+    its policy plays (:meth:`played_game`).
     """
 
     rules: Rules
@@ -163,18 +175,19 @@ class LeanSolution:
     plan: LeanPlan
     seconds: dict = field(default_factory=dict)
     resumed: int = 0
+    verified: bool = True
 
     @property
     def n_boards(self) -> int:
         """The number of reachable boards."""
         return int(self.table.n_boards)
 
-    @property
+    @cached_property  # (as tie_slack)
     def error_bound(self) -> float | None:
         """A proven bound on ``max |board_values - W*|`` (as :attr:`Solution.error_bound`)."""
         return value_error_bound(self.discount, self.residual, self.board_values)
 
-    @property
+    @cached_property  # (the values are a solve's or a file's, not changed after: one pass over them, at 4x8 4 GB)
     def tie_slack(self) -> float:
         """The float by which two moves' values may differ and still tie (as :attr:`Solution.tie_slack`)."""
         return tie_slack(self.discount, self.residual, self.board_values) if self.converged else 0.0
@@ -207,13 +220,105 @@ class LeanSolution:
         values, _ = self.values_and_moves([int(board)])
         return float(values[0, self.rules.piece_index(piece)])
 
+    def best_action(self, board: int | Board, piece: int | str | Piece) -> Placement | None:
+        """An optimal :class:`~babytris.Placement` of ``piece`` on ``board``
+        (the first of those tied, as :meth:`Solution.best_action`), None at game over."""
+        return lean_policy.best_action(self, board, piece)
+
+    def policy_table(
+        self, boards: Sequence[int] | np.ndarray | None = None, *, max_memory: int = DEFAULT_MAX_MEMORY
+    ) -> Any:
+        """The policy of the states of ``boards`` (reachable ones) as
+        :meth:`Solution.policy_table` gives it for every state (a pandas
+        ``DataFrame`` when pandas is installed, else a structured numpy
+        array; one row per state, board-major).  None: every board, refused
+        with a ``ValueError`` naming its size where the table would take
+        more than ``max_memory`` bytes (at 4x8, hundreds of GB)."""
+        max_memory = check_max_memory(max_memory)
+        if boards is None:
+            need = lean_policy.policy_table_bytes(self)
+            if need > max_memory:
+                raise ValueError(
+                    f"policy_table: the full table of {self.n_boards * self.rules.n_pieces:,} states would take "
+                    f"{need:,} bytes ({format_bytes(need)}), over max_memory={format_bytes(max_memory)}: give the "
+                    "boards wanted (policy_table(boards))"
+                )
+            boards = self.boards()
+        return lean_policy.policy_table_of(self, np.asarray(boards, dtype=np.uint64))
+
+    def played_game(self) -> Solution:
+        """The game the policy plays (:func:`babytris.modes.lean_policy.played_game`):
+        a small :class:`~babytris.Solution` over the boards the optimal player
+        reaches, one move per state, which :func:`~babytris.play` and
+        :func:`~babytris.evaluate` read (built once, then kept)."""
+        return self._played
+
+    @cached_property
+    def _played(self) -> Solution:
+        return lean_policy.played_game(self)
+
+    def save(self, path: str | bytes | os.PathLike) -> None:
+        """Write this solution to ``path`` (the reachable boards' bitmap, each
+        board's value, the residuals and the settings; 4.2 GiB at 4x8); read
+        it back, proved, with :func:`babytris.load_lean`.  The file is replaced
+        atomically: a failed or interrupted save leaves the old one as it was."""
+        settings = {
+            "rules": self.rules,
+            "discount": self.discount,
+            "opponent": self.opponent,
+            "n_boards": self.n_boards,
+            "iterations": self.iterations,
+            "residual": float(self.residual),
+            "converged": bool(self.converged),
+            "tol": self.tol,
+            "method": self.method,
+            "evaluations": self.evaluations,
+            "plan": asdict(self.plan),
+            "resumed": self.resumed,
+            "seconds": {key: float(value) for key, value in self.seconds.items()},
+            "ties": "first",
+        }
+        arrays = {"bits": self.table.bits, "board_values": self.board_values, "residuals": self.residuals}
+        save_lean(settings, arrays, path)
+
+    @property
+    def values(self) -> NoReturn:
+        """Never returns: raises ``ValueError`` with the bytes every state's value would take (a
+        lean solution keeps board values; :meth:`values_and_moves` gives given boards' states')."""
+        need = 8 * self.n_boards * self.rules.n_pieces
+        raise ValueError(
+            f"values: a LeanSolution keeps board values only (board_values); every state's value would take "
+            f"{need:,} bytes ({format_bytes(need)}): use values_and_moves(boards) or value(board, piece)"
+        )
+
+    @property
+    def policy(self) -> NoReturn:
+        """Never returns: raises ``ValueError`` with the bytes every state's move would take (the
+        moves are computed on demand: :meth:`best_action`, :meth:`values_and_moves`)."""
+        need = 2 * self.n_boards * self.rules.n_pieces
+        raise ValueError(
+            f"policy: a LeanSolution computes its moves on demand; every state's would take {need:,} bytes "
+            f"({format_bytes(need)}): use best_action(board, piece), values_and_moves(boards) or policy_table(boards)"
+        )
+
+    @property
+    def transitions(self) -> NoReturn:
+        """Never returns: raises ``ValueError`` with the bytes a move table would take at
+        least (a lean solution keeps none; :meth:`played_game` holds the policy's moves)."""
+        need = lean_policy.move_table_bytes(self)
+        raise ValueError(
+            f"transitions: a LeanSolution keeps no move table (it would take at least {need:,} bytes, "
+            f"{format_bytes(need)}); played_game() is the table of the moves its policy makes"
+        )
+
     def __repr__(self) -> str:
         return (
             f"<LeanSolution {self.rules.width}x{self.rules.height} discount={self.discount} "
             f"opponent={self.opponent}: {self.n_boards:,} boards, start_value={self.start_value:.6f}, "
             f"{self.iterations} greedy + {self.evaluations} evaluation sweeps ({self.method}), "
             f"residual={self.residual:.1e}"
-            f"{' converged' if self.converged else ' NOT converged'}>"
+            f"{' converged' if self.converged else ' NOT converged'}"
+            f"{'' if self.verified else ', UNVERIFIED (loaded with verify=False)'}>"
         )
 
 
@@ -300,22 +405,9 @@ def solve_lean(
         game = dict(rules=repr(rules), discount=discount, opponent=opponent, tol=tol, eval_sweeps=eval_sweeps)
         checkpointer = Checkpointer(checkpoint, game, checkpoint_seconds)
     cells = rules.width * rules.height
-    if cells > LEAN_MAX_CELLS:
-        raise ValueError(f"lean mode holds boards of at most {LEAN_MAX_CELLS} cells; width * height = {cells}")
-    unsupported = [
-        name
-        for name, used in (
-            ("preview", rules.preview),
-            ("hold", rules.hold),
-            ("mirror", rules.mirror),
-            ("objective='combo'", rules.objective == "combo"),
-            ("moves='soft'", rules.moves == "soft"),
-            ("randomizer='bag'", rules.randomizer == "bag"),
-        )
-        if used
-    ]
-    if unsupported:
-        raise ValueError(f"lean mode solves the plain game: {', '.join(unsupported)} not supported")
+    problem = lean_rules_problem(rules)
+    if problem is not None:
+        raise ValueError(problem)
     forecast = forecast_boards(rules)
     least = (keep or "none", False if accelerate is None else bool(accelerate))
     asked = None if accelerate is None else bool(accelerate)
@@ -425,6 +517,29 @@ def solve_lean(
         seconds={"search": searched - started, "solve": time.perf_counter() - searched},
         resumed=0 if resume is None else len(resume.residuals),
     )
+
+
+def lean_rules_problem(rules: Rules) -> str | None:
+    """Why the lean mode cannot solve ``rules`` (too many cells, or more than
+    the plain game), or None where it can."""
+    cells = rules.width * rules.height
+    if cells > LEAN_MAX_CELLS:
+        return f"lean mode holds boards of at most {LEAN_MAX_CELLS} cells; width * height = {cells}"
+    unsupported = [
+        name
+        for name, used in (
+            ("preview", rules.preview),
+            ("hold", rules.hold),
+            ("mirror", rules.mirror),
+            ("objective='combo'", rules.objective == "combo"),
+            ("moves='soft'", rules.moves == "soft"),
+            ("randomizer='bag'", rules.randomizer == "bag"),
+        )
+        if used
+    ]
+    if unsupported:
+        return f"lean mode solves the plain game: {', '.join(unsupported)} not supported"
+    return None
 
 
 class _Changes:

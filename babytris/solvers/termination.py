@@ -39,7 +39,8 @@ MAX_LENGTH_SWEEPS = 100_000
 
 
 class GamesDoNotEnd(ValueError):
-    """``discount=1`` where some play goes on forever (the total reward is unbounded)."""
+    """``discount=1`` where some play goes on forever (with drawn pieces the total is unbounded; with an
+    opponent's, the game's length, which bounds the sweeps' error)."""
 
 
 def survivable_rows(
@@ -110,10 +111,18 @@ def check_games_end(
     who = player[moves] if drawn else f"{player[moves]} and the opponent together"
     pieces = "whatever pieces are drawn" if drawn else "the pieces the opponent may give"
     example = int(transitions.boards[rows[0]])
+    # Drawn pieces: the player alone keeps the game going, so the total is unbounded.  An opponent's
+    # pieces: it may still force the end; what fails is the sweeps' error bound, the longest game.
+    why = (
+        "so the total is unbounded"
+        if drawn
+        else "so no game length bounds the sweeps' error, which babytris needs at discount 1 (the total itself "
+        "may be finite, where the opponent can force the end)"
+    )
     raise GamesDoNotEnd(
         f"discount=1 (the total reward until game over) needs every game to end, but from {len(rows):,} of the "
         f"{transitions.n_boards:,} rows of this {rules.width}x{rules.height} game (e.g. board {example:#x}) "
-        f"{who} can keep it going forever with {pieces}, so the total is unbounded; use a discount below 1"
+        f"{who} can keep it going forever with {pieces}, {why}; use a discount below 1"
     )
 
 
