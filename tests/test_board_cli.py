@@ -68,6 +68,24 @@ def test_the_board_of_a_saved_solution_and_its_text(tmp_path):
         _stop(board)
 
 
+def test_the_board_of_a_saved_lean_solve(tmp_path):
+    rules = babytris.Rules(width=4, height=5)
+    babytris.solve_lean(rules).save(tmp_path / "lean.npz")  # (babytris solve --mode lean --out's file)
+    board, line = _served(["--solution", str(tmp_path / "lean.npz"), "--json"], tmp_path)
+    try:
+        url = json.loads(line)["url"]
+        with urllib.request.urlopen(url + "api/game", timeout=10) as response:
+            assert json.loads(response.read())["result"] == "lean"
+        with urllib.request.urlopen(url + "api/position?pos=%23.../%23%23..;L", timeout=10) as response:
+            moves = json.loads(response.read())["moves"]
+        table = babytris.solve(rules).action_values(0b0001_0011, "L")
+        assert {m["id"]: m["value"] for m in moves} == pytest.approx(
+            {f"L-{p.index}": v for p, v in table.items()}, abs=1e-6
+        )
+    finally:
+        _stop(board)
+
+
 def test_the_lean_mode_serves_values_on_demand(tmp_path, capsys):
     board, line = _served(["--width", "4", "--height", "5", "--mode", "lean", "--json"], tmp_path)
     try:

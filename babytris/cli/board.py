@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import webbrowser
+import zipfile
 from typing import Any
 
 from ..game.validation import check_int
@@ -48,11 +49,14 @@ def add_board_parser(commands: argparse._SubParsersAction) -> None:
         "--solution",
         type=file_path,
         metavar="FILE",
-        help="a solution saved by `babytris solve --out`, or the directory a sharded solve wrote "
+        help="a solution saved by `babytris solve --out` (a table, or a lean solve's: --mode lean), or the "
+        "directory a sharded solve wrote "
         "(babytris.solve_sharded(..., out=DIR)); its rules, discount and opponent: the game options then conflict",
     )
     board.add_argument(
-        "--no-verify", action="store_true", help="load --solution without its proof (babytris.load(verify=False))"
+        "--no-verify",
+        action="store_true",
+        help="load --solution without its proof (babytris.load, load_lean or load_sharded with verify=False)",
     )
     board_arguments(board)
     rule_arguments(board)
@@ -102,6 +106,11 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
 
         sharded = babytris.load_sharded(args.solution, verify=not args.no_verify)
         analyst = Analyst(ShardedView(sharded), max_memory=gib_to_bytes(args.max_memory))
+    elif args.solution and _lean_file(args.solution):  # a lean solve's file (babytris solve --mode lean --out)
+        from ..board.on_demand import LeanView
+
+        lean = babytris.load_lean(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
+        analyst = Analyst(LeanView(lean), max_memory=gib_to_bytes(args.max_memory))
     elif args.solution:
         solution = babytris.load(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
         analyst = Analyst(solution, max_memory=gib_to_bytes(args.max_memory))
@@ -130,6 +139,19 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
             webbrowser.open(server.url)
         server.serve_forever(poll_interval=POLL_SECONDS)
     return EXIT_OK
+
+
+def _lean_file(path: str) -> bool:
+    """Whether ``path`` holds a lean solve's members (LeanSolution.save's), which babytris.load_lean
+    reads and proves; anything else goes to babytris.load, which names what is wrong with it."""
+    from ..modes.lean_saving import LEAN_MEMBERS
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            arrays = {name.removesuffix(".npy") for name in archive.namelist()} - {"meta"}
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return bool(arrays) and arrays <= set(LEAN_MEMBERS)
 
 
 #: The options a big board's estimates take beside the board's size (the big engine's game).
