@@ -153,7 +153,7 @@ def test_the_value_charts_scale_and_each_points_numbers(page, server, solution):
     top = max(1, value, start)
     expect(page.locator("#chart text.scale")).to_have_text([str(round(top, 2)), "0"])
     expect(page.locator("#chart circle title")).to_have_text(
-        [f"placement 0: value {start:.3f}, points so far 0", f"placement 1: value {value:.3f}, points so far 0"]
+        [f"placement 0: value {start:.3f}, score 0", f"placement 1: value {value:.3f}, score 0"]
     )
 
 

@@ -361,7 +361,7 @@ function moveLink(n) {
 }
 
 function renderChart() {
-  // The value and the points so far over the game's line, a point per position; a click jumps there.
+  // The value and the score (the points so far) over the game's line, a point per position; a click jumps there.
   const svg = $("chart");
   const W = 320, H = 160, pad = 18, left = 40; // (left: room for the scale's numbers)
   const line = lineThrough(state.node);
@@ -374,7 +374,7 @@ function renderChart() {
   el("rect", { x: 0, y: 0, width: W, height: H, fill: state.game.palette.empty }, svg);
   const series = [
     [values, state.game.palette.piece, state.game.estimate ? "evaluation" : "value"],
-    [scores, state.game.palette.filled, "points so far"],
+    [scores, state.game.palette.filled, "score"],
   ];
   for (const v of new Set([top, bottom])) { // the scale: its top and bottom, in the values' units
     el("text", { x: left - 6, y: y(v) + 4, fill: "#a0a0b0", "font-size": 10, "text-anchor": "end", class: "scale" }, svg)
@@ -387,7 +387,7 @@ function renderChart() {
   line.forEach((n, i) => {
     const dot = el("circle", { cx: x(i), cy: y(values[i]), r: n === state.node ? 5 : 3, fill: state.game.palette.piece }, svg);
     dot.dataset.ply = n.ply;
-    el("title", {}, dot).textContent = `placement ${n.ply}: ${series[0][2]} ${fmt(values[i])}, points so far ${scores[i]}`;
+    el("title", {}, dot).textContent = `placement ${n.ply}: ${series[0][2]} ${fmt(values[i])}, score ${scores[i]}`;
     dot.addEventListener("click", () => goTo(n));
   });
 }
