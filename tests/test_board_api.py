@@ -447,7 +447,7 @@ def test_only_get_is_served(server, method):
     request = urllib.request.Request(server.url + "api/game", method=method, data=b"x" if method != "HEAD" else None)
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(request, timeout=10)
-    assert err.value.code == 405
+    assert err.value.code == 405 and err.value.headers["Allow"] == "GET"
     if method != "HEAD":
         assert json.loads(err.value.read()) == {"error": f"{method} is not served here: the board answers GET only"}
 

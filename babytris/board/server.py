@@ -147,6 +147,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         for name, value in HEADERS.items():
             self.send_header(name, value)
+        if status == HTTPStatus.METHOD_NOT_ALLOWED:  # (RFC 9110: a 405 names the methods served)
+            self.send_header("Allow", "GET")
         self.end_headers()
         if self.command != "HEAD":  # (a HEAD answer has the headers alone)
             self.wfile.write(body)
