@@ -344,6 +344,8 @@ def test_the_whole_board_in_jupyter(solution):
         urllib.request.urlopen(frame.url, timeout=2)
     with pytest.raises(ValueError, match="position: piece 'T' is not a piece"):
         BoardFrame(solution, "....;T")
+    with pytest.raises(ValueError, match=r"width must be an integer in \[1, 100000\], got '80%'"):
+        BoardFrame(solution, width="80%")  # (the iframe's size in pixels: it was written into the page unchecked)
 
 
 def test_bad_arguments_are_refused_by_name(analyst, solution):

@@ -23,6 +23,7 @@ from urllib.parse import quote
 from ..engine.resources import DEFAULT_MAX_MEMORY
 from ..game.board import Board
 from ..game.svg import board_svg
+from ..game.validation import check_int
 from ..results.solution import Solution
 from .analyst import Analyst
 from .position import Position, parse_position, position_text
@@ -83,6 +84,7 @@ class BoardFrame:
     def __init__(
         self, solution: Solution, position: str | Position | None = None, *, width: int = 1100, height: int = 640
     ) -> None:
+        self.size = (check_int("width", width, 1, 100_000), check_int("height", height, 1, 100_000))  # (pixels)
         if isinstance(position, Position):
             position = position_text(position, solution.rules)
         elif isinstance(position, str):
@@ -91,7 +93,6 @@ class BoardFrame:
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         self._thread.start()
         self.url = self.server.url + ("" if position is None else f"?pos={quote(position, safe='')}")
-        self.size = (width, height)
 
     def _repr_html_(self) -> str:
         """An iframe of the page."""
