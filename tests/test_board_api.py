@@ -491,6 +491,22 @@ def test_a_request_to_another_host_name_is_refused(server):
     assert get(server, "/api/game", host=f"localhost:{server.server_address[1]}")[0] == 200
 
 
+def test_another_sites_page_cannot_make_the_board_work(server):
+    def status(path, site):
+        request = urllib.request.Request(server.url.rstrip("/") + path, headers={"Sec-Fetch-Site": site})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as err:
+            assert json.loads(err.read())["error"].startswith("the board's API answers its own page"), path
+            return err.code
+
+    assert status("/api/position?pos=....%3BL&compare=minimax", "cross-site") == 403
+    assert status("/api/game", "cross-site") == 403
+    assert status("/api/game", "same-origin") == status("/api/game", "same-site") == status("/api/game", "none") == 200
+    assert status("/", "cross-site") == 200  # (the page itself may be shown in another site's iframe: a notebook)
+
+
 def test_the_ipv6_loopback_is_served_as_loopback(analyst):
     try:
         with socket.socket(socket.AF_INET6) as probe:

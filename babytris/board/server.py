@@ -7,7 +7,9 @@ so none can traverse it); a bad request is a 400 with a one-line JSON reason,
 an unknown path a 404; every answer forbids other hosts to the page
 (Content-Security-Policy ``default-src 'self'``); bound to loopback, the
 server answers only requests addressed to a loopback name (a web page
-elsewhere cannot reach it by DNS rebinding).  Each request runs on its own
+elsewhere cannot reach it by DNS rebinding), and its API refuses what a
+browser marks as sent by another site's page (``Sec-Fetch-Site: cross-site``).
+Each request runs on its own
 thread, so several tabs are served at once.
 """
 
@@ -102,6 +104,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(403, _json({"error": "this board answers requests to 127.0.0.1 or localhost only"}))
             return
         if path.startswith("/api/"):
+            if self.headers.get("Sec-Fetch-Site") == "cross-site":  # (a browser's word: scripts send none)
+                # (another site's page cannot read the answers, but could keep the board busy: solves, answers)
+                self._send(
+                    403, _json({"error": "the board's API answers its own page and scripts, not another site's"})
+                )
+                return
             self._api(path, query.partition("#")[0])
             return
         name = "index.html" if path == "/" else path.removeprefix("/static/")
