@@ -23,9 +23,15 @@ from babytris.solvers.termination import GamesDoNotEnd  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    # Threads, not processes: the same actors and messages, started in a fraction of the time.
+    # Worker processes, as on a cluster: the shards' values cross between processes.
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # (8787 may be another run's)
+        ) as cluster,
         distributed.Client(cluster) as client,
     ):
         yield client
@@ -47,9 +53,12 @@ def test_equals_the_single_process_solve(client, height, split):
     _same(result.solution, plain)
     assert result.solution.converged and np.array_equal(result.solution.policy, plain.policy)
     assert result.boards_per_shard.sum() == {4: 12_978, 5: 182_101}[height]
-    # the shards' sweeps, then at least one on the gathered table (it records the policy)
-    assert len(result.sweep_bytes) == len(result.sweep_seconds) < len(result.solution.residuals)
-    assert 0 < result.moves_at_home < 1 and result.sweep_bytes.min() > 0
+    # the shards' rounds, then at least one sweep on the gathered table (it records the policy)
+    assert len(result.round_bytes) == len(result.round_seconds) == len(result.residuals)
+    assert len(result.residuals) < len(result.solution.residuals)
+    assert 0 < result.moves_at_home < 1 and result.round_bytes.min() > 0
+    # modified policy iteration in each shard: evaluation sweeps between the greedy ones
+    assert result.round_evaluations.sum() > result.round_greedy.sum() >= 2 * len(result.residuals)
 
 
 def test_the_low_rows_split_keeps_more_moves_at_home(client):
@@ -57,7 +66,7 @@ def test_the_low_rows_split_keeps_more_moves_at_home(client):
     by_hash = solve_sharded(rules, client, split="hash")
     by_rows = solve_sharded(rules, client, split="low_rows")
     assert by_rows.moves_at_home > 0.8 > 0.6 > by_hash.moves_at_home
-    assert np.median(by_rows.sweep_bytes) < np.median(by_hash.sweep_bytes) / 2
+    assert np.median(by_rows.round_bytes) < np.median(by_hash.round_bytes) / 2
 
 
 def test_minimax_and_more_shards_than_workers(client):
@@ -206,14 +215,69 @@ def test_edited_shards_and_manifests_are_refused(client, tmp_path):
     assert load_sharded(good).start_value == start
 
 
-def test_more_sweeps_per_round_take_fewer_rounds_to_the_same_values(client):
+def test_sweeps_per_round_bound_each_round_and_reach_the_same_values(client):
     rules = Rules(width=4, height=5)
-    one = solve_sharded(rules, client, tol=1e-10)
-    two = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=2)
-    assert len(two.sweep_seconds) < len(one.sweep_seconds)
-    assert np.abs(two.solution.values - one.solution.values).max() <= 1e-8
+    one = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=1)
+    many = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=5, eval_sweeps=2)
+    assert one.round_greedy.max() == 2 and many.round_greedy.max() <= 10  # (two shards)
+    assert many.round_evaluations.max() <= 10 * 2
+    assert np.abs(many.solution.values - one.solution.values).max() <= 1e-8
     with pytest.raises(ValueError, match="sweeps_per_round"):
         solve_sharded(rules, client, sweeps_per_round=0)
+    with pytest.raises(ValueError, match="eval_sweeps"):
+        solve_sharded(rules, client, eval_sweeps=-1)
+
+
+def test_each_shard_sends_each_other_only_its_boundary():
+    """Three shards in this process, their rounds run as the workers run them (coroutines):
+    each put carries exactly the values of the boards the receiver reads, from the sender
+    to that receiver; a round returns four numbers to the client."""
+    import asyncio
+
+    from babytris.modes.distributed import Shard
+
+    rules, n = Rules(width=4, height=4), 3
+    shards = [Shard(rules, k, n, "low_rows") for k in range(n)]
+    start = np.array([rules.start], dtype=np.uint64)
+    owner = int(shard_of(start, n, "low_rows", 4)[0])
+    for k, shard in enumerate(shards):
+        shard.receive([start] if k == owner else [])
+    while True:
+        found = [shard.expand() for shard in shards]
+        if not sum(shard.receive([out[k] for out in found]) for k, shard in enumerate(shards)):
+            break
+    needs = [shard.build(0, 0.9, 4, True) for shard in shards]
+    sent = []
+
+    class Recorder:  # (the actor handle a shard holds: its put, noted)
+        def __init__(self, shard):
+            self.shard = shard
+
+        def put(self, sender, values):
+            sent.append((sender, self.shard.index, values.copy()))
+            return self.shard.put(sender, values)
+
+    for k, shard in enumerate(shards):
+        shard.serve([needs[j][k] for j in range(n)], [Recorder(s) for s in shards])
+
+    async def one_round():
+        return await asyncio.gather(*(shard.round(1e-9, 8, 0.0, False) for shard in shards))
+
+    results = asyncio.run(one_round())
+    assert all(len(r) == 4 and all(np.isscalar(x) for x in r) for r in results)
+    assert sorted((j, k) for j, k, _ in sent) == sorted(
+        (j, k) for j in range(n) for k in range(n) if j != k and len(needs[k][j])
+    )
+    for j, k, values in sent:
+        held = shards[j].boards
+        assert np.array_equal(values, shards[j].W[np.searchsorted(held, needs[k][j])])
+        assert results[j][3] == sum(v.nbytes for s, _, v in sent if s == j)
+    # the next round reads them as its ghosts (and sends on its own, kept for the one after)
+    first = len(sent)
+    asyncio.run(one_round())
+    assert len(sent) == 2 * first
+    for j, k, values in sent[:first]:
+        assert np.array_equal(shards[k].W[shards[k].ghost_starts[j] : shards[k].ghost_starts[j + 1]], values)
 
 
 def test_owners_are_fixed_by_the_board():

@@ -393,9 +393,10 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
     out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
     if sharding is not None:
         out.line(
-            f"sharded      {sharding['shards']} shards ({sharding['split']}), {sharding['sweeps']} sweeps, "
-            f"{sharding['bytes_per_sweep'] / 2**20:.2f} MiB and {sharding['seconds_per_sweep']:.3f} s per sweep "
-            f"(medians), {sharding['moves_at_home']:.0%} of moves at home"
+            f"sharded      {sharding['shards']} shards ({sharding['split']}), {sharding['rounds']} rounds "
+            f"({sharding['greedy_sweeps']} greedy sweeps), {sharding['bytes_per_round'] / 2**20:.2f} MiB and "
+            f"{sharding['seconds_per_round']:.3f} s per round (medians), "
+            f"{sharding['moves_at_home']:.0%} of moves at home"
         )
     if args.out:
         out.line(f"saved        {args.out}")

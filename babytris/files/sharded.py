@@ -82,10 +82,8 @@ class ShardedValues:
             self.iterations: int = check_int("iterations", manifest["iterations"], 0, 2**40)
             self.residual: float = check_number("residual", manifest["residual"], 0.0, 2.0**1000)
             self.converged: bool = check_bool("converged", manifest["converged"])
-            # (manifests written before these were kept: one sweep a round, the tolerance unknown)
-            self.sweeps_per_round = check_int("sweeps_per_round", manifest.get("sweeps_per_round", 1), 1, 100)
-            tol = manifest.get("tol")
-            if tol is not None and self.converged != (self.residual <= check_number("tol", tol, 0.0)):
+            tol = manifest["tol"]
+            if self.converged != (self.residual <= check_number("tol", tol, 0.0)):
                 raise ValueError(f"converged is {self.converged} with residual {self.residual:g} and tol {tol:g}")
         except (KeyError, TypeError) as err:
             raise SolutionFileError(manifest_path, None, f"missing or malformed field {err}") from None
@@ -176,11 +174,10 @@ class ShardedValues:
         self._where(start, firsts, "the start board")
         largest = max((float(np.abs(s["values"]).max()) for s in shards if s["values"].size), default=0.0)
         rounding = ULPS * np.finfo(np.float64).eps * largest
-        # The last round's values read board values up to a round's movement old (its sweeps
-        # after the first go on from the ghosts it began with): at most residual * (1 + g + ...).
-        spread = self.residual * sum(g**j for j in range(self.sweeps_per_round))
-        allowed = g * spread + rounding
-        slack = (tie_slack(g, self.residual, np.array([largest])) if self.converged else 0.0) + 2 * g * spread
+        # The saved values are those of the last round's greedy sweep, which read board values
+        # that were at most its residual away (a round that converged sweeps no more).
+        allowed = g * self.residual + rounding
+        slack = (tie_slack(g, self.residual, np.array([largest])) if self.converged else 0.0) + 2 * g * self.residual
         moved = 0.0
         drop, threads = engine(rules), resolve_n_jobs(None)
         for k, shard in enumerate(shards):

@@ -11,15 +11,39 @@ machine.  Here the boards are split into shards, each held by a dask actor
 2. **Table**: each shard expands its boards once more into a move table
    over its own boards and *ghosts*, the boards of other shards its moves
    lead to, and tells each owner which of its boards it reads.
-3. **Sweeps**: in each round every shard receives the values of its ghosts,
-   runs one in-place Bellman sweep over its boards with the compiled
-   :class:`~babytris.solvers._sweep.Sweeper`, and sends back the values others
-   read: only those cross the network.  Rounds stop when the largest change
-   over all shards (the global residual) is at most ``tol``.  A round is
-   one in-place (Gauss-Seidel) sweep in which ghosts are read as they were
-   at its start: a fixed map with the game's fixed point and a contraction
-   of modulus ``discount`` in the max norm, so the error bound of
-   :attr:`Solution.error_bound <babytris.Solution.error_bound>` holds for it.
+3. **Rounds**: each shard runs the single-process algorithm over its own
+   boards, modified policy iteration with Aitken jumps
+   (:func:`~babytris.solvers.sweeping.evaluate_policy`, the same compiled
+   :class:`~babytris.solvers._sweep.Sweeper`), its ghosts held: a greedy sweep
+   and its evaluation sweeps, again while its greedy residual is above
+   ``tol`` and above the largest change the ghosts brought, at most
+   ``sweeps_per_round`` greedy sweeps.  Then it sends each shard the values of
+   its boundary with it (the boards that shard reads) *directly*: an actor
+   holds handles to the others and calls their ``put``, a coroutine run on
+   the receiving worker's event loop, never through the client, which reads
+   each round's residuals alone and says when to stop.  The rounds' error
+   falls by a steady ratio over two rounds (the shards read each other's
+   values of the round before: block Jacobi between shards), so once the
+   global residuals show it, the client asks for an Aitken jump along the
+   change over two rounds, which each shard takes over its own boards and
+   its ghosts alike (both from the same two snapshots: the ghosts move as
+   their owners do, bit for bit).
+
+   *Why the stopping rule and the bound hold.*  The first greedy sweep of a
+   round reads ghosts equal to their owners' values as the round began.  Over
+   all shards it is one fixed map of the global board values W -> W': an
+   in-place Bellman sweep of each shard's boards in its own order, reading
+   the others' boards as they were; each new value is a backup of values
+   either old or already new, so by induction over the order ``|W' - W*| <=
+   discount * |W - W*|`` in the max norm, and ``W*`` is its fixed point.
+   The global residual is ``max |W' - W|`` over the shards (each shard's
+   first greedy sweep's), so ``|W - W*| <= residual / (1 - discount)`` as for
+   one process (:attr:`Solution.error_bound <babytris.Solution.error_bound>`).
+   A shard whose first greedy residual is at most ``tol`` sweeps no more in
+   that round, and the last round allowed (``max_iter``) runs that sweep
+   alone: so the values kept are always a greedy sweep's, which the proof of
+   :func:`babytris.load_sharded` checks.  The evaluation sweeps and jumps
+   between only choose where the next round starts.
 4. **Result**: the shards' boards, moves and values are gathered into one
    :class:`~babytris.Transitions` and the usual solver goes on from the
    values (one or two sweeps, as it is already converged) to give a normal
@@ -52,11 +76,13 @@ from ..engine.placements import canonical_boards, engine
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, table_bytes
 from ..engine.transitions import Transitions, layer_order, layered_indices, layers, offsets_from_counts
 from ..game.rules import Rules
-from ..game.validation import check_int, check_solver_args, solver_method
+from ..game.validation import check_int, check_solver_args, default_eval_sweeps, solver_method
 from ..results.solution import Solution
 from ..solvers import _sweep
 from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
 from ..solvers.solve import solver_bytes_per_board
+from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
+from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, evaluate_policy, steady_ratio
 from . import _shard
 
 __all__ = [
@@ -74,6 +100,11 @@ __all__ = [
 SPLITS = ("hash", "low_rows")
 #: The bottom rows ``"low_rows"`` splits by.
 LOW_ROWS = 2
+#: The rounds' error turns round over this many rounds (two shards reading each other's
+#: values of the round before: block Jacobi), so their jumps go along the change over as many.
+ROUND_PERIOD = 2
+#: Rounds between two jumps: the residuals after a jump must show a steady ratio again.
+ROUND_GAP = 3 * ROUND_PERIOD
 #: Opponents the sharded solve plays against (pieces drawn at random, or the worst piece given).
 OPPONENTS = {"random": PIECES_RANDOM, "minimax": PIECES_WORST}
 
@@ -135,12 +166,16 @@ class Shard:
         owner = shard_of(after, self.n_shards, self.split, self.rules.width)
         return [after[owner == k] for k in range(self.n_shards)]
 
-    # --- the table ----------------------------------------------------------------------------
+    # --- the table ---------------------------------------------------------------------------
 
-    def build(self, pieces: int, discount: float, dead: float) -> list[np.ndarray]:
+    def build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> list[np.ndarray]:
         """Expand every board into the move table over own boards and ghosts,
-        and set up the sweeps.  Returns, per shard, the boards of it whose
-        values the moves here read (uint64, sorted; none of its own)."""
+        and set up the sweeps: modified policy iteration's, ``eval_sweeps``
+        evaluation sweeps after each greedy one, Aitken jumps if ``accelerate``
+        (and the pieces drawn: evaluating a policy against the minimax
+        opponent still chooses, and is no linear iteration).  Returns, per
+        shard, the boards of it whose values the moves here read (uint64,
+        sorted; none of its own)."""
         rules = self.rules
         P = rules.n_pieces
         n = len(self.boards)
@@ -166,12 +201,8 @@ class Shard:
         self.next_board = nxt.astype(np.int32)
         self.V = np.zeros(n_rows * P)
         self.W = np.zeros(n_rows)
-        no_move = np.diff(self.offsets) == 0
-        if dead:
-            self.V[no_move] = dead
-            self.W[no_move.reshape(-1, P).all(axis=1)] = dead
         self.policy = np.full(n_rows * P, -1, dtype=np.int16)
-        live = ~no_move[: n * P].reshape(n, P).all(axis=1)
+        live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
         order, starts = self._order(np.flatnonzero(live))
         self.sweeper = _sweep.Sweeper(
             self.offsets,
@@ -186,10 +217,19 @@ class Shard:
             order,
             starts,
             pieces=pieces,
-            dead_value=dead,
             independent_layers=len(starts) > 2,
             n_threads=self.n_threads,
         )
+        if n_rows * P <= CHOSEN_MOVES_STATES:
+            self.sweeper.cache_chosen_moves()
+        self.tuned = ThreadTuner(self.sweeper, self.n_threads, self.W.nbytes + self.V.nbytes)
+        self.eval_sweeps = eval_sweeps
+        self.linear = pieces == PIECES_RANDOM
+        self.accelerate = accelerate and self.linear
+        self.changes = np.zeros(n_rows, dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
+        self.missed, self.jumped, self.last_greedy = 0, False, np.inf
+        self.snapshots: list[np.ndarray] = []  # (the values as the last rounds began, for the rounds' jumps)
+        self.inbox: dict[int, np.ndarray] = {}
         return needs
 
     def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -214,27 +254,105 @@ class Shard:
         n = len(self.boards) * self.rules.n_pieces
         return float(np.abs(self.V[:n]).max()) if n else 0.0
 
-    def serve(self, requests: list[np.ndarray]) -> None:
-        """Note, per shard, where the boards it reads (``requests[k]``, uint64) are here."""
+    def serve(self, requests: list[np.ndarray], peers: list[Any]) -> None:
+        """Note, per shard, where the boards it reads (``requests[k]``, uint64)
+        are here: this shard's boundary with it; and keep the handles of the
+        other shards (``peers``, the actors), to send them those values."""
         self.served = []
         for wanted in requests:
             at = np.searchsorted(self.boards, wanted)
             if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
                 raise ValueError(f"shard {self.index}: asked for boards it does not hold")
             self.served.append(at)
+        self.peers = peers
 
-    # --- the sweeps ---------------------------------------------------------------------------
+    # --- the rounds ---------------------------------------------------------------------------
 
-    def sweep(self, ghosts: list[np.ndarray], sweeps: int = 1) -> tuple[float, list[np.ndarray]]:
-        """Set the ghosts' values (``ghosts[k]``: shard k's, in the order asked),
-        sweep ``sweeps`` times; returns the largest change of the first sweep
-        (the one that read the ghosts fresh) and, per shard, the values it reads."""
-        for k, values in enumerate(ghosts):
-            self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]] = values
-        residual = self.sweeper.greedy_sweep()
-        for _ in range(sweeps - 1):  # (the ghosts held: these carry the news within the shard)
-            self.sweeper.greedy_sweep()
-        return residual, [self.W[at] for at in self.served]
+    async def put(self, sender: int, values: np.ndarray) -> None:
+        """Receive shard ``sender``'s values of the boards read here (in the
+        order asked), for the next round.  (A coroutine: it runs on the
+        worker's event loop, never queued behind a round's sweeps.)"""
+        self.inbox[sender] = values
+
+    async def round(self, tol: float, greedy_sweeps: int, jump: float, last: bool) -> tuple[float, int, int, int]:
+        """One round: the ghosts' values the other shards sent, then modified
+        policy iteration over this shard's boards (see the module's notes),
+        then the boundary values straight to each shard that reads them.
+
+        Returns:
+            ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``, the
+            residual the first greedy sweep's, whose ghosts were fresh.
+        """
+        import asyncio
+
+        news = self._take_ghosts()
+        if jump:
+            news = max(news, self._jump(jump))
+        self.snapshots = [*self.snapshots[1 - ROUND_PERIOD :], self.W.copy()] if ROUND_PERIOD > 1 else [self.W.copy()]
+        swept = await asyncio.to_thread(self._sweeps, tol, 0 if last else greedy_sweeps, news)
+        sent = [
+            (k, self.W[at]) for k, at in enumerate(self.served) if k != self.index and len(at)
+        ]  # (copies: the next round's sweeps change W while these travel)
+        await asyncio.gather(*(self.peers[k].put(self.index, values) for k, values in sent))
+        return (*swept, sum(values.nbytes for _, values in sent))
+
+    def _jump(self, ratio: float) -> float:
+        """The round's Aitken jump, by the client's ``ratio`` of the global
+        residuals: every row, own and ghost, moved on along its change over
+        the round before (the last two snapshots: both are the values every
+        shard held at a round's end, so the ghosts move as their owners do,
+        bit for bit); returns the largest step."""
+        step = ratio / (1.0 - ratio) * (self.W - self.snapshots[0])
+        self.W += step
+        return float(np.abs(step).max(initial=0.0))
+
+    def _take_ghosts(self) -> float:
+        """The ghosts' values from the inbox (those sent in the round before;
+        none in the first); returns their largest change (inf in the first
+        round of a shard with ghosts: their values are not known yet)."""
+        if not self.inbox:
+            return np.inf if len(self.W) > len(self.boards) else 0.0
+        news = 0.0
+        for k, values in self.inbox.items():
+            ghosts = self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]]
+            if len(values):
+                news = max(news, float(np.abs(values - ghosts).max()))
+            ghosts[:] = values
+        self.inbox = {}
+        return news
+
+    def _sweeps(self, tol: float, greedy_sweeps: int, news: float) -> tuple[float, int, int]:
+        """Modified policy iteration over the shard, the ghosts held: a greedy
+        sweep and its evaluation sweeps, again while the greedy residual is
+        above ``tol`` and above ``news`` (the ghosts' largest change: the
+        values inside gain little more before the next exchange), at most
+        ``greedy_sweeps`` greedy sweeps (0: the one greedy sweep alone, as
+        the last round allowed ends).  Returns the first greedy sweep's
+        residual and the greedy and evaluation sweeps run."""
+        first = residual = np.inf
+        greedy = evaluations = 0
+        while greedy < max(greedy_sweeps, 1):
+            residual = self.tuned.greedy_sweep()
+            greedy += 1
+            first = residual if greedy == 1 else first
+            if self.jumped and residual > self.last_greedy and (greedy > 1 or not news):
+                self.missed += 1  # (the jump overshot, as modified_policy_iteration counts it)
+                self.accelerate = self.missed < MAX_MISSED_JUMPS
+            self.last_greedy = residual
+            if residual <= tol or not greedy_sweeps:
+                break  # (then no evaluation: the values stay as the greedy sweep left them)
+            swept, self.jumped = evaluate_policy(
+                self.tuned, self.W, tol, self.eval_sweeps, accelerate=self.accelerate, changes=self.changes
+            )
+            evaluations += swept
+            if residual <= news:
+                break
+        return first, greedy, evaluations
+
+    def settle(self) -> None:
+        """The ghosts' last values, sent in the last round, so that the moves
+        saved or gathered are greedy in the values as they stand."""
+        self._take_ghosts()
 
     def save(self, path: str, slack: float) -> tuple[int, str]:
         """Write the shard's boards, values and moves (each state's first move
@@ -286,9 +404,13 @@ class ShardedSolve:
         boards_per_shard: int64 array ``(n_shards,)``.
         moves_at_home: the share of moves that lead to a board of the same shard.
         search_rounds: rounds of the breadth-first search; ``search_bytes``: board bits sent between shards.
-        sweep_seconds, sweep_bytes: float64 and int64 arrays ``(sweeps,)``: the wall time of each
-            round of sweeps and the bytes of values sent between shards in it.
-        seconds: ``{"search": ..., "table": ..., "sweeps": ..., "gather": ...}``.
+        residuals: float64 array ``(rounds,)``: each round's global residual (the
+            largest of the shards' first greedy sweeps).
+        round_seconds, round_bytes: float64 and int64 arrays ``(rounds,)``: the wall time of each
+            round and the bytes of values the shards sent each other in it (worker to worker).
+        round_greedy, round_evaluations: int64 arrays ``(rounds,)``: the greedy and evaluation
+            sweeps of each round, summed over the shards.
+        seconds: ``{"search": ..., "table": ..., "sweeps": ..., "gather" or "save": ...}``.
     """
 
     solution: Solution | None
@@ -298,15 +420,19 @@ class ShardedSolve:
     moves_at_home: float
     search_rounds: int
     search_bytes: int
-    sweep_seconds: np.ndarray
-    sweep_bytes: np.ndarray
+    residuals: np.ndarray
+    round_seconds: np.ndarray
+    round_bytes: np.ndarray
+    round_greedy: np.ndarray
+    round_evaluations: np.ndarray
     seconds: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (
-            f"<ShardedSolve {self.n_shards} shards ({self.split}): {len(self.sweep_seconds)} sweeps, "
-            f"{np.median(self.sweep_bytes) / 2**20 if len(self.sweep_bytes) else 0:.2f} MiB and "
-            f"{np.median(self.sweep_seconds) if len(self.sweep_seconds) else 0:.3f} s per sweep (medians), "
+            f"<ShardedSolve {self.n_shards} shards ({self.split}): {len(self.round_seconds)} rounds, "
+            f"{int(self.round_greedy.sum())} greedy sweeps, "
+            f"{np.median(self.round_bytes) / 2**20 if len(self.round_bytes) else 0:.2f} MiB and "
+            f"{np.median(self.round_seconds) if len(self.round_seconds) else 0:.3f} s per round (medians), "
             f"{self.moves_at_home:.0%} of moves at home"
             + ("" if self.solution is None else f", start_value={self.solution.start_value:.6f}")
             + ">"
@@ -324,7 +450,8 @@ def solve_sharded(
     n_shards: int | None = None,
     split: str = "low_rows",
     n_threads: int = 1,
-    sweeps_per_round: int = 1,
+    sweeps_per_round: int = 8,
+    eval_sweeps: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     out: str | os.PathLike | None = None,
 ) -> ShardedSolve:
@@ -334,15 +461,19 @@ def solve_sharded(
     Args:
         rules: plain rules: no preview, hold or bag, hard drops.
         client: a ``distributed.Client``.
-        discount, tol, max_iter: as for :func:`babytris.solve` (``max_iter`` counts rounds of sweeps).
+        discount, tol, max_iter: as for :func:`babytris.solve` (``max_iter`` counts rounds).
         opponent: ``"random"`` or ``"minimax"``.
         n_shards: shards, in [1, 1024]; default: one per worker.  Shard k lives on worker k mod workers.
         split: ``"hash"`` or ``"low_rows"`` (see the module's notes).
         n_threads: threads each shard's compiled loops use, in [1, 256].
-        sweeps_per_round: sweeps each shard runs between exchanges, in [1, 100]:
-            more carry values further within a shard per round of traffic.
-            The stopping test reads the first sweep of a round (the one with
-            the ghosts fresh), so it is the same test whatever this is.
+        sweeps_per_round: the greedy sweeps (each with its evaluation sweeps)
+            a shard runs at most between two exchanges, in [1, 100]; a shard
+            stops sooner once its greedy residual is at most the largest
+            change its ghosts brought (see the module's notes).  The stopping
+            test reads the first greedy sweep of a round (the one with the
+            ghosts fresh), so it is the same test whatever this is.
+        eval_sweeps: evaluation sweeps after each greedy sweep, in [0, 1000]
+            (default: :func:`babytris.solve`'s for modified policy iteration at this discount).
         max_memory: the bytes the client may hold for the gathered solution
             (default 8 GiB); once the shards have built their tables (the
             boards and moves known), a gather that would need more is refused
@@ -368,6 +499,9 @@ def solve_sharded(
     n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
     n_threads = check_int("n_threads", n_threads, 1, 256)
     sweeps_per_round = check_int("sweeps_per_round", sweeps_per_round, 1, 100)
+    eval_sweeps = (
+        default_eval_sweeps(discount) if eval_sweeps is None else check_int("eval_sweeps", eval_sweeps, 0, 1000)
+    )
     try:
         return _solve(
             client,
@@ -381,6 +515,7 @@ def solve_sharded(
             split,
             n_threads,
             sweeps_per_round,
+            eval_sweeps,
             max_memory,
             out,
         )
@@ -427,6 +562,7 @@ def _solve(
     split: str,
     n_threads: int,
     sweeps_per_round: int,
+    eval_sweeps: int,
     max_memory: int,
     out: str | os.PathLike | None,
 ) -> ShardedSolve:
@@ -454,8 +590,7 @@ def _solve(
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards.
     began = time.perf_counter()
-    dead = 0.0
-    needs = _all([s.build(pieces, discount, dead) for s in shards])
+    needs = _all([s.build(pieces, discount, eval_sweeps, True) for s in shards])
     n_boards, n_moves = (sum(x) for x in zip(*_all([s.size() for s in shards])))
     need = gather_bytes(rules, n_boards, n_moves)
     if out is None and need > max_memory:
@@ -464,25 +599,34 @@ def _solve(
             f"needs about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}; refused before "
             "the sweeps (the shards' tables are built). Raise max_memory; a result kept in the shards is not built yet"
         )
-    _all([s.serve([needs[j][k] for j in range(n_shards)]) for k, s in enumerate(shards)])
+    _all([s.serve([needs[j][k] for j in range(n_shards)], shards) for k, s in enumerate(shards)])
     seconds["table"] = time.perf_counter() - began
-    # The sweeps: each round sends every shard its ghosts' values and sweeps them all at once.
+    # The rounds: each shard sweeps its own boards and sends its boundary to the shards reading it;
+    # the client reads the residuals alone.
     began = time.perf_counter()
-    ghosts = [[np.zeros(len(needs[k][j])) for j in range(n_shards)] for k in range(n_shards)]
     residuals: list[float] = []
-    sweep_seconds, sweep_bytes = [], []
+    rounds_log: list[tuple[float, int, int, int]] = []  # (seconds, greedy sweeps, evaluation sweeps, bytes)
+    jumps = _RoundJumps()
     while len(residuals) < max_iter and (not residuals or residuals[-1] > tol):
         t0 = time.perf_counter()
-        results = _all([s.sweep(ghosts[k], sweeps_per_round) for k, s in enumerate(shards)])
-        residuals.append(max(r for r, _ in results))
-        ghosts = [[results[j][1][k] for j in range(n_shards)] for k in range(n_shards)]
-        sweep_bytes.append(sum(v.nbytes for k in range(n_shards) for j, v in enumerate(ghosts[k]) if j != k))
-        sweep_seconds.append(time.perf_counter() - t0)
+        jump = jumps.ratio(residuals)
+        last = len(residuals) == max_iter - 1
+        results = _all([s.round(tol, sweeps_per_round, jump, last) for s in shards])
+        residuals.append(max(r for r, _, _, _ in results))
+        rounds_log.append(
+            (
+                time.perf_counter() - t0,
+                sum(g for _, g, _, _ in results),
+                sum(e for _, _, e, _ in results),
+                sum(b for _, _, _, b in results),
+            )
+        )
+    _all([s.settle() for s in shards])
     seconds["sweeps"] = time.perf_counter() - began
     began = time.perf_counter()
     solution = None
     if out is not None:
-        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, sweeps_per_round)
+        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
         at_home = sum(_all([s.at_home() for s in shards]))
         boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
         seconds["save"] = time.perf_counter() - began
@@ -501,10 +645,34 @@ def _solve(
         moves_at_home=at_home / max(n_moves, 1),
         search_rounds=rounds,
         search_bytes=int(search_bytes),
-        sweep_seconds=np.array(sweep_seconds),
-        sweep_bytes=np.array(sweep_bytes, dtype=np.int64),
+        residuals=np.array(residuals),
+        round_seconds=np.array([r[0] for r in rounds_log]),
+        round_greedy=np.array([r[1] for r in rounds_log], dtype=np.int64),
+        round_evaluations=np.array([r[2] for r in rounds_log], dtype=np.int64),
+        round_bytes=np.array([r[3] for r in rounds_log], dtype=np.int64),
         seconds=seconds,
     )
+
+
+class _RoundJumps:
+    """When the rounds jump: once the global residuals fall by a steady
+    ratio (the Aitken test of :func:`babytris.solvers.sweeping.value_iteration`),
+    at most once every few rounds, and not after :data:`MAX_MISSED_JUMPS`
+    jumps the residual rose after."""
+
+    def __init__(self) -> None:
+        self.last = -ROUND_GAP
+        self.missed = 0
+
+    def ratio(self, residuals: list[float]) -> float:
+        """The ratio to jump by before the next round (0.0: no jump)."""
+        if len(residuals) > 1 and self.last == len(residuals) - 1 and residuals[-1] > residuals[-2]:
+            self.missed += 1
+        ratio = steady_ratio(residuals[::-ROUND_PERIOD][::-1])
+        if ratio is None or self.missed >= MAX_MISSED_JUMPS or len(residuals) - self.last < ROUND_GAP:
+            return 0.0
+        self.last = len(residuals)
+        return ratio
 
 
 def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
@@ -608,10 +776,10 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
 
 
 #: What a sharded directory's manifest says it is, and its layout's version.
-SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 1
+SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 2
 
 
-def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, sweeps_per_round) -> None:
+def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:
     """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
     directory without it is an unfinished save)."""
     from ..engine.writing import replace_atomically
@@ -636,7 +804,6 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, 
         "residual": residual,
         "converged": residual <= tol,
         "tol": tol,
-        "sweeps_per_round": sweeps_per_round,  # (how far the last round's values may lie from its residual's)
         "digests": [digest for _, digest in saved],
     }
     text = json.dumps(manifest, indent=1).encode()
