@@ -71,6 +71,7 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
                 max_iter=args.max_iter,
                 opponent=args.opponent,
                 max_memory=gib_to_bytes(args.max_memory),
+                gather=True,  # (the command prints and saves a Solution: gathered within --max-memory)
             )
     finally:
         if client is not None:

@@ -6,7 +6,7 @@ machine.  Here the boards are split into shards, each held by a dask actor
 
 1. **Search**: a sharded breadth-first search.  Each shard expands the
    boards it found last (``babytris.modes._shard.expand``, threads without the
-   GIL) and sends every board after to the shard that owns it, which keeps
+   GIL) and sends every board after straight to the shard that owns it, which keeps
    the new ones for the next round; the search ends when a round finds none.
 2. **Table**: each shard expands its boards once more into a move table
    over its own boards and *ghosts*, the boards of other shards its moves
@@ -44,12 +44,22 @@ machine.  Here the boards are split into shards, each held by a dask actor
    alone: so the values kept are always a greedy sweep's, which the proof of
    :func:`babytris.load_sharded` checks.  The evaluation sweeps and jumps
    between only choose where the next round starts.
-4. **Result**: the shards' boards, moves and values are gathered into one
-   :class:`~babytris.Transitions` and the usual solver goes on from the
-   values (one or two sweeps, as it is already converged) to give a normal
-   :class:`~babytris.Solution` with its policy.  The gather needs the whole
-   table in the client's process: the sharded sweeps are what a cluster
-   saves, not the final table.
+4. **Result**: nothing is gathered.  Each shard takes its ghosts' last
+   values and keeps each state's first move within the tie slack of its
+   best (as :class:`~babytris.Solution` breaks ties); the result's
+   :class:`LiveShards` answer ``value``, ``best_action``, ``start_value``
+   and ``play`` by asking each shard for its own boards only, and with
+   ``out=DIR`` each shard writes its part to the directory, read back by
+   :func:`babytris.load_sharded`.  Asked for (``gather=True``), the shards'
+   tables and values are gathered into one :class:`~babytris.Transitions`
+   and the usual solver goes on from the values (one or two sweeps) to a
+   normal :class:`~babytris.Solution`: that needs the whole table in the
+   client's process.
+
+Every message but the client's calls and the numbers they return goes from
+one worker to another: the boards found (an actor's ``offer``), the boards
+a shard reads (``ask``) and their values each round (``put``), coroutines
+run on the receiving worker's event loop.
 
 How boards are split (``split``): ``"hash"`` mixes all of a board's bits
 (shards of even size, but most moves lead to another shard) and
@@ -76,30 +86,26 @@ from ..engine.placements import canonical_boards, engine
 from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, table_bytes
 from ..engine.transitions import Transitions, layer_order, layered_indices, layers, offsets_from_counts
 from ..game.rules import Rules
-from ..game.validation import check_int, check_solver_args, default_eval_sweeps, solver_method
-from ..results.solution import Solution
+from ..game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps, solver_method
+from ..results.solution import Solution, tie_slack
 from ..solvers import _sweep
 from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
 from ..solvers.solve import solver_bytes_per_board
 from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
 from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, evaluate_policy, steady_ratio
 from . import _shard
+from .owners import SPLITS, distinct, shard_of
+from .sharded_lookups import ShardLookups
 
 __all__ = [
-    "SPLITS",
     "LostWorkerError",
     "Shard",
     "ShardedSolve",
     "solve_sharded",
-    "shard_of",
     "shard_digest",
     "gather_bytes",
 ]
 
-#: How boards are split into shards (see the module's notes).
-SPLITS = ("hash", "low_rows")
-#: The bottom rows ``"low_rows"`` splits by.
-LOW_ROWS = 2
 #: The rounds' error turns round over this many rounds (two shards reading each other's
 #: values of the round before: block Jacobi), so their jumps go along the change over as many.
 ROUND_PERIOD = 2
@@ -107,29 +113,6 @@ ROUND_PERIOD = 2
 ROUND_GAP = 3 * ROUND_PERIOD
 #: Opponents the sharded solve plays against (pieces drawn at random, or the worst piece given).
 OPPONENTS = {"random": PIECES_RANDOM, "minimax": PIECES_WORST}
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser over a uint64 array: every bit of the input stirs every bit of the output."""
-    x = x.astype(np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def _distinct(boards: np.ndarray) -> np.ndarray:
-    """The distinct boards of a uint64 array, ascending (np.unique, without its slow path for uint64)."""
-    boards = np.sort(boards)
-    keep = np.ones(len(boards), dtype=bool)
-    keep[1:] = boards[1:] != boards[:-1]
-    return boards[keep]
-
-
-def shard_of(boards: np.ndarray, n_shards: int, split: str, width: int) -> np.ndarray:
-    """The shard that owns each board: int64 array of the shape of ``boards`` (uint64)."""
-    key = boards if split == "hash" else boards & np.uint64((1 << (width * LOW_ROWS)) - 1)
-    return (_mix(key) % np.uint64(n_shards)).astype(np.int64)
 
 
 class Shard:
@@ -145,12 +128,25 @@ class Shard:
         self.boards = np.zeros(0, dtype=np.uint64)  # sorted
         self.frontier = np.zeros(0, dtype=np.uint64)
 
+    def connect(self, peers: list[Any]) -> None:
+        """Keep the handles of every shard (``peers[k]``: shard k's actor) to
+        send them boards and values directly, worker to worker."""
+        self.peers = peers
+        self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
+        self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
+        self.inbox: dict[int, np.ndarray] = {}  # per shard, the values of those boards it sent
+
     # --- the search ---------------------------------------------------------------------------
 
-    def receive(self, arrays: list[np.ndarray]) -> int:
-        """Keep the boards of ``arrays`` (uint64; all owned here) not seen yet as the next
-        frontier; returns how many are new."""
-        found = _distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *arrays]))
+    async def offer(self, sender: int, boards: np.ndarray) -> None:
+        """Receive boards (uint64) shard ``sender`` found, owned here, for :meth:`receive`.
+        (A coroutine, as :meth:`put`.)"""
+        self.offers.append(boards)
+
+    def receive(self) -> int:
+        """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
+        found = distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
+        self.offers = []
         at = np.searchsorted(self.boards, found)
         seen = at < len(self.boards)
         seen[seen] = self.boards[at[seen]] == found[seen]
@@ -159,16 +155,41 @@ class Shard:
         self.boards = np.sort(np.concatenate([self.boards, self.frontier]), kind="stable")
         return len(self.frontier)
 
-    def expand(self) -> list[np.ndarray]:
+    async def expand(self) -> int:
+        """The boards after every move of the frontier, each sent to the shard
+        that owns it (the distinct ones); returns the bytes sent to other shards."""
+        import asyncio
+
+        found = await asyncio.to_thread(self._expand)
+        self.offers.append(found[self.index])
+        others = [(k, boards) for k, boards in enumerate(found) if k != self.index and len(boards)]
+        await asyncio.gather(*(self.peers[k].offer(self.index, boards) for k, boards in others))
+        return sum(boards.nbytes for _, boards in others)
+
+    def _expand(self) -> list[np.ndarray]:
         """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
         _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
-        after = _distinct(after)
+        after = distinct(after)
         owner = shard_of(after, self.n_shards, self.split, self.rules.width)
         return [after[owner == k] for k in range(self.n_shards)]
 
     # --- the table ---------------------------------------------------------------------------
 
-    def build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> list[np.ndarray]:
+    async def build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> int:
+        """:meth:`_build`, then each shard told which of its boards this one reads
+        (its request, sent directly); returns the bytes of the requests."""
+        import asyncio
+
+        needs = await asyncio.to_thread(self._build, pieces, discount, eval_sweeps, accelerate)
+        others = [(k, wanted) for k, wanted in enumerate(needs) if k != self.index and len(wanted)]
+        await asyncio.gather(*(self.peers[k].ask(self.index, wanted) for k, wanted in others))
+        return sum(wanted.nbytes for _, wanted in others)
+
+    async def ask(self, sender: int, wanted: np.ndarray) -> None:
+        """Receive the boards of this shard that shard ``sender`` reads (uint64, sorted), for :meth:`serve`."""
+        self.asked[sender] = wanted
+
+    def _build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> list[np.ndarray]:
         """Expand every board into the move table over own boards and ghosts,
         and set up the sweeps: modified policy iteration's, ``eval_sweeps``
         evaluation sweeps after each greedy one, Aitken jumps if ``accelerate``
@@ -190,7 +211,7 @@ class Shard:
         base = n
         for k in range(self.n_shards):
             mine = owner == k
-            wanted = _distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
+            wanted = distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
             if k != self.index:
                 nxt[mine] = base + np.searchsorted(wanted, after[mine])
             needs.append(wanted)
@@ -229,7 +250,6 @@ class Shard:
         self.changes = np.zeros(n_rows, dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
         self.missed, self.jumped, self.last_greedy = 0, False, np.inf
         self.snapshots: list[np.ndarray] = []  # (the values as the last rounds began, for the rounds' jumps)
-        self.inbox: dict[int, np.ndarray] = {}
         return needs
 
     def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -254,17 +274,16 @@ class Shard:
         n = len(self.boards) * self.rules.n_pieces
         return float(np.abs(self.V[:n]).max()) if n else 0.0
 
-    def serve(self, requests: list[np.ndarray], peers: list[Any]) -> None:
-        """Note, per shard, where the boards it reads (``requests[k]``, uint64)
-        are here: this shard's boundary with it; and keep the handles of the
-        other shards (``peers``, the actors), to send them those values."""
-        self.served = []
-        for wanted in requests:
+    def serve(self) -> None:
+        """Note, per shard, where the boards it reads (its request, :meth:`ask`)
+        are here: this shard's boundary with it."""
+        self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
+        for k, wanted in self.asked.items():
             at = np.searchsorted(self.boards, wanted)
             if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
-                raise ValueError(f"shard {self.index}: asked for boards it does not hold")
-            self.served.append(at)
-        self.peers = peers
+                raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
+            self.served[k] = at
+        self.asked = {}
 
     # --- the rounds ---------------------------------------------------------------------------
 
@@ -349,17 +368,12 @@ class Shard:
                 break
         return first, greedy, evaluations
 
-    def settle(self) -> None:
-        """The ghosts' last values, sent in the last round, so that the moves
-        saved or gathered are greedy in the values as they stand."""
+    def settle(self, slack: float) -> None:
+        """End the rounds: the ghosts' last values (sent in the last round), so
+        that the moves are greedy in the values as they stand, and each
+        state's move the first within ``slack`` of its best, as
+        :class:`~babytris.Solution` breaks ties, as its placement number."""
         self._take_ghosts()
-
-    def save(self, path: str, slack: float) -> tuple[int, str]:
-        """Write the shard's boards, values and moves (each state's first move
-        within ``slack`` of its best, as :class:`~babytris.Solution` breaks
-        ties) to ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
-        from ..engine.writing import replace_atomically
-
         self.sweeper.first_best_moves(slack)
         n, P = len(self.boards), self.rules.n_pieces
         offsets = self.offsets[: n * P + 1]
@@ -368,11 +382,25 @@ class Shard:
         if len(self.placement):
             at = np.clip(offsets[:-1] + policy, 0, len(self.placement) - 1)
             chosen = np.where(policy >= 0, self.placement[at], -1)
-        arrays: dict[str, np.ndarray] = {
-            "boards": self.boards,
-            "values": self.V[: n * P],
-            "policy": chosen.astype(np.int16),
-        }
+        self.chosen = chosen.astype(np.int16)
+
+    def lookup(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(found, values, policy)`` of ``boards`` (uint64, owned here): bool
+        ``(m,)``, the states' values (float64) and placement numbers (int16,
+        -1 at game over) ``(m, P)``; after :meth:`settle`."""
+        P = self.rules.n_pieces
+        at = np.minimum(np.searchsorted(self.boards, boards), max(len(self.boards) - 1, 0))
+        found = self.boards[at] == boards if len(self.boards) else np.zeros(len(boards), dtype=bool)
+        states = at[:, None] * P + np.arange(P)
+        return found, self.V[states], self.chosen[states]
+
+    def save(self, path: str) -> tuple[int, str]:
+        """Write the shard's boards, values and moves (after :meth:`settle`) to
+        ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
+        from ..engine.writing import replace_atomically
+
+        n, P = len(self.boards), self.rules.n_pieces
+        arrays: dict[str, np.ndarray] = {"boards": self.boards, "values": self.V[: n * P], "policy": self.chosen}
         replace_atomically(
             path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
         )
@@ -393,13 +421,55 @@ class Shard:
         }
 
 
-@dataclass
-class ShardedSolve:
-    """What :func:`solve_sharded` returns: the solution and what the sharding cost.
+class LiveShards(ShardLookups):
+    """A finished :func:`solve_sharded`'s shards on their workers (dask
+    actors, alive while this object and its client are): ``value``,
+    ``best_action``, ``start_value`` and ``play`` ask each shard for its own
+    boards only (:class:`~babytris.modes.sharded_lookups.ShardLookups`).
 
     Attributes:
-        solution: the :class:`~babytris.Solution`, as :func:`babytris.solve` gives it
-            (None when the shards were saved instead: ``out=``).
+        rules, opponent, split, n_shards, discount, residual, converged: the solve's.
+        tie_slack: how close two pieces' values must be to count as tied (the
+            minimax opponent gives the first of those), as the moves kept were chosen.
+    """
+
+    def __init__(
+        self,
+        shards: list[Any],
+        rules: Rules,
+        opponent: str,
+        split: str,
+        discount: float,
+        residual: float,
+        converged: bool,
+        tie_slack: float,
+    ) -> None:
+        self._actors = shards
+        self.rules, self.opponent, self.split, self.n_shards = rules, opponent, split, len(shards)
+        self.discount, self.residual, self.converged, self.tie_slack = discount, residual, converged, tie_slack
+
+    def _rows(self, k: int, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._actors[k].lookup(boards).result()
+
+    def __repr__(self) -> str:
+        r = self.rules
+        return (
+            f"<LiveShards {r.width}x{r.height} discount={self.discount} opponent={self.opponent}: "
+            f"{self.n_shards} shards ({self.split}), residual={self.residual:.1e}"
+            f"{'' if self.converged else ' NOT converged'}>"
+        )
+
+
+@dataclass
+class ShardedSolve:
+    """What :func:`solve_sharded` returns: the shards, still on their workers,
+    and what the sharding cost.
+
+    Attributes:
+        shards: :class:`LiveShards`, the solution as the shards hold it: its
+            lookups ask only the shard a board belongs to.
+        solution: the gathered :class:`~babytris.Solution`, as :func:`babytris.solve`
+            gives it, if asked for (``gather=True``); else None.
         n_shards, split: how the boards were split.
         boards_per_shard: int64 array ``(n_shards,)``.
         moves_at_home: the share of moves that lead to a board of the same shard.
@@ -413,6 +483,7 @@ class ShardedSolve:
         seconds: ``{"search": ..., "table": ..., "sweeps": ..., "gather" or "save": ...}``.
     """
 
+    shards: LiveShards
     solution: Solution | None
     n_shards: int
     split: str
@@ -433,9 +504,7 @@ class ShardedSolve:
             f"{int(self.round_greedy.sum())} greedy sweeps, "
             f"{np.median(self.round_bytes) / 2**20 if len(self.round_bytes) else 0:.2f} MiB and "
             f"{np.median(self.round_seconds) if len(self.round_seconds) else 0:.3f} s per round (medians), "
-            f"{self.moves_at_home:.0%} of moves at home"
-            + ("" if self.solution is None else f", start_value={self.solution.start_value:.6f}")
-            + ">"
+            f"{self.moves_at_home:.0%} of moves at home" + f", start_value={self.shards.start_value:.6f}" + ">"
         )
 
 
@@ -454,6 +523,7 @@ def solve_sharded(
     eval_sweeps: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     out: str | os.PathLike | None = None,
+    gather: bool = False,
 ) -> ShardedSolve:
     """Solve ``rules`` with the boards sharded over the workers of ``client``
     (a ``dask.distributed.Client``); see the module's notes.
@@ -475,27 +545,34 @@ def solve_sharded(
         eval_sweeps: evaluation sweeps after each greedy sweep, in [0, 1000]
             (default: :func:`babytris.solve`'s for modified policy iteration at this discount).
         max_memory: the bytes the client may hold for the gathered solution
-            (default 8 GiB); once the shards have built their tables (the
-            boards and moves known), a gather that would need more is refused
-            with :class:`~babytris.MemoryLimitError` and its estimate, before
-            the sweeps.
-
-        out: a directory: instead of gathering, each shard writes its boards,
-            values and moves there (``shard-K.npz``, the workers must see the
-            directory) and the client a ``manifest.json``; read them back with
-            :func:`babytris.load_sharded`, whose lookups open only the shard a board
-            belongs to.  ``solution`` is then None.  Not with ``rules.mirror``.
+            (default 8 GiB; with ``gather``): once the shards have built their
+            tables (the boards and moves known), a gather that would need more
+            is refused with :class:`~babytris.MemoryLimitError` and its
+            estimate, before the sweeps.
+        out: a directory: each shard writes its boards, values and moves there
+            (``shard-K.npz``, atomically; the workers must see the directory)
+            and the client a ``manifest.json`` last; read them back with
+            :func:`babytris.load_sharded`, whose lookups open only the shard a
+            board belongs to.  Not with ``rules.mirror``.
+        gather: also gather every shard's table and values into one
+            :class:`~babytris.Solution` in the client (``solution``): its
+            memory is the whole table's (see ``max_memory``).  Off by default:
+            the result's ``shards`` answer lookups from the workers.
 
     Raises:
         MemoryLimitError: see ``max_memory``.
         LostWorkerError: a worker was lost mid-solve (dask's error its cause).
 
     Returns:
-        :class:`ShardedSolve`, whose ``solution`` is a normal :class:`~babytris.Solution`.
+        :class:`ShardedSolve`: the live shards, the gathered ``solution`` if
+        asked for, and the rounds' costs.
     """
     client = _check_client(client)
     rules, pieces, discount, tol, max_iter, split = _check(rules, opponent, discount, tol, max_iter, split)
     max_memory = check_max_memory(max_memory)
+    gather = check_bool("gather", gather)
+    if out is not None and rules.mirror:
+        raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
     n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
     n_threads = check_int("n_threads", n_threads, 1, 256)
     sweeps_per_round = check_int("sweeps_per_round", sweeps_per_round, 1, 100)
@@ -518,6 +595,7 @@ def solve_sharded(
             eval_sweeps,
             max_memory,
             out,
+            gather,
         )
     except Exception as err:
         if not _lost_worker(err):
@@ -565,6 +643,7 @@ def _solve(
     eval_sweeps: int,
     max_memory: int,
     out: str | os.PathLike | None,
+    gather: bool,
 ) -> ShardedSolve:
     """:func:`solve_sharded` on checked arguments."""
     workers = sorted(client.scheduler_info()["workers"])
@@ -577,29 +656,29 @@ def _solve(
         ).result()
         for k in range(n_shards)
     ]
-    # The search: rounds of expanding every shard's frontier and routing the boards found.
+    _all([s.connect(shards) for s in shards])
+    # The search: rounds of expanding every shard's frontier, each board found sent to its owner.
     start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-    owner = int(shard_of(start, n_shards, split, rules.width)[0])
-    _all([s.receive([start] if k == owner else []) for k, s in enumerate(shards)])
-    rounds, search_bytes, new = 0, 0, 1
+    shards[int(shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
+    rounds, search_bytes, new = 0, 0, sum(_all([s.receive() for s in shards]))
     while new:
         rounds += 1
-        found = _all([s.expand() for s in shards])
-        search_bytes += sum(a.nbytes for j, out in enumerate(found) for k, a in enumerate(out) if j != k)
-        new = sum(_all([s.receive([out[k] for out in found]) for k, s in enumerate(shards)]))
+        search_bytes += sum(_all([s.expand() for s in shards]))
+        new = sum(_all([s.receive() for s in shards]))
     seconds["search"] = time.perf_counter() - started
-    # The table, and who reads whose boards.
+    # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
-    needs = _all([s.build(pieces, discount, eval_sweeps, True) for s in shards])
+    _all([s.build(pieces, discount, eval_sweeps, True) for s in shards])
     n_boards, n_moves = (sum(x) for x in zip(*_all([s.size() for s in shards])))
     need = gather_bytes(rules, n_boards, n_moves)
-    if out is None and need > max_memory:
+    if gather and need > max_memory:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height}: gathering {n_boards:,} boards and {n_moves:,} moves into one Solution "
             f"needs about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}; refused before "
-            "the sweeps (the shards' tables are built). Raise max_memory; a result kept in the shards is not built yet"
+            "the sweeps (the shards' tables are built). Raise max_memory, or keep the result in the shards "
+            "(gather=False)"
         )
-    _all([s.serve([needs[j][k] for j in range(n_shards)], shards) for k, s in enumerate(shards)])
+    _all([s.serve() for s in shards])
     seconds["table"] = time.perf_counter() - began
     # The rounds: each shard sweeps its own boards and sends its boundary to the shards reading it;
     # the client reads the residuals alone.
@@ -621,23 +700,28 @@ def _solve(
                 sum(b for _, _, _, b in results),
             )
         )
-    _all([s.settle() for s in shards])
+    residual = residuals[-1] if residuals else 0.0
+    slack = (
+        tie_slack(discount, residual, np.array([max(_all([s.largest() for s in shards]))])) if residual <= tol else 0.0
+    )
+    _all([s.settle(slack) for s in shards])
     seconds["sweeps"] = time.perf_counter() - began
+    at_home = sum(_all([s.at_home() for s in shards]))
+    boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
     began = time.perf_counter()
-    solution = None
     if out is not None:
         _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
-        at_home = sum(_all([s.at_home() for s in shards]))
-        boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
         seconds["save"] = time.perf_counter() - began
-    else:
+    solution = None
+    if gather:
+        began = time.perf_counter()
         parts = _all([s.gather() for s in shards])
         solution = _assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
         seconds["gather"] = time.perf_counter() - began
         solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
-        at_home = sum(p["moves_at_home"] for p in parts)
-        boards_per_shard = [len(p["boards"]) for p in parts]
+    live = LiveShards(shards, rules, opponent, split, discount, residual, residual <= tol, slack)
     return ShardedSolve(
+        shards=live,
         solution=solution,
         n_shards=n_shards,
         split=split,
@@ -783,15 +867,10 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
     """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
     directory without it is an unfinished save)."""
     from ..engine.writing import replace_atomically
-    from ..results.solution import tie_slack
 
-    if rules.mirror:
-        raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
     os.makedirs(out, exist_ok=True)
     residual = residuals[-1] if residuals else 0.0
-    largest = max(_all([s.largest() for s in shards]))
-    slack = tie_slack(discount, residual, np.array([largest])) if residual <= tol else 0.0
-    saved = _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz"), slack) for k, s in enumerate(shards)])
+    saved = _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz")) for k, s in enumerate(shards)])
     manifest = {
         "format": SHARDED_FORMAT,
         "format_version": SHARDED_VERSION,
