@@ -279,9 +279,9 @@ def test_each_shard_sends_each_other_only_its_boundary():
             self.shard = shard
 
         def __getattr__(self, name):
-            def call(sender, array):
+            def call(sender, array, *more):
                 sent.append((name, sender, self.shard.index, array.copy()))
-                return getattr(self.shard, name)(sender, array)
+                return getattr(self.shard, name)(sender, array, *more)
 
             return call
 
@@ -308,7 +308,7 @@ def test_each_shard_sends_each_other_only_its_boundary():
         assert np.array_equal(boards, np.sort(boards)) and np.all(shard_of(boards, n, "low_rows", 4) == k)
         assert len(boards) == shards[j].ghost_starts[k + 1] - shards[j].ghost_starts[k]
     sent.clear()
-    results = asyncio.run(each("round", 1e-9, 8, 0.0, False))
+    results = asyncio.run(each("round", 0, 1e-9, 8, 0.0, False))
     assert all(len(r) == 4 and all(np.isscalar(x) for x in r) for r in results)
     puts = {(j, k): values for name, j, k, values in sent}
     assert sorted(puts) == sorted((k, j) for j, k in asked)  # (each owner answers each request)
@@ -317,9 +317,51 @@ def test_each_shard_sends_each_other_only_its_boundary():
     for k in range(n):
         assert results[k][3] == sum(v.nbytes for (s, _), v in puts.items() if s == k)
     # the next round reads them as its ghosts
-    asyncio.run(each("round", 1e-9, 8, 0.0, False))
+    asyncio.run(each("round", 1, 1e-9, 8, 0.0, False))
     for (k, j), values in puts.items():
         assert np.array_equal(shards[j].W[shards[j].ghost_starts[k] : shards[j].ghost_starts[k + 1]], values)
+
+
+def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
+    """A worker process killed with SIGKILL after round 6 (its shard's last checkpoint: round
+    4): the shard is made anew on a live worker from its checkpoint, every shard goes back to
+    round 4, and the solve ends with the undisturbed one's values, moves and residuals, bit for bit."""
+    import os
+    import signal
+
+    from babytris import load_sharded
+
+    rules = Rules(width=4, height=5)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        calm = solve_sharded(rules, client, tol=1e-11, out=tmp_path / "calm", checkpoint_rounds=4)
+        pids = client.run(os.getpid)
+        killed = []
+
+        def kill_after_round_6(done, residual):
+            if done == 6 and not killed:  # (round 6 runs again after the rebuild)
+                killed.append(sorted(pids)[1])
+                os.kill(pids[killed[0]], signal.SIGKILL)
+
+        hit = solve_sharded(
+            rules, client, tol=1e-11, out=tmp_path / "hit", checkpoint_rounds=4, progress=kill_after_round_6
+        )
+        assert killed and killed[0] not in client.scheduler_info()["workers"]
+    assert np.array_equal(hit.residuals, calm.residuals) and hit.shards.converged
+    assert sorted(p.name for p in (tmp_path / "hit").iterdir()) == ["manifest.json", "shard-0.npz", "shard-1.npz"]
+    a, b = load_sharded(tmp_path / "calm"), load_sharded(tmp_path / "hit")
+    for k in range(2):
+        for key in ("boards", "values", "policy"):
+            assert np.array_equal(a._shard(k)[key], b._shard(k)[key])
+    assert b.start_value == pytest.approx(babytris.solve(rules, tol=1e-11).start_value, abs=1e-9)
 
 
 def test_owners_are_fixed_by_the_board():

@@ -74,9 +74,11 @@ imported only here, only when a client is given.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,7 +136,7 @@ class Shard:
         self.peers = peers
         self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
         self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
-        self.inbox: dict[int, np.ndarray] = {}  # per shard, the values of those boards it sent
+        self.inbox: dict[int, dict[int, np.ndarray]] = {}  # per round, per shard, the values it sent
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -180,10 +182,9 @@ class Shard:
         (its request, sent directly); returns the bytes of the requests."""
         import asyncio
 
-        needs = await asyncio.to_thread(self._build, pieces, discount, eval_sweeps, accelerate)
-        others = [(k, wanted) for k, wanted in enumerate(needs) if k != self.index and len(wanted)]
-        await asyncio.gather(*(self.peers[k].ask(self.index, wanted) for k, wanted in others))
-        return sum(wanted.nbytes for _, wanted in others)
+        self.needs = await asyncio.to_thread(self._build, pieces, discount, eval_sweeps, accelerate)
+        await self.ask_again()
+        return sum(wanted.nbytes for k, wanted in enumerate(self.needs) if k != self.index)
 
     async def ask(self, sender: int, wanted: np.ndarray) -> None:
         """Receive the boards of this shard that shard ``sender`` reads (uint64, sorted), for :meth:`serve`."""
@@ -250,6 +251,9 @@ class Shard:
         self.changes = np.zeros(n_rows, dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
         self.missed, self.jumped, self.last_greedy = 0, False, np.inf
         self.snapshots: list[np.ndarray] = []  # (the values as the last rounds began, for the rounds' jumps)
+        self.news, self.restored = 0.0, False
+        self.generation = 0  # (restores so far)
+        self.working: Any = None  # (the work running in a thread: an asyncio future)
         return needs
 
     def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -275,9 +279,10 @@ class Shard:
         return float(np.abs(self.V[:n]).max()) if n else 0.0
 
     def serve(self) -> None:
-        """Note, per shard, where the boards it reads (its request, :meth:`ask`)
+        """Note, per shard that asked (:meth:`ask`), where the boards it reads
         are here: this shard's boundary with it."""
-        self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
+        if not hasattr(self, "served"):  # (a rebuilt shard's requests come again alone)
+            self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
         for k, wanted in self.asked.items():
             at = np.searchsorted(self.boards, wanted)
             if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
@@ -287,16 +292,23 @@ class Shard:
 
     # --- the rounds ---------------------------------------------------------------------------
 
-    async def put(self, sender: int, values: np.ndarray) -> None:
+    async def put(self, sender: int, values: np.ndarray, index: int) -> None:
         """Receive shard ``sender``'s values of the boards read here (in the
         order asked), for the next round.  (A coroutine: it runs on the
         worker's event loop, never queued behind a round's sweeps.)"""
-        self.inbox[sender] = values
+        self.inbox.setdefault(index, {})[sender] = values
 
-    async def round(self, tol: float, greedy_sweeps: int, jump: float, last: bool) -> tuple[float, int, int, int]:
-        """One round: the ghosts' values the other shards sent, then modified
+    async def round(
+        self, index: int, tol: float, greedy_sweeps: int, jump: float, last: bool, checkpoint: str | None = None
+    ) -> tuple[float, int, int, int]:
+        """Round ``index``: the ghosts' values the other shards sent in the round
+        before (a shard may send those of this round before this one has
+        begun: they wait for the next), then modified
         policy iteration over this shard's boards (see the module's notes),
         then the boundary values straight to each shard that reads them.
+        ``checkpoint``: a path to write where the round stands before its
+        sweeps (:meth:`_checkpoint`).  After :meth:`restore` the round goes
+        on from there: its ghosts and jump are those of the checkpoint.
 
         Returns:
             ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``, the
@@ -304,16 +316,82 @@ class Shard:
         """
         import asyncio
 
-        news = self._take_ghosts()
-        if jump:
-            news = max(news, self._jump(jump))
-        self.snapshots = [*self.snapshots[1 - ROUND_PERIOD :], self.W.copy()] if ROUND_PERIOD > 1 else [self.W.copy()]
-        swept = await asyncio.to_thread(self._sweeps, tol, 0 if last else greedy_sweeps, news)
+        generation = self.generation
+        if self.restored:
+            self.restored = False
+        else:
+            self.news = self._take_ghosts(index - 1)
+            if jump:
+                self.news = max(self.news, self._jump(jump))
+            self.snapshots = [*self.snapshots[1 - ROUND_PERIOD :], self.W.copy()]
+            if checkpoint is not None:
+                await self._in_thread(self._checkpoint, checkpoint)
+        swept = (np.inf, 0, 0)
+        if generation == self.generation:  # (else restored meanwhile: the client gave this round up)
+            swept = await self._in_thread(self._sweeps, tol, 0 if last else greedy_sweeps, self.news)
+        if generation != self.generation:
+            return (*swept, 0)  # (read by no one; the values are the checkpoint's again)
         sent = [
             (k, self.W[at]) for k, at in enumerate(self.served) if k != self.index and len(at)
         ]  # (copies: the next round's sweeps change W while these travel)
-        await asyncio.gather(*(self.peers[k].put(self.index, values) for k, values in sent))
+        await asyncio.gather(*(self.peers[k].put(self.index, values, index) for k, values in sent))
         return (*swept, sum(values.nbytes for _, values in sent))
+
+    def _checkpoint(self, path: str) -> None:
+        """Write, atomically, all a round needs to go on as if never stopped:
+        the boards (to rebuild the table elsewhere), the values, own and
+        ghosts, the state values (the greedy residual compares with them),
+        the snapshots the rounds jump from, and the jumps' tallies."""
+        from ..engine.writing import replace_atomically
+
+        n = len(self.boards) * self.rules.n_pieces
+        tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
+        snapshots = np.array(self.snapshots)
+        replace_atomically(
+            path,
+            lambda f: np.savez(f, boards=self.boards, W=self.W, V=self.V[:n], snapshots=snapshots, tallies=tallies),
+        )
+
+    async def _in_thread(self, work: Callable, *args: Any) -> Any:
+        """``work(*args)`` in a thread (the event loop goes on), noted for :meth:`restore` to wait for."""
+        import asyncio
+
+        self.working = working = asyncio.ensure_future(asyncio.to_thread(work, *args))
+        return await working
+
+    async def restore(self, path: str) -> None:
+        """Go back to the checkpoint at ``path`` (:meth:`_checkpoint`): the next
+        :meth:`round` runs its sweeps from there.  A round still running here
+        (the client gave it up when a worker was lost) is waited for and then
+        changes nothing more."""
+        import asyncio
+
+        if self.working is not None and not self.working.done():
+            await asyncio.wait([self.working])
+        self.generation += 1
+        with np.load(path, allow_pickle=False) as data:
+            if not np.array_equal(data["boards"], self.boards) or data["W"].shape != self.W.shape:
+                raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
+            n = len(self.boards) * self.rules.n_pieces
+            self.W[:] = data["W"]
+            self.V[:n] = data["V"]
+            self.snapshots = list(data["snapshots"])
+            missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
+        self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
+        self.inbox, self.restored = {}, True
+
+    def load_boards(self, path: str) -> None:
+        """Take the boards of the checkpoint at ``path``: a shard rebuilt on
+        another worker, whose search is not run again."""
+        with np.load(path, allow_pickle=False) as data:
+            self.boards = data["boards"]
+
+    async def ask_again(self) -> None:
+        """Send each owner the boards this shard reads again (a shard rebuilt elsewhere has none)."""
+        import asyncio
+
+        others = [(k, wanted) for k, wanted in enumerate(self.needs) if k != self.index and len(wanted)]
+        await asyncio.gather(*(self.peers[k].ask(self.index, wanted) for k, wanted in others))
 
     def _jump(self, ratio: float) -> float:
         """The round's Aitken jump, by the client's ``ratio`` of the global
@@ -325,19 +403,20 @@ class Shard:
         self.W += step
         return float(np.abs(step).max(initial=0.0))
 
-    def _take_ghosts(self) -> float:
-        """The ghosts' values from the inbox (those sent in the round before;
-        none in the first); returns their largest change (inf in the first
-        round of a shard with ghosts: their values are not known yet)."""
-        if not self.inbox:
+    def _take_ghosts(self, index: int) -> float:
+        """The ghosts' values sent in round ``index`` (none before the first);
+        returns their largest change (inf in the first round of a shard with
+        ghosts: their values are not known yet)."""
+        sent = self.inbox.pop(index, {})
+        self.inbox = {r: values for r, values in self.inbox.items() if r > index}
+        if index < 0:
             return np.inf if len(self.W) > len(self.boards) else 0.0
         news = 0.0
-        for k, values in self.inbox.items():
+        for k, values in sent.items():
             ghosts = self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]]
             if len(values):
                 news = max(news, float(np.abs(values - ghosts).max()))
             ghosts[:] = values
-        self.inbox = {}
         return news
 
     def _sweeps(self, tol: float, greedy_sweeps: int, news: float) -> tuple[float, int, int]:
@@ -368,12 +447,12 @@ class Shard:
                 break
         return first, greedy, evaluations
 
-    def settle(self, slack: float) -> None:
-        """End the rounds: the ghosts' last values (sent in the last round), so
+    def settle(self, slack: float, index: int) -> None:
+        """End the rounds: the ghosts' last values (sent in round ``index``, the last), so
         that the moves are greedy in the values as they stand, and each
         state's move the first within ``slack`` of its best, as
         :class:`~babytris.Solution` breaks ties, as its placement number."""
-        self._take_ghosts()
+        self._take_ghosts(index)
         self.sweeper.first_best_moves(slack)
         n, P = len(self.boards), self.rules.n_pieces
         offsets = self.offsets[: n * P + 1]
@@ -524,6 +603,8 @@ def solve_sharded(
     max_memory: int = DEFAULT_MAX_MEMORY,
     out: str | os.PathLike | None = None,
     gather: bool = False,
+    checkpoint_rounds: int = 10,
+    progress: Callable[[int, float], None] | None = None,
 ) -> ShardedSolve:
     """Solve ``rules`` with the boards sharded over the workers of ``client``
     (a ``dask.distributed.Client``); see the module's notes.
@@ -554,6 +635,16 @@ def solve_sharded(
             and the client a ``manifest.json`` last; read them back with
             :func:`babytris.load_sharded`, whose lookups open only the shard a
             board belongs to.  Not with ``rules.mirror``.
+        checkpoint_rounds: with ``out``, every this many rounds (in [1, 10**6];
+            from the first) each shard writes where it stands to
+            ``out/checkpoint-K-{0,1}.npz`` (atomically, the two in turn); a
+            worker lost mid-solve then has its shards made anew on a live
+            worker from their checkpoints, every shard goes back to the last
+            checkpoint all wrote, and the solve goes on to the values an
+            undisturbed one ends with (at most :data:`MAX_REBUILDS` times).
+            Without ``out`` a lost worker ends the solve.  The checkpoint files
+            are removed once the shards are saved.
+        progress: ``progress(round, residual)``, called after each round.
         gather: also gather every shard's table and values into one
             :class:`~babytris.Solution` in the client (``solution``): its
             memory is the whole table's (see ``max_memory``).  Off by default:
@@ -571,6 +662,9 @@ def solve_sharded(
     rules, pieces, discount, tol, max_iter, split = _check(rules, opponent, discount, tol, max_iter, split)
     max_memory = check_max_memory(max_memory)
     gather = check_bool("gather", gather)
+    checkpoint_rounds = check_int("checkpoint_rounds", checkpoint_rounds, 1, 10**6)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable (round, residual) or None, got {type(progress).__name__}")
     if out is not None and rules.mirror:
         raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
     n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
@@ -596,6 +690,8 @@ def solve_sharded(
             max_memory,
             out,
             gather,
+            checkpoint_rounds,
+            progress,
         )
     except Exception as err:
         if not _lost_worker(err):
@@ -644,6 +740,8 @@ def _solve(
     max_memory: int,
     out: str | os.PathLike | None,
     gather: bool,
+    checkpoint_rounds: int,
+    progress: Callable[[int, float], None] | None,
 ) -> ShardedSolve:
     """:func:`solve_sharded` on checked arguments."""
     workers = sorted(client.scheduler_info()["workers"])
@@ -680,17 +778,41 @@ def _solve(
         )
     _all([s.serve() for s in shards])
     seconds["table"] = time.perf_counter() - began
+    if out is not None:
+        os.makedirs(out, exist_ok=True)  # (for the checkpoints)
     # The rounds: each shard sweeps its own boards and sends its boundary to the shards reading it;
     # the client reads the residuals alone.
     began = time.perf_counter()
     residuals: list[float] = []
     rounds_log: list[tuple[float, int, int, int]] = []  # (seconds, greedy sweeps, evaluation sweeps, bytes)
     jumps = _RoundJumps()
+    kept: tuple[int, list[float], list, _RoundJumps] | None = None  # the last checkpoint every shard wrote
+    resumed, rebuilt = False, 0
     while len(residuals) < max_iter and (not residuals or residuals[-1] > tol):
         t0 = time.perf_counter()
-        jump = jumps.ratio(residuals)
-        last = len(residuals) == max_iter - 1
-        results = _all([s.round(tol, sweeps_per_round, jump, last) for s in shards])
+        r = len(residuals)
+        jump = 0.0 if resumed else jumps.ratio(residuals)
+        write = out is not None and not resumed and r % checkpoint_rounds == 0
+        paths = _checkpoint_paths(out, n_shards, r // checkpoint_rounds) if write else [None] * n_shards
+        try:
+            results = _all_alive(
+                client,
+                shards,
+                [s.round(r, tol, sweeps_per_round, jump, r == max_iter - 1, paths[k]) for k, s in enumerate(shards)],
+            )
+        except Exception as err:
+            if kept is None or not _lost_worker(err) or rebuilt >= MAX_REBUILDS:
+                raise
+            rebuilt += 1
+            at, residuals, rounds_log, jumps = kept[0], list(kept[1]), list(kept[2]), copy.deepcopy(kept[3])
+            paths = _checkpoint_paths(out, n_shards, at // checkpoint_rounds)
+            shards = _rebuild(client, shards, rules, split, n_threads, (pieces, discount, eval_sweeps, True), paths)
+            _all([s.restore(paths[k]) for k, s in enumerate(shards)])
+            resumed = True
+            continue
+        if write:
+            kept = (r, list(residuals), list(rounds_log), copy.deepcopy(jumps))
+        resumed = False
         residuals.append(max(r for r, _, _, _ in results))
         rounds_log.append(
             (
@@ -700,17 +822,22 @@ def _solve(
                 sum(b for _, _, _, b in results),
             )
         )
+        if progress is not None:
+            progress(len(residuals), residuals[-1])
     residual = residuals[-1] if residuals else 0.0
     slack = (
         tie_slack(discount, residual, np.array([max(_all([s.largest() for s in shards]))])) if residual <= tol else 0.0
     )
-    _all([s.settle(slack) for s in shards])
+    _all([s.settle(slack, len(residuals) - 1) for s in shards])
     seconds["sweeps"] = time.perf_counter() - began
     at_home = sum(_all([s.at_home() for s in shards]))
     boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
     began = time.perf_counter()
     if out is not None:
         _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
+        for path in _checkpoint_paths(out, n_shards, 0) + _checkpoint_paths(out, n_shards, 1):
+            if path is not None and os.path.exists(path):
+                os.remove(path)
         seconds["save"] = time.perf_counter() - began
     solution = None
     if gather:
@@ -736,6 +863,40 @@ def _solve(
         round_bytes=np.array([r[3] for r in rounds_log], dtype=np.int64),
         seconds=seconds,
     )
+
+
+#: Workers lost (and their shards rebuilt from the checkpoints) a solve survives.
+MAX_REBUILDS = 3
+
+
+def _checkpoint_paths(out: str | os.PathLike | None, n_shards: int, count: int) -> list[str | None]:
+    """Each shard's checkpoint file for the ``count``-th checkpoint: two files a
+    shard, written in turn, so the last one every shard finished stays whole
+    while the next is written."""
+    folder = os.fspath(out)  # type: ignore[arg-type]  # (checkpoints are written only with out=)
+    return [os.path.join(folder, f"checkpoint-{k}-{count % 2}.npz") for k in range(n_shards)]
+
+
+def _rebuild(
+    client: Any, shards: list, rules: Rules, split: str, n_threads: int, build: tuple, paths: list[str | None]
+) -> list:
+    """The shards with each one a lost worker held made anew on a live
+    worker (dask's choice) from the boards of its checkpoint (``paths[k]``):
+    its table built again and its requests sent, the others' requests sent
+    to it again.
+    Returns the shards, every one connected to the new ones' handles; the
+    caller restores their values."""
+    n_shards = len(shards)
+    lost = _lost_shards(client, shards)
+    fresh = list(shards)
+    for k in lost:
+        fresh[k] = client.submit(Shard, rules, k, n_shards, split, n_threads, actor=True, pure=False).result()
+    _all([s.connect(fresh) for s in fresh])
+    _all([fresh[k].load_boards(paths[k]) for k in lost])
+    _all([fresh[k].build(*build) for k in lost])
+    _all([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
+    _all([s.serve() for s in fresh])
+    return fresh
 
 
 class _RoundJumps:
@@ -777,6 +938,35 @@ def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
 def _all(futures: list) -> list:
     """The results of actor calls started together (they run at once on their workers)."""
     return [f.result() for f in futures]
+
+
+#: Seconds between two looks at whether the shards' workers are alive, while a round runs.
+LIVENESS_SECONDS = 0.5
+
+
+def _all_alive(client: Any, shards: list, futures: list) -> list:
+    """:func:`_all`, looking every :data:`LIVENESS_SECONDS` whether each
+    shard's worker is still in the cluster: an actor call to a killed worker
+    waits for dask to make the actor again, which never answers it (a shard
+    sending to it waits as long).  Raises an ``OSError`` naming the shard
+    whose worker is gone."""
+    results = []
+    for f in futures:
+        while True:
+            try:
+                results.append(f.result(timeout=LIVENESS_SECONDS))
+                break
+            except TimeoutError:
+                lost = _lost_shards(client, shards)
+                if lost:
+                    raise OSError(f"the worker of shard {lost[0]} ({shards[lost[0]]._address}) is gone") from None
+    return results
+
+
+def _lost_shards(client: Any, shards: list) -> list[int]:
+    """The shards whose actor's worker has left the cluster."""
+    live = set(client.scheduler_info()["workers"])
+    return [k for k, shard in enumerate(shards) if shard._address not in live]
 
 
 def _assemble(
