@@ -124,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
         type=scheduler_address,
         metavar="ADDRESS",
         help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
-        "N local worker processes with local:N (needs '.[dask]'; plain rules, value iteration)",
+        "N local worker processes with local:N (needs '.[dask]'; plain rules, modified policy iteration in each shard)",
     )
 
     play = commands.add_parser(

@@ -95,8 +95,7 @@ from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
 from ..solvers.solve import solver_bytes_per_board
 from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
 from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, evaluate_policy, steady_ratio
-from . import _shard
-from .owners import SPLITS, distinct, shard_of
+from . import _shard, owners
 from .sharded_lookups import ShardLookups
 
 __all__ = [
@@ -147,7 +146,7 @@ class Shard:
 
     def receive(self) -> int:
         """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
-        found = distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
+        found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
         self.offers = []
         at = np.searchsorted(self.boards, found)
         seen = at < len(self.boards)
@@ -171,8 +170,8 @@ class Shard:
     def _expand(self) -> list[np.ndarray]:
         """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
         _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
-        after = distinct(after)
-        owner = shard_of(after, self.n_shards, self.split, self.rules.width)
+        after = owners.distinct(after)
+        owner = owners.shard_of(after, self.n_shards, self.split, self.rules.width)
         return [after[owner == k] for k in range(self.n_shards)]
 
     # --- the table ---------------------------------------------------------------------------
@@ -203,7 +202,7 @@ class Shard:
         n = len(self.boards)
         offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
         self.next_bits = after
-        owner = shard_of(after, self.n_shards, self.split, rules.width)
+        owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
         home = owner == self.index
         self.moves_at_home = int(home.sum())
         nxt = np.empty(len(after), dtype=np.int64)
@@ -212,7 +211,7 @@ class Shard:
         base = n
         for k in range(self.n_shards):
             mine = owner == k
-            wanted = distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
+            wanted = owners.distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
             if k != self.index:
                 nxt[mine] = base + np.searchsorted(wanted, after[mine])
             needs.append(wanted)
@@ -757,7 +756,7 @@ def _solve(
     _all([s.connect(shards) for s in shards])
     # The search: rounds of expanding every shard's frontier, each board found sent to its owner.
     start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-    shards[int(shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
+    shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
     rounds, search_bytes, new = 0, 0, sum(_all([s.receive() for s in shards]))
     while new:
         rounds += 1
@@ -1041,8 +1040,8 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
         raise ValueError(
             f"opponent must be one of {', '.join(map(repr, OPPONENTS))} in the sharded solve, got {opponent!r}"
         )
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}, got {split!r}")
+    if split not in owners.SPLITS:
+        raise ValueError(f"split must be one of {', '.join(map(repr, owners.SPLITS))}, got {split!r}")
     discount, tol, max_iter, _, _ = check_solver_args(
         discount, tol, max_iter, "vi", 6, False, undiscounted=rules.objective == "combo"
     )
