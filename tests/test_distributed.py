@@ -135,7 +135,7 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
 
 
 def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
-    from babytris.modes.distributed import gather_bytes
+    from babytris.modes.sharded_gather import gather_bytes
 
     t = babytris.enumerate_boards(Rules(width=4, height=5))
     need = gather_bytes(t.rules, t.n_boards, t.n_moves)
@@ -186,7 +186,7 @@ def test_edited_shards_and_manifests_are_refused(client, tmp_path):
     import shutil
 
     from babytris import SolutionFileError, load_sharded
-    from babytris.modes.distributed import shard_digest
+    from babytris.modes.shard import shard_digest
 
     good = tmp_path / "good"
     solve_sharded(Rules(width=4, height=4), client, out=good)
@@ -268,7 +268,7 @@ def test_each_shard_sends_each_other_only_its_boundary():
     numbers (what the client reads)."""
     import asyncio
 
-    from babytris.modes.distributed import Shard
+    from babytris.modes.shard import Shard
 
     rules, n = Rules(width=4, height=4), 3
     shards = [Shard(rules, k, n, "low_rows") for k in range(n)]

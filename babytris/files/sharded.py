@@ -32,8 +32,9 @@ from ..engine.resources import resolve_n_jobs
 from ..game.rules import Rules
 from ..game.validation import check_bool, check_int, check_number
 from ..modes import _shard
-from ..modes.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION, shard_digest
+from ..modes.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION
 from ..modes.owners import SPLITS, distinct, shard_of
+from ..modes.shard import shard_digest
 from ..modes.sharded_lookups import ShardLookups
 from ..results.solution import tie_slack
 from ..solvers import _greedy
