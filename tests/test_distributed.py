@@ -180,6 +180,22 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
         load_sharded(tmp_path / "shards")
 
 
+def test_a_solve_stopped_by_max_iter_is_proved_and_its_bound_holds(client, tmp_path):
+    """The last round allowed runs its greedy sweep alone, so the values saved are that sweep's:
+    the proof accepts them with the manifest's residual, and its bound covers the true error."""
+    from babytris import load_sharded
+
+    rules = Rules(width=4, height=5)
+    result = solve_sharded(rules, client, max_iter=4, out=tmp_path / "early")
+    assert len(result.residuals) == 4 and not result.shards.converged
+    assert result.round_evaluations[-1] == 0 and result.round_greedy[-1] == 2  # (one greedy sweep a shard)
+    saved = load_sharded(tmp_path / "early")
+    exact = babytris.solve(rules, tol=1e-12)
+    assert not saved.converged and saved.residual == result.residuals[-1] > 1e-8
+    worst = max(abs(saved.value(int(b), p) - exact.value(int(b), p)) for b in exact.boards[::41] for p in "IL")
+    assert 0 < worst <= saved.error_bound
+
+
 def test_edited_shards_and_manifests_are_refused(client, tmp_path):
     """Issue 38's cases: a manifest with discount 5.0 or converged "yes", NaN or doubled shard
     values; the shards' digests in the manifest recomputed, as a forger would."""
