@@ -288,7 +288,11 @@ class LeanSolution:
         """Write this solution to ``path`` (the reachable boards' bitmap, each
         board's value, the residuals and the settings; 4.2 GiB at 4x8); read
         it back, proved, with :func:`babytris.load_lean`.  The file is replaced
-        atomically: a failed or interrupted save leaves the old one as it was."""
+        atomically: a failed or interrupted save leaves the old one as it was.
+
+        Returns:
+            None.
+        """
         settings = {
             "rules": self.rules,
             "discount": self.discount,
