@@ -126,6 +126,13 @@ def _parser() -> argparse.ArgumentParser:
         help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
         "N local worker processes with local:N (needs '.[dask]'; plain rules, modified policy iteration in each shard)",
     )
+    solve.add_argument(
+        "--plan",
+        metavar="WxH",
+        default=None,
+        help="with --scheduler: do not solve; size the sharded solve on that cluster (shards, memory per worker, "
+        "traffic a round, expected time) from a solve of the smaller board WxH run there first (e.g. 4x6)",
+    )
 
     play = commands.add_parser(
         "play",
@@ -308,6 +315,10 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
             raise ValueError(f"--scheduler: the sharded solve stores each shard's move table; not with {option}")
         why = "asked for (--mode lean)" if args.mode == "lean" else "asked for (--checkpoint: lean mode only)"
         return solve_lean_command(args, out, why)
+    if args.plan is not None:
+        from .plan import plan_command
+
+        return plan_command(args, out)
     started = time.perf_counter()
     sharding = None
     try:
