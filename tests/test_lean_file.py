@@ -371,6 +371,35 @@ def test_the_command_line_saves_a_lean_solve(tmp_path, capsys):
     assert "--policy-csv: a lean solution holds board values only (its moves are computed" in capsys.readouterr().err
 
 
+def test_action_values_equal_the_table_solutions(solved):
+    for lean, full in solved.values():
+        for i in np.random.default_rng(6).choice(full.n_boards, 30, replace=False):
+            board = int(full.boards[i])
+            for piece in full.rules.piece_names:
+                mine, theirs = lean.action_values(board, piece), full.action_values(board, piece)
+                assert list(mine) == list(theirs)
+                assert np.allclose(list(mine.values()), list(theirs.values()), atol=1e-7, rtol=0)
+    with pytest.raises(ValueError, match="action_values: a lean solution plays without previews, hold or a bag"):
+        lean.action_values(0, "I", ("L",))
+
+
+def test_the_command_line_plays_a_lean_file_as_the_table_file(tmp_path, capsys, solved):
+    lean, full = solved["random"]
+    lean.save(tmp_path / "lean.npz")
+    full.save(tmp_path / "table.npz")
+    games = {}
+    for name in ("lean", "table"):
+        pictures = ["--strip", str(tmp_path / f"{name}.png")]
+        argv = ["play", "--solution", str(tmp_path / f"{name}.npz"), "--placements", "30", "--seed", "7", *pictures]
+        assert cli.main(argv) == cli.EXIT_OK
+        games[name] = capsys.readouterr().out
+    lean_lines = games["lean"].splitlines()
+    assert lean_lines[1].startswith("a lean solution: its policy plays on the boards it reaches (")
+    assert [*lean_lines[:1], *lean_lines[2:]] == games["table"].splitlines()  # (the same moves, values and score)
+    # every move drawn with its value: the pictures are the table file's, byte for byte
+    assert (tmp_path / "lean.png").read_bytes() == (tmp_path / "table.png").read_bytes()
+
+
 def test_a_policy_table_for_every_board_where_it_fits(solved):
     lean, full = solved["random"]
     mine, theirs = lean.policy_table(), full.policy_table()  # (boards ascending; the table's by layer)

@@ -124,7 +124,14 @@ def _parser() -> argparse.ArgumentParser:
         type=scheduler_address,
         metavar="ADDRESS",
         help="shard the boards over the dask.distributed cluster at ADDRESS (e.g. tcp://host:8786), or over "
-        "N local worker processes with local:N (needs '.[dask]'; plain rules, value iteration)",
+        "N local worker processes with local:N (needs '.[dask]'; plain rules, modified policy iteration in each shard)",
+    )
+    solve.add_argument(
+        "--plan",
+        metavar="WxH",
+        default=None,
+        help="with --scheduler: do not solve; size the sharded solve on that cluster (shards, memory per worker, "
+        "traffic a round, expected time) from a solve of the smaller board WxH run there first (e.g. 4x6)",
     )
 
     play = commands.add_parser(
@@ -308,6 +315,10 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
             raise ValueError(f"--scheduler: the sharded solve stores each shard's move table; not with {option}")
         why = "asked for (--mode lean)" if args.mode == "lean" else "asked for (--checkpoint: lean mode only)"
         return solve_lean_command(args, out, why)
+    if args.plan is not None:
+        from .plan import plan_command
+
+        return plan_command(args, out)
     started = time.perf_counter()
     sharding = None
     try:
@@ -393,9 +404,10 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
     out.line(f"memory       {solution.nbytes / 2**20:.1f} MiB in the solution")
     if sharding is not None:
         out.line(
-            f"sharded      {sharding['shards']} shards ({sharding['split']}), {sharding['sweeps']} sweeps, "
-            f"{sharding['bytes_per_sweep'] / 2**20:.2f} MiB and {sharding['seconds_per_sweep']:.3f} s per sweep "
-            f"(medians), {sharding['moves_at_home']:.0%} of moves at home"
+            f"sharded      {sharding['shards']} shards ({sharding['split']}), {sharding['rounds']} rounds "
+            f"({sharding['greedy_sweeps']} greedy sweeps), {sharding['bytes_per_round'] / 2**20:.2f} MiB and "
+            f"{sharding['seconds_per_round']:.3f} s per round (medians), "
+            f"{sharding['moves_at_home']:.0%} of moves at home"
         )
     if args.out:
         out.line(f"saved        {args.out}")
@@ -516,47 +528,9 @@ def _rate(args: argparse.Namespace, out: Output) -> int:
 
 
 def _minimize(args: argparse.Namespace, out: Output) -> int:
-    import babytris
+    from .minimize import minimize_command
 
-    t = babytris.enumerate_boards(game_rules(args))
-    rows = (
-        "boards"
-        if args.preview == 0 and not args.hold
-        else f"(board, queue, slot) rows (preview {args.preview}{', hold' if args.hold else ''})"
-    )
-    out.line(f"{args.width}x{args.height}: {t.n_states:,} states, {t.n_boards:,} {rows} (discount {args.discount})")
-    out.line(
-        "opponent   state groups  board groups  keeping game over   minimize   full solve   "
-        "quotient solve (with minimize)"
-    )
-    records = []
-    for opponent in ("random", "minimax", "minavg", "gaps"):
-        p = babytris.minimize(t, opponent=opponent)
-        bisimulation = babytris.minimize(t, opponent=opponent, zero_states=False)
-        started = time.perf_counter()
-        babytris.solve_transitions(t, discount=args.discount, opponent=opponent)
-        full = time.perf_counter() - started
-        started = time.perf_counter()
-        babytris.solve_transitions(t, discount=args.discount, opponent=opponent, minimize=True)
-        quotient = time.perf_counter() - started
-        records.append(
-            {
-                "opponent": opponent,
-                "state_groups": p.n_classes,
-                "board_groups": p.n_board_classes,
-                "bisimulation_state_groups": bisimulation.n_classes,
-                "minimize_seconds": p.seconds,
-                "full_solve_seconds": full,
-                "quotient_solve_seconds": quotient,
-            }
-        )
-        out.line(
-            f"{opponent:9} {p.n_classes:>13,} {p.n_board_classes:>13,} {bisimulation.n_classes:>18,} "
-            f"{p.seconds:>9.3f}s {full:>11.3f}s "
-            f"{quotient:>15.3f}s"
-        )
-    out.result({"states": t.n_states, "boards": t.n_boards, "discount": args.discount, "groups": records})
-    return EXIT_OK
+    return minimize_command(args, out)
 
 
 def _reproduce(args: argparse.Namespace, out: Output) -> int:

@@ -11,6 +11,7 @@ import time
 
 from ..analysis.horizon import MAX_PLACEMENTS
 from ..engine.resources import MemoryLimitError, format_bytes, gib_to_bytes
+from ..files.persist import holds_lean_solution
 from ..game.validation import check_int
 from .common import EXIT_OK, Output, check_writable, rules_record, solution_from
 from .options import conflicts, game_options
@@ -28,7 +29,7 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
     """Run ``babytris play``: the text of each placement, and the pictures asked for."""
     import babytris
 
-    from ..draw.frames import candidate_moves, film_strip, frame, save_gif, save_html, save_png
+    from ..draw.frames import ActionValues, candidate_moves, film_strip, frame, save_gif, save_html, save_png
     from ..draw.pictures import board_text
     from ..solvers.match import Match
 
@@ -49,10 +50,17 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
     for option, path in pictures.items():
         if path:
             check_writable(option, path)
-    if args.solution:
+    lean = bool(args.solution) and holds_lean_solution(args.solution)
+    if lean:  # (a lean file's policy plays on the game it reaches: one move a state, built from its board values)
+        loaded = babytris.load_lean(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
+        solution = loaded.played_game()
+        valued: ActionValues = loaded  # (the pictures show every move's value: the lean solution's, on demand)
+    elif args.solution:
         solution = babytris.load(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
     else:
         solution = solution_from(args, out)
+    if not lean:
+        valued = solution
     rules = solution.rules
     if solution.player != "optimal":
         raise ValueError(f"play: the solution's player is {solution.player!r}; it needs an optimal policy")
@@ -61,13 +69,18 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
     game = match.stepped_game(seed=args.seed)
     if any(pictures.values()):
         _check_frames_fit(
-            args, frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, None))
+            args, frame(rules, game.board, game.piece, game.score, 16, candidate_moves(valued, game, None))
         )
     who = "random pieces" if solution.opponent_policy is None else f"the {solution.opponent} opponent"
     out.line(
         f"{rules.width}x{rules.height}: the optimal policy (discount {solution.discount}) against {who}, "
         f"seed {args.seed}"
     )
+    if lean:
+        out.line(
+            f"a lean solution: its policy plays on the boards it reaches ({solution.transitions.n_boards:,}), "
+            "each move valued from the file's board values"
+        )
     if rules.preview:  # (each placement's line names the pieces in sight: an opponent's committed ones)
         out.line(f"timing: {match.timing} (each line's 'next')")
     steps = []
@@ -81,7 +94,7 @@ def play_command(args: argparse.Namespace, out: Output) -> int:
         value = solution.value(*state)
         if any(pictures.values()):  # (frames only for the pictures asked)
             frames.append(
-                frame(rules, game.board, game.piece, game.score, 16, candidate_moves(solution, game, placement))
+                frame(rules, game.board, game.piece, game.score, 16, candidate_moves(valued, game, placement))
             )
         if placement == "hold":  # a step that places nothing
             out.line(f"\n     {game.piece_name} on hold  (value {value:.3f})")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..engine.resources import gib_to_bytes
 from .options import conflicts, game_rules
 
-__all__ = ["sharded_solution"]
+__all__ = ["connected", "sharded_solution"]
 
 #: ``--scheduler local:N`` starts a cluster of N worker processes on this machine.
 LOCAL = "local:"
@@ -21,26 +23,60 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
 
     Returns:
         ``(solution, record)``: the :class:`~babytris.Solution` and a dict of
-        what the sharding cost (shards, split, sweeps, medians of bytes and
-        seconds per sweep, the share of moves at home).
+        what the sharding cost (shards, split, rounds and sweeps, medians of
+        bytes and seconds per round, the share of moves at home).
     """
     conflicts(
         args,
         {"jobs": "--jobs", "accelerate": "--accelerate", "ties": "--ties", "tie_seed": "--tie-seed"},
         "--scheduler",
-        "the sharded solve runs plain value iteration, one thread per shard, its ties broken by 'first'",
+        "the sharded solve runs modified policy iteration in each shard, one thread per shard, its ties broken by "
+        "'first'",
     )
     import numpy as np
-    from distributed import Client, LocalCluster  # (without it: the CLI names the extra, exit 4)
 
     from ..modes.distributed import solve_sharded
 
     if args.mode == "lean":
         raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
-    if args.method not in (None, "vi"):
-        raise ValueError(f"--method: the sharded solve runs value iteration (vi), got {args.method!r}")
+    if args.method not in (None, "mpi"):
+        raise ValueError(
+            f"--method: the sharded solve runs modified policy iteration (mpi) in each shard, got {args.method!r}"
+        )
     rules = game_rules(args)
-    address = args.scheduler
+    with connected(args.scheduler) as client:
+        result = solve_sharded(
+            rules,
+            client,
+            discount=args.discount,
+            tol=args.tol,
+            max_iter=args.max_iter,
+            opponent=args.opponent,
+            max_memory=gib_to_bytes(args.max_memory),
+            gather=True,  # (the command prints and saves a Solution: gathered within --max-memory)
+        )
+    record = {
+        "scheduler": args.scheduler,
+        "shards": result.n_shards,
+        "split": result.split,
+        "boards_per_shard": result.boards_per_shard.tolist(),
+        "moves_at_home": result.moves_at_home,
+        "rounds": len(result.round_seconds),
+        "greedy_sweeps": int(result.round_greedy.sum()),
+        "evaluation_sweeps": int(result.round_evaluations.sum()),
+        "bytes_per_round": float(np.median(result.round_bytes)) if len(result.round_bytes) else 0.0,
+        "seconds_per_round": float(np.median(result.round_seconds)) if len(result.round_seconds) else 0.0,
+        "seconds": result.seconds,
+    }
+    return result.solution, record
+
+
+@contextmanager
+def connected(address: str) -> Iterator[Any]:
+    """A dask client of the cluster at ``address`` (``local:N``: N worker
+    processes started here, one thread each, killed at once on Ctrl-C), closed on leaving."""
+    from distributed import Client, LocalCluster  # (without it: the CLI names the extra, exit 4)
+
     local = address.startswith(LOCAL)
     if local and not (address[len(LOCAL) :].isdigit() and 1 <= int(address[len(LOCAL) :]) <= 64):
         raise ValueError(f"--scheduler: local:N takes N workers in [1, 64], got {address!r}")
@@ -60,32 +96,12 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
                 client = Client(cluster)
             else:
                 client = Client(address, timeout="10s")
-            result = solve_sharded(
-                rules,
-                client,
-                discount=args.discount,
-                tol=args.tol,
-                max_iter=args.max_iter,
-                opponent=args.opponent,
-                max_memory=gib_to_bytes(args.max_memory),
-            )
+            yield client
     finally:
         if client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
-    record = {
-        "scheduler": address,
-        "shards": result.n_shards,
-        "split": result.split,
-        "boards_per_shard": result.boards_per_shard.tolist(),
-        "moves_at_home": result.moves_at_home,
-        "sweeps": len(result.sweep_seconds),
-        "bytes_per_sweep": float(np.median(result.sweep_bytes)) if len(result.sweep_bytes) else 0.0,
-        "seconds_per_sweep": float(np.median(result.sweep_seconds)) if len(result.sweep_seconds) else 0.0,
-        "seconds": result.seconds,
-    }
-    return result.solution, record
 
 
 class _StopOnInterrupt:

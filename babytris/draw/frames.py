@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -44,6 +44,7 @@ __all__ = [
     "frame",
     "rasterise",
     "font_files",
+    "ActionValues",
     "candidate_moves",
     "game_frames",
     "film_strip",
@@ -124,7 +125,17 @@ def font_files() -> tuple[str, ...]:
     return tuple(path for path in [*DEJAVU_SANS, *bundled] if os.path.isfile(path))[:1]
 
 
-def candidate_moves(solution: Solution, game: Game, chosen: Placement | str | None) -> list[tuple[int, float, bool]]:
+class ActionValues(Protocol):
+    """What :func:`candidate_moves` reads: a Solution, or a LeanSolution (its moves valued on demand)."""
+
+    def action_values(
+        self, board: int, piece: int, preview: Sequence, held: Any, locked: bool, bag_left: Any
+    ) -> dict: ...
+
+
+def candidate_moves(
+    solution: ActionValues, game: Game, chosen: Placement | str | None
+) -> list[tuple[int, float, bool]]:
     """Every move of the piece to place in ``game`` as ``(board after, value,
     is chosen)``, the value ``points + discount * value after`` from
     ``solution.action_values``, for :func:`frame`'s ``candidates``."""

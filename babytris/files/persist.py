@@ -44,7 +44,7 @@ from ..solvers.ties import check_ties
 from .errors import SolutionFileError
 from .proof import prove, rules_table
 
-__all__ = ["load", "SolutionFileError"]
+__all__ = ["load", "holds_lean_solution", "SolutionFileError"]
 
 
 def _check_digests(path: str | os.PathLike, meta: dict, contents: dict[str, np.ndarray]) -> None:
@@ -368,6 +368,17 @@ def _read_members(
         if key not in contents and key != "meta":
             contents[key] = member(key, most)
     return meta, contents
+
+
+def holds_lean_solution(path: str | bytes | os.PathLike) -> bool:
+    """Whether ``path`` is a zip archive whose metadata says it holds a lean
+    solution (read it with :func:`babytris.load_lean`); False for anything
+    else, which :func:`load` then reads or refuses with its reason."""
+    try:
+        with zipfile.ZipFile(os.fsdecode(path)) as archive:
+            return _lean_format(archive)
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return False
 
 
 def _lean_format(archive: zipfile.ZipFile) -> bool:

@@ -11,7 +11,12 @@ compiled :func:`~babytris.solvers._greedy.state_values`) moves none by more
 than the manifest's residual allows, which gives the certified
 :attr:`ShardedValues.error_bound`; each saved move is greedy in the values
 within the tie slack.  Cost: one expansion of every board (an enumeration's
-work) and one backup, with every shard in memory at once.
+work) and one backup, one shard at a time: its memory is the shard proved,
+its table and its ghosts' values, and one other shard's boards and values
+while the ghosts it owns are read from its file (each file is read once to
+check it, then once more per shard reading from it).  Lookups
+(:class:`~babytris.modes.sharded_lookups.ShardLookups`: ``value``,
+``best_action``, ``start_value``, ``play``) open only the shards they ask.
 """
 
 from __future__ import annotations
@@ -22,13 +27,15 @@ import os
 import numpy as np
 
 from ..engine import _moves
-from ..engine.placements import canonical_boards, engine, placement_table
+from ..engine.placements import canonical_boards, engine
 from ..engine.resources import resolve_n_jobs
-from ..game.pieces import Placement
 from ..game.rules import Rules
 from ..game.validation import check_bool, check_int, check_number
 from ..modes import _shard
-from ..modes.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION, SPLITS, shard_digest, shard_of
+from ..modes.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION
+from ..modes.owners import SPLITS, distinct, shard_of
+from ..modes.shard import shard_digest
+from ..modes.sharded_lookups import ShardLookups
 from ..results.solution import tie_slack
 from ..solvers import _greedy
 from .errors import SolutionFileError
@@ -39,7 +46,7 @@ __all__ = ["ShardedValues", "load_sharded"]
 ULPS = 16
 
 
-class ShardedValues:
+class ShardedValues(ShardLookups):
     """A sharded solve saved to a directory (``solve_sharded(..., out=DIR)``):
     lookups open only the shard that owns the board (and keep it open).
 
@@ -82,10 +89,8 @@ class ShardedValues:
             self.iterations: int = check_int("iterations", manifest["iterations"], 0, 2**40)
             self.residual: float = check_number("residual", manifest["residual"], 0.0, 2.0**1000)
             self.converged: bool = check_bool("converged", manifest["converged"])
-            # (manifests written before these were kept: one sweep a round, the tolerance unknown)
-            self.sweeps_per_round = check_int("sweeps_per_round", manifest.get("sweeps_per_round", 1), 1, 100)
-            tol = manifest.get("tol")
-            if tol is not None and self.converged != (self.residual <= check_number("tol", tol, 0.0)):
+            tol = manifest["tol"]
+            if self.converged != (self.residual <= check_number("tol", tol, 0.0)):
                 raise ValueError(f"converged is {self.converged} with residual {self.residual:g} and tol {tol:g}")
         except (KeyError, TypeError) as err:
             raise SolutionFileError(manifest_path, None, f"missing or malformed field {err}") from None
@@ -100,6 +105,7 @@ class ShardedValues:
         self._digests = manifest.get("digests")
         self._shards: dict[int, dict[str, np.ndarray]] = {}
         self.error_bound: float | None = None
+        self.tie_slack = 0.0  # (proved: the solve's, from the largest value; unverified: none believed)
         if self.verified:
             self._prove()
 
@@ -115,32 +121,45 @@ class ShardedValues:
         )
 
     def _shard(self, k: int) -> dict[str, np.ndarray]:
+        """Shard ``k``'s arrays, read and checked on its first lookup, then kept."""
         if k not in self._shards:
-            name = os.path.join(self.path, f"shard-{k}.npz")
-            try:
-                with open(name, "rb") as f:
-                    if f.read(2) != b"PK":  # (numpy would read another file as a pickle, and advise unpickling it)
-                        raise ValueError("not a numpy .npz archive")
-                with np.load(name, allow_pickle=False) as data:
-                    arrays = {key: data[key] for key in ("boards", "values", "policy")}
-            except FileNotFoundError as err:  # (a shard missing: the folder, not a file, is at fault)
-                raise ValueError(f"{name!r}: not a readable shard of a sharded solve ({err})") from None
-            except (OSError, ValueError, KeyError) as err:
-                raise SolutionFileError(name, None, f"not a readable shard of a sharded solve ({err})") from None
-            n, P = len(arrays["boards"]), self.rules.n_pieces
-            if arrays["values"].shape != (n * P,) or arrays["policy"].shape != (n * P,):
-                raise SolutionFileError(name, "values", f"values and policy must hold {n * P} entries, one per state")
-            if not np.isfinite(arrays["values"]).all():
-                raise SolutionFileError(name, "values", "not all finite")
-            if self._digests is not None and (
-                not isinstance(self._digests, list)
-                or len(self._digests) != self.n_shards
-                or self._digests[k] != shard_digest(arrays)
-            ):
-                raise SolutionFileError(name, None, "its SHA-256 differs from the manifest's: changed after saving")
-            self._check_boards(name, k, arrays)
-            self._shards[k] = arrays
+            self._shards[k] = self._read(k)
         return self._shards[k]
+
+    def _read(self, k: int) -> dict[str, np.ndarray]:
+        """Shard ``k``'s boards, values and policy, their form, digest and owners checked."""
+        name = self._name(k)
+        arrays = self._arrays(k, ("boards", "values", "policy"))
+        n, P = len(arrays["boards"]), self.rules.n_pieces
+        if arrays["values"].shape != (n * P,) or arrays["policy"].shape != (n * P,):
+            raise SolutionFileError(name, "values", f"values and policy must hold {n * P} entries, one per state")
+        if not np.isfinite(arrays["values"]).all():
+            raise SolutionFileError(name, "values", "not all finite")
+        if self._digests is not None and (
+            not isinstance(self._digests, list)
+            or len(self._digests) != self.n_shards
+            or self._digests[k] != shard_digest(arrays)
+        ):
+            raise SolutionFileError(name, None, "its SHA-256 differs from the manifest's: changed after saving")
+        self._check_boards(name, k, arrays)
+        return arrays
+
+    def _name(self, k: int) -> str:
+        return os.path.join(self.path, f"shard-{k}.npz")
+
+    def _arrays(self, k: int, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """The arrays ``keys`` of shard ``k``'s file, as stored."""
+        name = self._name(k)
+        try:
+            with open(name, "rb") as f:
+                if f.read(2) != b"PK":  # (numpy would read another file as a pickle, and advise unpickling it)
+                    raise ValueError("not a numpy .npz archive")
+            with np.load(name, allow_pickle=False) as data:
+                return {key: data[key] for key in keys}
+        except FileNotFoundError as err:  # (a shard missing: the folder, not a file, is at fault)
+            raise ValueError(f"{name!r}: not a readable shard of a sharded solve ({err})") from None
+        except (OSError, ValueError, KeyError) as err:
+            raise SolutionFileError(name, None, f"not a readable shard of a sharded solve ({err})") from None
 
     def _check_boards(self, name: str, k: int, arrays: dict[str, np.ndarray]) -> None:
         """A shard's boards: uint64, ascending, on the board, each owned by shard ``k``;
@@ -158,35 +177,32 @@ class ShardedValues:
             raise SolutionFileError(name, "boards", f"board {int(boards[i])} belongs to shard {int(owners[i])}")
 
     def _prove(self) -> None:
-        """Recompute what the directory reports (see :func:`load_sharded`)."""
+        """Recompute what the directory reports (see :func:`load_sharded`), one
+        shard at a time: a first pass checks each shard's form and finds the
+        largest value, a second backs up each shard's values over the table
+        of its own boards and its ghosts, whose values it takes from their
+        owners' files one at a time."""
         rules, P, g = self.rules, self.rules.n_pieces, self.discount
-        shards = [self._shard(k) for k in range(self.n_shards)]
-        probs = np.asarray(rules.probabilities, dtype=np.float64)
-        scores = np.asarray(rules.line_scores, dtype=np.float64)
-        # Every board's value before its piece, the shards one after another.
-        values = [s["values"].reshape(-1, P) for s in shards]
-        if self.opponent == "minimax":  # (the least valuable piece of those that can come)
-            board_values = np.concatenate([np.where(probs > 0, v, np.inf).min(axis=1) for v in values])
-        else:
-            board_values = np.concatenate([v @ probs for v in values])
-        firsts = np.cumsum([0] + [len(s["boards"]) for s in shards])
-        if firsts[-1] >= 2**31:
-            raise ValueError(f"{self.path!r}: {firsts[-1]:,} boards: too many to prove in one process (verify=False)")
         start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-        self._where(start, firsts, "the start board")
-        largest = max((float(np.abs(s["values"]).max()) for s in shards if s["values"].size), default=0.0)
+        largest = 0.0
+        for k in range(self.n_shards):
+            shard = self._read(k)
+            largest = max(largest, float(np.abs(shard["values"]).max(initial=0.0)))
+            del shard
+        owner = int(shard_of(start, self.n_shards, self.split, rules.width)[0])
+        self._locate(owner, self._arrays(owner, ("boards",))["boards"], start, "the start board")
         rounding = ULPS * np.finfo(np.float64).eps * largest
-        # The last round's values read board values up to a round's movement old (its sweeps
-        # after the first go on from the ghosts it began with): at most residual * (1 + g + ...).
-        spread = self.residual * sum(g**j for j in range(self.sweeps_per_round))
-        allowed = g * spread + rounding
-        slack = (tie_slack(g, self.residual, np.array([largest])) if self.converged else 0.0) + 2 * g * spread
+        # The saved values are those of the last round's greedy sweep, which read board values
+        # that were at most its residual away (a round that converged sweeps no more).
+        allowed = g * self.residual + rounding
+        slack = (tie_slack(g, self.residual, np.array([largest])) if self.converged else 0.0) + 2 * g * self.residual
+        scores = np.asarray(rules.line_scores, dtype=np.float64)
         moved = 0.0
         drop, threads = engine(rules), resolve_n_jobs(None)
-        for k, shard in enumerate(shards):
-            name = os.path.join(self.path, f"shard-{k}.npz")
+        for k in range(self.n_shards):
+            name, shard = self._name(k), self._read(k)
             offsets, after, lines, placement = _shard.expand(drop, shard["boards"], threads)
-            next_board = self._where(after, firsts, f"a move of shard {k}")
+            next_board, board_values = self._table(k, shard, after)
             backed_up = np.empty(len(shard["values"]))
             _greedy.state_values(offsets, next_board, lines, scores, board_values, g, backed_up, n_threads=threads)
             change = np.abs(backed_up - shard["values"])
@@ -202,27 +218,56 @@ class ShardedValues:
             moved = max(moved, float(change[s]) if change.size else 0.0)
             self._check_policy(name, shard, offsets, next_board, lines, placement, board_values, backed_up, slack)
         self.error_bound = None if g >= 1.0 else (moved + rounding) / (1.0 - g)
+        self.tie_slack = tie_slack(g, self.residual, np.array([largest])) if self.converged else 0.0
 
-    def _where(self, boards: np.ndarray, firsts: np.ndarray, what: str) -> np.ndarray:
-        """The index of each of ``boards`` (uint64) among all the shards' boards (int32);
-        refuses a board no shard holds."""
-        owners = shard_of(boards, self.n_shards, self.split, self.rules.width)
-        out = np.empty(len(boards), dtype=np.int32)
-        for k in range(self.n_shards):
-            mine = owners == k
-            held = self._shards[k]["boards"]
-            at = np.searchsorted(held, boards[mine])
-            found = at < len(held)
-            found[found] = held[at[found]] == boards[mine][found]
-            if not found.all():
-                board = int(boards[mine][np.flatnonzero(~found)[0]])
-                raise SolutionFileError(
-                    os.path.join(self.path, f"shard-{k}.npz"),
-                    "boards",
-                    f"{what} reaches board {board}, which this shard, its owner, does not hold",
-                )
-            out[mine] = firsts[k] + at
-        return out
+    def _board_values(self, values: np.ndarray) -> np.ndarray:
+        """Each board's value before its piece, from its states' ``values`` (flat)."""
+        values = values.reshape(-1, self.rules.n_pieces)
+        probs = np.asarray(self.rules.probabilities, dtype=np.float64)
+        if self.opponent == "minimax":  # (the least valuable piece of those that can come)
+            return np.where(probs > 0, values, np.inf).min(axis=1)
+        return values @ probs
+
+    def _table(self, k: int, shard: dict[str, np.ndarray], after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shard ``k``'s moves' boards after (``after``, bits) as indices into its
+        own boards then its ghosts, and those boards' values (each ghost's read
+        from its owner's file, one other shard at a time)."""
+        owners = shard_of(after, self.n_shards, self.split, self.rules.width)
+        next_board = np.empty(len(after), dtype=np.int64)
+        parts = [self._board_values(shard["values"])]
+        base = len(shard["boards"])
+        for j in range(self.n_shards):
+            mine = owners == j
+            if j == k:
+                next_board[mine] = self._locate(k, shard["boards"], after[mine], f"a move of shard {k}")
+                continue
+            wanted = distinct(after[mine])
+            if not len(wanted):
+                continue
+            other = self._arrays(j, ("boards", "values"))
+            at = self._locate(j, other["boards"], wanted, f"a move of shard {k}")
+            if other["values"].shape != (len(other["boards"]) * self.rules.n_pieces,):
+                raise SolutionFileError(self._name(j), "values", "not one value per state")
+            parts.append(self._board_values(other["values"])[at])
+            del other
+            next_board[mine] = base + np.searchsorted(wanted, after[mine])
+            base += len(wanted)
+        if base >= 2**31:
+            raise ValueError(f"{self.path!r}: shard {k} and its ghosts hold {base:,} boards: too many to prove")
+        return next_board.astype(np.int32), np.concatenate(parts)
+
+    def _locate(self, k: int, held: np.ndarray, boards: np.ndarray, what: str) -> np.ndarray:
+        """The index of each of ``boards`` (uint64, owned by shard ``k``) in ``held``,
+        shard ``k``'s boards; refuses a board it does not hold."""
+        at = np.searchsorted(held, boards)
+        found = at < len(held)
+        found[found] = held[at[found]] == boards[found]
+        if not found.all():
+            board = int(boards[np.flatnonzero(~found)[0]])
+            raise SolutionFileError(
+                self._name(k), "boards", f"{what} reaches board {board}, which this shard, its owner, does not hold"
+            )
+        return at
 
     def _check_policy(self, name, shard, offsets, next_board, lines, placement, board_values, best, slack) -> None:
         """Each saved move is one of its state's, and greedy in the values within ``slack``."""
@@ -247,34 +292,13 @@ class ShardedValues:
                 f"worth {best[s]:.6g}: not greedy within the tie slack {allowed:.3g}",
             )
 
-    def _state(self, board: int, piece: int | str) -> tuple[dict[str, np.ndarray], int, int]:
-        bits = np.array([int(board)], dtype=np.uint64)
-        p = self.rules.piece_index(piece)
-        shard = self._shard(int(shard_of(bits, self.n_shards, self.split, self.rules.width)[0]))
-        i = int(np.searchsorted(shard["boards"], bits[0]))
-        if i >= len(shard["boards"]) or shard["boards"][i] != bits[0]:
-            raise KeyError(f"board {int(board)} is not reachable from the start under these rules")
-        return shard, i * self.rules.n_pieces + p, p
-
-    def value(self, board: int, piece: int | str) -> float:
-        """The value of placing ``piece`` on ``board`` (bits), as :meth:`Solution.value`."""
-        shard, s, _ = self._state(board, piece)
-        return float(shard["values"][s])
-
-    def best_action(self, board: int, piece: int | str) -> Placement | None:
-        """An optimal :class:`~babytris.Placement`, or None at game over, as :meth:`Solution.best_action`."""
-        shard, s, p = self._state(board, piece)
-        number = int(shard["policy"][s])
-        return None if number < 0 else placement_table(self.rules).placements[p][number]
-
-    @property
-    def start_value(self) -> float:
-        """The start board's value before its first piece (drawn, or the minimax opponent's)."""
-        start = int(canonical_boards(np.array([self.rules.start], dtype=np.uint64), self.rules)[0])
-        values = np.array([self.value(start, p) for p in range(self.rules.n_pieces)])
-        if self.opponent == "minimax":
-            return float(values.min())
-        return float(values @ np.asarray(self.rules.probabilities))
+    def _rows(self, k: int, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        shard, P = self._shard(k), self.rules.n_pieces
+        held = shard["boards"]
+        at = np.minimum(np.searchsorted(held, boards), max(len(held) - 1, 0))
+        found = held[at] == boards if len(held) else np.zeros(len(boards), dtype=bool)
+        states = at[:, None] * P + np.arange(P)
+        return found, shard["values"][states], shard["policy"][states]
 
 
 def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:

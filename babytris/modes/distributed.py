@@ -2,30 +2,76 @@
 
 Exact solves grow about 14x per added row, so the next boards outgrow one
 machine.  Here the boards are split into shards, each held by a dask actor
-(:class:`Shard`) on a worker, which runs the compiled engine on its own:
+(:class:`~babytris.modes.shard.Shard`) on a worker, which runs the compiled engine on its own:
 
 1. **Search**: a sharded breadth-first search.  Each shard expands the
    boards it found last (``babytris.modes._shard.expand``, threads without the
-   GIL) and sends every board after to the shard that owns it, which keeps
+   GIL) and sends every board after straight to the shard that owns it, which keeps
    the new ones for the next round; the search ends when a round finds none.
 2. **Table**: each shard expands its boards once more into a move table
    over its own boards and *ghosts*, the boards of other shards its moves
    lead to, and tells each owner which of its boards it reads.
-3. **Sweeps**: in each round every shard receives the values of its ghosts,
-   runs one in-place Bellman sweep over its boards with the compiled
-   :class:`~babytris.solvers._sweep.Sweeper`, and sends back the values others
-   read: only those cross the network.  Rounds stop when the largest change
-   over all shards (the global residual) is at most ``tol``.  A round is
-   one in-place (Gauss-Seidel) sweep in which ghosts are read as they were
-   at its start: a fixed map with the game's fixed point and a contraction
-   of modulus ``discount`` in the max norm, so the error bound of
-   :attr:`Solution.error_bound <babytris.Solution.error_bound>` holds for it.
-4. **Result**: the shards' boards, moves and values are gathered into one
-   :class:`~babytris.Transitions` and the usual solver goes on from the
-   values (one or two sweeps, as it is already converged) to give a normal
-   :class:`~babytris.Solution` with its policy.  The gather needs the whole
-   table in the client's process: the sharded sweeps are what a cluster
-   saves, not the final table.
+3. **Rounds**: each shard runs the single-process algorithm over its own
+   boards, modified policy iteration with Aitken jumps
+   (:func:`~babytris.solvers.sweeping.evaluate_policy`, the same compiled
+   :class:`~babytris.solvers._sweep.Sweeper`), its ghosts held: a greedy sweep
+   and its evaluation sweeps, again while its greedy residual is above
+   ``tol`` and above the largest change the ghosts brought, at most
+   ``sweeps_per_round`` greedy sweeps.  Then it sends each shard the values of
+   its boundary with it (the boards that shard reads) *directly*: an actor
+   holds handles to the others and calls their ``put``, a coroutine run on
+   the receiving worker's event loop, never through the client, which reads
+   each round's residuals alone and says when to stop.  The rounds' error
+   falls by a steady ratio over two rounds (the shards read each other's
+   values of the round before: block Jacobi between shards), so once the
+   global residuals show it, the client asks for an Aitken jump along the
+   change over two rounds, which each shard takes over its own boards and
+   its ghosts alike (both from the same two snapshots: the ghosts move as
+   their owners do, bit for bit).
+
+   *Why the stopping rule and the bound hold.*  The first greedy sweep of a
+   round reads ghosts equal to their owners' values as the round began.  Over
+   all shards it is one fixed map of the global board values W -> W': an
+   in-place Bellman sweep of each shard's boards in its own order, reading
+   the others' boards as they were; each new value is a backup of values
+   either old or already new, so by induction over the order ``|W' - W*| <=
+   discount * |W - W*|`` in the max norm, and ``W*`` is its fixed point.
+   The global residual is ``max |W' - W|`` over the shards (each shard's
+   first greedy sweep's), so ``|W - W*| <= residual / (1 - discount)`` as for
+   one process (:attr:`Solution.error_bound <babytris.Solution.error_bound>`).
+   A shard whose first greedy residual is at most ``tol`` sweeps no more in
+   that round, and the last round allowed (``max_iter``) runs that sweep
+   alone: so the values kept are always a greedy sweep's, which the proof of
+   :func:`babytris.load_sharded` checks.  The evaluation sweeps and jumps
+   between only choose where the next round starts.
+4. **Result**: nothing is gathered.  Each shard takes its ghosts' last
+   values and keeps each state's first move within the tie slack of its
+   best (as :class:`~babytris.Solution` breaks ties); the result's
+   :class:`LiveShards` answer ``value``, ``best_action``, ``start_value``
+   and ``play`` by asking each shard for its own boards only, and with
+   ``out=DIR`` each shard writes its part to the directory, read back by
+   :func:`babytris.load_sharded`.  Asked for (``gather=True``), the shards'
+   tables and values are gathered into one :class:`~babytris.Transitions`
+   and the usual solver goes on from the values (one or two sweeps) to a
+   normal :class:`~babytris.Solution`: that needs the whole table in the
+   client's process.
+
+Every message but the client's calls and the numbers they return goes from
+one worker to another: the boards found (an actor's ``offer``), the boards
+a shard reads (``ask``) and their values each round (``put``), coroutines
+run on the receiving worker's event loop.
+
+**Faults.**  With ``out=DIR``, every ``checkpoint_rounds`` rounds each shard
+writes what its next sweeps start from (``DIR/checkpoint-K-{0,1}.npz``,
+atomically, the two files in turn, so the last checkpoint every shard finished
+stays whole).  While a round runs the client looks every
+:data:`LIVENESS_SECONDS` whether each shard's worker is still in the cluster;
+a shard whose worker left is made anew on a live worker from its checkpoint's
+boards (its table built again, the requests sent again), every shard goes back
+to that checkpoint, and the rounds go on.  The rounds are deterministic (the
+values sent in a round are read in the next, whatever the order they arrive
+in; the sweeps' threads share independent layers), so the solve ends with the
+values of an undisturbed one, bit for bit.
 
 How boards are split (``split``): ``"hash"`` mixes all of a board's bits
 (shards of even size, but most moves lead to another shard) and
@@ -40,257 +86,97 @@ imported only here, only when a client is given.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..engine.placements import canonical_boards, engine
-from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes, table_bytes
-from ..engine.transitions import Transitions, layer_order, layered_indices, layers, offsets_from_counts
+from ..engine.placements import canonical_boards
+from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
 from ..game.rules import Rules
-from ..game.validation import check_int, check_solver_args, solver_method
-from ..results.solution import Solution
-from ..solvers import _sweep
+from ..game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps
+from ..results.solution import Solution, tie_slack
 from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
-from ..solvers.solve import solver_bytes_per_board
-from . import _shard
+from ..solvers.sweeping import MAX_MISSED_JUMPS, steady_ratio
+from . import owners, shard, sharded_gather
+from .sharded_lookups import ShardLookups
 
-__all__ = [
-    "SPLITS",
-    "LostWorkerError",
-    "Shard",
-    "ShardedSolve",
-    "solve_sharded",
-    "shard_of",
-    "shard_digest",
-    "gather_bytes",
-]
+__all__ = ["LostWorkerError", "LiveShards", "ShardedSolve", "solve_sharded"]
 
-#: How boards are split into shards (see the module's notes).
-SPLITS = ("hash", "low_rows")
-#: The bottom rows ``"low_rows"`` splits by.
-LOW_ROWS = 2
+#: Rounds between two jumps: the residuals after a jump must show a steady ratio again.
+ROUND_GAP = 3 * shard.ROUND_PERIOD
 #: Opponents the sharded solve plays against (pieces drawn at random, or the worst piece given).
 OPPONENTS = {"random": PIECES_RANDOM, "minimax": PIECES_WORST}
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser over a uint64 array: every bit of the input stirs every bit of the output."""
-    x = x.astype(np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+class LiveShards(ShardLookups):
+    """A finished :func:`solve_sharded`'s shards on their workers (dask
+    actors, alive while this object and its client are): ``value``,
+    ``best_action``, ``start_value`` and ``play`` ask each shard for its own
+    boards only (:class:`~babytris.modes.sharded_lookups.ShardLookups`).
 
+    Attributes:
+        rules, opponent, split, n_shards, discount, residual, converged: the solve's.
+        tie_slack: how close two pieces' values must be to count as tied (the
+            minimax opponent gives the first of those), as the moves kept were chosen.
+    """
 
-def _distinct(boards: np.ndarray) -> np.ndarray:
-    """The distinct boards of a uint64 array, ascending (np.unique, without its slow path for uint64)."""
-    boards = np.sort(boards)
-    keep = np.ones(len(boards), dtype=bool)
-    keep[1:] = boards[1:] != boards[:-1]
-    return boards[keep]
+    def __init__(
+        self,
+        shards: list[Any],
+        rules: Rules,
+        opponent: str,
+        split: str,
+        discount: float,
+        residual: float,
+        converged: bool,
+        tie_slack: float,
+    ) -> None:
+        self._actors = shards
+        self.rules, self.opponent, self.split, self.n_shards = rules, opponent, split, len(shards)
+        self.discount, self.residual, self.converged, self.tie_slack = discount, residual, converged, tie_slack
 
+    def _rows(self, k: int, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._actors[k].lookup(boards).result()
 
-def shard_of(boards: np.ndarray, n_shards: int, split: str, width: int) -> np.ndarray:
-    """The shard that owns each board: int64 array of the shape of ``boards`` (uint64)."""
-    key = boards if split == "hash" else boards & np.uint64((1 << (width * LOW_ROWS)) - 1)
-    return (_mix(key) % np.uint64(n_shards)).astype(np.int64)
-
-
-class Shard:
-    """The boards one shard owns, their move table and values; a dask actor
-    (``client.submit(Shard, ..., actor=True)``), so the arrays stay on its
-    worker and only what other shards need travels.  The methods are the
-    steps of :func:`solve_sharded`, called in its order."""
-
-    def __init__(self, rules: Rules, index: int, n_shards: int, split: str, n_threads: int = 1) -> None:
-        self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
-        self.n_threads = n_threads
-        self.engine = engine(rules)
-        self.boards = np.zeros(0, dtype=np.uint64)  # sorted
-        self.frontier = np.zeros(0, dtype=np.uint64)
-
-    # --- the search ---------------------------------------------------------------------------
-
-    def receive(self, arrays: list[np.ndarray]) -> int:
-        """Keep the boards of ``arrays`` (uint64; all owned here) not seen yet as the next
-        frontier; returns how many are new."""
-        found = _distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *arrays]))
-        at = np.searchsorted(self.boards, found)
-        seen = at < len(self.boards)
-        seen[seen] = self.boards[at[seen]] == found[seen]
-        self.frontier = found[~seen]
-        # (two sorted runs: the stable sort merges them in linear time)
-        self.boards = np.sort(np.concatenate([self.boards, self.frontier]), kind="stable")
-        return len(self.frontier)
-
-    def expand(self) -> list[np.ndarray]:
-        """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
-        _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
-        after = _distinct(after)
-        owner = shard_of(after, self.n_shards, self.split, self.rules.width)
-        return [after[owner == k] for k in range(self.n_shards)]
-
-    # --- the table ----------------------------------------------------------------------------
-
-    def build(self, pieces: int, discount: float, dead: float) -> list[np.ndarray]:
-        """Expand every board into the move table over own boards and ghosts,
-        and set up the sweeps.  Returns, per shard, the boards of it whose
-        values the moves here read (uint64, sorted; none of its own)."""
-        rules = self.rules
-        P = rules.n_pieces
-        n = len(self.boards)
-        offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
-        self.next_bits = after
-        owner = shard_of(after, self.n_shards, self.split, rules.width)
-        home = owner == self.index
-        self.moves_at_home = int(home.sum())
-        nxt = np.empty(len(after), dtype=np.int64)
-        nxt[home] = np.searchsorted(self.boards, after[home])
-        needs: list[np.ndarray] = []
-        base = n
-        for k in range(self.n_shards):
-            mine = owner == k
-            wanted = _distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
-            if k != self.index:
-                nxt[mine] = base + np.searchsorted(wanted, after[mine])
-            needs.append(wanted)
-            base += len(wanted)
-        self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
-        n_rows = base
-        self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
-        self.next_board = nxt.astype(np.int32)
-        self.V = np.zeros(n_rows * P)
-        self.W = np.zeros(n_rows)
-        no_move = np.diff(self.offsets) == 0
-        if dead:
-            self.V[no_move] = dead
-            self.W[no_move.reshape(-1, P).all(axis=1)] = dead
-        self.policy = np.full(n_rows * P, -1, dtype=np.int16)
-        live = ~no_move[: n * P].reshape(n, P).all(axis=1)
-        order, starts = self._order(np.flatnonzero(live))
-        self.sweeper = _sweep.Sweeper(
-            self.offsets,
-            self.next_board,
-            self.lines,
-            np.asarray(rules.line_scores, dtype=np.float64),
-            np.asarray(rules.probabilities, dtype=np.float64),
-            discount,
-            self.V,
-            self.W,
-            self.policy,
-            order,
-            starts,
-            pieces=pieces,
-            dead_value=dead,
-            independent_layers=len(starts) > 2,
-            n_threads=self.n_threads,
+    def __repr__(self) -> str:
+        r = self.rules
+        return (
+            f"<LiveShards {r.width}x{r.height} discount={self.discount} opponent={self.opponent}: "
+            f"{self.n_shards} shards ({self.split}), residual={self.residual:.1e}"
+            f"{'' if self.converged else ' NOT converged'}>"
         )
-        return needs
-
-    def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The live boards in the order the whole game's sweeps take them
-        (:func:`babytris.engine.transitions.sweep_order`): layer by layer, or with
-        one layer from the largest board down."""
-        if len(layers(self.rules)) == 1:
-            return live[::-1].astype(np.int32), np.array([0, len(live)], dtype=np.int64)
-        order, starts = layer_order(self.rules, self.boards[live])
-        return live[order].astype(np.int32), starts
-
-    def size(self) -> tuple[int, int]:
-        """``(boards, moves)`` of the shard's table."""
-        return len(self.boards), len(self.next_bits)
-
-    def at_home(self) -> int:
-        """The moves that lead to a board of this shard."""
-        return self.moves_at_home
-
-    def largest(self) -> float:
-        """The largest |value| of the shard's states (0 if none)."""
-        n = len(self.boards) * self.rules.n_pieces
-        return float(np.abs(self.V[:n]).max()) if n else 0.0
-
-    def serve(self, requests: list[np.ndarray]) -> None:
-        """Note, per shard, where the boards it reads (``requests[k]``, uint64) are here."""
-        self.served = []
-        for wanted in requests:
-            at = np.searchsorted(self.boards, wanted)
-            if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
-                raise ValueError(f"shard {self.index}: asked for boards it does not hold")
-            self.served.append(at)
-
-    # --- the sweeps ---------------------------------------------------------------------------
-
-    def sweep(self, ghosts: list[np.ndarray], sweeps: int = 1) -> tuple[float, list[np.ndarray]]:
-        """Set the ghosts' values (``ghosts[k]``: shard k's, in the order asked),
-        sweep ``sweeps`` times; returns the largest change of the first sweep
-        (the one that read the ghosts fresh) and, per shard, the values it reads."""
-        for k, values in enumerate(ghosts):
-            self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]] = values
-        residual = self.sweeper.greedy_sweep()
-        for _ in range(sweeps - 1):  # (the ghosts held: these carry the news within the shard)
-            self.sweeper.greedy_sweep()
-        return residual, [self.W[at] for at in self.served]
-
-    def save(self, path: str, slack: float) -> tuple[int, str]:
-        """Write the shard's boards, values and moves (each state's first move
-        within ``slack`` of its best, as :class:`~babytris.Solution` breaks
-        ties) to ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
-        from ..engine.writing import replace_atomically
-
-        self.sweeper.first_best_moves(slack)
-        n, P = len(self.boards), self.rules.n_pieces
-        offsets = self.offsets[: n * P + 1]
-        policy = self.policy[: n * P].astype(np.int64)
-        chosen = np.full(n * P, -1, dtype=np.int64)
-        if len(self.placement):
-            at = np.clip(offsets[:-1] + policy, 0, len(self.placement) - 1)
-            chosen = np.where(policy >= 0, self.placement[at], -1)
-        arrays: dict[str, np.ndarray] = {
-            "boards": self.boards,
-            "values": self.V[: n * P],
-            "policy": chosen.astype(np.int16),
-        }
-        replace_atomically(
-            path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
-        )
-        return int(sum(a.nbytes for a in arrays.values())), shard_digest(arrays)
-
-    def gather(self) -> dict[str, Any]:
-        """The shard's boards, moves (boards after as bits) and values, for the client."""
-        n, P = len(self.boards), self.rules.n_pieces
-        return {
-            "boards": self.boards,
-            "offsets": self.offsets[: n * P + 1],
-            "next_bits": self.next_bits,
-            "lines": self.lines,
-            "placement": self.placement,
-            "values": self.V[: n * P],
-            "board_values": self.W[:n],
-            "moves_at_home": self.moves_at_home,
-        }
 
 
 @dataclass
 class ShardedSolve:
-    """What :func:`solve_sharded` returns: the solution and what the sharding cost.
+    """What :func:`solve_sharded` returns: the shards, still on their workers,
+    and what the sharding cost.
 
     Attributes:
-        solution: the :class:`~babytris.Solution`, as :func:`babytris.solve` gives it
-            (None when the shards were saved instead: ``out=``).
+        shards: :class:`LiveShards`, the solution as the shards hold it: its
+            lookups ask only the shard a board belongs to.
+        solution: the gathered :class:`~babytris.Solution`, as :func:`babytris.solve`
+            gives it, if asked for (``gather=True``); else None.
         n_shards, split: how the boards were split.
         boards_per_shard: int64 array ``(n_shards,)``.
         moves_at_home: the share of moves that lead to a board of the same shard.
         search_rounds: rounds of the breadth-first search; ``search_bytes``: board bits sent between shards.
-        sweep_seconds, sweep_bytes: float64 and int64 arrays ``(sweeps,)``: the wall time of each
-            round of sweeps and the bytes of values sent between shards in it.
-        seconds: ``{"search": ..., "table": ..., "sweeps": ..., "gather": ...}``.
+        residuals: float64 array ``(rounds,)``: each round's global residual (the
+            largest of the shards' first greedy sweeps).
+        round_seconds, round_bytes: float64 and int64 arrays ``(rounds,)``: the wall time of each
+            round and the bytes of values the shards sent each other in it (worker to worker).
+        round_greedy, round_evaluations: int64 arrays ``(rounds,)``: the greedy and evaluation
+            sweeps of each round, summed over the shards.
+        seconds: ``{"search": ..., "table": ..., "sweeps": ..., "gather" or "save": ...}``.
     """
 
+    shards: LiveShards
     solution: Solution | None
     n_shards: int
     split: str
@@ -298,18 +184,20 @@ class ShardedSolve:
     moves_at_home: float
     search_rounds: int
     search_bytes: int
-    sweep_seconds: np.ndarray
-    sweep_bytes: np.ndarray
+    residuals: np.ndarray
+    round_seconds: np.ndarray
+    round_bytes: np.ndarray
+    round_greedy: np.ndarray
+    round_evaluations: np.ndarray
     seconds: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (
-            f"<ShardedSolve {self.n_shards} shards ({self.split}): {len(self.sweep_seconds)} sweeps, "
-            f"{np.median(self.sweep_bytes) / 2**20 if len(self.sweep_bytes) else 0:.2f} MiB and "
-            f"{np.median(self.sweep_seconds) if len(self.sweep_seconds) else 0:.3f} s per sweep (medians), "
-            f"{self.moves_at_home:.0%} of moves at home"
-            + ("" if self.solution is None else f", start_value={self.solution.start_value:.6f}")
-            + ">"
+            f"<ShardedSolve {self.n_shards} shards ({self.split}): {len(self.round_seconds)} rounds, "
+            f"{int(self.round_greedy.sum())} greedy sweeps, "
+            f"{np.median(self.round_bytes) / 2**20 if len(self.round_bytes) else 0:.2f} MiB and "
+            f"{np.median(self.round_seconds) if len(self.round_seconds) else 0:.3f} s per round (medians), "
+            f"{self.moves_at_home:.0%} of moves at home" + f", start_value={self.shards.start_value:.6f}" + ">"
         )
 
 
@@ -324,9 +212,13 @@ def solve_sharded(
     n_shards: int | None = None,
     split: str = "low_rows",
     n_threads: int = 1,
-    sweeps_per_round: int = 1,
+    sweeps_per_round: int = 8,
+    eval_sweeps: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     out: str | os.PathLike | None = None,
+    gather: bool = False,
+    checkpoint_rounds: int = 10,
+    progress: Callable[[int, float], None] | None = None,
 ) -> ShardedSolve:
     """Solve ``rules`` with the boards sharded over the workers of ``client``
     (a ``dask.distributed.Client``); see the module's notes.
@@ -334,40 +226,67 @@ def solve_sharded(
     Args:
         rules: plain rules: no preview, hold or bag, hard drops.
         client: a ``distributed.Client``.
-        discount, tol, max_iter: as for :func:`babytris.solve` (``max_iter`` counts rounds of sweeps).
+        discount, tol, max_iter: as for :func:`babytris.solve` (``max_iter`` counts rounds).
         opponent: ``"random"`` or ``"minimax"``.
         n_shards: shards, in [1, 1024]; default: one per worker.  Shard k lives on worker k mod workers.
         split: ``"hash"`` or ``"low_rows"`` (see the module's notes).
         n_threads: threads each shard's compiled loops use, in [1, 256].
-        sweeps_per_round: sweeps each shard runs between exchanges, in [1, 100]:
-            more carry values further within a shard per round of traffic.
-            The stopping test reads the first sweep of a round (the one with
-            the ghosts fresh), so it is the same test whatever this is.
+        sweeps_per_round: the greedy sweeps (each with its evaluation sweeps)
+            a shard runs at most between two exchanges, in [1, 100]; a shard
+            stops sooner once its greedy residual is at most the largest
+            change its ghosts brought (see the module's notes).  The stopping
+            test reads the first greedy sweep of a round (the one with the
+            ghosts fresh), so it is the same test whatever this is.
+        eval_sweeps: evaluation sweeps after each greedy sweep, in [0, 1000]
+            (default: :func:`babytris.solve`'s for modified policy iteration at this discount).
         max_memory: the bytes the client may hold for the gathered solution
-            (default 8 GiB); once the shards have built their tables (the
-            boards and moves known), a gather that would need more is refused
-            with :class:`~babytris.MemoryLimitError` and its estimate, before
-            the sweeps.
-
-        out: a directory: instead of gathering, each shard writes its boards,
-            values and moves there (``shard-K.npz``, the workers must see the
-            directory) and the client a ``manifest.json``; read them back with
-            :func:`babytris.load_sharded`, whose lookups open only the shard a board
-            belongs to.  ``solution`` is then None.  Not with ``rules.mirror``.
+            (default 8 GiB; with ``gather``): once the shards have built their
+            tables (the boards and moves known), a gather that would need more
+            is refused with :class:`~babytris.MemoryLimitError` and its
+            estimate, before the sweeps.
+        out: a directory: each shard writes its boards, values and moves there
+            (``shard-K.npz``, atomically; the workers must see the directory)
+            and the client a ``manifest.json`` last; read them back with
+            :func:`babytris.load_sharded`, whose lookups open only the shard a
+            board belongs to.  Not with ``rules.mirror``.
+        checkpoint_rounds: with ``out``, every this many rounds (in [1, 10**6];
+            from the first) each shard writes where it stands to
+            ``out/checkpoint-K-{0,1}.npz`` (atomically, the two in turn); a
+            worker lost mid-solve then has its shards made anew on a live
+            worker from their checkpoints, every shard goes back to the last
+            checkpoint all wrote, and the solve goes on to the values an
+            undisturbed one ends with (at most :data:`MAX_REBUILDS` times).
+            Without ``out`` a lost worker ends the solve.  The checkpoint files
+            are removed once the shards are saved.
+        progress: ``progress(round, residual)``, called after each round.
+        gather: also gather every shard's table and values into one
+            :class:`~babytris.Solution` in the client (``solution``): its
+            memory is the whole table's (see ``max_memory``).  Off by default:
+            the result's ``shards`` answer lookups from the workers.
 
     Raises:
         MemoryLimitError: see ``max_memory``.
         LostWorkerError: a worker was lost mid-solve (dask's error its cause).
 
     Returns:
-        :class:`ShardedSolve`, whose ``solution`` is a normal :class:`~babytris.Solution`.
+        :class:`ShardedSolve`: the live shards, the gathered ``solution`` if
+        asked for, and the rounds' costs.
     """
     client = _check_client(client)
     rules, pieces, discount, tol, max_iter, split = _check(rules, opponent, discount, tol, max_iter, split)
     max_memory = check_max_memory(max_memory)
+    gather = check_bool("gather", gather)
+    checkpoint_rounds = check_int("checkpoint_rounds", checkpoint_rounds, 1, 10**6)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable (round, residual) or None, got {type(progress).__name__}")
+    if out is not None and rules.mirror:
+        raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
     n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
     n_threads = check_int("n_threads", n_threads, 1, 256)
     sweeps_per_round = check_int("sweeps_per_round", sweeps_per_round, 1, 100)
+    eval_sweeps = (
+        default_eval_sweeps(discount) if eval_sweeps is None else check_int("eval_sweeps", eval_sweeps, 0, 1000)
+    )
     try:
         return _solve(
             client,
@@ -381,8 +300,12 @@ def solve_sharded(
             split,
             n_threads,
             sweeps_per_round,
+            eval_sweeps,
             max_memory,
             out,
+            gather,
+            checkpoint_rounds,
+            progress,
         )
     except Exception as err:
         if not _lost_worker(err):
@@ -427,8 +350,12 @@ def _solve(
     split: str,
     n_threads: int,
     sweeps_per_round: int,
+    eval_sweeps: int,
     max_memory: int,
     out: str | os.PathLike | None,
+    gather: bool,
+    checkpoint_rounds: int,
+    progress: Callable[[int, float], None] | None,
 ) -> ShardedSolve:
     """:func:`solve_sharded` on checked arguments."""
     workers = sorted(client.scheduler_info()["workers"])
@@ -437,63 +364,105 @@ def _solve(
     started = time.perf_counter()
     shards = [
         client.submit(
-            Shard, rules, k, n_shards, split, n_threads, actor=True, workers=[workers[k % len(workers)]]
+            shard.Shard, rules, k, n_shards, split, n_threads, actor=True, workers=[workers[k % len(workers)]]
         ).result()
         for k in range(n_shards)
     ]
-    # The search: rounds of expanding every shard's frontier and routing the boards found.
+    _all([s.connect(shards) for s in shards])
+    # The search: rounds of expanding every shard's frontier, each board found sent to its owner.
     start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-    owner = int(shard_of(start, n_shards, split, rules.width)[0])
-    _all([s.receive([start] if k == owner else []) for k, s in enumerate(shards)])
-    rounds, search_bytes, new = 0, 0, 1
+    shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
+    rounds, search_bytes, new = 0, 0, sum(_all([s.receive() for s in shards]))
     while new:
         rounds += 1
-        found = _all([s.expand() for s in shards])
-        search_bytes += sum(a.nbytes for j, out in enumerate(found) for k, a in enumerate(out) if j != k)
-        new = sum(_all([s.receive([out[k] for out in found]) for k, s in enumerate(shards)]))
+        search_bytes += sum(_all([s.expand() for s in shards]))
+        new = sum(_all([s.receive() for s in shards]))
     seconds["search"] = time.perf_counter() - started
-    # The table, and who reads whose boards.
+    # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
-    dead = 0.0
-    needs = _all([s.build(pieces, discount, dead) for s in shards])
+    _all([s.build(pieces, discount, eval_sweeps, True) for s in shards])
     n_boards, n_moves = (sum(x) for x in zip(*_all([s.size() for s in shards])))
-    need = gather_bytes(rules, n_boards, n_moves)
-    if out is None and need > max_memory:
+    need = sharded_gather.gather_bytes(rules, n_boards, n_moves)
+    if gather and need > max_memory:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height}: gathering {n_boards:,} boards and {n_moves:,} moves into one Solution "
             f"needs about {format_bytes(need)}, more than max_memory={format_bytes(max_memory)}; refused before "
-            "the sweeps (the shards' tables are built). Raise max_memory; a result kept in the shards is not built yet"
+            "the sweeps (the shards' tables are built). Raise max_memory, or keep the result in the shards "
+            "(gather=False)"
         )
-    _all([s.serve([needs[j][k] for j in range(n_shards)]) for k, s in enumerate(shards)])
+    _all([s.serve() for s in shards])
     seconds["table"] = time.perf_counter() - began
-    # The sweeps: each round sends every shard its ghosts' values and sweeps them all at once.
+    if out is not None:
+        os.makedirs(out, exist_ok=True)  # (for the checkpoints)
+    # The rounds: each shard sweeps its own boards and sends its boundary to the shards reading it;
+    # the client reads the residuals alone.
     began = time.perf_counter()
-    ghosts = [[np.zeros(len(needs[k][j])) for j in range(n_shards)] for k in range(n_shards)]
     residuals: list[float] = []
-    sweep_seconds, sweep_bytes = [], []
+    rounds_log: list[tuple[float, int, int, int]] = []  # (seconds, greedy sweeps, evaluation sweeps, bytes)
+    jumps = _RoundJumps()
+    kept: tuple[int, list[float], list, _RoundJumps] | None = None  # the last checkpoint every shard wrote
+    resumed, rebuilt = False, 0
     while len(residuals) < max_iter and (not residuals or residuals[-1] > tol):
         t0 = time.perf_counter()
-        results = _all([s.sweep(ghosts[k], sweeps_per_round) for k, s in enumerate(shards)])
-        residuals.append(max(r for r, _ in results))
-        ghosts = [[results[j][1][k] for j in range(n_shards)] for k in range(n_shards)]
-        sweep_bytes.append(sum(v.nbytes for k in range(n_shards) for j, v in enumerate(ghosts[k]) if j != k))
-        sweep_seconds.append(time.perf_counter() - t0)
+        r = len(residuals)
+        jump = 0.0 if resumed else jumps.ratio(residuals)
+        write = out is not None and not resumed and r % checkpoint_rounds == 0
+        paths = _checkpoint_paths(out, n_shards, r // checkpoint_rounds) if write else [None] * n_shards
+        try:
+            results = _all_alive(
+                client,
+                shards,
+                [s.round(r, tol, sweeps_per_round, jump, r == max_iter - 1, paths[k]) for k, s in enumerate(shards)],
+            )
+        except Exception as err:
+            if kept is None or not _lost_worker(err) or rebuilt >= MAX_REBUILDS:
+                raise
+            rebuilt += 1
+            at, residuals, rounds_log, jumps = kept[0], list(kept[1]), list(kept[2]), copy.deepcopy(kept[3])
+            paths = _checkpoint_paths(out, n_shards, at // checkpoint_rounds)
+            shards = _rebuild(client, shards, rules, split, n_threads, (pieces, discount, eval_sweeps, True), paths)
+            _all([s.restore(paths[k]) for k, s in enumerate(shards)])
+            resumed = True
+            continue
+        if write:
+            kept = (r, list(residuals), list(rounds_log), copy.deepcopy(jumps))
+        resumed = False
+        residuals.append(max(r for r, _, _, _ in results))
+        rounds_log.append(
+            (
+                time.perf_counter() - t0,
+                sum(g for _, g, _, _ in results),
+                sum(e for _, _, e, _ in results),
+                sum(b for _, _, _, b in results),
+            )
+        )
+        if progress is not None:
+            progress(len(residuals), residuals[-1])
+    residual = residuals[-1] if residuals else 0.0
+    slack = (
+        tie_slack(discount, residual, np.array([max(_all([s.largest() for s in shards]))])) if residual <= tol else 0.0
+    )
+    _all([s.settle(slack, len(residuals) - 1) for s in shards])
     seconds["sweeps"] = time.perf_counter() - began
+    at_home = sum(_all([s.at_home() for s in shards]))
+    boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
     began = time.perf_counter()
-    solution = None
     if out is not None:
-        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, sweeps_per_round)
-        at_home = sum(_all([s.at_home() for s in shards]))
-        boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
+        _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
+        for path in _checkpoint_paths(out, n_shards, 0) + _checkpoint_paths(out, n_shards, 1):
+            if path is not None and os.path.exists(path):
+                os.remove(path)
         seconds["save"] = time.perf_counter() - began
-    else:
+    solution = None
+    if gather:
+        began = time.perf_counter()
         parts = _all([s.gather() for s in shards])
-        solution = _assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
+        solution = sharded_gather.assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
         seconds["gather"] = time.perf_counter() - began
         solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
-        at_home = sum(p["moves_at_home"] for p in parts)
-        boards_per_shard = [len(p["boards"]) for p in parts]
+    live = LiveShards(shards, rules, opponent, split, discount, residual, residual <= tol, slack)
     return ShardedSolve(
+        shards=live,
         solution=solution,
         n_shards=n_shards,
         split=split,
@@ -501,25 +470,68 @@ def _solve(
         moves_at_home=at_home / max(n_moves, 1),
         search_rounds=rounds,
         search_bytes=int(search_bytes),
-        sweep_seconds=np.array(sweep_seconds),
-        sweep_bytes=np.array(sweep_bytes, dtype=np.int64),
+        residuals=np.array(residuals),
+        round_seconds=np.array([r[0] for r in rounds_log]),
+        round_greedy=np.array([r[1] for r in rounds_log], dtype=np.int64),
+        round_evaluations=np.array([r[2] for r in rounds_log], dtype=np.int64),
+        round_bytes=np.array([r[3] for r in rounds_log], dtype=np.int64),
         seconds=seconds,
     )
 
 
-def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
-    """The bytes the client holds at the peak of the gather: the shards'
-    parts (per board its bits, two offsets, two state values and its value;
-    per move the board after as bits, the rows cleared and the placement)
-    three times over (as they arrive serialized, deserialized, and
-    concatenated), the reordering's gather index and the boards after, then
-    the gathered table with the solver's arrays
-    (:func:`babytris.engine.resources.table_bytes`).  Measured at 4x5 and 4x6 with
-    2 workers: within 20% of the client's peak (docs/results.md)."""
-    parts = n_boards * (8 + 8 + 16 + 8) + n_moves * (8 + 1 + 2)  # (two int32 offsets: 8)
-    reorder = n_moves * (8 + 8)
-    table = table_bytes(rules, n_boards, n_moves, solver_bytes_per_board(rules, "vi", False), placements=True)
-    return 3 * parts + reorder + table
+#: Workers lost (and their shards rebuilt from the checkpoints) a solve survives.
+MAX_REBUILDS = 3
+
+
+def _checkpoint_paths(out: str | os.PathLike | None, n_shards: int, count: int) -> list[str | None]:
+    """Each shard's checkpoint file for the ``count``-th checkpoint: two files a
+    shard, written in turn, so the last one every shard finished stays whole
+    while the next is written."""
+    folder = os.fspath(out)  # type: ignore[arg-type]  # (checkpoints are written only with out=)
+    return [os.path.join(folder, f"checkpoint-{k}-{count % 2}.npz") for k in range(n_shards)]
+
+
+def _rebuild(
+    client: Any, shards: list, rules: Rules, split: str, n_threads: int, build: tuple, paths: list[str | None]
+) -> list:
+    """The shards with each one a lost worker held made anew on a live
+    worker (dask's choice) from the boards of its checkpoint (``paths[k]``):
+    its table built again and its requests sent, the others' requests sent
+    to it again.
+    Returns the shards, every one connected to the new ones' handles; the
+    caller restores their values."""
+    n_shards = len(shards)
+    lost = _lost_shards(client, shards)
+    fresh = list(shards)
+    for k in lost:
+        fresh[k] = client.submit(shard.Shard, rules, k, n_shards, split, n_threads, actor=True, pure=False).result()
+    _all([s.connect(fresh) for s in fresh])
+    _all([fresh[k].load_boards(paths[k]) for k in lost])
+    _all([fresh[k].build(*build) for k in lost])
+    _all([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
+    _all([s.serve() for s in fresh])
+    return fresh
+
+
+class _RoundJumps:
+    """When the rounds jump: once the global residuals fall by a steady
+    ratio (the Aitken test of :func:`babytris.solvers.sweeping.value_iteration`),
+    at most once every few rounds, and not after :data:`MAX_MISSED_JUMPS`
+    jumps the residual rose after."""
+
+    def __init__(self) -> None:
+        self.last = -ROUND_GAP
+        self.missed = 0
+
+    def ratio(self, residuals: list[float]) -> float:
+        """The ratio to jump by before the next round (0.0: no jump)."""
+        if len(residuals) > 1 and self.last == len(residuals) - 1 and residuals[-1] > residuals[-2]:
+            self.missed += 1
+        ratio = steady_ratio(residuals[:: -shard.ROUND_PERIOD][::-1])
+        if ratio is None or self.missed >= MAX_MISSED_JUMPS or len(residuals) - self.last < ROUND_GAP:
+            return 0.0
+        self.last = len(residuals)
+        return ratio
 
 
 def _all(futures: list) -> list:
@@ -527,47 +539,33 @@ def _all(futures: list) -> list:
     return [f.result() for f in futures]
 
 
-def _assemble(
-    rules: Rules,
-    parts: list[dict],
-    opponent: str,
-    discount: float,
-    tol: float,
-    max_iter: int,
-    residuals: list[float],
-    seconds: dict,
-) -> Solution:
-    """One :class:`Transitions` from the shards' parts, and the solver gone on from their values."""
-    from ..solvers.roles import resolve
-    from ..solvers.solve import SolverSettings, _solve
+#: Seconds between two looks at whether the shards' workers are alive, while a round runs.
+LIVENESS_SECONDS = 0.5
 
-    P = rules.n_pieces
-    boards = np.concatenate([p["boards"] for p in parts])
-    order, layer_starts = layer_order(rules, boards)
-    counts = np.concatenate([np.diff(p["offsets"]) for p in parts])  # per state, shard after shard
-    firsts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-    states = (order[:, None] * P + np.arange(P)).ravel()  # each new state's old number
-    offsets = offsets_from_counts(counts[states])
-    gather = np.repeat(firsts[states] - offsets[:-1], counts[states]) + np.arange(offsets[-1])
-    sorted_boards = boards[order]
-    next_bits = np.concatenate([p["next_bits"] for p in parts])[gather]
-    next_board = layered_indices(rules, sorted_boards, layer_starts, next_bits)
-    table = Transitions(
-        rules,
-        sorted_boards,
-        layer_starts,
-        offsets,
-        next_board.astype(np.int32),
-        np.concatenate([p["lines"] for p in parts])[gather],
-        np.concatenate([p["placement"] for p in parts])[gather],
-        seconds["search"] + seconds["table"],
-    )
-    values = np.concatenate([p["values"] for p in parts])[states]
-    board_values = np.concatenate([p["board_values"] for p in parts])[order]
-    roles = resolve(table, opponent, None, None)
-    method = solver_method(roles, "vi")
-    settings = SolverSettings(method, discount, tol, max_iter, eval_sweeps=6, accelerate=False, n_jobs=1)
-    return _solve(table, roles, settings, warm=(values, board_values, residuals))
+
+def _all_alive(client: Any, shards: list, futures: list) -> list:
+    """:func:`_all`, looking every :data:`LIVENESS_SECONDS` whether each
+    shard's worker is still in the cluster: an actor call to a killed worker
+    waits for dask to make the actor again, which never answers it (a shard
+    sending to it waits as long).  Raises an ``OSError`` naming the shard
+    whose worker is gone."""
+    results = []
+    for f in futures:
+        while True:
+            try:
+                results.append(f.result(timeout=LIVENESS_SECONDS))
+                break
+            except TimeoutError:
+                lost = _lost_shards(client, shards)
+                if lost:
+                    raise OSError(f"the worker of shard {lost[0]} ({shards[lost[0]]._address}) is gone") from None
+    return results
+
+
+def _lost_shards(client: Any, shards: list) -> list[int]:
+    """The shards whose actor's worker has left the cluster."""
+    live = set(client.scheduler_info()["workers"])
+    return [k for k, shard in enumerate(shards) if shard._address not in live]
 
 
 def _check_client(client: Any) -> Any:
@@ -599,8 +597,8 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
         raise ValueError(
             f"opponent must be one of {', '.join(map(repr, OPPONENTS))} in the sharded solve, got {opponent!r}"
         )
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}, got {split!r}")
+    if split not in owners.SPLITS:
+        raise ValueError(f"split must be one of {', '.join(map(repr, owners.SPLITS))}, got {split!r}")
     discount, tol, max_iter, _, _ = check_solver_args(
         discount, tol, max_iter, "vi", 6, False, undiscounted=rules.objective == "combo"
     )
@@ -608,22 +606,17 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
 
 
 #: What a sharded directory's manifest says it is, and its layout's version.
-SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 1
+SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 2
 
 
-def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, sweeps_per_round) -> None:
+def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:
     """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
     directory without it is an unfinished save)."""
     from ..engine.writing import replace_atomically
-    from ..results.solution import tie_slack
 
-    if rules.mirror:
-        raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
     os.makedirs(out, exist_ok=True)
     residual = residuals[-1] if residuals else 0.0
-    largest = max(_all([s.largest() for s in shards]))
-    slack = tie_slack(discount, residual, np.array([largest])) if residual <= tol else 0.0
-    saved = _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz"), slack) for k, s in enumerate(shards)])
+    saved = _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz")) for k, s in enumerate(shards)])
     manifest = {
         "format": SHARDED_FORMAT,
         "format_version": SHARDED_VERSION,
@@ -636,20 +629,7 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol, 
         "residual": residual,
         "converged": residual <= tol,
         "tol": tol,
-        "sweeps_per_round": sweeps_per_round,  # (how far the last round's values may lie from its residual's)
         "digests": [digest for _, digest in saved],
     }
     text = json.dumps(manifest, indent=1).encode()
     replace_atomically(os.path.join(os.fspath(out), "manifest.json"), lambda f: f.write(text))
-
-
-def shard_digest(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 of a shard's boards, values and policy (dtypes, shapes and bytes)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for key in ("boards", "values", "policy"):
-        a = np.ascontiguousarray(arrays[key])
-        h.update(f"{key}:{a.dtype.str}:{a.shape}:".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()

@@ -220,6 +220,33 @@ class LeanSolution:
         values, _ = self.values_and_moves([int(board)])
         return float(values[0, self.rules.piece_index(piece)])
 
+    def action_values(
+        self,
+        board: int | Board,
+        piece: int | str | Piece,
+        preview: Sequence = (),
+        held: object = None,
+        locked: bool = False,
+        bag_left: Sequence | None = None,
+    ) -> dict[Placement, float]:
+        """Every legal placement of ``piece`` on ``board`` with its value
+        ``points + discount * value after``, as :meth:`Solution.action_values`
+        (a lean solve plays the plain game: no queue, hold or bag).
+
+        Returns:
+            dict ``{Placement: value}``; ``ValueError`` for a board that is not reachable.
+        """
+        if tuple(preview) or held is not None or locked or bag_left is not None:
+            raise ValueError("action_values: a lean solution plays without previews, hold or a bag")
+        from ..engine.stepped import Game
+
+        self.values_and_moves([int(board)])  # (refuses a board that is not reachable)
+        game = Game(self.rules, seed=0)
+        game.board, game.piece = int(board), self.rules.piece_index(piece)
+        moves = game.moves()
+        after = self.board_values[self.table.index(np.array([m.board for m in moves], dtype=np.uint64))]
+        return {m.placement: m.points + self.discount * float(w) for m, w in zip(moves, after)}
+
     def best_action(self, board: int | Board, piece: int | str | Piece) -> Placement | None:
         """An optimal :class:`~babytris.Placement` of ``piece`` on ``board``
         (the first of those tied, as :meth:`Solution.best_action`), None at game over."""
@@ -261,7 +288,11 @@ class LeanSolution:
         """Write this solution to ``path`` (the reachable boards' bitmap, each
         board's value, the residuals and the settings; 4.2 GiB at 4x8); read
         it back, proved, with :func:`babytris.load_lean`.  The file is replaced
-        atomically: a failed or interrupted save leaves the old one as it was."""
+        atomically: a failed or interrupted save leaves the old one as it was.
+
+        Returns:
+            None.
+        """
         settings = {
             "rules": self.rules,
             "discount": self.discount,

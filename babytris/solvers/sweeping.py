@@ -16,6 +16,8 @@ from ..engine.resources import cpu_pressure, idle_cores
 
 __all__ = [
     "modified_policy_iteration",
+    "evaluate_policy",
+    "steady_ratio",
     "strategy_iteration",
     "value_iteration",
     "ThreadTuner",
@@ -317,22 +319,41 @@ def modified_policy_iteration(
         if jumped and residuals[-1] > residuals[-2]:
             missed += 1
             accelerate = missed < MAX_MISSED_JUMPS
-        jumped = False
-        evaluation: list[float] = []
-        for _ in range(eval_sweeps):
-            # (changes are recorded in float32: not where they may pass its range)
-            record = accelerate and len(evaluation) >= 2 and evaluation[-1] < MAX_RECORDED_CHANGE
-            evaluation.append(sweeper.evaluation_sweep(changes if record else None))
-            if evaluations is not None:
-                evaluations[-1] += 1
-            if evaluation[-1] <= tol:
-                break  # evaluated as finely as the answer needs
-            ratio = _steady_ratio(evaluation)
-            if record and ratio is not None and changes is not None:
-                _jump_along(ratio, board_values, changes)
-                jumped = True
-                break
+        swept, jumped = evaluate_policy(sweeper, board_values, tol, eval_sweeps, accelerate=accelerate, changes=changes)
+        if evaluations is not None:
+            evaluations[-1] += swept
     return residuals
+
+
+def evaluate_policy(
+    sweeper: Sweeps,
+    board_values: np.ndarray,
+    tol: float,
+    eval_sweeps: int,
+    *,
+    accelerate: bool,
+    changes: np.ndarray | None,
+) -> tuple[int, bool]:
+    """The evaluation sweeps after one greedy sweep of :func:`modified_policy_iteration`
+    (also each shard's, :mod:`babytris.modes.distributed`): up to ``eval_sweeps``, ended
+    early by one changing no board value by more than ``tol`` or, with ``accelerate``,
+    by an Aitken jump of ``board_values`` along ``changes`` (float32, one per board).
+
+    Returns:
+        ``(sweeps run, whether it jumped)``.
+    """
+    evaluation: list[float] = []
+    for _ in range(eval_sweeps):
+        # (changes are recorded in float32: not where they may pass its range)
+        record = accelerate and len(evaluation) >= 2 and evaluation[-1] < MAX_RECORDED_CHANGE
+        evaluation.append(sweeper.evaluation_sweep(changes if record else None))
+        if evaluation[-1] <= tol:
+            break  # evaluated as finely as the answer needs
+        ratio = steady_ratio(evaluation)
+        if record and ratio is not None and changes is not None:
+            _jump_along(ratio, board_values, changes)
+            return len(evaluation), True
+    return len(evaluation), False
 
 
 class Response(Protocol):
@@ -605,7 +626,7 @@ def value_iteration(
             and history is not None
             and recorded < 0
             and len(residuals) + 1 - last_jump >= EXTRAPOLATION_GAP
-            and (_steady_ratio(residuals) is not None)
+            and (steady_ratio(residuals) is not None)
             and residuals[-1] < history.max_change
         )
         if record and history is not None:
@@ -620,7 +641,7 @@ def value_iteration(
         if accelerate and len(residuals) == last_jump + 1 and residuals[-1] > residuals[-2]:
             missed += 1  # the jump overshot: the error is not one steady mode (yet)
             accelerate = missed < MAX_MISSED_JUMPS
-        ratio = _steady_ratio(residuals)
+        ratio = steady_ratio(residuals)
         if recorded > 0 and len(residuals) == recorded + period - 1:
             if ratio is not None and len(residuals) < max_iter and history is not None:
                 history.jump(ratio**period)
@@ -629,7 +650,7 @@ def value_iteration(
     return residuals
 
 
-def _steady_ratio(residuals: list[float]) -> float | None:
+def steady_ratio(residuals: list[float]) -> float | None:
     """The ratio of the last two residuals if it matches the one before (and is < 0.99)."""
     if len(residuals) < 3 or min(residuals[-3:-1]) <= 0:
         return None

@@ -1,0 +1,423 @@
+"""One shard of the sharded solve (:mod:`babytris.modes.distributed`, whose
+notes give the algorithm): a dask actor holding its boards, its move table over
+them and its ghosts, and its values; it searches, builds, sweeps by modified
+policy iteration (the single solve's compiled sweeps and evaluation,
+:func:`~babytris.solvers.sweeping.evaluate_policy`), sends boards and values
+straight to the other shards, checkpoints, and answers lookups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..engine.placements import engine
+from ..engine.transitions import layer_order, layers
+from ..game.rules import Rules
+from ..solvers import _sweep
+from ..solvers.roles import PIECES_RANDOM
+from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
+from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, evaluate_policy
+from . import _shard, owners
+
+__all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
+
+#: The rounds' error turns round over this many rounds (two shards reading each other's
+#: values of the round before: block Jacobi), so their jumps go along the change over as many.
+ROUND_PERIOD = 2
+
+
+class Shard:
+    """The boards one shard owns, their move table and values; a dask actor
+    (``client.submit(Shard, ..., actor=True)``), so the arrays stay on its
+    worker and only what other shards need travels.  The methods are the
+    steps of :func:`solve_sharded`, called in its order."""
+
+    def __init__(self, rules: Rules, index: int, n_shards: int, split: str, n_threads: int = 1) -> None:
+        self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
+        self.n_threads = n_threads
+        self.engine = engine(rules)
+        self.boards = np.zeros(0, dtype=np.uint64)  # sorted
+        self.frontier = np.zeros(0, dtype=np.uint64)
+
+    def connect(self, peers: list[Any]) -> None:
+        """Keep the handles of every shard (``peers[k]``: shard k's actor) to
+        send them boards and values directly, worker to worker."""
+        self.peers = peers
+        self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
+        self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
+        self.inbox: dict[int, dict[int, np.ndarray]] = {}  # per round, per shard, the values it sent
+
+    # --- the search ---------------------------------------------------------------------------
+
+    async def offer(self, sender: int, boards: np.ndarray) -> None:
+        """Receive boards (uint64) shard ``sender`` found, owned here, for :meth:`receive`.
+        (A coroutine, as :meth:`put`.)"""
+        self.offers.append(boards)
+
+    def receive(self) -> int:
+        """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
+        found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
+        self.offers = []
+        at = np.searchsorted(self.boards, found)
+        seen = at < len(self.boards)
+        seen[seen] = self.boards[at[seen]] == found[seen]
+        self.frontier = found[~seen]
+        # (two sorted runs: the stable sort merges them in linear time)
+        self.boards = np.sort(np.concatenate([self.boards, self.frontier]), kind="stable")
+        return len(self.frontier)
+
+    async def expand(self) -> int:
+        """The boards after every move of the frontier, each sent to the shard
+        that owns it (the distinct ones); returns the bytes sent to other shards."""
+        import asyncio
+
+        found = await asyncio.to_thread(self._expand)
+        self.offers.append(found[self.index])
+        others = [(k, boards) for k, boards in enumerate(found) if k != self.index and len(boards)]
+        await asyncio.gather(*(self.peers[k].offer(self.index, boards) for k, boards in others))
+        return sum(boards.nbytes for _, boards in others)
+
+    def _expand(self) -> list[np.ndarray]:
+        """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
+        _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
+        after = owners.distinct(after)
+        owner = owners.shard_of(after, self.n_shards, self.split, self.rules.width)
+        return [after[owner == k] for k in range(self.n_shards)]
+
+    # --- the table ---------------------------------------------------------------------------
+
+    async def build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> int:
+        """:meth:`_build`, then each shard told which of its boards this one reads
+        (its request, sent directly); returns the bytes of the requests."""
+        import asyncio
+
+        self.needs = await asyncio.to_thread(self._build, pieces, discount, eval_sweeps, accelerate)
+        await self.ask_again()
+        return sum(wanted.nbytes for k, wanted in enumerate(self.needs) if k != self.index)
+
+    async def ask(self, sender: int, wanted: np.ndarray) -> None:
+        """Receive the boards of this shard that shard ``sender`` reads (uint64, sorted), for :meth:`serve`."""
+        self.asked[sender] = wanted
+
+    def _build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> list[np.ndarray]:
+        """Expand every board into the move table over own boards and ghosts,
+        and set up the sweeps: modified policy iteration's, ``eval_sweeps``
+        evaluation sweeps after each greedy one, Aitken jumps if ``accelerate``
+        (and the pieces drawn: evaluating a policy against the minimax
+        opponent still chooses, and is no linear iteration).  Returns, per
+        shard, the boards of it whose values the moves here read (uint64,
+        sorted; none of its own)."""
+        rules = self.rules
+        P = rules.n_pieces
+        n = len(self.boards)
+        offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
+        self.next_bits = after
+        owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
+        home = owner == self.index
+        self.moves_at_home = int(home.sum())
+        nxt = np.empty(len(after), dtype=np.int64)
+        nxt[home] = np.searchsorted(self.boards, after[home])
+        needs: list[np.ndarray] = []
+        base = n
+        for k in range(self.n_shards):
+            mine = owner == k
+            wanted = owners.distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
+            if k != self.index:
+                nxt[mine] = base + np.searchsorted(wanted, after[mine])
+            needs.append(wanted)
+            base += len(wanted)
+        self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
+        n_rows = base
+        self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
+        self.next_board = nxt.astype(np.int32)
+        self.V = np.zeros(n_rows * P)
+        self.W = np.zeros(n_rows)
+        self.policy = np.full(n_rows * P, -1, dtype=np.int16)
+        live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
+        order, starts = self._order(np.flatnonzero(live))
+        self.sweeper = _sweep.Sweeper(
+            self.offsets,
+            self.next_board,
+            self.lines,
+            np.asarray(rules.line_scores, dtype=np.float64),
+            np.asarray(rules.probabilities, dtype=np.float64),
+            discount,
+            self.V,
+            self.W,
+            self.policy,
+            order,
+            starts,
+            pieces=pieces,
+            independent_layers=len(starts) > 2,
+            n_threads=self.n_threads,
+        )
+        if n_rows * P <= CHOSEN_MOVES_STATES:
+            self.sweeper.cache_chosen_moves()
+        self.tuned = ThreadTuner(self.sweeper, self.n_threads, self.W.nbytes + self.V.nbytes)
+        self.eval_sweeps = eval_sweeps
+        self.linear = pieces == PIECES_RANDOM
+        self.accelerate = accelerate and self.linear
+        self.changes = np.zeros(n_rows, dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
+        self.missed, self.jumped, self.last_greedy = 0, False, np.inf
+        self.snapshots: list[np.ndarray] = []  # (the values as the last rounds began, for the rounds' jumps)
+        self.news, self.restored = 0.0, False
+        self.generation = 0  # (restores so far)
+        self.working: Any = None  # (the work running in a thread: an asyncio future)
+        return needs
+
+    def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The live boards in the order the whole game's sweeps take them
+        (:func:`babytris.engine.transitions.sweep_order`): layer by layer, or with
+        one layer from the largest board down."""
+        if len(layers(self.rules)) == 1:
+            return live[::-1].astype(np.int32), np.array([0, len(live)], dtype=np.int64)
+        order, starts = layer_order(self.rules, self.boards[live])
+        return live[order].astype(np.int32), starts
+
+    def size(self) -> tuple[int, int]:
+        """``(boards, moves)`` of the shard's table."""
+        return len(self.boards), len(self.next_bits)
+
+    def at_home(self) -> int:
+        """The moves that lead to a board of this shard."""
+        return self.moves_at_home
+
+    def largest(self) -> float:
+        """The largest |value| of the shard's states (0 if none)."""
+        n = len(self.boards) * self.rules.n_pieces
+        return float(np.abs(self.V[:n]).max()) if n else 0.0
+
+    def serve(self) -> None:
+        """Note, per shard that asked (:meth:`ask`), where the boards it reads
+        are here: this shard's boundary with it."""
+        if not hasattr(self, "served"):  # (a rebuilt shard's requests come again alone)
+            self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
+        for k, wanted in self.asked.items():
+            at = np.searchsorted(self.boards, wanted)
+            if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
+                raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
+            self.served[k] = at
+        self.asked = {}
+
+    # --- the rounds ---------------------------------------------------------------------------
+
+    async def put(self, sender: int, values: np.ndarray, index: int) -> None:
+        """Receive shard ``sender``'s values of the boards read here (in the
+        order asked), for the next round.  (A coroutine: it runs on the
+        worker's event loop, never queued behind a round's sweeps.)"""
+        self.inbox.setdefault(index, {})[sender] = values
+
+    async def round(
+        self, index: int, tol: float, greedy_sweeps: int, jump: float, last: bool, checkpoint: str | None = None
+    ) -> tuple[float, int, int, int]:
+        """Round ``index``: the ghosts' values the other shards sent in the round
+        before (a shard may send those of this round before this one has
+        begun: they wait for the next), then modified
+        policy iteration over this shard's boards (see the module's notes),
+        then the boundary values straight to each shard that reads them.
+        ``checkpoint``: a path to write where the round stands before its
+        sweeps (:meth:`_checkpoint`).  After :meth:`restore` the round goes
+        on from there: its ghosts and jump are those of the checkpoint.
+
+        Returns:
+            ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``, the
+            residual the first greedy sweep's, whose ghosts were fresh.
+        """
+        import asyncio
+
+        generation = self.generation
+        if self.restored:
+            self.restored = False
+        else:
+            self.news = self._take_ghosts(index - 1)
+            if jump:
+                self.news = max(self.news, self._jump(jump))
+            self.snapshots = [*self.snapshots[1 - ROUND_PERIOD :], self.W.copy()]
+            if checkpoint is not None:
+                await self._in_thread(self._checkpoint, checkpoint)
+        swept = (np.inf, 0, 0)
+        if generation == self.generation:  # (else restored meanwhile: the client gave this round up)
+            swept = await self._in_thread(self._sweeps, tol, 0 if last else greedy_sweeps, self.news)
+        if generation != self.generation:
+            return (*swept, 0)  # (read by no one; the values are the checkpoint's again)
+        sent = [
+            (k, self.W[at]) for k, at in enumerate(self.served) if k != self.index and len(at)
+        ]  # (copies: the next round's sweeps change W while these travel)
+        await asyncio.gather(*(self.peers[k].put(self.index, values, index) for k, values in sent))
+        return (*swept, sum(values.nbytes for _, values in sent))
+
+    def _checkpoint(self, path: str) -> None:
+        """Write, atomically, all a round needs to go on as if never stopped:
+        the boards (to rebuild the table elsewhere), the values, own and
+        ghosts, the state values (the greedy residual compares with them),
+        the snapshots the rounds jump from, and the jumps' tallies."""
+        from ..engine.writing import replace_atomically
+
+        n = len(self.boards) * self.rules.n_pieces
+        tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
+        snapshots = np.array(self.snapshots)
+        replace_atomically(
+            path,
+            lambda f: np.savez(f, boards=self.boards, W=self.W, V=self.V[:n], snapshots=snapshots, tallies=tallies),
+        )
+
+    async def _in_thread(self, work: Callable, *args: Any) -> Any:
+        """``work(*args)`` in a thread (the event loop goes on), noted for :meth:`restore` to wait for."""
+        import asyncio
+
+        self.working = working = asyncio.ensure_future(asyncio.to_thread(work, *args))
+        return await working
+
+    async def restore(self, path: str) -> None:
+        """Go back to the checkpoint at ``path`` (:meth:`_checkpoint`): the next
+        :meth:`round` runs its sweeps from there.  A round still running here
+        (the client gave it up when a worker was lost) is waited for and then
+        changes nothing more."""
+        import asyncio
+
+        if self.working is not None and not self.working.done():
+            await asyncio.wait([self.working])
+        self.generation += 1
+        with np.load(path, allow_pickle=False) as data:
+            if not np.array_equal(data["boards"], self.boards) or data["W"].shape != self.W.shape:
+                raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
+            n = len(self.boards) * self.rules.n_pieces
+            self.W[:] = data["W"]
+            self.V[:n] = data["V"]
+            self.snapshots = list(data["snapshots"])
+            missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
+        self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
+        self.inbox, self.restored = {}, True
+
+    def load_boards(self, path: str) -> None:
+        """Take the boards of the checkpoint at ``path``: a shard rebuilt on
+        another worker, whose search is not run again."""
+        with np.load(path, allow_pickle=False) as data:
+            self.boards = data["boards"]
+
+    async def ask_again(self) -> None:
+        """Send each owner the boards this shard reads again (a shard rebuilt elsewhere has none)."""
+        import asyncio
+
+        others = [(k, wanted) for k, wanted in enumerate(self.needs) if k != self.index and len(wanted)]
+        await asyncio.gather(*(self.peers[k].ask(self.index, wanted) for k, wanted in others))
+
+    def _jump(self, ratio: float) -> float:
+        """The round's Aitken jump, by the client's ``ratio`` of the global
+        residuals: every row, own and ghost, moved on along its change over
+        the round before (the last two snapshots: both are the values every
+        shard held at a round's end, so the ghosts move as their owners do,
+        bit for bit); returns the largest step."""
+        step = ratio / (1.0 - ratio) * (self.W - self.snapshots[0])
+        self.W += step
+        return float(np.abs(step).max(initial=0.0))
+
+    def _take_ghosts(self, index: int) -> float:
+        """The ghosts' values sent in round ``index`` (none before the first);
+        returns their largest change (inf in the first round of a shard with
+        ghosts: their values are not known yet)."""
+        sent = self.inbox.pop(index, {})
+        self.inbox = {r: values for r, values in self.inbox.items() if r > index}
+        if index < 0:
+            return np.inf if len(self.W) > len(self.boards) else 0.0
+        news = 0.0
+        for k, values in sent.items():
+            ghosts = self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]]
+            if len(values):
+                news = max(news, float(np.abs(values - ghosts).max()))
+            ghosts[:] = values
+        return news
+
+    def _sweeps(self, tol: float, greedy_sweeps: int, news: float) -> tuple[float, int, int]:
+        """Modified policy iteration over the shard, the ghosts held: a greedy
+        sweep and its evaluation sweeps, again while the greedy residual is
+        above ``tol`` and above ``news`` (the ghosts' largest change: the
+        values inside gain little more before the next exchange), at most
+        ``greedy_sweeps`` greedy sweeps (0: the one greedy sweep alone, as
+        the last round allowed ends).  Returns the first greedy sweep's
+        residual and the greedy and evaluation sweeps run."""
+        first = residual = np.inf
+        greedy = evaluations = 0
+        while greedy < max(greedy_sweeps, 1):
+            residual = self.tuned.greedy_sweep()
+            greedy += 1
+            first = residual if greedy == 1 else first
+            if self.jumped and residual > self.last_greedy and (greedy > 1 or not news):
+                self.missed += 1  # (the jump overshot, as modified_policy_iteration counts it)
+                self.accelerate = self.missed < MAX_MISSED_JUMPS
+            self.last_greedy = residual
+            if residual <= tol or not greedy_sweeps:
+                break  # (then no evaluation: the values stay as the greedy sweep left them)
+            swept, self.jumped = evaluate_policy(
+                self.tuned, self.W, tol, self.eval_sweeps, accelerate=self.accelerate, changes=self.changes
+            )
+            evaluations += swept
+            if residual <= news:
+                break
+        return first, greedy, evaluations
+
+    def settle(self, slack: float, index: int) -> None:
+        """End the rounds: the ghosts' last values (sent in round ``index``, the last), so
+        that the moves are greedy in the values as they stand, and each
+        state's move the first within ``slack`` of its best, as
+        :class:`~babytris.Solution` breaks ties, as its placement number."""
+        self._take_ghosts(index)
+        self.sweeper.first_best_moves(slack)
+        n, P = len(self.boards), self.rules.n_pieces
+        offsets = self.offsets[: n * P + 1]
+        policy = self.policy[: n * P].astype(np.int64)
+        chosen = np.full(n * P, -1, dtype=np.int64)
+        if len(self.placement):
+            at = np.clip(offsets[:-1] + policy, 0, len(self.placement) - 1)
+            chosen = np.where(policy >= 0, self.placement[at], -1)
+        self.chosen = chosen.astype(np.int16)
+
+    def lookup(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(found, values, policy)`` of ``boards`` (uint64, owned here): bool
+        ``(m,)``, the states' values (float64) and placement numbers (int16,
+        -1 at game over) ``(m, P)``; after :meth:`settle`."""
+        P = self.rules.n_pieces
+        at = np.minimum(np.searchsorted(self.boards, boards), max(len(self.boards) - 1, 0))
+        found = self.boards[at] == boards if len(self.boards) else np.zeros(len(boards), dtype=bool)
+        states = at[:, None] * P + np.arange(P)
+        return found, self.V[states], self.chosen[states]
+
+    def save(self, path: str) -> tuple[int, str]:
+        """Write the shard's boards, values and moves (after :meth:`settle`) to
+        ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
+        from ..engine.writing import replace_atomically
+
+        n, P = len(self.boards), self.rules.n_pieces
+        arrays: dict[str, np.ndarray] = {"boards": self.boards, "values": self.V[: n * P], "policy": self.chosen}
+        replace_atomically(
+            path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
+        )
+        return int(sum(a.nbytes for a in arrays.values())), shard_digest(arrays)
+
+    def gather(self) -> dict[str, Any]:
+        """The shard's boards, moves (boards after as bits) and values, for the client."""
+        n, P = len(self.boards), self.rules.n_pieces
+        return {
+            "boards": self.boards,
+            "offsets": self.offsets[: n * P + 1],
+            "next_bits": self.next_bits,
+            "lines": self.lines,
+            "placement": self.placement,
+            "values": self.V[: n * P],
+            "board_values": self.W[:n],
+            "moves_at_home": self.moves_at_home,
+        }
+
+
+def shard_digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of a shard's boards, values and policy (dtypes, shapes and bytes)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for key in ("boards", "values", "policy"):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(f"{key}:{a.dtype.str}:{a.shape}:".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()

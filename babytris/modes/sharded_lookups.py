@@ -1,0 +1,141 @@
+"""A sharded solve's answers, each from the shard that owns the board: the
+lookups :func:`~babytris.modes.distributed.solve_sharded`'s live shards
+(:class:`~babytris.modes.distributed.LiveShards`) and a saved directory
+(:class:`babytris.files.sharded.ShardedValues`) share.  Nothing is gathered:
+a lookup groups its boards by owner and asks each owner for its own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.placements import canonical_boards, engine, placement_table
+from ..game.pieces import Placement
+from ..game.rules import Rules
+from ..game.validation import check_int
+from . import _shard
+from .owners import shard_of
+
+__all__ = ["ShardLookups"]
+
+#: play()'s bounds, as :func:`babytris.play` takes them.
+MAX_PLACEMENTS, MAX_GAMES = 10**9, 10**7
+
+
+class ShardLookups:
+    """Lookups over shards; a subclass gives :meth:`_rows` of one shard and
+    the attributes ``rules``, ``opponent``, ``n_shards``, ``split`` and ``tie_slack``."""
+
+    rules: Rules
+    opponent: str
+    n_shards: int
+    split: str
+    tie_slack: float
+
+    def _rows(self, k: int, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Shard ``k``'s answer for ``boards`` (uint64, all owned by it):
+        ``(found, values, policy)``, bool ``(m,)``, float64 and int16 ``(m, P)``
+        (the placement number of each state's move, -1 at game over)."""
+        raise NotImplementedError
+
+    def rows(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The values and moves of every piece on each of ``boards`` (uint64),
+        each asked of its owner alone: float64 and int16 ``(m, P)``; a board no
+        shard holds is a KeyError."""
+        boards = np.asarray(boards, dtype=np.uint64)
+        P = self.rules.n_pieces
+        values, policy = np.empty((len(boards), P)), np.empty((len(boards), P), dtype=np.int16)
+        owners = shard_of(boards, self.n_shards, self.split, self.rules.width)
+        for k in np.unique(owners):
+            mine = owners == k
+            found, values[mine], policy[mine] = self._rows(int(k), boards[mine])
+            if not found.all():
+                board = int(boards[mine][np.flatnonzero(~found)[0]])
+                raise KeyError(f"board {board} is not reachable from the start under these rules")
+        return values, policy
+
+    def value(self, board: int, piece: int | str) -> float:
+        """The value of placing ``piece`` on ``board`` (bits), as :meth:`Solution.value`."""
+        values, _ = self.rows(np.array([int(board)], dtype=np.uint64))
+        return float(values[0, self.rules.piece_index(piece)])
+
+    def best_action(self, board: int, piece: int | str) -> Placement | None:
+        """An optimal :class:`~babytris.Placement`, or None at game over, as :meth:`Solution.best_action`."""
+        p = self.rules.piece_index(piece)
+        _, policy = self.rows(np.array([int(board)], dtype=np.uint64))
+        number = int(policy[0, p])
+        return None if number < 0 else placement_table(self.rules).placements[p][number]
+
+    @property
+    def start_value(self) -> float:
+        """The start board's value before its first piece (drawn, or the minimax opponent's)."""
+        values, _ = self.rows(self._start())
+        if self.opponent == "minimax":
+            return float(self._worst(values)[1][0])
+        return float(values[0] @ np.asarray(self.rules.probabilities))
+
+    def _start(self) -> np.ndarray:
+        return canonical_boards(np.array([self.rules.start], dtype=np.uint64), self.rules)
+
+    def _worst(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The minimax opponent's piece on each board (the first within the tie
+        slack of the least valuable, of those that can come, as a Solution's
+        ``opponent_policy``) and its value."""
+        can = np.asarray(self.rules.probabilities) > 0
+        masked = np.where(can, values, np.inf)
+        least = masked.min(axis=1, keepdims=True)
+        piece = np.argmax(masked <= least + self.tie_slack, axis=1)
+        return piece, values[np.arange(len(values)), piece]
+
+    def play(self, *, n_placements: int = 10_000, seed: int = 0, n_games: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``n_games`` games of the solution's policy from the start board,
+        at most ``n_placements`` placements each, the pieces drawn (one
+        generator seeded with ``seed`` for all the games) or given by the
+        minimax opponent.  Each placement of all the games asks each owner
+        shard once, for the boards it holds.
+
+        Returns:
+            ``(points, placements)``: float64 and int64 arrays ``(n_games,)``.
+        """
+        n_placements = check_int("n_placements", n_placements, 1, MAX_PLACEMENTS, high_text="10**9")
+        seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
+        n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
+        rules, P = self.rules, self.rules.n_pieces
+        rng = np.random.default_rng(seed)
+        probs, scores = np.asarray(rules.probabilities), np.asarray(rules.line_scores, dtype=np.float64)
+        drop = engine(rules)
+        boards = np.repeat(self._start(), n_games)
+        points, placements = np.zeros(n_games), np.zeros(n_games, dtype=np.int64)
+        playing = np.arange(n_games)
+        for _ in range(n_placements):
+            if not len(playing):
+                break
+            values, policy = self.rows(boards[playing])
+            if self.opponent == "minimax":
+                pieces = self._worst(values)[0]
+            else:
+                pieces = rng.choice(P, size=len(playing), p=probs)
+            chosen = policy[np.arange(len(playing)), pieces]
+            placed = chosen >= 0
+            playing, pieces, chosen = playing[placed], pieces[placed], chosen[placed]
+            offsets, after, lines, number = _shard.expand(drop, boards[playing])
+            rows = np.arange(len(playing)) * P + pieces
+            # (a row's moves are numbered in ascending order: the chosen one is found by a search within it)
+            firsts = offsets[rows].astype(np.int64)
+            counts = (offsets[rows + 1] - offsets[rows]).astype(np.int64)
+            move = firsts + _find_in_rows(number, firsts, counts, chosen)
+            boards[playing] = after[move]  # (as the shards hold them: their search merges no mirror images)
+            points[playing] += scores[lines[move]]
+            placements[playing] += 1
+        return points, placements
+
+
+def _find_in_rows(numbers: np.ndarray, firsts: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Per row ``i``, the offset within ``numbers[firsts[i]:firsts[i] + counts[i]]``
+    (ascending) of ``wanted[i]``, which it holds."""
+    lo, hi = np.zeros(len(firsts), dtype=np.int64), counts.copy()
+    while np.any(active := lo < hi):
+        mid = (lo + hi) // 2
+        less = numbers[np.minimum(firsts + mid, len(numbers) - 1)] < wanted
+        lo = np.where(active & less, mid + 1, lo)
+        hi = np.where(active & ~less, mid, hi)
+    return lo
