@@ -9,7 +9,6 @@ import json
 import os
 import sys
 import webbrowser
-import zipfile
 from typing import Any
 
 from ..game.validation import check_int
@@ -90,6 +89,7 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
     from ..board.analyst import Analyst
     from ..board.server import BoardServer, is_loopback
     from ..engine.resources import gib_to_bytes
+    from ..files.persist import holds_lean_solution
 
     port = check_int("--port", args.port, 0, 65535)
     if args.solution:
@@ -106,7 +106,7 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
 
         sharded = babytris.load_sharded(args.solution, verify=not args.no_verify)
         analyst = Analyst(ShardedView(sharded), max_memory=gib_to_bytes(args.max_memory))
-    elif args.solution and _lean_file(args.solution):  # a lean solve's file (babytris solve --mode lean --out)
+    elif args.solution and holds_lean_solution(args.solution):  # a lean solve's file (babytris solve --mode lean --out)
         from ..board.on_demand import LeanView
 
         lean = babytris.load_lean(args.solution, verify=not args.no_verify, max_memory=gib_to_bytes(args.max_memory))
@@ -139,19 +139,6 @@ def board_command(args: argparse.Namespace, out: Output) -> int:
             webbrowser.open(server.url)
         server.serve_forever(poll_interval=POLL_SECONDS)
     return EXIT_OK
-
-
-def _lean_file(path: str) -> bool:
-    """Whether ``path`` holds a lean solve's members (LeanSolution.save's), which babytris.load_lean
-    reads and proves; anything else goes to babytris.load, which names what is wrong with it."""
-    from ..modes.lean_saving import LEAN_MEMBERS
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            arrays = {name.removesuffix(".npy") for name in archive.namelist()} - {"meta"}
-    except (OSError, zipfile.BadZipFile):
-        return False
-    return bool(arrays) and arrays <= set(LEAN_MEMBERS)
 
 
 #: The options a big board's estimates take beside the board's size (the big engine's game).
