@@ -585,3 +585,21 @@ def test_a_big_board_shows_dellacherie_evaluations_as_estimates():
         answer(analyst, "/api/position", {"pos": ["..........;T"], "compare": ["minimax"]})
     with pytest.raises(ValueError, match="position: rows: row 0 is full"):
         answer(analyst, "/api/position", {"pos": ["##########;T"]})
+
+
+def test_a_lean_solve_against_minimax_gives_its_own_opponents_pieces():
+    import numpy as np
+
+    from babytris.board.on_demand import LeanView
+    from babytris.board.position import Position
+
+    table = babytris.solve(width=4, height=5, opponent="minimax")
+    lean = Analyst(LeanView(babytris.solve_lean(width=4, height=5, opponent="minimax")), max_memory=2**30)
+    assert lean.opponents.available == ("random", "solution")
+    for b in np.random.default_rng(3).choice(table.n_boards, 40, replace=False):
+        board = int(table.boards[b])
+        after = Position(board, 0, (), None, False, None)
+        given = lean.opponents.piece("solution", after, (), seed=0, ply=1)
+        assert table.rules.pieces[given].name == table.piece_policy(board)
+    start = lean.opponents.start("solution", seed=0)
+    assert start.board == table.rules.start and table.rules.pieces[start.piece].name == table.piece_policy(start.board)

@@ -33,11 +33,12 @@ class _OnDemand:
 
     Attributes:
         rules, discount, opponent, error_bound, tie_slack, start_value: the result's.
-        player: ``"optimal"``; opponent_policy, reward: None (no piece per board is kept; points).
+        player: ``"optimal"``; reward: None (points).
+        opponent_policy: ``"on demand"`` where the result's opponent chooses the pieces
+            (``"minimax"``: :meth:`piece_policy` computes them), else None.
     """
 
     player = "optimal"
-    opponent_policy = None
     reward = None
     rules: Rules
     discount: float
@@ -53,6 +54,20 @@ class _OnDemand:
     def _after(self, boards: list[int]) -> np.ndarray:
         """The value of each board (reachable: a move's board after) before its next piece comes."""
         raise NotImplementedError
+
+    @property
+    def opponent_policy(self) -> str | None:
+        return "on demand" if self.opponent == "minimax" else None
+
+    def piece_policy(self, board: int, *_: object, **__: object) -> str:
+        """The piece the minimax opponent gives on ``board``: the least valuable
+        to the player, the first of those within the tie slack (as a table
+        Solution's opponent); ``ValueError`` against drawn pieces."""
+        if self.opponent_policy is None:
+            raise ValueError("piece_policy: pieces are drawn at random here (opponent='random')")
+        values = [self._state(board, p)[0] for p in range(self.rules.n_pieces)]
+        least = min(values)
+        return self.rules.pieces[next(p for p, v in enumerate(values) if v <= least + self.tie_slack)].name
 
     def value(self, board: int, piece: int, preview: Sequence = (), *_: object) -> float:
         """The optimal value of placing ``piece`` (an index) on ``board``."""

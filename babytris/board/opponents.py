@@ -118,6 +118,8 @@ class Opponents:
         ``seed`` and ``ply`` draw a random one."""
         if opponent == "random":
             return random_piece(self.rules, after.bag, seed, ply)
+        if not isinstance(self.solution, Solution):  # (a lean or sharded result's own opponent, on demand)
+            return self.rules.piece_index(self.solution.piece_policy(after.board))
         held = None if after.held is None else int(after.held)
         name = self.solved(opponent).piece_policy(
             after.board, queue=known or None, held=held if self.rules.hold else None, locked=after.locked
@@ -127,6 +129,9 @@ class Opponents:
     def start(self, opponent: str, seed: int) -> Position:
         """The position a game of ``seed`` starts on against ``opponent``
         (the opening queue and a drawn hold as :meth:`Match.stepped_game` deals them)."""
+        if opponent != "random" and not isinstance(self.solution, Solution):  # (its own opponent: plain rules)
+            start = self.rules.start
+            return Position(start, self.rules.piece_index(self.solution.piece_policy(start)), (), None, False, None)
         who: str | Solution = "random" if opponent == "random" else self.solved(opponent)
         game = Match(self.rules, opponent=who).stepped_game(seed=seed)
         bag = None if game.bag_left is None else tuple(sorted(game.bag_left))
