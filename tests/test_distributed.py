@@ -92,6 +92,30 @@ def test_the_live_shards_answer_as_the_single_process_solve(client, opponent):
         assert abs(points.mean() - exact) < 5 * points.std() / np.sqrt(30) + 1e-9
 
 
+def test_one_shard_is_the_single_solve_on_the_engines_table(client, tmp_path):
+    """One shard searches and builds as the single solve does (the engine's
+    enumeration: its boards in the engine's order, by layer); its values,
+    moves, live lookups and saved directory are the single solve's."""
+    from babytris import load_sharded
+
+    rules = Rules(width=4, height=5)
+    plain = babytris.solve(rules, tol=1e-11)
+    result = solve_sharded(rules, client, tol=1e-11, n_shards=1, gather=True, out=tmp_path / "one")
+    _same(result.solution, plain)
+    assert np.array_equal(result.solution.policy, plain.policy)
+    assert result.search_rounds == result.search_bytes == 0 and result.moves_at_home == 1
+    assert result.round_bytes.sum() == 0 and result.round_greedy.sum() == plain.iterations
+    sample = plain.boards[::41]
+    values, policy = result.shards.rows(sample)
+    at = plain.transitions.indices(sample)
+    assert np.abs(values - plain.values[at]).max() <= 1e-9 and np.array_equal(policy, plain.policy[at])
+    saved = load_sharded(tmp_path / "one")  # (its boards ascend in the file: the layers merged)
+    assert np.array_equal(saved._shard(0)["boards"], np.sort(plain.boards))
+    assert saved.start_value == pytest.approx(plain.start_value, abs=1e-9)
+    board = int(sample[3])
+    assert saved.best_action(board, "L") == plain.best_action(board, "L")
+
+
 def test_the_low_rows_split_keeps_more_moves_at_home(client):
     rules = Rules(width=4, height=5)
     by_hash = solve_sharded(rules, client, split="hash")

@@ -250,13 +250,16 @@ def solve_sharded(
             :func:`babytris.load_sharded`, whose lookups open only the shard a
             board belongs to.  Not with ``rules.mirror``.
         checkpoint_rounds: with ``out``, every this many rounds (in [1, 10**6];
-            from the first) each shard writes where it stands to
-            ``out/checkpoint-K-{0,1}.npz`` (atomically, the two in turn); a
-            worker lost mid-solve then has its shards made anew on a live
-            worker from their checkpoints, every shard goes back to the last
-            checkpoint all wrote, and the solve goes on to the values an
-            undisturbed one ends with (at most :data:`MAX_REBUILDS` times).
-            Without ``out`` a lost worker ends the solve.  The checkpoint files
+            as round ``checkpoint_rounds`` begins, then every as many) each
+            shard writes where it stands to ``out/checkpoint-K-{0,1}.npz``
+            (atomically, the two in turn); a worker lost after that has its
+            shards made anew on a live worker from their checkpoints, every
+            shard goes back to the last checkpoint all wrote, and the solve
+            goes on to the values an undisturbed one ends with (at most
+            :data:`MAX_REBUILDS` times).  A worker lost sooner, or without
+            ``out``, ends the solve.  (None as the first round begins: the
+            values are their start then, and writing every state's value
+            took longer than a one-shard solve's rounds at 4x7.)  The checkpoint files
             are removed once the shards are saved.
         progress: ``progress(round, residual)``, called after each round.
         gather: also gather every shard's table and values into one
@@ -369,14 +372,19 @@ def _solve(
         for k in range(n_shards)
     ]
     _all([s.connect(shards) for s in shards])
-    # The search: rounds of expanding every shard's frontier, each board found sent to its owner.
-    start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-    shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
-    rounds, search_bytes, new = 0, 0, sum(_all([s.receive() for s in shards]))
-    while new:
-        rounds += 1
-        search_bytes += sum(_all([s.expand() for s in shards]))
+    # The search: rounds of expanding every shard's frontier, each board found sent to its owner;
+    # one shard searches as the single solve does (the engine's kernel, its table kept for the build).
+    rounds, search_bytes = 0, 0
+    if n_shards == 1:
+        shards[0].enumerate_alone().result()
+    else:
+        start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
+        shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
         new = sum(_all([s.receive() for s in shards]))
+        while new:
+            rounds += 1
+            search_bytes += sum(_all([s.expand() for s in shards]))
+            new = sum(_all([s.receive() for s in shards]))
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
@@ -405,8 +413,8 @@ def _solve(
     while len(residuals) < max_iter and (not residuals or residuals[-1] > tol):
         t0 = time.perf_counter()
         r = len(residuals)
-        jump = 0.0 if resumed else jumps.ratio(residuals)
-        write = out is not None and not resumed and r % checkpoint_rounds == 0
+        jump = 0.0 if resumed or n_shards == 1 else jumps.ratio(residuals)
+        write = out is not None and not resumed and r and r % checkpoint_rounds == 0
         paths = _checkpoint_paths(out, n_shards, r // checkpoint_rounds) if write else [None] * n_shards
         try:
             results = _all_alive(

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.placements import engine
-from ..engine.transitions import layer_order, layers
+from ..engine.transitions import independent_layers, layer_order, layers, sweep_order
 from ..game.rules import Rules
 from ..solvers import _sweep
 from ..solvers.roles import PIECES_RANDOM
@@ -38,7 +38,8 @@ class Shard:
         self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
         self.n_threads = n_threads
         self.engine = engine(rules)
-        self.boards = np.zeros(0, dtype=np.uint64)  # sorted
+        self.boards = np.zeros(0, dtype=np.uint64)  # ascending (one shard's: within each of the engine's layers)
+        self.runs = np.array([0, 0], dtype=np.int64)  # (one shard's: those layers' starts)
         self.frontier = np.zeros(0, dtype=np.uint64)
 
     def connect(self, peers: list[Any]) -> None:
@@ -101,14 +102,40 @@ class Shard:
         """Receive the boards of this shard that shard ``sender`` reads (uint64, sorted), for :meth:`serve`."""
         self.asked[sender] = wanted
 
+    def enumerate_alone(self) -> int:
+        """The one shard's boards and table: the single solve's own search and
+        table (:func:`~babytris.engine.enumeration.enumerate_boards`, the engine's
+        compiled kernel on ``n_threads`` threads), kept for :meth:`build`; the
+        boards in the engine's order (by layer, ascending within one).
+        Returns the boards."""
+        from ..engine.enumeration import enumerate_boards
+
+        self.table = enumerate_boards(self.rules, n_jobs=self.n_threads)
+        self.boards = self.table.boards
+        self.runs = self.table.layer_starts
+        return len(self.boards)
+
     def _build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> list[np.ndarray]:
         """Expand every board into the move table over own boards and ghosts,
         and set up the sweeps: modified policy iteration's, ``eval_sweeps``
         evaluation sweeps after each greedy one, Aitken jumps if ``accelerate``
         (and the pieces drawn: evaluating a policy against the minimax
-        opponent still chooses, and is no linear iteration).  Returns, per
-        shard, the boards of it whose values the moves here read (uint64,
-        sorted; none of its own)."""
+        opponent still chooses, and is no linear iteration).  One shard
+        takes the single solve's table as it is (:meth:`enumerate_alone`).
+        Returns, per shard, the boards of it whose values the moves here
+        read (uint64, sorted; none of its own)."""
+        if self.n_shards == 1:
+            if not hasattr(self, "table"):  # (rebuilt from a checkpoint: the engine's search is the same)
+                self.enumerate_alone()
+            t = self.table
+            self.offsets, self.next_board, self.lines = t.offsets, t.next_board, t.lines
+            self.moves_at_home = t.n_moves
+            order, starts = sweep_order(t)
+            self.ghost_starts = np.array([len(self.boards), len(self.boards)])
+            self._sweeps_over(len(self.boards), order, starts, independent_layers(t), pieces, discount)
+            self.eval_sweeps = eval_sweeps
+            self.accelerate = accelerate and self.linear
+            return [np.zeros(0, dtype=np.uint64)]
         rules = self.rules
         P = rules.n_pieces
         n = len(self.boards)
@@ -132,11 +159,23 @@ class Shard:
         n_rows = base
         self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
         self.next_board = nxt.astype(np.int32)
+        live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
+        order, starts = self._order(np.flatnonzero(live))
+        self._sweeps_over(n_rows, order, starts, len(starts) > 2, pieces, discount)
+        self.eval_sweeps = eval_sweeps
+        self.accelerate = accelerate and self.linear
+        return needs
+
+    def _sweeps_over(
+        self, n_rows: int, order: np.ndarray, starts: np.ndarray, independent: bool, pieces: int, discount: float
+    ) -> None:
+        """The values (0), the compiled sweeper over ``n_rows`` rows (own boards
+        then ghosts) in ``order`` by layers ``starts``, and the jumps' tallies."""
+        rules = self.rules
+        P = rules.n_pieces
         self.V = np.zeros(n_rows * P)
         self.W = np.zeros(n_rows)
         self.policy = np.full(n_rows * P, -1, dtype=np.int16)
-        live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
-        order, starts = self._order(np.flatnonzero(live))
         self.sweeper = _sweep.Sweeper(
             self.offsets,
             self.next_board,
@@ -150,22 +189,19 @@ class Shard:
             order,
             starts,
             pieces=pieces,
-            independent_layers=len(starts) > 2,
+            independent_layers=independent,
             n_threads=self.n_threads,
         )
         if n_rows * P <= CHOSEN_MOVES_STATES:
             self.sweeper.cache_chosen_moves()
         self.tuned = ThreadTuner(self.sweeper, self.n_threads, self.W.nbytes + self.V.nbytes)
-        self.eval_sweeps = eval_sweeps
         self.linear = pieces == PIECES_RANDOM
-        self.accelerate = accelerate and self.linear
         self.changes = np.zeros(n_rows, dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
         self.missed, self.jumped, self.last_greedy = 0, False, np.inf
         self.snapshots: list[np.ndarray] = []  # (the values as the last rounds began, for the rounds' jumps)
         self.news, self.restored = 0.0, False
         self.generation = 0  # (restores so far)
         self.working: Any = None  # (the work running in a thread: an asyncio future)
-        return needs
 
     def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The live boards in the order the whole game's sweeps take them
@@ -176,9 +212,14 @@ class Shard:
         order, starts = layer_order(self.rules, self.boards[live])
         return live[order].astype(np.int32), starts
 
+    def _runs(self) -> np.ndarray:
+        """The starts of the runs of ascending boards, and the end: one run but
+        for :meth:`enumerate_alone`'s layers."""
+        return self.runs if self.n_shards == 1 else np.array([0, len(self.boards)], dtype=np.int64)
+
     def size(self) -> tuple[int, int]:
         """``(boards, moves)`` of the shard's table."""
-        return len(self.boards), len(self.next_bits)
+        return len(self.boards), len(self.next_board)
 
     def at_home(self) -> int:
         """The moves that lead to a board of this shard."""
@@ -223,7 +264,8 @@ class Shard:
 
         Returns:
             ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``, the
-            residual the first greedy sweep's, whose ghosts were fresh.
+            residual the first greedy sweep's, whose ghosts were fresh (one
+            shard's: the last one's, see :meth:`_sweeps`).
         """
         import asyncio
 
@@ -337,7 +379,10 @@ class Shard:
         values inside gain little more before the next exchange), at most
         ``greedy_sweeps`` greedy sweeps (0: the one greedy sweep alone, as
         the last round allowed ends).  Returns the first greedy sweep's
-        residual and the greedy and evaluation sweeps run."""
+        residual (one shard's: the last one's; it has no ghosts, so every
+        greedy sweep is the whole game's and the round may stop the solve
+        on its last, as the single solve stops) and the greedy and
+        evaluation sweeps run."""
         first = residual = np.inf
         greedy = evaluations = 0
         while greedy < max(greedy_sweeps, 1):
@@ -356,7 +401,7 @@ class Shard:
             evaluations += swept
             if residual <= news:
                 break
-        return first, greedy, evaluations
+        return (residual if self.n_shards == 1 else first), greedy, evaluations
 
     def settle(self, slack: float, index: int) -> None:
         """End the rounds: the ghosts' last values (sent in round ``index``, the last), so
@@ -366,6 +411,9 @@ class Shard:
         self._take_ghosts(index)
         self.sweeper.first_best_moves(slack)
         n, P = len(self.boards), self.rules.n_pieces
+        if self.n_shards == 1:
+            self.chosen = self.table.chosen_placements(self.policy, self.n_threads)
+            return
         offsets = self.offsets[: n * P + 1]
         policy = self.policy[: n * P].astype(np.int64)
         chosen = np.full(n * P, -1, dtype=np.int64)
@@ -379,9 +427,13 @@ class Shard:
         ``(m,)``, the states' values (float64) and placement numbers (int16,
         -1 at game over) ``(m, P)``; after :meth:`settle`."""
         P = self.rules.n_pieces
-        at = np.minimum(np.searchsorted(self.boards, boards), max(len(self.boards) - 1, 0))
-        found = self.boards[at] == boards if len(self.boards) else np.zeros(len(boards), dtype=bool)
-        states = at[:, None] * P + np.arange(P)
+        found, rows = np.zeros(len(boards), dtype=bool), np.zeros(len(boards), dtype=np.int64)
+        for a, b in zip(self._runs()[:-1], self._runs()[1:]):
+            at = np.minimum(a + np.searchsorted(self.boards[a:b], boards), b - 1)
+            here = ~found & (self.boards[at] == boards) if b > a else np.zeros(len(boards), dtype=bool)
+            found |= here
+            rows[here] = at[here]
+        states = rows[:, None] * P + np.arange(P)
         return found, self.V[states], self.chosen[states]
 
     def save(self, path: str) -> tuple[int, str]:
@@ -391,6 +443,13 @@ class Shard:
 
         n, P = len(self.boards), self.rules.n_pieces
         arrays: dict[str, np.ndarray] = {"boards": self.boards, "values": self.V[: n * P], "policy": self.chosen}
+        if len(self._runs()) > 2:  # (a file's boards ascend: the runs merged)
+            rows = np.argsort(self.boards, kind="stable")
+            arrays = {
+                "boards": self.boards[rows],
+                "values": self.V[: n * P].reshape(n, P)[rows].ravel(),
+                "policy": self.chosen.reshape(n, P)[rows].ravel(),
+            }
         replace_atomically(
             path, lambda f: np.savez(f, boards=arrays["boards"], values=arrays["values"], policy=arrays["policy"])
         )
@@ -402,9 +461,9 @@ class Shard:
         return {
             "boards": self.boards,
             "offsets": self.offsets[: n * P + 1],
-            "next_bits": self.next_bits,
+            "next_bits": self.boards[self.next_board] if self.n_shards == 1 else self.next_bits,
             "lines": self.lines,
-            "placement": self.placement,
+            "placement": self.table.placement if self.n_shards == 1 else self.placement,
             "values": self.V[: n * P],
             "board_values": self.W[:n],
             "moves_at_home": self.moves_at_home,
