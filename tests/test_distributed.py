@@ -17,6 +17,7 @@ import babytris
 from babytris import Rules
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
+from babytris.game.validation import default_eval_sweeps  # noqa: E402
 from babytris.modes.distributed import solve_sharded  # noqa: E402
 from babytris.modes.owners import shard_of  # noqa: E402
 from babytris.solvers.termination import GamesDoNotEnd  # noqa: E402
@@ -49,7 +50,7 @@ def _same(sharded, plain, tol=1e-9):
 @pytest.mark.parametrize("split", ["hash", "low_rows"])
 def test_equals_the_single_process_solve(client, height, split):
     rules = Rules(width=4, height=height)
-    result = solve_sharded(rules, client, tol=1e-11, split=split, gather=True)
+    result = solve_sharded(rules, client, tol=1e-11, split=split, gather=True, exchange="round")
     plain = babytris.solve(rules, tol=1e-11)
     _same(result.solution, plain)
     assert result.solution.converged and np.array_equal(result.solution.policy, plain.policy)
@@ -60,6 +61,24 @@ def test_equals_the_single_process_solve(client, height, split):
     assert 0 < result.moves_at_home < 1 and result.round_bytes.min() > 0
     # modified policy iteration in each shard: evaluation sweeps between the greedy ones
     assert result.round_evaluations.sum() > result.round_greedy.sum() >= 2 * len(result.residuals)
+
+
+@pytest.mark.parametrize("split", ["hash", "low_rows"])
+def test_exchanging_after_every_sweep_equals_the_single_process_solve(client, split):
+    """The default: one sweep a round, greedy or evaluation, the boundary sent after each; the
+    single solve's values and moves, in fewer sweeps a shard than exchanging after a round's."""
+    rules = Rules(width=4, height=5)
+    result = solve_sharded(rules, client, tol=1e-11, split=split, gather=True)
+    plain = babytris.solve(rules, tol=1e-11)
+    _same(result.solution, plain)
+    assert result.solution.converged and np.array_equal(result.solution.policy, plain.policy)
+    rounds = result.round_greedy + result.round_evaluations
+    assert np.all(rounds == 2) and result.round_bytes.min() > 0  # (each shard one sweep a round)
+    greedy = np.flatnonzero(result.round_greedy)
+    assert greedy[0] == 0 and len(greedy) < len(result.residuals) / 2  # (evaluations between)
+    assert np.diff(greedy).max() - 1 <= default_eval_sweeps(0.9) + 1  # (at most one more: a jump's)
+    by_round = solve_sharded(rules, client, tol=1e-11, split=split, exchange="round")
+    assert rounds.sum() < (by_round.round_greedy + by_round.round_evaluations).sum()
 
 
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
@@ -204,14 +223,17 @@ def test_shards_saved_to_a_directory_answer_lookups(client, tmp_path):
         load_sharded(tmp_path / "shards")
 
 
-def test_a_solve_stopped_by_max_iter_is_proved_and_its_bound_holds(client, tmp_path):
+@pytest.mark.parametrize("exchange", ["round", "sweep"])
+def test_a_solve_stopped_by_max_iter_is_proved_and_its_bound_holds(client, tmp_path, exchange):
     """The last round allowed runs its greedy sweep alone, so the values saved are that sweep's:
-    the proof accepts them with the manifest's residual, and its bound covers the true error."""
+    the proof accepts them with the manifest's residual, and its bound covers the true error.
+    (max_iter counts rounds, or with the exchange after every sweep, greedy sweeps.)"""
     from babytris import load_sharded
 
     rules = Rules(width=4, height=5)
-    result = solve_sharded(rules, client, max_iter=4, out=tmp_path / "early")
-    assert len(result.residuals) == 4 and not result.shards.converged
+    result = solve_sharded(rules, client, max_iter=4, out=tmp_path / "early", exchange=exchange)
+    assert (len(result.residuals) if exchange == "round" else np.count_nonzero(result.round_greedy)) == 4
+    assert not result.shards.converged
     assert result.round_evaluations[-1] == 0 and result.round_greedy[-1] == 2  # (one greedy sweep a shard)
     saved = load_sharded(tmp_path / "early")
     exact = babytris.solve(rules, tol=1e-12)
@@ -289,8 +311,8 @@ def test_edited_shards_and_manifests_are_refused(client, tmp_path):
 
 def test_sweeps_per_round_bound_each_round_and_reach_the_same_values(client):
     rules = Rules(width=4, height=5)
-    one = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=1, gather=True)
-    many = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=5, eval_sweeps=2, gather=True)
+    one = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=1, gather=True, exchange="round")
+    many = solve_sharded(rules, client, tol=1e-10, sweeps_per_round=5, eval_sweeps=2, gather=True, exchange="round")
     assert one.round_greedy.max() == 2 and many.round_greedy.max() <= 10  # (two shards)
     assert many.round_evaluations.max() <= 10 * 2
     assert np.abs(many.solution.values - one.solution.values).max() <= 1e-8
@@ -363,9 +385,10 @@ def test_each_shard_sends_each_other_only_its_boundary():
 
 
 def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
-    """A worker process killed with SIGKILL after round 6 (its shard's last checkpoint: round
-    4): the shard is made anew on a live worker from its checkpoint, every shard goes back to
-    round 4, and the solve ends with the undisturbed one's values, moves and residuals, bit for bit."""
+    """A worker process killed with SIGKILL once its shard's first checkpoint is written (as the
+    fifth greedy sweep begins: one sweep a round, checkpoint_rounds=4): the shard is made anew on a
+    live worker from its checkpoint, every shard goes back to it, and the solve ends with the
+    undisturbed one's values, moves and residuals, bit for bit."""
     import os
     import signal
 
@@ -387,7 +410,8 @@ def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
         killed = []
 
         def kill_after_round_6(done, residual):
-            if done == 6 and not killed:  # (round 6 runs again after the rebuild)
+            # (after round 6 and the second checkpoint: the fourth greedy sweep's; it runs again after the rebuild)
+            if done >= 6 and (tmp_path / "hit" / "checkpoint-1-1.npz").exists() and not killed:
                 killed.append(sorted(pids)[1])
                 os.kill(pids[killed[0]], signal.SIGKILL)
 

@@ -11,7 +11,11 @@ machine.  Here the boards are split into shards, each held by a dask actor
 2. **Table**: each shard expands its boards once more into a move table
    over its own boards and *ghosts*, the boards of other shards its moves
    lead to, and tells each owner which of its boards it reads.
-3. **Rounds**: each shard runs the single-process algorithm over its own
+3. **Rounds**: (with ``exchange="sweep"``, the default, each round is one
+   sweep, greedy or evaluation, of the single solve's modified policy
+   iteration run by the client's schedule over the global residuals, and the
+   boundary is sent after each; the rest as below.)
+   Each shard runs the single-process algorithm over its own
    boards, modified policy iteration with Aitken jumps
    (:func:`~babytris.solvers.sweeping.evaluate_policy`, the same compiled
    :class:`~babytris.solvers._sweep.Sweeper`), its ghosts held: a greedy sweep
@@ -102,7 +106,7 @@ from ..game.rules import Rules
 from ..game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps
 from ..results.solution import Solution, tie_slack
 from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
-from ..solvers.sweeping import MAX_MISSED_JUMPS, steady_ratio
+from ..solvers.sweeping import MAX_MISSED_JUMPS, MAX_RECORDED_CHANGE, steady_ratio
 from . import owners, shard, sharded_gather
 from .sharded_lookups import ShardLookups
 
@@ -110,6 +114,8 @@ __all__ = ["LostWorkerError", "LiveShards", "ShardedSolve", "solve_sharded"]
 
 #: Rounds between two jumps: the residuals after a jump must show a steady ratio again.
 ROUND_GAP = 3 * shard.ROUND_PERIOD
+#: When the shards send each other their boundary values (see :func:`solve_sharded`).
+EXCHANGES = ("sweep", "round")
 #: Opponents the sharded solve plays against (pieces drawn at random, or the worst piece given).
 OPPONENTS = {"random": PIECES_RANDOM, "minimax": PIECES_WORST}
 
@@ -213,6 +219,7 @@ def solve_sharded(
     split: str = "low_rows",
     n_threads: int = 1,
     sweeps_per_round: int = 8,
+    exchange: str = "sweep",
     eval_sweeps: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     out: str | os.PathLike | None = None,
@@ -231,12 +238,26 @@ def solve_sharded(
         n_shards: shards, in [1, 1024]; default: one per worker.  Shard k lives on worker k mod workers.
         split: ``"hash"`` or ``"low_rows"`` (see the module's notes).
         n_threads: threads each shard's compiled loops use, in [1, 256].
-        sweeps_per_round: the greedy sweeps (each with its evaluation sweeps)
-            a shard runs at most between two exchanges, in [1, 100]; a shard
-            stops sooner once its greedy residual is at most the largest
-            change its ghosts brought (see the module's notes).  The stopping
-            test reads the first greedy sweep of a round (the one with the
-            ghosts fresh), so it is the same test whatever this is.
+        sweeps_per_round: with ``exchange="round"``, the greedy sweeps (each
+            with its evaluation sweeps) a shard runs at most between two
+            exchanges, in [1, 100]; a shard stops sooner once its greedy
+            residual is at most the largest change its ghosts brought (see
+            the module's notes).  The stopping test reads the first greedy
+            sweep of a round (the one with the ghosts fresh), so it is the
+            same test whatever this is.
+        exchange: when the shards send each other their boundary values:
+            ``"sweep"`` (the default), after every sweep, greedy or
+            evaluation (one sweep a round: the shards' modified policy
+            iteration is then the single solve's, each ghost one sweep late;
+            ``max_iter`` counts greedy sweeps); ``"round"``, after a round
+            of modified policy iteration in each shard (see
+            ``sweeps_per_round``).  Measured at 4x5-4x7 with 2 shards: every
+            sweep took about a third of the sweeps a shard ran exchanging
+            after rounds (a shard's values are a sweep late, not a round:
+            between shards the iteration is block Jacobi), and the round
+            trip a sweep costs milliseconds (docs/results.md).  One shard
+            has no one to send to: its one round runs the single solve's
+            sweeps.
         eval_sweeps: evaluation sweeps after each greedy sweep, in [0, 1000]
             (default: :func:`babytris.solve`'s for modified policy iteration at this discount).
         max_memory: the bytes the client may hold for the gathered solution
@@ -287,6 +308,8 @@ def solve_sharded(
     n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
     n_threads = check_int("n_threads", n_threads, 1, 256)
     sweeps_per_round = check_int("sweeps_per_round", sweeps_per_round, 1, 100)
+    if exchange not in EXCHANGES:
+        raise ValueError(f"exchange must be one of {', '.join(map(repr, EXCHANGES))}, got {exchange!r}")
     eval_sweeps = (
         default_eval_sweeps(discount) if eval_sweeps is None else check_int("eval_sweeps", eval_sweeps, 0, 1000)
     )
@@ -303,6 +326,7 @@ def solve_sharded(
             split,
             n_threads,
             sweeps_per_round,
+            exchange,
             eval_sweeps,
             max_memory,
             out,
@@ -353,6 +377,7 @@ def _solve(
     split: str,
     n_threads: int,
     sweeps_per_round: int,
+    exchange: str,
     eval_sweeps: int,
     max_memory: int,
     out: str | os.PathLike | None,
@@ -407,21 +432,28 @@ def _solve(
     began = time.perf_counter()
     residuals: list[float] = []
     rounds_log: list[tuple[float, int, int, int]] = []  # (seconds, greedy sweeps, evaluation sweeps, bytes)
-    jumps = _RoundJumps()
-    kept: tuple[int, list[float], list, _RoundJumps] | None = None  # the last checkpoint every shard wrote
+    exchange = "round" if n_shards == 1 else exchange  # (one shard has no one to send to)
+    jumps: _RoundJumps | _SweepSchedule = (
+        _RoundJumps() if exchange == "round" else _SweepSchedule(eval_sweeps, tol, pieces == PIECES_RANDOM)
+    )
+    kept: tuple[int, list[float], list, Any] | None = None  # the last checkpoint every shard wrote
     resumed, rebuilt = False, 0
-    while len(residuals) < max_iter and (not residuals or residuals[-1] > tol):
+    while not jumps.done(residuals, max_iter, tol):
         t0 = time.perf_counter()
         r = len(residuals)
-        jump = 0.0 if resumed or n_shards == 1 else jumps.ratio(residuals)
-        write = out is not None and not resumed and r and r % checkpoint_rounds == 0
-        paths = _checkpoint_paths(out, n_shards, r // checkpoint_rounds) if write else [None] * n_shards
+        if isinstance(jumps, _SweepSchedule):
+            greedy, jump, record = jumps.next(resumed)
+            count = jumps.greedy - 1 if greedy else 0
+            write = out is not None and not resumed and count > 0 and count % checkpoint_rounds == 0
+            paths = _checkpoint_paths(out, n_shards, count // checkpoint_rounds) if write else [None] * n_shards
+            calls = [s.step(r, greedy, jump, record, paths[k]) for k, s in enumerate(shards)]
+        else:
+            jump = 0.0 if resumed or n_shards == 1 else jumps.ratio(residuals)
+            write = out is not None and not resumed and r > 0 and r % checkpoint_rounds == 0
+            paths = _checkpoint_paths(out, n_shards, r // checkpoint_rounds) if write else [None] * n_shards
+            calls = [s.round(r, tol, sweeps_per_round, jump, r == max_iter - 1, paths[k]) for k, s in enumerate(shards)]
         try:
-            results = _all_alive(
-                client,
-                shards,
-                [s.round(r, tol, sweeps_per_round, jump, r == max_iter - 1, paths[k]) for k, s in enumerate(shards)],
-            )
+            results = _all_alive(client, shards, calls)
         except Exception as err:
             if kept is None or not _lost_worker(err) or rebuilt >= MAX_REBUILDS:
                 raise
@@ -436,6 +468,8 @@ def _solve(
             kept = (r, list(residuals), list(rounds_log), copy.deepcopy(jumps))
         resumed = False
         residuals.append(max(r for r, _, _, _ in results))
+        if isinstance(jumps, _SweepSchedule):
+            jumps.swept(residuals[-1])
         rounds_log.append(
             (
                 time.perf_counter() - t0,
@@ -521,6 +555,57 @@ def _rebuild(
     return fresh
 
 
+class _SweepSchedule:
+    """What each round of ``exchange="sweep"`` runs: modified policy
+    iteration as :func:`babytris.solvers.sweeping.modified_policy_iteration`
+    runs it, one sweep a round: a greedy sweep, then up to ``eval_sweeps``
+    evaluation sweeps, ended early by one changing no value by more than
+    ``tol`` or by an Aitken jump once the global evaluation residuals fall
+    by a steady ratio (taken as one more evaluation sweep begins, so that
+    every greedy sweep reads ghosts equal to their owners' values).  The
+    solve stops after a greedy sweep: within ``tol``, or the ``max_iter``-th."""
+
+    def __init__(self, eval_sweeps: int, tol: float, accelerate: bool) -> None:
+        self.eval_sweeps, self.tol, self.accelerate = eval_sweeps, tol, accelerate
+        self.recorded = False
+        self.greedy = 0  # (greedy sweeps so far, the one running counted)
+        self.evaluation: list[float] = []  # (this policy's evaluation residuals; None: a greedy sweep next)
+        self.is_greedy, self.ratio, self.jumped = True, 0.0, False
+
+    def next(self, resumed: bool) -> tuple[bool, float, bool]:
+        """``(greedy, jump, record)`` of the next round (``resumed``: the round
+        of the checkpoint gone back to, run again as it was)."""
+        if not resumed:
+            self.is_greedy = self.greedy == 0 or self._evaluated()
+            self.greedy += self.is_greedy
+            if self.is_greedy:
+                self.evaluation, self.ratio, self.jumped = [], 0.0, False
+        if self.is_greedy:
+            return True, 0.0, False
+        e = self.evaluation
+        self.recorded = self.accelerate and len(e) >= 2 and e[-1] < MAX_RECORDED_CHANGE and not self.ratio
+        self.jumped = bool(self.ratio)
+        return False, self.ratio, self.recorded
+
+    def _evaluated(self) -> bool:
+        """Whether this policy's evaluation is over (a greedy sweep next)."""
+        e = self.evaluation
+        return self.jumped or (len(e) >= self.eval_sweeps and not self.ratio) or bool(e and e[-1] <= self.tol)
+
+    def swept(self, residual: float) -> None:
+        """Note the round's global residual."""
+        if self.is_greedy:
+            self.last_greedy = residual
+            return
+        self.evaluation.append(residual)
+        ratio = steady_ratio(self.evaluation) if self.recorded else None
+        self.ratio = ratio if ratio is not None and residual > self.tol else 0.0
+
+    def done(self, residuals: list[float], max_iter: int, tol: float) -> bool:
+        """Whether the solve stops: after a greedy sweep within ``tol``, or the ``max_iter``-th."""
+        return bool(residuals) and self.is_greedy and (residuals[-1] <= tol or self.greedy >= max_iter)
+
+
 class _RoundJumps:
     """When the rounds jump: once the global residuals fall by a steady
     ratio (the Aitken test of :func:`babytris.solvers.sweeping.value_iteration`),
@@ -530,6 +615,10 @@ class _RoundJumps:
     def __init__(self) -> None:
         self.last = -ROUND_GAP
         self.missed = 0
+
+    def done(self, residuals: list[float], max_iter: int, tol: float) -> bool:
+        """Whether the solve stops: a round within ``tol``, or the ``max_iter``-th."""
+        return len(residuals) >= max_iter or (bool(residuals) and residuals[-1] <= tol)
 
     def ratio(self, residuals: list[float]) -> float:
         """The ratio to jump by before the next round (0.0: no jump)."""

@@ -18,7 +18,7 @@ from ..game.rules import Rules
 from ..solvers import _sweep
 from ..solvers.roles import PIECES_RANDOM
 from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
-from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, evaluate_policy
+from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
 from . import _shard, owners
 
 __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
@@ -267,7 +267,6 @@ class Shard:
             residual the first greedy sweep's, whose ghosts were fresh (one
             shard's: the last one's, see :meth:`_sweeps`).
         """
-        import asyncio
 
         generation = self.generation
         if self.restored:
@@ -284,11 +283,55 @@ class Shard:
             swept = await self._in_thread(self._sweeps, tol, 0 if last else greedy_sweeps, self.news)
         if generation != self.generation:
             return (*swept, 0)  # (read by no one; the values are the checkpoint's again)
+        return (*swept, await self._send(index))
+
+    async def _send(self, index: int) -> int:
+        """Round ``index``'s boundary values, straight to each shard that reads
+        them; returns the bytes sent."""
+        import asyncio
+
         sent = [
             (k, self.W[at]) for k, at in enumerate(self.served) if k != self.index and len(at)
         ]  # (copies: the next round's sweeps change W while these travel)
         await asyncio.gather(*(self.peers[k].put(self.index, values, index) for k, values in sent))
-        return (*swept, sum(values.nbytes for _, values in sent))
+        return sum(values.nbytes for _, values in sent)
+
+    async def step(
+        self, index: int, greedy: bool, jump: float, record: bool, checkpoint: str | None = None
+    ) -> tuple[float, int, int, int]:
+        """Round ``index`` of the solve that exchanges after every sweep
+        (``exchange="sweep"``): the ghosts sent in the round before, one
+        sweep, and the boundary sent, as :meth:`round`.  A greedy sweep
+        (``greedy``) reads ghosts equal to their owners' values, so its
+        residual is the global map's, as :meth:`round`'s first; an
+        evaluation sweep first takes the client's Aitken jump (``jump``, a
+        ratio, along the changes the last evaluation sweep recorded) and
+        records its own changes if ``record``.  ``checkpoint``: as :meth:`round`'s.
+
+        Returns:
+            ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``.
+        """
+        generation = self.generation
+        if self.restored:
+            self.restored = False
+        else:
+            self._take_ghosts(index - 1)
+            if checkpoint is not None:
+                await self._in_thread(self._checkpoint, checkpoint)
+        swept = (np.inf, 0, 0)
+        if generation == self.generation:
+            swept = await self._in_thread(self._one_sweep, greedy, jump, record)
+        if generation != self.generation:
+            return (*swept, 0)
+        return (*swept, await self._send(index))
+
+    def _one_sweep(self, greedy: bool, jump: float, record: bool) -> tuple[float, int, int]:
+        """:meth:`step`'s sweep: ``(residual, greedy sweeps, evaluation sweeps)``."""
+        if greedy:
+            return self.tuned.greedy_sweep(), 1, 0
+        if jump:
+            _jump_along(jump, self.W, self.changes)
+        return self.tuned.evaluation_sweep(self.changes if record else None), 0, 1
 
     def _checkpoint(self, path: str) -> None:
         """Write, atomically, all a round needs to go on as if never stopped:
