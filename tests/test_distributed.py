@@ -428,6 +428,24 @@ def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
     assert b.start_value == pytest.approx(babytris.solve(rules, tol=1e-11).start_value, abs=1e-9)
 
 
+@pytest.mark.parametrize("cells", [4, 20, 34])
+def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
+    from babytris.modes.board_ranks import MAX_BITMAP_CELLS, BoardRanks
+
+    rng = np.random.default_rng(cells)
+    everything = rng.integers(0, 1 << cells, 3000, dtype=np.uint64)
+    ranks = BoardRanks.of(everything[:2000], cells)  # (repeated, in any order)
+    assert np.array_equal(ranks.boards, np.unique(everything[:2000]))
+    assert hasattr(ranks, "words") == (cells <= MAX_BITMAP_CELLS)
+    found, at = ranks.find(everything)
+    assert np.array_equal(found, np.isin(everything, everything[:2000])) and found[:2000].all()
+    assert np.array_equal(at[found], np.searchsorted(ranks.boards, everything[found]))
+    assert np.array_equal(ranks.index(ranks.boards), np.arange(len(ranks.boards)))
+    top = np.array([(1 << cells) - 1], dtype=np.uint64)
+    found, at = BoardRanks(top, cells).find(top)  # (the last word's last bit)
+    assert found.tolist() == [True] and at.tolist() == [0]
+
+
 def test_owners_are_fixed_by_the_board():
     boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
     owners = shard_of(boards, 4, "hash", 4)

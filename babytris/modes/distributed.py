@@ -106,14 +106,12 @@ from ..game.rules import Rules
 from ..game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps
 from ..results.solution import Solution, tie_slack
 from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
-from ..solvers.sweeping import MAX_MISSED_JUMPS, MAX_RECORDED_CHANGE, steady_ratio
 from . import owners, shard, sharded_gather
+from .round_schedules import RoundJumps, SweepSchedule
 from .sharded_lookups import ShardLookups
 
 __all__ = ["LostWorkerError", "LiveShards", "ShardedSolve", "solve_sharded"]
 
-#: Rounds between two jumps: the residuals after a jump must show a steady ratio again.
-ROUND_GAP = 3 * shard.ROUND_PERIOD
 #: When the shards send each other their boundary values (see :func:`solve_sharded`).
 EXCHANGES = ("sweep", "round")
 #: Opponents the sharded solve plays against (pieces drawn at random, or the worst piece given).
@@ -433,15 +431,15 @@ def _solve(
     residuals: list[float] = []
     rounds_log: list[tuple[float, int, int, int]] = []  # (seconds, greedy sweeps, evaluation sweeps, bytes)
     exchange = "round" if n_shards == 1 else exchange  # (one shard has no one to send to)
-    jumps: _RoundJumps | _SweepSchedule = (
-        _RoundJumps() if exchange == "round" else _SweepSchedule(eval_sweeps, tol, pieces == PIECES_RANDOM)
+    jumps: RoundJumps | SweepSchedule = (
+        RoundJumps() if exchange == "round" else SweepSchedule(eval_sweeps, tol, pieces == PIECES_RANDOM)
     )
     kept: tuple[int, list[float], list, Any] | None = None  # the last checkpoint every shard wrote
     resumed, rebuilt = False, 0
     while not jumps.done(residuals, max_iter, tol):
         t0 = time.perf_counter()
         r = len(residuals)
-        if isinstance(jumps, _SweepSchedule):
+        if isinstance(jumps, SweepSchedule):
             greedy, jump, record = jumps.next(resumed)
             count = jumps.greedy - 1 if greedy else 0
             write = out is not None and not resumed and count > 0 and count % checkpoint_rounds == 0
@@ -468,7 +466,7 @@ def _solve(
             kept = (r, list(residuals), list(rounds_log), copy.deepcopy(jumps))
         resumed = False
         residuals.append(max(r for r, _, _, _ in results))
-        if isinstance(jumps, _SweepSchedule):
+        if isinstance(jumps, SweepSchedule):
             jumps.swept(residuals[-1])
         rounds_log.append(
             (
@@ -553,82 +551,6 @@ def _rebuild(
     _all([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
     _all([s.serve() for s in fresh])
     return fresh
-
-
-class _SweepSchedule:
-    """What each round of ``exchange="sweep"`` runs: modified policy
-    iteration as :func:`babytris.solvers.sweeping.modified_policy_iteration`
-    runs it, one sweep a round: a greedy sweep, then up to ``eval_sweeps``
-    evaluation sweeps, ended early by one changing no value by more than
-    ``tol`` or by an Aitken jump once the global evaluation residuals fall
-    by a steady ratio (taken as one more evaluation sweep begins, so that
-    every greedy sweep reads ghosts equal to their owners' values).  The
-    solve stops after a greedy sweep: within ``tol``, or the ``max_iter``-th."""
-
-    def __init__(self, eval_sweeps: int, tol: float, accelerate: bool) -> None:
-        self.eval_sweeps, self.tol, self.accelerate = eval_sweeps, tol, accelerate
-        self.recorded = False
-        self.greedy = 0  # (greedy sweeps so far, the one running counted)
-        self.evaluation: list[float] = []  # (this policy's evaluation residuals; None: a greedy sweep next)
-        self.is_greedy, self.ratio, self.jumped = True, 0.0, False
-
-    def next(self, resumed: bool) -> tuple[bool, float, bool]:
-        """``(greedy, jump, record)`` of the next round (``resumed``: the round
-        of the checkpoint gone back to, run again as it was)."""
-        if not resumed:
-            self.is_greedy = self.greedy == 0 or self._evaluated()
-            self.greedy += self.is_greedy
-            if self.is_greedy:
-                self.evaluation, self.ratio, self.jumped = [], 0.0, False
-        if self.is_greedy:
-            return True, 0.0, False
-        e = self.evaluation
-        self.recorded = self.accelerate and len(e) >= 2 and e[-1] < MAX_RECORDED_CHANGE and not self.ratio
-        self.jumped = bool(self.ratio)
-        return False, self.ratio, self.recorded
-
-    def _evaluated(self) -> bool:
-        """Whether this policy's evaluation is over (a greedy sweep next)."""
-        e = self.evaluation
-        return self.jumped or (len(e) >= self.eval_sweeps and not self.ratio) or bool(e and e[-1] <= self.tol)
-
-    def swept(self, residual: float) -> None:
-        """Note the round's global residual."""
-        if self.is_greedy:
-            self.last_greedy = residual
-            return
-        self.evaluation.append(residual)
-        ratio = steady_ratio(self.evaluation) if self.recorded else None
-        self.ratio = ratio if ratio is not None and residual > self.tol else 0.0
-
-    def done(self, residuals: list[float], max_iter: int, tol: float) -> bool:
-        """Whether the solve stops: after a greedy sweep within ``tol``, or the ``max_iter``-th."""
-        return bool(residuals) and self.is_greedy and (residuals[-1] <= tol or self.greedy >= max_iter)
-
-
-class _RoundJumps:
-    """When the rounds jump: once the global residuals fall by a steady
-    ratio (the Aitken test of :func:`babytris.solvers.sweeping.value_iteration`),
-    at most once every few rounds, and not after :data:`MAX_MISSED_JUMPS`
-    jumps the residual rose after."""
-
-    def __init__(self) -> None:
-        self.last = -ROUND_GAP
-        self.missed = 0
-
-    def done(self, residuals: list[float], max_iter: int, tol: float) -> bool:
-        """Whether the solve stops: a round within ``tol``, or the ``max_iter``-th."""
-        return len(residuals) >= max_iter or (bool(residuals) and residuals[-1] <= tol)
-
-    def ratio(self, residuals: list[float]) -> float:
-        """The ratio to jump by before the next round (0.0: no jump)."""
-        if len(residuals) > 1 and self.last == len(residuals) - 1 and residuals[-1] > residuals[-2]:
-            self.missed += 1
-        ratio = steady_ratio(residuals[:: -shard.ROUND_PERIOD][::-1])
-        if ratio is None or self.missed >= MAX_MISSED_JUMPS or len(residuals) - self.last < ROUND_GAP:
-            return 0.0
-        self.last = len(residuals)
-        return ratio
 
 
 def _all(futures: list) -> list:

@@ -20,6 +20,7 @@ from ..solvers.roles import PIECES_RANDOM
 from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
 from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
 from . import _shard, owners
+from .board_ranks import BoardRanks
 
 __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
 
@@ -59,11 +60,10 @@ class Shard:
 
     def receive(self) -> int:
         """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
+        cells = self.rules.width * self.rules.height
         found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
         self.offers = []
-        at = np.searchsorted(self.boards, found)
-        seen = at < len(self.boards)
-        seen[seen] = self.boards[at[seen]] == found[seen]
+        seen, _ = BoardRanks(self.boards, cells).find(found)
         self.frontier = found[~seen]
         # (two sorted runs: the stable sort merges them in linear time)
         self.boards = np.sort(np.concatenate([self.boards, self.frontier]), kind="stable")
@@ -144,15 +144,18 @@ class Shard:
         owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
         home = owner == self.index
         self.moves_at_home = int(home.sum())
+        cells = rules.width * rules.height
         nxt = np.empty(len(after), dtype=np.int64)
-        nxt[home] = np.searchsorted(self.boards, after[home])
+        nxt[home] = BoardRanks(self.boards, cells).index(after[home])
         needs: list[np.ndarray] = []
         base = n
         for k in range(self.n_shards):
             mine = owner == k
-            wanted = owners.distinct(after[mine]) if k != self.index else np.zeros(0, dtype=np.uint64)
+            wanted = np.zeros(0, dtype=np.uint64)
             if k != self.index:
-                nxt[mine] = base + np.searchsorted(wanted, after[mine])
+                ghosts = BoardRanks.of(after[mine], cells)
+                wanted = ghosts.boards
+                nxt[mine] = base + ghosts.index(after[mine])
             needs.append(wanted)
             base += len(wanted)
         self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
