@@ -60,10 +60,13 @@ class Shard:
 
     def receive(self) -> int:
         """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
-        cells = self.rules.width * self.rules.height
         found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
         self.offers = []
-        seen, _ = BoardRanks(self.boards, cells).find(found)
+        # (a binary search: the boards found ascend, so its steps stay in cache; a bitmap
+        # built again every level took 40% of the search at 4x6)
+        at = np.searchsorted(self.boards, found)
+        seen = at < len(self.boards)
+        seen[seen] = self.boards[at[seen]] == found[seen]
         self.frontier = found[~seen]
         # (two sorted runs: the stable sort merges them in linear time)
         self.boards = np.sort(np.concatenate([self.boards, self.frontier]), kind="stable")
