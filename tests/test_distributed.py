@@ -446,6 +446,20 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
     assert found.tolist() == [True] and at.tolist() == [0]
 
 
+def test_the_shards_of_one_machine_share_its_cores_by_default():
+    import os
+
+    from babytris.modes.distributed import _host
+    from babytris.modes.shard import Shard
+
+    assert _host("tcp://10.0.0.5:4321") == "10.0.0.5" and _host("tcp://[::1]:80") == "[::1]"
+    rules, cores = Rules(width=4, height=4), os.cpu_count() or 1
+    assert Shard(rules, 0, 1, "low_rows", -1).n_threads == cores
+    assert Shard(rules, 0, 2, "low_rows", -2).n_threads == max(1, cores // 2)
+    assert Shard(rules, 0, 9, "low_rows", -(cores + 1)).n_threads == 1
+    assert Shard(rules, 0, 2, "low_rows", 3).n_threads == 3
+
+
 def test_owners_are_fixed_by_the_board():
     boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
     owners = shard_of(boards, 4, "hash", 4)

@@ -215,7 +215,7 @@ def solve_sharded(
     opponent: Any = "random",
     n_shards: int | None = None,
     split: str = "low_rows",
-    n_threads: int = 1,
+    n_threads: int | None = None,
     sweeps_per_round: int = 8,
     exchange: str = "sweep",
     eval_sweeps: int | None = None,
@@ -235,7 +235,10 @@ def solve_sharded(
         opponent: ``"random"`` or ``"minimax"``.
         n_shards: shards, in [1, 1024]; default: one per worker.  Shard k lives on worker k mod workers.
         split: ``"hash"`` or ``"low_rows"`` (see the module's notes).
-        n_threads: threads each shard's compiled loops use, in [1, 256].
+        n_threads: threads each shard's compiled loops use, in [1, 256];
+            default: its machine's cores shared among the shards on that
+            machine (one worker alone on 2 cores: 2, as :func:`babytris.solve`
+            takes every core; two: 1 each).
         sweeps_per_round: with ``exchange="round"``, the greedy sweeps (each
             with its evaluation sweeps) a shard runs at most between two
             exchanges, in [1, 100]; a shard stops sooner once its greedy
@@ -304,7 +307,7 @@ def solve_sharded(
     if out is not None and rules.mirror:
         raise ValueError("out: the shards keep boards as stored; a mirror-merged game is gathered, not saved in shards")
     n_shards = None if n_shards is None else check_int("n_shards", n_shards, 1, 1024)
-    n_threads = check_int("n_threads", n_threads, 1, 256)
+    n_threads = None if n_threads is None else check_int("n_threads", n_threads, 1, 256)
     sweeps_per_round = check_int("sweeps_per_round", sweeps_per_round, 1, 100)
     if exchange not in EXCHANGES:
         raise ValueError(f"exchange must be one of {', '.join(map(repr, EXCHANGES))}, got {exchange!r}")
@@ -373,7 +376,7 @@ def _solve(
     max_iter: int,
     n_shards: int | None,
     split: str,
-    n_threads: int,
+    n_threads: int | None,
     sweeps_per_round: int,
     exchange: str,
     eval_sweeps: int,
@@ -388,9 +391,11 @@ def _solve(
     n_shards = len(workers) if n_shards is None else n_shards
     seconds: dict[str, float] = {}
     started = time.perf_counter()
+    hosts = [_host(workers[k % len(workers)]) for k in range(n_shards)]
+    threads = [n_threads or -hosts.count(hosts[k]) for k in range(n_shards)]  # (-m: the cores over m)
     shards = [
         client.submit(
-            shard.Shard, rules, k, n_shards, split, n_threads, actor=True, workers=[workers[k % len(workers)]]
+            shard.Shard, rules, k, n_shards, split, threads[k], actor=True, workers=[workers[k % len(workers)]]
         ).result()
         for k in range(n_shards)
     ]
@@ -458,7 +463,8 @@ def _solve(
             rebuilt += 1
             at, residuals, rounds_log, jumps = kept[0], list(kept[1]), list(kept[2]), copy.deepcopy(kept[3])
             paths = _checkpoint_paths(out, n_shards, at // checkpoint_rounds)
-            shards = _rebuild(client, shards, rules, split, n_threads, (pieces, discount, eval_sweeps, True), paths)
+            build = (pieces, discount, eval_sweeps, True)
+            shards = _rebuild(client, shards, rules, split, n_threads or 1, build, paths)
             _all([s.restore(paths[k]) for k, s in enumerate(shards)])
             resumed = True
             continue
@@ -551,6 +557,11 @@ def _rebuild(
     _all([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
     _all([s.serve() for s in fresh])
     return fresh
+
+
+def _host(address: str) -> str:
+    """The machine of a worker's address (``tcp://10.0.0.5:4321`` -> ``10.0.0.5``)."""
+    return address.split("://")[-1].rsplit(":", 1)[0]
 
 
 def _all(futures: list) -> list:

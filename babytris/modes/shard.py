@@ -7,6 +7,7 @@ straight to the other shards, checkpoints, and answers lookups."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -36,8 +37,10 @@ class Shard:
     steps of :func:`solve_sharded`, called in its order."""
 
     def __init__(self, rules: Rules, index: int, n_shards: int, split: str, n_threads: int = 1) -> None:
+        """``n_threads``: the threads of the compiled loops; ``-m``: this machine's cores over ``m``
+        (the shards on it), at least 1."""
         self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
-        self.n_threads = n_threads
+        self.n_threads = n_threads if n_threads > 0 else max(1, (os.cpu_count() or 1) // -n_threads)
         self.engine = engine(rules)
         self.boards = np.zeros(0, dtype=np.uint64)  # ascending (one shard's: within each of the engine's layers)
         self.runs = np.array([0, 0], dtype=np.int64)  # (one shard's: those layers' starts)
