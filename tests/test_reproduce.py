@@ -41,7 +41,7 @@ def test_every_fast_claim_names_a_known_source_and_says_why(fast):
     }
     for r in fast.values():
         assert r.source in reproduce.SOURCES
-        assert r.verdict in (AGREES, WITHIN_NOISE, DIFFERS, NOT_REPRODUCED)
+        assert r.verdict in (AGREES, WITHIN_NOISE, DIFFERS, FAILS, NOT_REPRODUCED)
         assert r.why
 
 
@@ -231,9 +231,9 @@ def test_no_holes_regret_rows_give_the_exact_solutions_bound(fast):
 
 def test_resampling_row_shows_each_rounds_weights(fast):
     r = fast["bodoia-resampling-0.3"]
-    assert r.published == "no significant change" and r.verdict in (DIFFERS, WITHIN_NOISE)
+    assert r.published == "no significant change" and r.verdict in (FAILS, WITHIN_NOISE)
     assert r.measured.count("(") == 2 and " -> " in r.measured
-    assert ("more than 3 standard errors" in r.why) == (r.verdict == DIFFERS)
+    assert ("more than 3 standard errors" in r.why) == (r.verdict == FAILS)
 
 
 def test_lookahead_rows_measure_in_a_short_run(monkeypatch):
@@ -251,11 +251,13 @@ def test_lookahead_rows_measure_in_a_short_run(monkeypatch):
     high = above.measure(False)  # (the same games, played once)
     games = bodoia._two_preview_games()
     assert high.value == f"{games.above_half.sum() / games.placements.sum():.1%} of placements"
-    assert high.verdict in (AGREES, DIFFERS) and "stood above 10 of the 20 rows" in high.why
+    assert high.verdict in (AGREES, NOT_REPRODUCED) and "stood above 10 of the 20 rows" in high.why
+    assert (high.verdict == NOT_REPRODUCED) == bool(games.lost.any())
     monkeypatch.setattr(bodoia, "RANDOM_GAMES", 2000)
     monkeypatch.setattr(bodoia, "_random_play", {})
     m = bodoia._no_weights(1, 40)(False)
-    assert m.verdict in (DIFFERS, WITHIN_NOISE) and "ties at random" in m.why and "random placements" in m.why
+    assert m.verdict in (FAILS, WITHIN_NOISE) and "ties at random" in m.why and "random placements" in m.why
+    assert (m.verdict == FAILS) == ("the opposite of the claim" in m.why)
 
 
 #: mdptetris's data/pieces4.dat: each tetromino's first orientation (rows top first) and its
@@ -473,3 +475,24 @@ def test_lookahead_games_count_placements_above_half_the_board():
     low = play_lookahead(tetris, flat, loss=100.0, preview=0, n_games=3, max_placements=30, seed=1)
     assert (high.above_half > 0).all() and (high.above_half <= high.placements).all()
     assert high.above_half.sum() / high.placements.sum() > low.above_half.sum() / low.placements.sum()
+
+
+def test_rarely_above_half_is_judged_only_on_games_like_the_papers():
+    """'Rarely' gives no number: a lost game means the paper's agent (it never lost) is not
+    reproduced, whatever the share; with none lost, only most placements above half fail it."""
+    from babytris.big.lookahead import LookaheadGames
+    from babytris.claims.bodoia import _above_half_verdict
+
+    def games(placements, lost, above_half):
+        return LookaheadGames(
+            np.array(placements), np.zeros(len(placements), np.int64), np.array(lost), np.array(above_half), 0.0
+        )
+
+    some_lost = _above_half_verdict(games([3000, 800], [False, True], [30, 770]))
+    assert (some_lost.value, some_lost.verdict) == ("21.1% of placements", NOT_REPRODUCED)
+    assert "in the 1 games not lost, after 1.0% of their placements" in some_lost.why
+    assert "1 of these 2 games were lost" in some_lost.why
+    seldom = _above_half_verdict(games([3000, 3000], [False, False], [200, 100]))
+    assert (seldom.value, seldom.verdict) == ("5.0% of placements", AGREES)
+    often = _above_half_verdict(games([3000, 3000], [False, False], [1700, 1600]))
+    assert (often.value, often.verdict) == ("55.0% of placements", FAILS)
