@@ -416,12 +416,13 @@ def test_bodoias_qualitative_claims(fast):
     terminal = fast["bodoia-random-samples-terminal-vs-lines"]
     assert terminal.verdict == AGREES and float(terminal.measured.split()[0]) > 5
     ranking = fast["bodoia-ranking-published-weights"]
-    assert (ranking.measured, ranking.verdict) == ("holds", AGREES)
+    assert (ranking.measured, ranking.verdict) == ("Max-Height best; MH-NH and MH-NC better than NH-NC", AGREES)
+    assert ranking.measured == ranking.published  # (the measured column in the claim's words)
     assert fast["bodoia-preliminary-max-diff"].verdict == NOT_REPRODUCED
 
 
 def test_a_ranking_read_the_other_way_fails():
-    from babytris.claims.bodoia_features import _ranking_verdict
+    from babytris.claims.bodoia_features import _ranking_measured, _ranking_verdict
 
     errors = dict.fromkeys(("max-height", "num-holes", "num-covers", "mh-nh", "mh-nc", "nh-nc"), 0.1)
     paper = {"max-height": 56.8, "num-holes": 47.7, "num-covers": 40.5, "mh-nh": 126.0, "mh-nc": 72.1, "nh-nc": 42.0}
@@ -429,6 +430,13 @@ def test_a_ranking_read_the_other_way_fails():
     assert _ranking_verdict({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}, errors)[0] == FAILS
     mixed = _ranking_verdict({**paper, "mh-nc": 30.8, "nh-nc": 50.4}, errors)
     assert mixed[0] == DIFFERS and "do not both beat" in mixed[1]
+    # the measured column names both parts: the best single feature can hold while the pairs fail
+    assert _ranking_measured({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}) == (
+        "Max-Height best; MH-NH and MH-NC worse than NH-NC"
+    )
+    assert _ranking_measured({**paper, "num-holes": 60.0, "mh-nc": 30.8, "nh-nc": 50.4}) == (
+        "Num-Holes best; MH-NH and MH-NC not both better than NH-NC"
+    )
 
 
 def test_counting_claims(fast):
