@@ -430,6 +430,12 @@ def test_a_ranking_read_the_other_way_fails():
     assert _ranking_verdict({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}, errors)[0] == FAILS
     mixed = _ranking_verdict({**paper, "mh-nc": 30.8, "nh-nc": 50.4}, errors)
     assert mixed[0] == DIFFERS and "do not both beat" in mixed[1]
+    # a difference inside the noise decides nothing: pairs 0.3 above NH-NC, 3 errors of 0.1 each apart
+    close = _ranking_verdict({**paper, "mh-nh": 42.3, "mh-nc": 42.3}, errors)
+    assert close[0] == WITHIN_NOISE and "do not both beat" in close[1]
+    assert _ranking_verdict({**paper, "mh-nh": 42.5, "mh-nc": 42.5}, errors)[0] == AGREES
+    near = _ranking_verdict({**paper, "num-holes": 56.7}, errors)
+    assert near[0] == WITHIN_NOISE and "max-height (not beyond the noise)" in near[1]
     # the measured column names both parts: the best single feature can hold while the pairs fail
     assert _ranking_measured({**paper, "mh-nh": 38.3, "mh-nc": 30.8, "nh-nc": 50.4}) == (
         "Max-Height best; MH-NH and MH-NC worse than NH-NC"

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .registry import AGREES, DIFFERS, FAILS, NOT_REPRODUCED, WITHIN_NOISE, Measurement, claim
+from .registry import AGREES, DIFFERS, FAILS, NOISE_SIGMAS, NOT_REPRODUCED, WITHIN_NOISE, Measurement, claim
 from .table_1_fit import TABLE_1_FIT
 
 __all__ = ["PRELIMINARY"]
@@ -169,17 +169,38 @@ def _ranking_measured(means: dict[str, float]) -> str:
 
 
 def _ranking_verdict(means: dict[str, float], errors: dict[str, float]) -> tuple[str, str]:
-    """The claim's two parts read from lifespans: ``(verdict, what was found)``."""
+    """The claim's two parts read from lifespans: ``(verdict, what was found)``.
+
+    A lifespan beats another only by more than NOISE_SIGMAS of their combined
+    standard errors; the claim agrees when both parts hold so, fails when the
+    pairs with max height both lose so (the opposite of its reason), is within
+    noise when no part is contradicted beyond the noise, and differs otherwise."""
+
+    def beats(a: str, b: str) -> bool:
+        return means[a] - means[b] > NOISE_SIGMAS * math.hypot(errors[a], errors[b])
+
     best_single = max(SINGLES, key=lambda n: means[n])
-    with_mh = min(means["mh-nh"], means["mh-nc"])
     shown = ", ".join(f"{n} {means[n]:.1f} ± {errors[n]:.1f}" for n in (*SINGLES, *PAIRS))
-    first = best_single == "max-height"
-    second = with_mh > means["nh-nc"]
-    opposite = max(means["mh-nh"], means["mh-nc"]) < means["nh-nc"]
-    verdict = AGREES if first and second else FAILS if opposite else DIFFERS
+    others = [n for n in SINGLES if n != "max-height"]
+    first = all(beats("max-height", n) for n in others)
+    first_beaten = any(beats(n, "max-height") for n in others)
+    second = beats("mh-nh", "nh-nc") and beats("mh-nc", "nh-nc")
+    second_beaten = any(beats("nh-nc", pair) for pair in ("mh-nh", "mh-nc"))
+    opposite = beats("nh-nc", "mh-nh") and beats("nh-nc", "mh-nc")
+    if first and second:
+        verdict = AGREES
+    elif opposite:
+        verdict = FAILS
+    elif not (first_beaten or second_beaten):
+        verdict = WITHIN_NOISE
+    else:
+        verdict = DIFFERS
     found = (
-        f"{shown}: the best single feature is {best_single}; the pairs with max height "
-        f"{'both beat' if second else 'both lose to' if opposite else 'do not both beat'} holes and covers"
+        f"{shown}: the best single feature is {best_single}"
+        + ("" if first or first_beaten else " (not beyond the noise)")
+        + "; the pairs with max height "
+        + ("both beat" if second else "both lose to" if opposite else "do not both beat")
+        + f" holes and covers (comparisons beyond {NOISE_SIGMAS:g} standard errors)"
     )
     return verdict, found
 
