@@ -59,13 +59,12 @@ from ..modes.lean_saving import (
 )
 from ..results.saving import FORMAT as TABLE_FORMAT
 from .errors import SolutionFileError
+from .proof import ULPS  # (the rounding allowed per backup: one convention for every proof)
 
 __all__ = ["load_lean"]
 
 #: The most bytes the metadata's JSON may declare, and an array's .npy header.
 _META_BYTES, _HEADER_BYTES = 2**20, 4096
-#: Rounding allowed per backup, in ulps of the largest value (as :mod:`babytris.files.proof`).
-ULPS = 16
 
 
 def load_lean(
