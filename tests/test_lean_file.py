@@ -320,6 +320,21 @@ def test_the_game_the_policy_plays_is_small(solved):
     assert played.transitions.rules.start in played.boards
 
 
+def test_the_game_the_policy_plays_takes_each_boards_step_once(solved, monkeypatch):
+    from babytris.modes import lean_policy
+
+    lean = solved["random"][0]
+    stepped = []
+    steps = lean_policy.greedy_steps
+    monkeypatch.setattr(
+        lean_policy, "greedy_steps", lambda own, boards: stepped.append(len(boards)) or steps(own, boards)
+    )
+    played = lean_policy.played_game(lean)
+    assert sum(stepped) == played.n_boards == 296  # (the walk's steps are the table's: no second pass)
+    values, moves = lean.values_and_moves(played.boards)
+    assert np.array_equal(played.values, values) and np.array_equal(played.policy, moves)
+
+
 def test_lookups_equal_the_table_solutions(solved):
     lean, full = solved["random"]
     rng = np.random.default_rng(5)

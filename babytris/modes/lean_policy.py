@@ -16,7 +16,7 @@ game) is refused with the size of the move table it would take.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -77,6 +77,9 @@ class Steps:
     moves: np.ndarray  # int16: its first best placement's number (-1: none fits)
     after: np.ndarray  # uint64: the board that move leads to (0 where none)
     lines: np.ndarray  # uint8: the rows it clears
+
+
+_STEP_FIELDS = tuple(f.name for f in fields(Steps))
 
 
 def greedy_steps(lean: Lean, boards: object) -> Steps:
@@ -172,19 +175,21 @@ def played_game(lean: Lean) -> Solution:
     started = time.perf_counter()
     rules = lean.rules
     found = frontier = np.array([rules.start], dtype=np.uint64)
-    while frontier.size:  # (a level of the walk at a time)
-        steps = greedy_steps(lean, frontier)
-        after = np.unique(steps.after[steps.moves >= 0])
+    walked = []
+    while frontier.size:  # (a level of the walk at a time; each board's step taken once, kept for the table)
+        walked.append(greedy_steps(lean, frontier))
+        after = np.unique(walked[-1].after[walked[-1].moves >= 0])
         frontier = np.setdiff1d(after, found, assume_unique=True)
         found = np.union1d(found, frontier)
+    reached = Steps(*(np.concatenate([getattr(step, name) for step in walked]) for name in _STEP_FIELDS))
     # (numbered as a table's: by layer, ascending within one)
     layer_of = layers(rules)
-    cells = np.bitwise_count(found) if hasattr(np, "bitwise_count") else _popcount(found)
+    cells = np.bitwise_count(reached.boards) if hasattr(np, "bitwise_count") else _popcount(reached.boards)
     layer = layer_of[cells.astype(np.int64) % len(layer_of)]
-    order = np.lexsort((found, layer))
-    boards = found[order]
+    order = np.lexsort((reached.boards, layer))
+    steps = Steps(*(getattr(reached, name)[order] for name in _STEP_FIELDS))
+    boards = steps.boards
     layer_starts = np.searchsorted(layer[order], np.arange(len(layer_of) + 1)).astype(np.int64)
-    steps = greedy_steps(lean, boards)
     has = steps.moves.ravel() >= 0
     by_board = np.argsort(boards)
     next_board = by_board[np.searchsorted(boards[by_board], steps.after.ravel()[has])]
