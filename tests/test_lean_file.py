@@ -398,6 +398,17 @@ def test_action_values_equal_the_table_solutions(solved):
         lean.action_values(0, "I", ("L",))
 
 
+def test_every_lookup_refuses_a_board_of_another_size_as_the_table_solution(solved):
+    lean, full = solved["random"]
+    other = babytris.Board(5, full.rules.width + 1, full.rules.height)  # (its bits a board of these rules too)
+    for lookup in ("value", "best_action", "action_values"):
+        for solution in (lean, full):
+            with pytest.raises(ValueError, match=f"board is {other.width}x{other.height}, the rules are 4x5"):
+                getattr(solution, lookup)(other, "I")
+    with pytest.raises(ValueError, match="is not reachable"):
+        lean.action_values(2**20 - 1, "I")
+
+
 def test_the_command_line_plays_a_lean_file_as_the_table_file(tmp_path, capsys, solved):
     lean, full = solved["random"]
     lean.save(tmp_path / "lean.npz")

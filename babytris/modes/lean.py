@@ -217,7 +217,7 @@ class LeanSolution:
 
     def value(self, board: int | Board, piece: int | str | Piece) -> float:
         """The optimal value of placing ``piece`` on ``board``."""
-        values, _ = self.values_and_moves([int(board)])
+        values, _ = self.values_and_moves([lean_policy.board_bits(self.rules, board)])
         return float(values[0, self.rules.piece_index(piece)])
 
     def action_values(
@@ -240,9 +240,10 @@ class LeanSolution:
             raise ValueError("action_values: a lean solution plays without previews, hold or a bag")
         from ..engine.stepped import Game
 
-        self.values_and_moves([int(board)])  # (refuses a board that is not reachable)
+        bits = lean_policy.board_bits(self.rules, board)
+        self.values_and_moves([bits])  # (refuses a board that is not reachable)
         game = Game(self.rules, seed=0)
-        game.board, game.piece = int(board), self.rules.piece_index(piece)
+        game.board, game.piece = bits, self.rules.piece_index(piece)
         moves = game.moves()
         after = self.board_values[self.table.index(np.array([m.board for m in moves], dtype=np.uint64))]
         return {m.placement: m.points + self.discount * float(w) for m, w in zip(moves, after)}

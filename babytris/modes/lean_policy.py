@@ -34,6 +34,7 @@ __all__ = [
     "Lean",
     "Steps",
     "best_action",
+    "board_bits",
     "check_sides",
     "greedy_steps",
     "move_table_bytes",
@@ -112,7 +113,7 @@ def best_action(lean: Lean, board: int | Board, piece: object) -> Placement | No
     """An optimal :class:`~babytris.Placement` of ``piece`` on ``board`` (the first of tied ones), None at game over."""
     rules = lean.rules
     p = rules.piece_index(piece)  # type: ignore[arg-type]
-    number = int(greedy_steps(lean, [_bits(rules, board)]).moves[0, p])
+    number = int(greedy_steps(lean, [board_bits(rules, board)]).moves[0, p])
     return None if number < 0 else placement_table(rules).placements[p][number]
 
 
@@ -270,7 +271,7 @@ class _Chances:
         return np.tile(np.asarray(self.rules.probabilities, dtype=np.float64), (len(rows), 1))
 
 
-def _bits(rules: Rules, board: int | Board) -> int:
+def board_bits(rules: Rules, board: int | Board) -> int:
     """A board given as an int or a :class:`~babytris.Board` of the rules' size, as its bits."""
     if isinstance(board, Board):
         if (board.width, board.height) != (rules.width, rules.height):
