@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import babytris
+from babytris.files import tie_rule
 from babytris.files.persist import SolutionFileError
 from babytris.results.saving import digests
 
@@ -371,3 +372,11 @@ def test_an_unconverged_files_tie_rule_is_checked_on_its_sure_ties(tmp_path, opt
     dataclasses.replace(solution, ties=claimed[0], tie_seed=claimed[1]).save(tmp_path / "relabelled.npz")
     message = _refused(tmp_path / "relabelled.npz", "ties", re.escape(f"the file claims ties={claimed[0]!r}, but "))
     assert words in message
+
+
+def test_the_twin_check_in_slices_refuses_the_same_first_state(tmp_path, monkeypatch):
+    solution = babytris.solve(width=4, height=4, ties="last", max_iter=1)
+    dataclasses.replace(solution, ties="first").save(tmp_path / "relabelled.npz")
+    whole = _refused(tmp_path / "relabelled.npz", "ties", "where an earlier move with its reward and board after")
+    monkeypatch.setattr(tie_rule, "TWIN_SLICE_STATES", 7)
+    assert _refused(tmp_path / "relabelled.npz", "ties", "where an earlier move") == whole

@@ -43,6 +43,8 @@ __all__ = ["MARGIN_ULPS", "check_tie_rule"]
 #: rounding a backup is allowed (:data:`babytris.files.proof.ULPS`), as both a move's
 #: worth and its state's best may be off by it.
 MARGIN_ULPS = 32
+#: States whose moves one slice of the twin check holds (its temporaries take ~50 bytes a move, not n_moves' worth).
+TWIN_SLICE_STATES = 2**16
 #: The opponents whose pieces :func:`~babytris.solvers.ties.break_ties` draws keys for.
 _CHOOSING = ("minimax", "best_response", "minavg", "gaps")
 
@@ -143,8 +145,20 @@ def _twin_moves(
     earliest, "last" the latest, "random" the highest draw (``keys``)."""
     t = solution.transitions
     states = np.flatnonzero((np.diff(t.offsets) >= 2) & (rows >= 0))
-    if not states.size:
-        return
+    for first in range(0, states.size, TWIN_SLICE_STATES):  # (in slices: Ctrl-C is answered between two)
+        _twins_of(path, solution, roles, rows, keys, states[first : first + TWIN_SLICE_STATES])
+
+
+def _twins_of(
+    path: str | os.PathLike,
+    solution: Solution,
+    roles: Roles,
+    rows: np.ndarray,
+    keys: np.ndarray | None,
+    states: np.ndarray,
+) -> None:
+    """:func:`_twin_moves` on ``states`` (ascending): the first whose move is behind a twin is refused."""
+    t = solution.transitions
     moves, sizes, segments = _rows(t, states)
     chosen = np.repeat(t.offsets[states].astype(np.int64) + rows[states], sizes)
     gains = _gains(solution, roles, moves)
