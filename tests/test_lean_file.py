@@ -366,6 +366,8 @@ def test_what_a_lean_result_cannot_hold_is_refused_with_its_size(solved):
         babytris.play(lean, "random")
     with pytest.raises(ValueError, match="opponent: with a LeanSolution give"):
         babytris.expected_points(lean, opponent=np.zeros(lean.n_boards, dtype=np.int16))
+    with pytest.raises(ValueError, match=r"'best_response' or 'minimax' \(its own game's\), got 'gaps' \(piece"):
+        babytris.expected_points(lean, opponent="gaps")
     with pytest.raises(ValueError, match="opponent='minimax': the equilibrium opponent of another game"):
         babytris.evaluate(lean, opponent="minimax", discount=0.9)
     with pytest.raises(ValueError, match="is not reachable"):

@@ -155,9 +155,10 @@ def check_sides(lean: Lean, player: object, opponent: object, discount: object =
         )
     named = ("random", "solution", "best_response", "minimax")
     if opponent is not None and not (isinstance(opponent, str) and opponent in named):
+        got = repr(opponent) if isinstance(opponent, str) else type(opponent).__name__
         raise ValueError(
-            "opponent: with a LeanSolution give 'random', 'solution' or 'best_response', got "
-            f"{type(opponent).__name__} (piece arrays are over a table's boards; {size})"
+            "opponent: with a LeanSolution give 'random', 'solution', 'best_response' or 'minimax' (its own "
+            f"game's), got {got} (piece arrays are over a table's boards; {size})"
         )
     if opponent == "minimax" and not (lean.opponent == "minimax" and discount == lean.discount):
         raise ValueError(
