@@ -374,9 +374,15 @@ def test_an_unconverged_files_tie_rule_is_checked_on_its_sure_ties(tmp_path, opt
     assert words in message
 
 
-def test_the_twin_check_in_slices_refuses_the_same_first_state(tmp_path, monkeypatch):
+def test_the_tie_checks_in_slices_refuse_the_same_first_state(tmp_path, monkeypatch):
     solution = babytris.solve(width=4, height=4, ties="last", max_iter=1)
     dataclasses.replace(solution, ties="first").save(tmp_path / "relabelled.npz")
-    whole = _refused(tmp_path / "relabelled.npz", "ties", "where an earlier move with its reward and board after")
-    monkeypatch.setattr(tie_rule, "TWIN_SLICE_STATES", 7)
+    whole = _refused(tmp_path / "relabelled.npz", "ties", "but state 19 .* where an earlier move with its reward")
+    monkeypatch.setattr(tie_rule, "SLICE_STATES", 7)
     assert _refused(tmp_path / "relabelled.npz", "ties", "where an earlier move") == whole
+    monkeypatch.undo()
+    converged = babytris.solve(width=4, height=4, ties="random", tie_seed=3)
+    dataclasses.replace(converged, tie_seed=5).save(tmp_path / "random.npz")
+    whole = _refused(tmp_path / "random.npz", "ties", "but state 19 .* where another tied move")
+    monkeypatch.setattr(tie_rule, "SLICE_STATES", 7)
+    assert _refused(tmp_path / "random.npz", "ties", "where another tied move") == whole

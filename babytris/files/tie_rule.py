@@ -43,8 +43,8 @@ __all__ = ["MARGIN_ULPS", "check_tie_rule"]
 #: rounding a backup is allowed (:data:`babytris.files.proof.ULPS`), as both a move's
 #: worth and its state's best may be off by it.
 MARGIN_ULPS = 32
-#: States whose moves one slice of the twin check holds (its temporaries take ~50 bytes a move, not n_moves' worth).
-TWIN_SLICE_STATES = 2**16
+#: States whose moves one slice of the twin and "last"/"random" checks holds (~50 bytes a move of temporaries).
+SLICE_STATES = 2**16
 #: The opponents whose pieces :func:`~babytris.solvers.ties.break_ties` draws keys for.
 _CHOOSING = ("minimax", "best_response", "minavg", "gaps")
 
@@ -145,8 +145,8 @@ def _twin_moves(
     earliest, "last" the latest, "random" the highest draw (``keys``)."""
     t = solution.transitions
     states = np.flatnonzero((np.diff(t.offsets) >= 2) & (rows >= 0))
-    for first in range(0, states.size, TWIN_SLICE_STATES):  # (in slices: Ctrl-C is answered between two)
-        _twins_of(path, solution, roles, rows, keys, states[first : first + TWIN_SLICE_STATES])
+    for first in range(0, states.size, SLICE_STATES):  # (in slices: Ctrl-C is answered between two)
+        _twins_of(path, solution, roles, rows, keys, states[first : first + SLICE_STATES])
 
 
 def _twins_of(
@@ -192,11 +192,25 @@ def _other_moves(
     """For "last" and "random": the chosen move's key at least every surely tied
     move's (``keys``: the random draws; None: the row order), over the states
     with two moves or more."""
+    states = np.flatnonzero(np.diff(solution.transitions.offsets) >= 2)
+    for first in range(0, states.size, SLICE_STATES):  # (in slices: Ctrl-C is answered between two)
+        part = states[first : first + SLICE_STATES]
+        _others_of(path, solution, roles, board_values, best, rows, sure, keys, part)
+
+
+def _others_of(
+    path: str | os.PathLike,
+    solution: Solution,
+    roles: Roles,
+    board_values: np.ndarray,
+    best: np.ndarray,
+    rows: np.ndarray,
+    sure: float,
+    keys: np.ndarray | None,
+    states: np.ndarray,
+) -> None:
+    """:func:`_other_moves` on ``states`` (ascending): the first whose move is behind a tied one is refused."""
     t = solution.transitions
-    counts = np.diff(t.offsets).astype(np.int64)
-    states = np.flatnonzero(counts >= 2)
-    if not states.size:
-        return
     moves, sizes, segments = _rows(t, states)
     gains = _gains(solution, roles, moves)
     with np.errstate(all="ignore"):
