@@ -19,6 +19,7 @@ from test_lean import agree
 import babytris
 from babytris import SolutionFileError, load_lean
 from babytris.cli import commands as cli
+from babytris.engine.resources import MemoryLimitError
 from babytris.engine.writing import WriteTargetError
 from babytris.modes.lean import solve_lean
 from babytris.modes.lean_saving import array_digest, meta_digest
@@ -360,7 +361,9 @@ def test_what_a_lean_result_cannot_hold_is_refused_with_its_size(solved):
         lean.policy  # noqa: B018
     with pytest.raises(ValueError, match=f"transitions: a LeanSolution keeps no move table .* {11 * states:,} bytes"):
         lean.transitions  # noqa: B018
-    with pytest.raises(ValueError, match=r"policy_table: the full table of 364,202 states would take [\d,]+ bytes"):
+    with pytest.raises(
+        MemoryLimitError, match=r"policy_table: the full table of 364,202 states would take [\d,]+ bytes"
+    ):
         lean.policy_table(max_memory=2**20)
     with pytest.raises(ValueError, match="player: a LeanSolution plays its own policy only .* at least"):
         babytris.play(lean, "random")

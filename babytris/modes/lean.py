@@ -260,13 +260,14 @@ class LeanSolution:
         :meth:`Solution.policy_table` gives it for every state (a pandas
         ``DataFrame`` when pandas is installed, else a structured numpy
         array; one row per state, board-major).  None: every board, refused
-        with a ``ValueError`` naming its size where the table would take
+        with a :class:`~babytris.engine.resources.MemoryLimitError` (as every
+        refusal over ``max_memory``) naming its size where the table would take
         more than ``max_memory`` bytes (at 4x8, hundreds of GB)."""
         max_memory = check_max_memory(max_memory)
         if boards is None:
             need = lean_policy.policy_table_bytes(self)
             if need > max_memory:
-                raise ValueError(
+                raise MemoryLimitError(
                     f"policy_table: the full table of {self.n_boards * self.rules.n_pieces:,} states would take "
                     f"{need:,} bytes ({format_bytes(need)}), over max_memory={format_bytes(max_memory)}: give the "
                     "boards wanted (policy_table(boards))"
