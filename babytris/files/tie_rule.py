@@ -113,7 +113,10 @@ def _first_moves(
     first = rows.copy()
     scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
     table = (t.offsets, t.next_board, t.lines, scores, board_values, solution.discount)
-    _greedy.first_best_moves(*table, first, sure, move_reward=roles.move_reward, best=best, n_threads=n_threads)
+    # (the chosen moves tie, as check_policy proved: only those before them are valued)
+    _greedy.first_best_moves(
+        *table, first, sure, move_reward=roles.move_reward, best=best, n_threads=n_threads, earlier_only=True
+    )
     later = np.flatnonzero(rows > first)
     if later.size:
         s = int(later[0])
