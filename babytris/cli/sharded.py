@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -130,6 +131,9 @@ class _StopOnInterrupt:
     def _stop(self, signum: int, frame: object) -> None:
         if not self.fired:
             self.fired = True
+            # (the solve's pending calls to its actors are dropped with it: their coroutines, never
+            # awaited, would each print a RuntimeWarning after the command's one line)
+            warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
             _stop_local_workers()
         raise KeyboardInterrupt
 
