@@ -399,25 +399,27 @@ def _solve(
         ).result()
         for k in range(n_shards)
     ]
-    _all([s.connect(shards) for s in shards])
+    _all_alive(client, shards, [s.connect(shards) for s in shards])
+    # (every wait looks whether each shard's worker is still there: a call to a killed one never answers)
     # The search: rounds of expanding every shard's frontier, each board found sent to its owner;
     # one shard searches as the single solve does (the engine's kernel, its table kept for the build).
     rounds, search_bytes = 0, 0
     if n_shards == 1:
-        shards[0].enumerate_alone().result()
+        _all_alive(client, shards, [shards[0].enumerate_alone()])
     else:
         start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-        shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])].offer(-1, start).result()
-        new = sum(_all([s.receive() for s in shards]))
+        owner = shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])]
+        _all_alive(client, shards, [owner.offer(-1, start)])
+        new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
         while new:
             rounds += 1
-            search_bytes += sum(_all([s.expand() for s in shards]))
-            new = sum(_all([s.receive() for s in shards]))
+            search_bytes += sum(_all_alive(client, shards, [s.expand() for s in shards]))
+            new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
-    _all([s.build(pieces, discount, eval_sweeps, True) for s in shards])
-    n_boards, n_moves = (sum(x) for x in zip(*_all([s.size() for s in shards])))
+    _all_alive(client, shards, [s.build(pieces, discount, eval_sweeps, True) for s in shards])
+    n_boards, n_moves = (sum(x) for x in zip(*_all_alive(client, shards, [s.size() for s in shards])))
     need = sharded_gather.gather_bytes(rules, n_boards, n_moves)
     if gather and need > max_memory:
         raise MemoryLimitError(
@@ -426,7 +428,7 @@ def _solve(
             "the sweeps (the shards' tables are built). Raise max_memory, or keep the result in the shards "
             "(gather=False)"
         )
-    _all([s.serve() for s in shards])
+    _all_alive(client, shards, [s.serve() for s in shards])
     seconds["table"] = time.perf_counter() - began
     if out is not None:
         os.makedirs(out, exist_ok=True)  # (for the checkpoints)
