@@ -19,10 +19,11 @@ Who plays is given the same way to both:
   another :class:`Solution` solved against an opponent (its piece choices),
   or an int array ``(n_boards,)`` of piece indices.
 
-A :class:`~babytris.LeanSolution` is taken as the game its policy plays
-(:meth:`~babytris.LeanSolution.played_game`: every board the policy reaches,
-its one move a state), with the player ``"optimal"`` and the opponent
-``"random"``, ``"solution"`` or ``"best_response"``.
+A :class:`~babytris.LeanSolution` or a sharded solution (the live shards of
+:func:`~babytris.solve_sharded`, a :class:`~babytris.ShardedValues` directory)
+is taken as the game its policy plays (``played_game()``: every board the
+policy reaches, its one move a state), with the player ``"optimal"`` and the
+opponent ``"random"``, ``"solution"``, ``"best_response"`` or, at its discount, its own game's ``"minimax"``.
 
 Games start on the rules' start board (the empty board by default) and count points, undiscounted, for at most
 ``n_placements`` placements; a game ends early when the piece fits nowhere (or tops out, ``Rules(top_out=True)``).
@@ -44,6 +45,7 @@ from ..game.bags import bag_chances
 from ..game.validation import check_int
 from ..modes.lean import LeanSolution
 from ..modes.lean_policy import check_sides
+from ..modes.sharded_lookups import ShardLookups
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import (
@@ -71,6 +73,9 @@ __all__ = [
     "MAX_GAMES",
 ]
 
+
+#: What :func:`play`, :func:`expected_points` and :func:`evaluate` take.
+Game = Match | Solution | Transitions | LeanSolution | ShardLookups
 
 #: Largest ``n_games`` of one :func:`play` call.
 MAX_GAMES = 10**7
@@ -132,7 +137,7 @@ class PlayResult:
 
 
 def play(
-    game: Match | Solution | Transitions | LeanSolution,
+    game: Game,
     player: Player | None = None,
     opponent: Opponent | None = None,
     *,
@@ -213,7 +218,7 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
 
 
 def expected_points(
-    game: Match | Solution | Transitions | LeanSolution,
+    game: Game,
     player: Player | None = None,
     opponent: Opponent | None = None,
     *,
@@ -232,7 +237,7 @@ def expected_points(
 
 
 def evaluate(
-    game: Match | Solution | Transitions | LeanSolution,
+    game: Game,
     player: Player | None = None,
     opponent: Opponent | None = None,
     *,
@@ -291,13 +296,13 @@ def evaluate(
     ).start_value
 
 
-def _played(
-    game: Match | Solution | Transitions | LeanSolution, player: object, opponent: object, discount: object = None
-) -> Match | Solution | Transitions:
-    """A :class:`~babytris.LeanSolution` as the game its policy plays (a small
-    Solution: :meth:`~babytris.LeanSolution.played_game`), once the sides are
-    ones it can take (:func:`~babytris.modes.lean_policy.check_sides`); any other game as it is."""
-    if not isinstance(game, LeanSolution):
+def _played(game: Game, player: object, opponent: object, discount: object = None) -> Match | Solution | Transitions:
+    """A :class:`~babytris.LeanSolution` or a sharded solution as the game its
+    policy plays (a small Solution: :meth:`~babytris.LeanSolution.played_game`,
+    :meth:`~babytris.modes.sharded_lookups.ShardLookups.played_game`), once the
+    sides are ones it can take (:func:`~babytris.modes.lean_policy.check_sides`);
+    any other game as it is."""
+    if not isinstance(game, (LeanSolution, ShardLookups)):
         return game
     check_sides(game, player, opponent, discount)
     return game.played_game()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class ShardedValues(ShardLookups):
     lookups open only the shard that owns the board (and keep it open).
 
     Attributes:
-        rules, discount, opponent, split, n_shards, iterations, residual, converged: from the manifest.
+        rules, discount, opponent, split, n_shards, iterations, residual, converged, tol: from the manifest.
         verified: whether the shards were proved on loading (see :func:`load_sharded`).
         error_bound: a proven bound on ``max |values - V*|`` from the proof's
             backup (``(largest change + rounding) / (1 - discount)``), or None
@@ -89,9 +90,9 @@ class ShardedValues(ShardLookups):
             self.iterations: int = check_int("iterations", manifest["iterations"], 0, 2**40)
             self.residual: float = check_number("residual", manifest["residual"], 0.0, 2.0**1000)
             self.converged: bool = check_bool("converged", manifest["converged"])
-            tol = manifest["tol"]
-            if self.converged != (self.residual <= check_number("tol", tol, 0.0)):
-                raise ValueError(f"converged is {self.converged} with residual {self.residual:g} and tol {tol:g}")
+            self.tol: float = check_number("tol", manifest["tol"], 0.0)
+            if self.converged != (self.residual <= self.tol):
+                raise ValueError(f"converged is {self.converged} with residual {self.residual:g} and tol {self.tol:g}")
         except (KeyError, TypeError) as err:
             raise SolutionFileError(manifest_path, None, f"missing or malformed field {err}") from None
         except ValueError as err:
@@ -143,6 +144,26 @@ class ShardedValues(ShardLookups):
             raise SolutionFileError(name, None, "its SHA-256 differs from the manifest's: changed after saving")
         self._check_boards(name, k, arrays)
         return arrays
+
+    def _n_boards(self, k: int) -> int:
+        """Shard ``k``'s boards: its array's length, from the header alone where the shard is not open."""
+        if k in self._shards:
+            return len(self._shards[k]["boards"])
+        name = self._name(k)
+        try:
+            with zipfile.ZipFile(name) as archive, archive.open("boards.npy") as f:
+                version = np.lib.format.read_magic(f)
+                header = (
+                    np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                )
+                shape, _, _ = header(f)
+        except FileNotFoundError as err:
+            raise ValueError(f"{name!r}: not a readable shard of a sharded solve ({err})") from None
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+            raise SolutionFileError(name, "boards", f"not a readable shard of a sharded solve ({err})") from None
+        if len(shape) != 1:
+            raise SolutionFileError(name, "boards", f"shape {shape}, not one board a row")
+        return int(shape[0])
 
     def _name(self, k: int) -> str:
         return os.path.join(self.path, f"shard-{k}.npz")

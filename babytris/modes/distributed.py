@@ -125,7 +125,7 @@ class LiveShards(ShardLookups):
     boards only (:class:`~babytris.modes.sharded_lookups.ShardLookups`).
 
     Attributes:
-        rules, opponent, split, n_shards, discount, residual, converged: the solve's.
+        rules, opponent, split, n_shards, discount, residual, converged, iterations (rounds), tol: the solve's.
         tie_slack: how close two pieces' values must be to count as tied (the
             minimax opponent gives the first of those), as the moves kept were chosen.
     """
@@ -140,13 +140,19 @@ class LiveShards(ShardLookups):
         residual: float,
         converged: bool,
         tie_slack: float,
+        iterations: int,
+        tol: float,
     ) -> None:
         self._actors = shards
+        self.iterations, self.tol = iterations, tol
         self.rules, self.opponent, self.split, self.n_shards = rules, opponent, split, len(shards)
         self.discount, self.residual, self.converged, self.tie_slack = discount, residual, converged, tie_slack
 
     def _rows(self, k: int, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self._actors[k].lookup(boards).result()
+
+    def _n_boards(self, k: int) -> int:
+        return self._actors[k].size().result()[0]
 
     def __repr__(self) -> str:
         r = self.rules
@@ -508,7 +514,7 @@ def _solve(
         solution = sharded_gather.assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
         seconds["gather"] = time.perf_counter() - began
         solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
-    live = LiveShards(shards, rules, opponent, split, discount, residual, residual <= tol, slack)
+    live = LiveShards(shards, rules, opponent, split, discount, residual, residual <= tol, slack, len(residuals), tol)
     return ShardedSolve(
         shards=live,
         solution=solution,

@@ -16,6 +16,7 @@ game) is refused with the size of the move table it would take.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Protocol, cast
 
@@ -32,6 +33,7 @@ from ..results.tables import Solved, policy_array, policy_table
 
 __all__ = [
     "Lean",
+    "Played",
     "Steps",
     "best_action",
     "board_bits",
@@ -42,6 +44,7 @@ __all__ = [
     "played_game",
     "policy_table_bytes",
     "policy_table_of",
+    "walk_policy",
 ]
 
 #: Boards one call of the compiled greedy step takes (tens of milliseconds).
@@ -50,8 +53,9 @@ SLICE_BOARDS = 2**15
 MOVE_BYTES, STATE_BYTES = 7, 4
 
 
-class Lean(Protocol):
-    """What the policy reads of a lean solution (:class:`~babytris.LeanSolution`)."""
+class Played(Protocol):
+    """What the refusals of the game the policy plays read (:func:`check_sides`): a
+    lean solution or a sharded one (:class:`~babytris.modes.sharded_lookups.ShardLookups`)."""
 
     @property
     def rules(self) -> Rules: ...
@@ -60,13 +64,18 @@ class Lean(Protocol):
     @property
     def opponent(self) -> str: ...
     @property
+    def n_boards(self) -> int: ...
+
+
+class Lean(Played, Protocol):
+    """What the policy reads of a lean solution (:class:`~babytris.LeanSolution`)."""
+
+    @property
     def board_values(self) -> np.ndarray: ...
     @property
     def table(self) -> Any: ...
     @property
     def tie_slack(self) -> float: ...
-    @property
-    def n_boards(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -135,34 +144,36 @@ def _rows(lean: Lean, boards: np.ndarray) -> Solved:
     return cast(Solved, _Rows(lean.rules, steps, piece_choices(lean, steps.values)))
 
 
-def move_table_bytes(lean: Lean) -> int:
+def move_table_bytes(game: Played) -> int:
     """A lower bound on the bytes of the full move table (what the table mode
     stores): a state's offset, and one move per state at least."""
-    states = lean.n_boards * lean.rules.n_pieces
+    states = game.n_boards * game.rules.n_pieces
     return states * (STATE_BYTES + MOVE_BYTES)
 
 
-def check_sides(lean: Lean, player: object, opponent: object, discount: object = None) -> None:
+def check_sides(game: Played, player: object, opponent: object, discount: object = None) -> None:
     """Refuse, with a ``ValueError`` naming the reason and the size, sides the
     game the policy plays cannot take: another player than the policy (its
-    moves are the only ones it holds), piece arrays over the lean solution's
-    boards, and the equilibrium opponent of another game."""
-    size = f"the full move table would take at least {format_bytes(move_table_bytes(lean))}"
+    moves are the only ones it holds), piece arrays over the solution's
+    boards, and the equilibrium opponent of another game.  ``game`` is a
+    lean solution or a sharded one, named in the messages by its class."""
+    kind = type(game).__name__
+    size = f"the full move table would take at least {format_bytes(move_table_bytes(game))}"
     if player is not None and not (isinstance(player, str) and player == "optimal"):
         raise ValueError(
-            f"player: a LeanSolution plays its own policy only ('optimal'); another player needs every move of "
-            f"every board, which a lean solution does not keep ({size}; solve in the table mode)"
+            f"player: a {kind} plays its own policy only ('optimal'); another player needs every move of "
+            f"every board in one table ({size}; solve in the table mode)"
         )
     named = ("random", "solution", "best_response", "minimax")
     if opponent is not None and not (isinstance(opponent, str) and opponent in named):
         got = repr(opponent) if isinstance(opponent, str) else type(opponent).__name__
         raise ValueError(
-            "opponent: with a LeanSolution give 'random', 'solution', 'best_response' or 'minimax' (its own "
+            f"opponent: with a {kind} give 'random', 'solution', 'best_response' or 'minimax' (its own "
             f"game's), got {got} (piece arrays are over a table's boards; {size})"
         )
-    if opponent == "minimax" and not (lean.opponent == "minimax" and discount == lean.discount):
+    if opponent == "minimax" and not (game.opponent == "minimax" and discount == game.discount):
         raise ValueError(
-            "opponent='minimax': the equilibrium opponent of another game than this LeanSolution's needs every "
+            f"opponent='minimax': the equilibrium opponent of another game than this {kind}'s needs every "
             f"move of every board ({size}); give 'best_response' (the worst pieces for this policy)"
         )
 
@@ -174,17 +185,48 @@ def played_game(lean: Lean) -> Solution:
     ``"minimax"``, the opponent's pieces as the lean solution gives them).
     :func:`~babytris.play`, :func:`~babytris.expected_points` and
     :func:`~babytris.evaluate` take it as any Solution."""
+    steps, t = walk_policy(lean.rules, lambda boards: greedy_steps(lean, boards))
+    own = cast(Any, lean)  # (the LeanSolution's own record of its solve)
+    return Solution(
+        rules=lean.rules,
+        discount=lean.discount,
+        values=steps.values,
+        policy=steps.moves,
+        iterations=own.iterations,
+        residual=own.residual,
+        converged=own.converged,
+        residuals=own.residuals,
+        transitions=t,
+        method=own.method,
+        tol=own.tol,
+        max_iter=max(1, own.iterations),
+        seconds=dict(own.seconds),
+        opponent=lean.opponent,
+        opponent_policy=piece_choices(lean, steps.values),
+        accelerated=own.plan.accelerate,
+    )
+
+
+def walk_policy(rules: Rules, steps_of: Callable[[np.ndarray], Steps]) -> tuple[Steps, Transitions]:
+    """The game a policy plays, walked from the start board a level at a
+    time: ``steps_of(boards)`` gives the policy's step from each board of a
+    level (a lean solution's greedy step, a sharded one's rows asked of their
+    owners), each board's step taken once.
+
+    Returns:
+        ``(steps, transitions)``: the :class:`Steps` of every board reached,
+        numbered as a table's (by layer, ascending within one), and the
+        :class:`~babytris.Transitions` over them with one move per state, the policy's.
+    """
     started = time.perf_counter()
-    rules = lean.rules
     found = frontier = np.array([rules.start], dtype=np.uint64)
     walked = []
-    while frontier.size:  # (a level of the walk at a time; each board's step taken once, kept for the table)
-        walked.append(greedy_steps(lean, frontier))
+    while frontier.size:
+        walked.append(steps_of(frontier))
         after = np.unique(walked[-1].after[walked[-1].moves >= 0])
         frontier = np.setdiff1d(after, found, assume_unique=True)
         found = np.union1d(found, frontier)
     reached = Steps(*(np.concatenate([getattr(step, name) for step in walked]) for name in _STEP_FIELDS))
-    # (numbered as a table's: by layer, ascending within one)
     layer_of = layers(rules)
     cells = np.bitwise_count(reached.boards) if hasattr(np, "bitwise_count") else _popcount(reached.boards)
     layer = layer_of[cells.astype(np.int64) % len(layer_of)]
@@ -205,25 +247,7 @@ def played_game(lean: Lean) -> Solution:
         placement=steps.moves.ravel()[has].astype(np.uint16),
         seconds=time.perf_counter() - started,
     )
-    own = cast(Any, lean)  # (the LeanSolution's own record of its solve)
-    return Solution(
-        rules=rules,
-        discount=lean.discount,
-        values=steps.values,
-        policy=steps.moves,
-        iterations=own.iterations,
-        residual=own.residual,
-        converged=own.converged,
-        residuals=own.residuals,
-        transitions=t,
-        method=own.method,
-        tol=own.tol,
-        max_iter=max(1, own.iterations),
-        seconds=dict(own.seconds),
-        opponent=lean.opponent,
-        opponent_policy=piece_choices(lean, steps.values),
-        accelerated=own.plan.accelerate,
-    )
+    return steps, t
 
 
 @dataclass(frozen=True)

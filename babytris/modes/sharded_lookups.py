@@ -2,9 +2,17 @@
 lookups :func:`~babytris.modes.distributed.solve_sharded`'s live shards
 (:class:`~babytris.modes.distributed.LiveShards`) and a saved directory
 (:class:`babytris.files.sharded.ShardedValues`) share.  Nothing is gathered:
-a lookup groups its boards by owner and asks each owner for its own."""
+a lookup groups its boards by owner and asks each owner for its own.
+
+The game the policy plays (:meth:`ShardLookups.played_game`) is walked the
+same way, a level of boards at a time, as a lean solution's is
+(:func:`~babytris.modes.lean_policy.walk_policy`): a small
+:class:`~babytris.Solution` that :func:`~babytris.play`,
+:func:`~babytris.expected_points` and :func:`~babytris.evaluate` take."""
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 
@@ -12,7 +20,9 @@ from ..engine.placements import canonical_boards, engine, placement_table
 from ..game.pieces import Placement
 from ..game.rules import Rules
 from ..game.validation import check_int
+from ..results.solution import Solution
 from . import _shard
+from .lean_policy import Steps, walk_policy
 from .owners import shard_of
 
 __all__ = ["ShardLookups"]
@@ -22,20 +32,36 @@ MAX_PLACEMENTS, MAX_GAMES = 10**9, 10**7
 
 
 class ShardLookups:
-    """Lookups over shards; a subclass gives :meth:`_rows` of one shard and
-    the attributes ``rules``, ``opponent``, ``n_shards``, ``split`` and ``tie_slack``."""
+    """Lookups over shards; a subclass gives :meth:`_rows` and :meth:`_n_boards`
+    of one shard and the attributes ``rules``, ``opponent``, ``n_shards``,
+    ``split``, ``tie_slack`` and the solve's record: ``discount``,
+    ``iterations`` (rounds), ``residual``, ``converged``, ``tol``."""
 
     rules: Rules
     opponent: str
     n_shards: int
     split: str
     tie_slack: float
+    discount: float
+    iterations: int
+    residual: float
+    converged: bool
+    tol: float
 
     def _rows(self, k: int, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Shard ``k``'s answer for ``boards`` (uint64, all owned by it):
         ``(found, values, policy)``, bool ``(m,)``, float64 and int16 ``(m, P)``
         (the placement number of each state's move, -1 at game over)."""
         raise NotImplementedError
+
+    def _n_boards(self, k: int) -> int:
+        """The boards shard ``k`` holds."""
+        raise NotImplementedError
+
+    @property
+    def n_boards(self) -> int:
+        """The reachable boards, summed over the shards (each asked its count)."""
+        return sum(self._n_boards(k) for k in range(self.n_shards))
 
     def rows(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The values and moves of every piece on each of ``boards`` (uint64),
@@ -99,34 +125,76 @@ class ShardLookups:
         n_placements = check_int("n_placements", n_placements, 1, MAX_PLACEMENTS, high_text="10**9")
         seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
         n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
-        rules, P = self.rules, self.rules.n_pieces
+        P = self.rules.n_pieces
         rng = np.random.default_rng(seed)
-        probs, scores = np.asarray(rules.probabilities), np.asarray(rules.line_scores, dtype=np.float64)
-        drop = engine(rules)
+        probs, scores = np.asarray(self.rules.probabilities), np.asarray(self.rules.line_scores, dtype=np.float64)
         boards = np.repeat(self._start(), n_games)
         points, placements = np.zeros(n_games), np.zeros(n_games, dtype=np.int64)
         playing = np.arange(n_games)
         for _ in range(n_placements):
             if not len(playing):
                 break
-            values, policy = self.rows(boards[playing])
+            steps = self.steps(boards[playing])
             if self.opponent == "minimax":
-                pieces = self._worst(values)[0]
+                pieces = self._worst(steps.values)[0]
             else:
                 pieces = rng.choice(P, size=len(playing), p=probs)
-            chosen = policy[np.arange(len(playing)), pieces]
-            placed = chosen >= 0
-            playing, pieces, chosen = playing[placed], pieces[placed], chosen[placed]
-            offsets, after, lines, number = _shard.expand(drop, boards[playing])
-            rows = np.arange(len(playing)) * P + pieces
-            # (a row's moves are numbered in ascending order: the chosen one is found by a search within it)
-            firsts = offsets[rows].astype(np.int64)
-            counts = (offsets[rows + 1] - offsets[rows]).astype(np.int64)
-            move = firsts + _find_in_rows(number, firsts, counts, chosen)
-            boards[playing] = after[move]  # (as the shards hold them: their search merges no mirror images)
-            points[playing] += scores[lines[move]]
+            rows = np.arange(len(playing))
+            placed = steps.moves[rows, pieces] >= 0
+            rows, pieces, playing = rows[placed], pieces[placed], playing[placed]
+            boards[playing] = steps.after[rows, pieces]
+            points[playing] += scores[steps.lines[rows, pieces]]
             placements[playing] += 1
         return points, placements
+
+    def steps(self, boards: np.ndarray) -> Steps:
+        """The policy's step from each of ``boards`` (uint64, reachable): each
+        state's value and move asked of the board's owner (:meth:`rows`), where
+        the move leads and the rows it clears by the engine's own drop.
+        Returns :class:`~babytris.modes.lean_policy.Steps`."""
+        boards = np.asarray(boards, dtype=np.uint64)
+        values, policy = self.rows(boards)
+        offsets, after, lines, number = _shard.expand(engine(self.rules), boards)
+        chosen = policy.ravel().astype(np.int64)
+        has = chosen >= 0
+        # (a state's moves are numbered in ascending order: the chosen one is found by a search within them)
+        firsts = offsets[:-1][has].astype(np.int64)
+        move = firsts + _find_in_rows(number, firsts, np.diff(offsets)[has].astype(np.int64), chosen[has])
+        next_bits, cleared = np.zeros(chosen.shape, dtype=np.uint64), np.zeros(chosen.shape, dtype=np.uint8)
+        next_bits[has], cleared[has] = after[move], lines[move]  # (as the shards hold them: no mirror merged)
+        return Steps(boards, values, policy, next_bits.reshape(policy.shape), cleared.reshape(policy.shape))
+
+    def played_game(self) -> Solution:
+        """The game the policy plays: a :class:`~babytris.Solution` over every
+        board the policy reaches from the start whatever pieces come, one move
+        per state, the policy's (and against ``"minimax"`` the opponent's
+        pieces), walked a level at a time with each level's boards asked of
+        their owners (:func:`~babytris.modes.lean_policy.walk_policy`); built
+        once, then kept.  :func:`~babytris.play`, :func:`~babytris.expected_points`
+        and :func:`~babytris.evaluate` take it as any Solution.  Its
+        ``residuals`` hold the last round's alone (the shards keep no history)."""
+        return self._played
+
+    @cached_property
+    def _played(self) -> Solution:
+        steps, t = walk_policy(self.rules, self.steps)
+        return Solution(
+            rules=self.rules,
+            discount=self.discount,
+            values=steps.values,
+            policy=steps.moves,
+            iterations=self.iterations,
+            residual=self.residual,
+            converged=self.converged,
+            residuals=np.array([self.residual]),
+            transitions=t,
+            method="mpi",
+            tol=self.tol,
+            max_iter=max(1, self.iterations),
+            seconds={"walk": t.seconds},
+            opponent=self.opponent,
+            opponent_policy=self._worst(steps.values)[0].astype(np.int16) if self.opponent == "minimax" else None,
+        )
 
 
 def _find_in_rows(numbers: np.ndarray, firsts: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
