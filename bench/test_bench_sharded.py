@@ -1,9 +1,11 @@
 """The sharded solve on a local dask.distributed cluster against one process
-(issue 49, part 5): 4x7 with 1 and 2 worker processes and the single-process
-default (``babytris.solve``), in the same run.
+(issue 49, part 5): 4x7 with 1, 2 and 4 worker processes (:data:`WORKERS`)
+and the single-process default (``babytris.solve``), in the same run.
 
 Targets (issue 49): 1 worker at most :data:`ONE_WORKER` times the single
-process's time, 2 workers at most :data:`TWO_WORKERS`.  Each sharded run keeps
+process's time, 2 workers at most :data:`TWO_WORKERS`; 4 workers have none
+(on this 2-core machine they share its cores two to one: their row says what
+more shards cost, not what a cluster of 4 machines gains).  Each sharded run keeps
 its result in the shards (nothing gathered, nothing written: the live shards
 answer lookups, as the single process's Solution does; writing the shards'
 files is timed apart, ``save``) and records per round the bytes
@@ -30,6 +32,8 @@ from babytris.modes.distributed import solve_sharded  # noqa: E402
 #: Issue 49's targets: the sharded solve's time over the single process's, by workers.
 ONE_WORKER, TWO_WORKERS = 1.3, 1.5
 TARGETS = {1: ONE_WORKER, 2: TWO_WORKERS}
+#: The COST table's rows of worker processes.
+WORKERS = (1, 2, 4)
 
 
 def _sharded(rules: babytris.Rules, workers: int, out) -> tuple[float, dict]:
@@ -82,7 +86,7 @@ def test_sharded_4x7_against_one_process(benchmark, tmp_path):
     started = time.perf_counter()
     babytris.solve(rules, n_jobs=1)
     one_thread = time.perf_counter() - started
-    runs = {workers: _sharded(rules, workers, tmp_path) for workers in (1, 2)}
+    runs = {workers: _sharded(rules, workers, tmp_path) for workers in WORKERS}
     benchmark.group = "sharded solve against one process, 4x7"
     benchmark.extra_info.update(
         size="4x7",
@@ -106,5 +110,9 @@ def test_sharded_4x7_against_one_process(benchmark, tmp_path):
         print("    per round:", json.dumps({k: record[k] for k in ("round_seconds", "round_bytes", "round_greedy")}))
     for _, record in runs.values():
         assert record["start_value"] == pytest.approx(plain.start_value, abs=1e-7)
-    missed = {w: seconds / every_core for w, (seconds, _) in runs.items() if seconds / every_core > TARGETS[w]}
+    missed = {
+        w: seconds / every_core
+        for w, (seconds, _) in runs.items()
+        if w in TARGETS and seconds / every_core > TARGETS[w]
+    }
     assert not missed, f"over the targets {TARGETS}: {missed} (see the COST table above)"
