@@ -18,7 +18,6 @@ from .options import (
     conflicts,
     file_path,
     game_options,
-    game_rules,
     output_arguments,
     rule_arguments,
     solver_arguments,
@@ -163,7 +162,7 @@ def _solved(args: argparse.Namespace, out: Output) -> Any:
     """The game solved as ``--mode`` says: a Solution, or a lean solve seen as one (:class:`LeanView`)."""
     from ..board.on_demand import LeanView
     from ..engine.resources import MemoryLimitError
-    from .lean import lean_applies
+    from .lean import lean_applies, lean_solution
 
     plain = lean_applies(argparse.Namespace(**vars(args), out=None, policy_csv=None))
     if args.mode == "lean":
@@ -172,30 +171,11 @@ def _solved(args: argparse.Namespace, out: Output) -> Any:
                 "--mode lean: solves the plain game (no --preview, --hold, --moves soft, --randomizer bag; "
                 "--opponent random or minimax; --method mpi or vi)"
             )
-        return LeanView(_lean(args, out))
+        return LeanView(lean_solution(args, out))
     try:
         return solution_from(args, out)
     except MemoryLimitError:
         if args.mode == "auto" and plain:
             out.line("babytris board: the move table would not fit in --max-memory: solving in the lean mode")
-            return LeanView(_lean(args, out))
+            return LeanView(lean_solution(args, out))
         raise
-
-
-def _lean(args: argparse.Namespace, out: Output) -> Any:
-    from ..engine.resources import gib_to_bytes
-    from ..modes.lean import solve_lean
-    from .lean import SweepProgress
-
-    return solve_lean(
-        game_rules(args),
-        accelerate=args.accelerate,
-        discount=args.discount,
-        tol=args.tol,
-        max_iter=args.max_iter,
-        opponent=args.opponent,
-        keep="none" if args.method == "vi" else None,
-        max_memory=gib_to_bytes(args.max_memory),
-        n_jobs=args.jobs,
-        progress=SweepProgress(args.tol) if out.chatty and sys.stderr.isatty() else None,
-    )

@@ -1,5 +1,6 @@
 """``babytris solve`` in the lean mode (:mod:`babytris.modes.lean`): chosen with
-``--mode lean``, or by ``--mode auto`` where the move table would not fit."""
+``--mode lean``, or by ``--mode auto`` where the move table would not fit; the
+lean solve of the options given, which ``babytris board`` builds too."""
 
 from __future__ import annotations
 
@@ -8,13 +9,17 @@ import math
 import resource
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from ..engine.resources import gib_to_bytes
 from ..modes.checkpoint import DEFAULT_CHECKPOINT_SECONDS
 from .common import EXIT_NOT_CONVERGED, EXIT_OK, Output, rules_record
 from .options import conflicts, game_rules
 
-__all__ = ["lean_applies", "solve_lean_command", "SweepProgress"]
+if TYPE_CHECKING:
+    from ..modes.lean import LeanSolution
+
+__all__ = ["lean_applies", "lean_solution", "solve_lean_command", "SweepProgress"]
 
 
 def lean_applies(args: argparse.Namespace) -> bool:
@@ -33,9 +38,37 @@ def lean_applies(args: argparse.Namespace) -> bool:
     return plain and args.width * args.height <= LEAN_MAX_CELLS and args.opponent in LEAN_OPPONENTS
 
 
-def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
+def lean_solution(
+    args: argparse.Namespace,
+    out: Output,
+    *,
+    checkpoint: str | None = None,
+    checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS,
+) -> LeanSolution:
+    """:func:`~babytris.modes.lean.solve_lean` of the game and solver options
+    ``args`` give (``babytris solve``'s and ``babytris board``'s: one reading
+    of them), with a line of progress a greedy sweep on a terminal; the
+    checkpoint is ``babytris solve``'s alone.  Returns the :class:`~babytris.LeanSolution`."""
     from ..modes.lean import solve_lean
 
+    return solve_lean(
+        game_rules(args),
+        accelerate=args.accelerate,
+        discount=args.discount,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        opponent=args.opponent,
+        keep="none" if args.method == "vi" else None,
+        ties=args.ties,
+        max_memory=gib_to_bytes(args.max_memory),
+        n_jobs=args.jobs,
+        progress=SweepProgress(args.tol) if out.chatty and sys.stderr.isatty() else None,
+        checkpoint=checkpoint,
+        checkpoint_seconds=checkpoint_seconds,
+    )
+
+
+def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
     if args.policy_csv:
         raise ValueError(
             "--policy-csv: a lean solution holds board values only (its moves are computed on demand, not "
@@ -62,21 +95,8 @@ def solve_lean_command(args: argparse.Namespace, out: Output, why: str) -> int:
         "a lean solve keeps the values only, no policy whose ties to break",
     )
     started = time.perf_counter()
-    solution = solve_lean(
-        game_rules(args),
-        accelerate=args.accelerate,
-        discount=args.discount,
-        tol=args.tol,
-        max_iter=args.max_iter,
-        opponent=args.opponent,
-        keep="none" if args.method == "vi" else None,
-        ties=args.ties,
-        max_memory=gib_to_bytes(args.max_memory),
-        n_jobs=args.jobs,
-        progress=SweepProgress(args.tol) if out.chatty and sys.stderr.isatty() else None,
-        checkpoint=args.checkpoint,
-        checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS if args.checkpoint_seconds is None else args.checkpoint_seconds,
-    )
+    seconds = DEFAULT_CHECKPOINT_SECONDS if args.checkpoint_seconds is None else args.checkpoint_seconds
+    solution = lean_solution(args, out, checkpoint=args.checkpoint, checkpoint_seconds=seconds)
     elapsed = time.perf_counter() - started
     if args.out:
         solution.save(args.out)
