@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import http.client
 import os
-import shutil
 import statistics
 import threading
 import time
@@ -27,6 +26,7 @@ import pytest
 
 import babytris
 from babytris.board import Analyst, BoardServer, Position, position_text
+from babytris.board.chromium import MISSING, find_chromium
 
 MAX_ANSWER_SECONDS = 0.020
 MAX_READY_SECONDS = 1.0
@@ -113,10 +113,10 @@ def test_estimate_answer(benchmark):
     assert slowest <= MAX_ANSWER_SECONDS
 
 
-CHROMIUM = os.environ.get("BABYTRIS_CHROMIUM") or shutil.which("chromium")
+CHROMIUM = find_chromium()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (apt-get install chromium)")
+@pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
 def test_page_ready(benchmark, server):
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
     seconds = []

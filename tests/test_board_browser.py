@@ -9,9 +9,7 @@ Skipped, saying why, where Playwright or a Chromium is missing."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import threading
 from pathlib import Path
 
@@ -20,16 +18,13 @@ import pytest
 import babytris
 from babytris import Board
 from babytris.board import Analyst, BoardServer, parse_position
+from babytris.board.chromium import MISSING, find_chromium
 from babytris.game.svg import board_svg
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install '.[test]'")
-CHROMIUM = os.environ.get("BABYTRIS_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = find_chromium()
 if CHROMIUM is None:
-    pytest.skip(
-        "no Chromium found (apt-get install chromium, or BABYTRIS_CHROMIUM=/path/to/chrome): "
-        "the board's browser tests are skipped",
-        allow_module_level=True,
-    )
+    pytest.skip(f"{MISSING}: the board's browser tests are skipped", allow_module_level=True)
 expect = sync_api.expect
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
