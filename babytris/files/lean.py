@@ -59,12 +59,10 @@ from ..modes.lean_saving import (
 )
 from ..results.saving import FORMAT as TABLE_FORMAT
 from .errors import SolutionFileError
+from .persist import HEADER_BYTES, META_BYTES
 from .proof import ULPS  # (the rounding allowed per backup: one convention for every proof)
 
 __all__ = ["load_lean"]
-
-#: The most bytes the metadata's JSON may declare, and an array's .npy header.
-_META_BYTES, _HEADER_BYTES = 2**20, 4096
 
 
 def load_lean(
@@ -150,8 +148,8 @@ class _Reader:
 
     def _meta(self) -> dict:
         info = self.infos["meta"]
-        if info.file_size > _HEADER_BYTES + _META_BYTES:
-            self.fail("meta", f"declares {info.file_size:,} bytes; metadata takes at most {_META_BYTES:,}")
+        if info.file_size > HEADER_BYTES + META_BYTES:
+            self.fail("meta", f"declares {info.file_size:,} bytes; metadata takes at most {META_BYTES:,}")
         try:
             with self.archive.open(info) as f:
                 meta = json.loads(str(np.lib.format.read_array(f, allow_pickle=False)))
@@ -244,7 +242,7 @@ class _Reader:
         shape = (into.size,) if own is None else own.shape
         info = self.infos[key]
         nbytes = int(np.prod(shape)) * LEAN_MEMBERS[key].itemsize
-        if info.file_size > _HEADER_BYTES + nbytes:
+        if info.file_size > HEADER_BYTES + nbytes:
             self.fail(key, f"declares {info.file_size:,} bytes, over the {nbytes:,} the rules and the settings allow")
         try:
             with self.archive.open(info) as f:

@@ -240,10 +240,10 @@ def _narrow_offsets(path: str | os.PathLike, offsets: np.ndarray, n_moves: int) 
     return offsets.astype(np.int32)
 
 
-#: The most bytes an array's .npy header takes in a file (numpy writes 128).
-_HEADER_BYTES = 4096
-#: The most bytes the metadata's JSON may declare.
-_META_BYTES = 2**20
+#: The most bytes an array's .npy header takes in a file (numpy writes 128); every solution file's reader allows it.
+HEADER_BYTES = 4096
+#: The most bytes a solution file's metadata JSON may declare.
+META_BYTES = 2**20
 
 
 def _read(path: str | os.PathLike, *, max_memory: int | None = None) -> tuple[dict, dict[str, np.ndarray]]:
@@ -307,7 +307,7 @@ def _read_members(
 
     def member(key: str, most: int) -> np.ndarray:
         declared = infos[key].file_size
-        if declared > _HEADER_BYTES + most:
+        if declared > HEADER_BYTES + most:
             raise SolutionFileError(
                 path, key, f"declares {declared:,} bytes; the rules and the arrays read allow at most {most:,}"
             )
@@ -320,7 +320,7 @@ def _read_members(
             raise SolutionFileError(path, key, f"the member is damaged ({err})") from None
 
     try:
-        meta = json.loads(str(member("meta", _META_BYTES)))
+        meta = json.loads(str(member("meta", META_BYTES)))
     except SolutionFileError:
         raise
     except RecursionError:
@@ -384,7 +384,7 @@ def holds_lean_solution(path: str | bytes | os.PathLike) -> bool:
 def _lean_format(archive: zipfile.ZipFile) -> bool:
     """Whether the archive's metadata says it is a lean solution file (:func:`babytris.load_lean` reads it)."""
     try:
-        if archive.getinfo("meta.npy").file_size > _HEADER_BYTES + _META_BYTES:
+        if archive.getinfo("meta.npy").file_size > HEADER_BYTES + META_BYTES:
             return False
         with archive.open("meta.npy") as f:
             meta = json.loads(str(np.lib.format.read_array(f, allow_pickle=False)))
