@@ -55,7 +55,7 @@ from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, format_byte
 from ..engine.transitions import TableError, Transitions
 from ..game.rules import Rules
 from ..results.saving import TABLE_ARRAYS
-from ..results.solution import Solution
+from ..results.solution import Solution, largest_magnitude
 from ..solvers import _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 from ..solvers.sweep_arrays import SolverSettings, sweeps_for
@@ -209,7 +209,7 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> B
     discount = solution.discount
     loaded = solution.values.ravel()
     done = backup(solution, roles)
-    largest = _largest(loaded)  # (finite: load checked; the backup's may not be)
+    largest = largest_magnitude(loaded)  # (finite: load checked; the backup's may not be)
     allowed = discount * solution.residual + ULPS * np.finfo(np.float64).eps * largest
     if not done.moved <= allowed:  # (NaN fails too)
         with np.errstate(all="ignore"):
@@ -259,7 +259,7 @@ def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done
         )
         worth = gains + solution.discount * done.board_values[t.next_board[moves]]
         short = done.values[other] - worth
-    slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * _largest(done.values)
+    slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * largest_magnitude(done.values)
     if short.size and not short.max() <= slack:
         k = int(np.argmax(short))
         s = int(other[k])
@@ -284,7 +284,7 @@ def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) ->
         cost = np.where(t.draw_chances() > 0, cost, np.inf)
     least = cost.min(axis=1)
     chosen = cost[np.arange(t.n_boards), solution.opponent_policy]
-    slack = solution.tie_slack + ULPS * np.finfo(np.float64).eps * _largest(solution.values)
+    slack = solution.tie_slack + ULPS * np.finfo(np.float64).eps * largest_magnitude(solution.values)
     with np.errstate(all="ignore"):
         over = chosen - least
     if over.size and not over.max() <= slack:
@@ -322,8 +322,3 @@ def _state(solution: Solution, s: int) -> str:
     """State ``s`` in words."""
     b, p = divmod(s, solution.rules.n_pieces)
     return f"state {s:,} (board index {b:,}, piece {solution.rules.piece_names[p]!r})"
-
-
-def _largest(values: np.ndarray) -> float:
-    """``max |values|`` (0 if empty; inf or NaN where they are), without a temporary."""
-    return float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0

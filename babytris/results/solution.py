@@ -525,7 +525,7 @@ def value_error_bound(
 ) -> float | None:
     """:attr:`Solution.error_bound` of values whose last greedy sweep had this
     residual (undiscounted: ``residual`` times ``longest_game``, None without it)."""
-    rounding = 16 * float(np.finfo(np.float64).eps) * _largest(values)
+    rounding = 16 * float(np.finfo(np.float64).eps) * largest_magnitude(values)
     if discount >= 1.0:
         return None if longest_game is None else (residual + rounding) * longest_game
     return (discount * residual + rounding) / (1.0 - discount)
@@ -539,12 +539,12 @@ def tie_slack(discount: float, residual: float, values: np.ndarray, longest_game
     plus the rounding allowance)."""
     bound = value_error_bound(discount, residual, values, longest_game)
     if bound is None:
-        return 2.0 * (residual + 16 * np.finfo(np.float64).eps * _largest(values))
+        return 2.0 * (residual + 16 * np.finfo(np.float64).eps * largest_magnitude(values))
     return 2.0 * discount * bound
 
 
-def _largest(values: np.ndarray) -> float:
-    """``max |values|`` (0 if empty) without a temporary the size of ``values``."""
+def largest_magnitude(values: np.ndarray) -> float:
+    """``max |values|`` (0 if empty; inf or NaN where they are) without a temporary the size of ``values``."""
     if values.size == 0:
         return 0.0
     return float(max(abs(values.max()), abs(values.min())))
