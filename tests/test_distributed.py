@@ -17,6 +17,8 @@ import babytris
 from babytris import Rules
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
+from clusters import worker_processes  # noqa: E402
+
 from babytris.game.validation import default_eval_sweeps  # noqa: E402
 from babytris.modes.distributed import solve_sharded  # noqa: E402
 from babytris.modes.owners import shard_of  # noqa: E402
@@ -25,17 +27,7 @@ from babytris.solvers.termination import GamesDoNotEnd  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    # Worker processes, as on a cluster: the shards' values cross between processes.
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # (8787 may be another run's)
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with worker_processes(2) as client:  # (as on a cluster: the shards' values cross between processes)
         yield client
 
 

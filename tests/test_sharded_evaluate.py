@@ -12,22 +12,15 @@ import babytris
 from babytris import Rules
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
+from clusters import worker_processes  # noqa: E402
+
 from babytris.modes.distributed import solve_sharded  # noqa: E402
 from babytris.modes.owners import shard_of  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with worker_processes(2) as client:
         yield client
 
 

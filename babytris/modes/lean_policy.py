@@ -185,38 +185,42 @@ def played_game(lean: Lean) -> Solution:
     ``"minimax"``, the opponent's pieces as the lean solution gives them).
     :func:`~babytris.play`, :func:`~babytris.expected_points` and
     :func:`~babytris.evaluate` take it as any Solution."""
-    steps, t = walk_policy(lean.rules, lambda boards: greedy_steps(lean, boards))
     own = cast(Any, lean)  # (the LeanSolution's own record of its solve)
-    return Solution(
-        rules=lean.rules,
+    return walk_policy(
+        lean.rules,
+        lambda boards: greedy_steps(lean, boards),
+        lambda values: piece_choices(lean, values),
         discount=lean.discount,
-        values=steps.values,
-        policy=steps.moves,
+        opponent=lean.opponent,
         iterations=own.iterations,
         residual=own.residual,
         converged=own.converged,
         residuals=own.residuals,
-        transitions=t,
         method=own.method,
         tol=own.tol,
         max_iter=max(1, own.iterations),
         seconds=dict(own.seconds),
-        opponent=lean.opponent,
-        opponent_policy=piece_choices(lean, steps.values),
         accelerated=own.plan.accelerate,
     )
 
 
-def walk_policy(rules: Rules, steps_of: Callable[[np.ndarray], Steps]) -> tuple[Steps, Transitions]:
+def walk_policy(
+    rules: Rules,
+    steps_of: Callable[[np.ndarray], Steps],
+    pieces_of: Callable[[np.ndarray], np.ndarray | None],
+    **record: Any,
+) -> Solution:
     """The game a policy plays, walked from the start board a level at a
     time: ``steps_of(boards)`` gives the policy's step from each board of a
     level (a lean solution's greedy step, a sharded one's rows asked of their
-    owners), each board's step taken once.
+    owners), each board's step taken once; ``pieces_of(values)`` the piece the
+    opponent gives on each board (None where pieces are drawn).
 
     Returns:
-        ``(steps, transitions)``: the :class:`Steps` of every board reached,
-        numbered as a table's (by layer, ascending within one), and the
-        :class:`~babytris.Transitions` over them with one move per state, the policy's.
+        a :class:`~babytris.Solution` over every board reached (numbered as a
+        table's: by layer, ascending within one), one move per state, the
+        policy's; its other fields are ``record``'s (discount, opponent, the
+        solve's iterations, residual, ...), its ``seconds`` with the walk's.
     """
     started = time.perf_counter()
     found = frontier = np.array([rules.start], dtype=np.uint64)
@@ -247,7 +251,16 @@ def walk_policy(rules: Rules, steps_of: Callable[[np.ndarray], Steps]) -> tuple[
         placement=steps.moves.ravel()[has].astype(np.uint16),
         seconds=time.perf_counter() - started,
     )
-    return steps, t
+    seconds = {**record.pop("seconds", {}), "walk": t.seconds}
+    return Solution(
+        rules=rules,
+        values=steps.values,
+        policy=steps.moves,
+        transitions=t,
+        opponent_policy=pieces_of(steps.values),
+        seconds=seconds,
+        **record,
+    )
 
 
 @dataclass(frozen=True)

@@ -177,23 +177,19 @@ class ShardLookups:
 
     @cached_property
     def _played(self) -> Solution:
-        steps, t = walk_policy(self.rules, self.steps)
-        return Solution(
-            rules=self.rules,
+        return walk_policy(
+            self.rules,
+            self.steps,
+            lambda values: self._worst(values)[0].astype(np.int16) if self.opponent == "minimax" else None,
             discount=self.discount,
-            values=steps.values,
-            policy=steps.moves,
+            opponent=self.opponent,
             iterations=self.iterations,
             residual=self.residual,
             converged=self.converged,
             residuals=np.array([self.residual]),
-            transitions=t,
             method="mpi",
             tol=self.tol,
             max_iter=max(1, self.iterations),
-            seconds={"walk": t.seconds},
-            opponent=self.opponent,
-            opponent_policy=self._worst(steps.values)[0].astype(np.int16) if self.opponent == "minimax" else None,
         )
 
 
