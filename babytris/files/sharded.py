@@ -16,7 +16,9 @@ its table and its ghosts' values, and one other shard's boards and values
 while the ghosts it owns are read from its file (each file is read once to
 check it, then once more per shard reading from it).  Lookups
 (:class:`~babytris.modes.sharded_lookups.ShardLookups`: ``value``,
-``best_action``, ``start_value``, ``play``) open only the shards they ask.
+``best_action``, ``start_value``, ``play``, and ``played_game``, which
+:func:`babytris.play` and :func:`babytris.evaluate` read) open only the
+shards they ask.
 """
 
 from __future__ import annotations
