@@ -19,6 +19,7 @@ shared with other work.  Needs ``dask[distributed]``; skipped without it."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import numpy as np
@@ -80,13 +81,19 @@ def _sharded(rules: babytris.Rules, workers: int, out) -> tuple[float, dict]:
 @pytest.mark.slow
 def test_sharded_4x7_against_one_process(benchmark, tmp_path):
     rules = babytris.Rules(width=4, height=7)
+    loads = {"start": os.getloadavg()[0]}  # (the 1-minute load average as each row ends: the machine is shared)
     started = time.perf_counter()
     plain = babytris.solve(rules)
     every_core = time.perf_counter() - started
+    loads["every core"] = os.getloadavg()[0]
     started = time.perf_counter()
     babytris.solve(rules, n_jobs=1)
     one_thread = time.perf_counter() - started
-    runs = {workers: _sharded(rules, workers, tmp_path) for workers in WORKERS}
+    loads["one thread"] = os.getloadavg()[0]
+    runs = {}
+    for workers in WORKERS:
+        runs[workers] = _sharded(rules, workers, tmp_path)
+        loads[f"{workers} workers"] = os.getloadavg()[0]
     benchmark.group = "sharded solve against one process, 4x7"
     benchmark.extra_info.update(
         size="4x7",
@@ -94,6 +101,7 @@ def test_sharded_4x7_against_one_process(benchmark, tmp_path):
         one_thread_seconds=one_thread,
         one_process_sweeps=int(plain.iterations + plain.evaluation_sweeps.sum()),
         sharded={str(w): record for w, (_, record) in runs.items()},
+        load_average=loads,
     )
     benchmark.pedantic(lambda: None, rounds=1)
     print("\nCOST, 4x7 (seconds; ratio to one process, every core):")
@@ -108,6 +116,7 @@ def test_sharded_4x7_against_one_process(benchmark, tmp_path):
             f"{np.median(record['round_bytes']) / 2**20:.2f} MiB a round)"
         )
         print("    per round:", json.dumps({k: record[k] for k in ("round_seconds", "round_bytes", "round_greedy")}))
+    print("  load average (1 minute) as each row ended:", ", ".join(f"{k} {v:.1f}" for k, v in loads.items()))
     for _, record in runs.values():
         assert record["start_value"] == pytest.approx(plain.start_value, abs=1e-7)
     missed = {
