@@ -601,8 +601,15 @@ def _all_alive(client: Any, shards: list, futures: list) -> list:
 
 
 def _lost_shards(client: Any, shards: list) -> list[int]:
-    """The shards whose actor's worker has left the cluster."""
-    live = set(client.scheduler_info()["workers"])
+    """The shards whose actor's worker has left the cluster, as the scheduler
+    says now (none where it does not answer).  Not ``client.scheduler_info()``:
+    it returns the client's cache where its query fails, and the client's
+    periodic refresh caches no workers at all (every shard then looked lost:
+    loaded runs ended with LostWorkerError, no worker gone)."""
+    try:
+        live = set(client.sync(client.scheduler.identity, n_workers=-1)["workers"])
+    except OSError:
+        return []
     return [k for k, shard in enumerate(shards) if shard._address not in live]
 
 
