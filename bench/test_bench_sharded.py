@@ -93,7 +93,7 @@ def test_sharded_4x7_against_one_process(benchmark, tmp_path):
     runs = {}
     for workers in WORKERS:
         runs[workers] = _sharded(rules, workers, tmp_path)
-        loads[f"{workers} workers"] = os.getloadavg()[0]
+        loads[f"{workers} worker{'s' if workers > 1 else ''}"] = os.getloadavg()[0]
     benchmark.group = "sharded solve against one process, 4x7"
     benchmark.extra_info.update(
         size="4x7",
