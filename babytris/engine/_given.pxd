@@ -91,8 +91,8 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
 cdef inline int walk_levels(const offset_t* offsets, const int32_t* next_board, int64_t n_moves, Py_ssize_t n,
                             Py_ssize_t P, int32_t start, uint64_t* marks) noexcept nogil:
     """Mark in ``marks[0:(n + 63) // 64]`` every board play from ``start``
-    reaches (``marks``: three such bitmaps, zeroed; the other two hold the
-    walk's levels); returns OK, INTERRUPTED or OUT_OF_RANGE.
+    reaches (``marks``: three such bitmaps, zeroed; the other two hold a
+    level and the boards it leads to); returns OK, INTERRUPTED or OUT_OF_RANGE.
 
     A breadth-first search a level at a time, each level's boards in a
     bitmap visited in number order: the rows are read in ascending order (a
@@ -100,21 +100,17 @@ cdef inline int walk_levels(const offset_t* offsets, const int32_t* next_board, 
     cdef Py_ssize_t n_words = (n + 63) // 64, w, b
     cdef uint64_t* seen = marks
     cdef uint64_t* level = marks + n_words
-    cdef uint64_t* following = marks + 2 * n_words
-    cdef uint64_t* swap
-    cdef uint64_t bits, bit
+    cdef uint64_t* found = marks + 2 * n_words
+    cdef uint64_t bits, more = 1
     cdef int64_t e
     cdef int32_t nb
-    cdef bint more = True
     seen[start >> 6] = (<uint64_t>1) << (start & 63)
     level[start >> 6] = (<uint64_t>1) << (start & 63)
     while more:
-        more = False
         for w in range(n_words):
             if w % 16384 == 16383 and interrupted():  # (a million boards: about a millisecond)
                 return INTERRUPTED
             bits = level[w]
-            level[w] = 0
             while bits:
                 b = w * 64 + lowest_bit(bits)
                 bits &= bits - 1
@@ -124,12 +120,14 @@ cdef inline int walk_levels(const offset_t* offsets, const int32_t* next_board, 
                     nb = next_board[e]
                     if not 0 <= nb < n:
                         return OUT_OF_RANGE
-                    bit = (<uint64_t>1) << (nb & 63)
-                    if not seen[nb >> 6] & bit:
-                        seen[nb >> 6] |= bit
-                        following[nb >> 6] |= bit
-                        more = True
-        swap = level
-        level = following
-        following = swap
+                    # (every board the level leads to, seen or not: one store, no branch on
+                    # whether it is new, which no predictor guesses; the seen ones go below)
+                    found[nb >> 6] |= (<uint64_t>1) << (nb & 63)
+        more = 0
+        for w in range(n_words):  # (the next level: the boards found that are new)
+            bits = found[w] & ~seen[w]
+            found[w] = 0
+            seen[w] |= bits
+            level[w] = bits
+            more |= bits
     return OK
