@@ -386,3 +386,59 @@ def test_the_tie_checks_in_slices_refuse_the_same_first_state(tmp_path, monkeypa
     whole = _refused(tmp_path / "random.npz", "ties", "but state 19 .* where another tied move")
     monkeypatch.setattr(tie_rule, "SLICE_STATES", 7)
     assert _refused(tmp_path / "random.npz", "ties", "where another tied move") == whole
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_policys_pass_agrees_with_numpy_over_the_table(transitions_4x4, threads):
+    """:func:`_greedy.chosen_rows`, the proof's one pass over the chosen moves: their rows,
+    the most one falls short of its state's best, and the first move tied before one."""
+    from babytris.solvers import _greedy
+    from babytris.solvers.roles import policy_rows
+
+    t = transitions_4x4
+    scores = np.asarray(t.rules.line_scores, dtype=np.float64)
+    W = np.round(np.random.default_rng(5).random(t.n_boards) * 8) / 4  # (coarse: many ties)
+    q = scores[t.lines] + 0.9 * W[t.next_board]
+    sizes = np.diff(t.offsets)
+    live = np.flatnonzero(sizes)
+    best = np.zeros(t.n_states)
+    best[live] = np.maximum.reduceat(q, t.offsets[:-1][live])
+    hint = np.full(t.n_states, -1, dtype=np.int16)
+    _greedy.state_values(t.offsets, t.next_board, t.lines, scores, W, 0.9, np.empty(t.n_states), policy=hint)
+    # a random legal move in each state: the hint's where the draw says so
+    draw = np.random.default_rng(6).random(t.n_states)
+    rows = np.where(draw < 0.5, hint, np.floor(draw * np.maximum(sizes, 1)).astype(np.int16) % np.maximum(sizes, 1))
+    rows = np.where(sizes > 0, rows, -1).astype(np.int16)
+    policy = t.chosen_placements(rows)
+    table = (t.offsets, t.next_board, t.lines, scores, W, 0.9, t.placement)
+    found = np.full(t.n_states, 7, dtype=np.int16)
+    unknown, short, at, tied_at, tied_move = _greedy.chosen_rows(
+        *table, policy, hint, best, found, sure=0.3, n_threads=threads
+    )
+    assert unknown == -1 and np.array_equal(found, rows)
+    assert np.array_equal(policy_rows(t, policy.reshape(t.n_boards, -1)), rows)  # (the engine's own lookup agrees)
+    other = np.flatnonzero((rows != hint) & (rows >= 0))
+    shorts = best[other] - q[t.offsets[other] + rows[other]]
+    assert shorts.max() > 0.5  # (the draw took moves far from the best)
+    assert short == shorts.max() and at == other[np.argmax(shorts)]
+    earlier = [s for s in live if (q[t.offsets[s] : t.offsets[s] + rows[s]] >= best[s] - 0.3).any()]
+    assert tied_at == earlier[0]
+    assert tied_move == np.flatnonzero(q[t.offsets[tied_at] :] >= best[tied_at] - 0.3)[0]
+    # with no slack nothing is looked for before the chosen moves; every move the hint's: nothing falls short
+    assert _greedy.chosen_rows(*table, policy, hint, best, found, n_threads=threads)[3:] == (-1, -1)
+    hinted = t.chosen_placements(hint)
+    assert _greedy.chosen_rows(*table, hinted, hint, best, found, sure=0.3)[:3] == (-1, -np.inf, -1)
+    # a placement not in its row, or one where the row is empty: the first such state
+    wrong = policy.copy()
+    wrong[[live[40], live[90]]] = 999
+    assert _greedy.chosen_rows(*table, wrong, hint, best, found, n_threads=threads)[0] == live[40]
+    dead = np.flatnonzero(sizes == 0)[0]
+    wrong[dead] = 0
+    assert _greedy.chosen_rows(*table, wrong, hint, best, found, n_threads=threads)[0] == min(dead, live[40])
+    # a hint outside the row is no hint: the move is looked for along the row
+    far = np.where(draw < 0.5, 40, -7).astype(np.int16)
+    again = _greedy.chosen_rows(*table, policy, far, best, found, sure=0.3, n_threads=threads)
+    assert again[3:] == (tied_at, tied_move)
+    assert np.array_equal(found, rows)
+    with pytest.raises(ValueError, match="chosen_rows: hint must have one entry per state"):
+        _greedy.chosen_rows(*table, policy, hint[1:], best, found)

@@ -56,11 +56,11 @@ from ..engine.transitions import TableError, Transitions
 from ..game.rules import Rules
 from ..results.saving import TABLE_ARRAYS
 from ..results.solution import Solution, largest_magnitude
-from ..solvers import _sweep
+from ..solvers import _greedy, _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 from ..solvers.sweep_arrays import SolverSettings, sweeps_for
 from .errors import SolutionFileError
-from .tie_rule import check_tie_rule
+from .tie_rule import Chosen, check_tie_rule, surely_tied
 
 __all__ = ["Backup", "backup", "prove", "rules_table"]
 
@@ -84,9 +84,9 @@ def prove(
         check_table(path, solution.transitions, max_memory)
     roles = _roles(path, solution)
     done = check_values(path, solution, roles)
-    rows = check_policy(path, solution, roles, done)
+    chosen = check_policy(path, solution, roles, done)
     check_opponent(path, solution, roles)
-    check_tie_rule(path, solution, roles, done.board_values, done.values, rows, n_threads=done.n_threads)
+    check_tie_rule(path, solution, roles, done.board_values, done.values, chosen)
 
 
 def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
@@ -227,15 +227,18 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> B
     return done
 
 
-def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> np.ndarray | None:
+def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> Chosen | None:
     """Refuse a best-move player's policy whose moves are not greedy in the
     values within the tie slack (a random player's must be -1 throughout).
-    Where the policy takes the backup's own best move there is nothing to
-    value; elsewhere (ties, or a forgery) the move is valued as the backup would.
+    One compiled pass (:func:`~babytris.solvers._greedy.chosen_rows`) finds
+    each chosen move in its row, at the backup's own best move first, and
+    values it where it is not that one (ties, or a forgery); for the tie
+    rule "first" it values the moves before it too, for the first surely
+    tied one (:func:`~babytris.files.tie_rule.surely_tied`), which
+    :func:`~babytris.files.tie_rule.check_tie_rule` refuses.
 
     Returns:
-        a best-move player's moves as offsets in their rows (int16
-        ``(n_states,)``, -1: none), else None.
+        a best-move player's :class:`Chosen` moves, else None.
     """
     if roles.moves == MOVES_MEAN:
         if np.any(solution.policy >= 0):
@@ -245,31 +248,49 @@ def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done
     if roles.moves != MOVES_BEST:  # (a given player's moves are its own: its values were checked)
         return None
     t = solution.transitions
-    try:
-        rows = policy_rows(t, solution.policy)
-    except ValueError as err:
-        _fail(path, "solution_policy", str(err))
-    other = np.flatnonzero(rows != done.moves)
-    moves = t.offsets[other].astype(np.int64) + rows[other]
-    with np.errstate(all="ignore"):
-        gains = (
-            np.asarray(solution.rules.line_scores, dtype=np.float64)[t.lines[moves]]
-            if done.move_reward is None
-            else done.move_reward[moves]
-        )
-        worth = gains + solution.discount * done.board_values[t.next_board[moves]]
-        short = done.values[other] - worth
+    policy = solution.policy
+    if policy.dtype != np.int16 or policy.shape != (t.n_boards, solution.rules.n_pieces):
+        _policy_rows(path, solution)  # (refused there unless every entry is a move: int16 then holds it)
+        policy = policy.astype(np.int16)
+    sure = surely_tied(solution) if solution.ties == "first" else 0.0
+    rows = np.empty(t.n_states, dtype=np.int16)
+    scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
+    table = (t.offsets, t.next_board, t.lines, scores, done.board_values, float(solution.discount), t.placement)
+    unknown, short, s, tied_at, tied_move = _greedy.chosen_rows(
+        *table,
+        np.ascontiguousarray(policy).reshape(-1),
+        done.moves,
+        done.values,
+        rows,
+        sure=sure,
+        move_reward=done.move_reward,
+        n_threads=done.n_threads,
+    )
+    if unknown >= 0:
+        _policy_rows(path, solution)  # (refused there, naming the first state at fault)
+        _fail(path, "solution_policy", f"{_state(solution, unknown)}: its placement is not one of its moves")
     slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * largest_magnitude(done.values)
-    if short.size and not short.max() <= slack:
-        k = int(np.argmax(short))
-        s = int(other[k])
+    if not short <= slack:  # (NaN fails too)
+        move = int(t.offsets[s]) + int(rows[s])
+        reward = done.move_reward[move] if done.move_reward is not None else scores[t.lines[move]]
+        with np.errstate(all="ignore"):
+            worth = reward + solution.discount * done.board_values[t.next_board[move]]
         _fail(
             path,
             "solution_policy",
-            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth[k]:.6g} in the "
+            f"{_state(solution, s)} takes placement {int(solution.policy.ravel()[s])}, worth {worth:.6g} in the "
             f"values, where its best move is worth {done.values[s]:.6g}: not greedy within the tie slack {slack:.3g}",
         )
-    return rows
+    return Chosen(rows, (tied_at, tied_move) if tied_at >= 0 else None)
+
+
+def _policy_rows(path: str | os.PathLike, solution: Solution) -> np.ndarray:
+    """The policy as offsets in the states' rows (:func:`~babytris.solvers.roles.policy_rows`); refused
+    naming the first state whose placement is not a move of its row."""
+    try:
+        return policy_rows(solution.transitions, solution.policy)
+    except ValueError as err:
+        _fail(path, "solution_policy", str(err))
 
 
 def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) -> None:

@@ -20,24 +20,25 @@ them (:func:`_twin_moves`); and an opponent's pieces tie for sure where the
 player can place none of them (each state then worth 0 exactly).  An opening
 row is then left unchecked.
 
-Cost: for "first" (the default) one pass over each state's moves up to its
-first tied one (:func:`~babytris.solvers._greedy.first_best_moves`), and a few
-over the boards; "last" and "random" value every move of the states with two or more.
+Cost: for "first" (the default) none of its own: the proof's pass over the
+chosen moves (:func:`~babytris.solvers._greedy.chosen_rows`) values the moves
+before each one as it goes, and a few passes over the boards; "last" and
+"random" value every move of the states with two or more.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import NoReturn
 
 import numpy as np
 
 from ..results.solution import Solution
-from ..solvers import _greedy
 from ..solvers.roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Roles
 from .errors import SolutionFileError
 
-__all__ = ["MARGIN_ULPS", "check_tie_rule"]
+__all__ = ["MARGIN_ULPS", "Chosen", "check_tie_rule", "surely_tied"]
 
 #: The margin at the edge of the tie slack, in ulps of the largest value: twice the
 #: rounding a backup is allowed (:data:`babytris.files.proof.ULPS`), as both a move's
@@ -49,15 +50,30 @@ SLICE_STATES = 2**16
 _CHOOSING = ("minimax", "best_response", "minavg", "gaps")
 
 
+@dataclass(frozen=True)
+class Chosen:
+    """A best-move player's moves, as :func:`~babytris.files.proof.check_policy` found them."""
+
+    rows: np.ndarray  # int16 (n_states,): each state's move as its offset in its row (-1: none)
+    earlier_tied: tuple[int, int] | None  # "first": the first state with a surely tied move before its own, that move
+
+
+def surely_tied(solution: Solution) -> float:
+    """How far below its state's best a move (or a piece, or a start row) is
+    surely tied: the tie slack less the margin (:data:`MARGIN_ULPS` ulps of
+    the largest value); none is where it is not positive."""
+    values = solution.values
+    largest = float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0
+    return float(solution.tie_slack - MARGIN_ULPS * np.finfo(np.float64).eps * largest)
+
+
 def check_tie_rule(
     path: str | os.PathLike,
     solution: Solution,
     roles: Roles,
     board_values: np.ndarray,
     best: np.ndarray,
-    rows: np.ndarray | None,
-    *,
-    n_threads: int = 1,
+    chosen: Chosen | None,
 ) -> None:
     """Refuse a solution whose moves, pieces or opening row are not those its
     claimed tie rule (``solution.ties``) takes among the surely tied.
@@ -65,27 +81,28 @@ def check_tie_rule(
     Args:
         board_values: the board values the loaded values give (float64 ``(n_boards,)``).
         best: each state's best move's worth in them (float64 ``(n_states,)``).
-        rows: the policy as offsets in each state's row (int16 ``(n_states,)``,
-            -1: none), or None where the player takes no best move.
-        n_threads: the threads the "first" rule's pass over the states may take.
+        chosen: the policy's moves as :func:`~babytris.files.proof.check_policy`
+            found them (for "first", with the first state that has a surely
+            tied move before its own), or None where the player takes no best move.
 
     Returns:
         None; raises :class:`SolutionFileError` naming ``ties``.
     """
-    values = solution.values
-    largest = float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0
-    sure = solution.tie_slack - MARGIN_ULPS * np.finfo(np.float64).eps * largest
+    sure = surely_tied(solution)
     t = solution.transitions
     rng = np.random.default_rng(solution.tie_seed) if solution.ties == "random" else None
     move_keys = rng.random(t.n_moves) if rng is not None and solution.player == "optimal" else None
-    if roles.moves == MOVES_BEST and rows is not None and (solution.ties != "random" or move_keys is not None):
+    if roles.moves == MOVES_BEST and chosen is not None and (solution.ties != "random" or move_keys is not None):
+        rows = chosen.rows
         if not sure > 0.0:
             _twin_moves(path, solution, roles, rows, move_keys)
         elif solution.ties == "first":
-            _first_moves(path, solution, roles, board_values, best, rows, sure, n_threads)
+            if chosen.earlier_tied is not None:
+                s, tied = chosen.earlier_tied
+                _fail(path, solution, _moves_text(solution, s, int(rows[s]), tied, "an earlier"))
         else:
             _other_moves(path, solution, roles, board_values, best, rows, sure, move_keys)
-    piece_keys = rng.random(values.shape) if rng is not None and solution.opponent in _CHOOSING else None
+    piece_keys = rng.random(solution.values.shape) if rng is not None and solution.opponent in _CHOOSING else None
     choice = solution.opponent_policy
     if roles.pieces in (PIECES_WORST, PIECES_BEST) and choice is not None:
         sign = 1.0 if roles.pieces == PIECES_WORST else -1.0  # (the opponent's cost: the player's value, or minus it)
@@ -96,31 +113,6 @@ def check_tie_rule(
 
 def _fail(path: str | os.PathLike, solution: Solution, problem: str) -> NoReturn:
     raise SolutionFileError(path, "ties", f"the file claims ties={solution.ties!r}, but {problem}")
-
-
-def _first_moves(
-    path: str | os.PathLike,
-    solution: Solution,
-    roles: Roles,
-    board_values: np.ndarray,
-    best: np.ndarray,
-    rows: np.ndarray,
-    sure: float,
-    n_threads: int,
-) -> None:
-    """For "first": no surely tied move before the chosen one (the engine's own pass finds the first)."""
-    t = solution.transitions
-    first = rows.copy()
-    scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
-    table = (t.offsets, t.next_board, t.lines, scores, board_values, solution.discount)
-    # (the chosen moves tie, as check_policy proved: only those before them are valued)
-    _greedy.first_best_moves(
-        *table, first, sure, move_reward=roles.move_reward, best=best, n_threads=n_threads, earlier_only=True
-    )
-    later = np.flatnonzero(rows > first)
-    if later.size:
-        s = int(later[0])
-        _fail(path, solution, _moves_text(solution, s, int(rows[s]), int(first[s]), "an earlier"))
 
 
 def _rows(t, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

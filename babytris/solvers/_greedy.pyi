@@ -32,3 +32,20 @@ def first_best_moves(
     n_threads: int = 1,
     earlier_only: bool = False,
 ) -> int: ...
+def chosen_rows(
+    offsets: npt.NDArray[np.int32],
+    next_board: npt.NDArray[np.int32],
+    lines: npt.NDArray[np.uint8],
+    scores: npt.NDArray[np.float64],
+    W: npt.NDArray[np.float64],
+    discount: float,
+    placement: npt.NDArray[np.uint16],
+    policy: npt.NDArray[np.int16],
+    hint: npt.NDArray[np.int16],
+    best: npt.NDArray[np.float64],
+    rows: npt.NDArray[np.int16],
+    *,
+    sure: float = 0.0,
+    move_reward: npt.NDArray[np.float64] | None = None,
+    n_threads: int = 1,
+) -> tuple[int, float, int, int, int]: ...

@@ -10,7 +10,8 @@ is what brings its peak under 2 GiB.  The inner loops run without the GIL.
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
-from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint16_t
+from libc.stdlib cimport free, malloc
 
 from babytris.engine._types cimport check_move_table, offset_t, populate_threads, prefetch
 from babytris.solvers._greedy cimport Backup
@@ -21,6 +22,15 @@ cdef enum:
     BLOCK = 8192
     # A pass prefetches the values a state this many states ahead will read.
     AHEAD = 8
+
+
+cdef struct Chosen:
+    # What :func:`chosen_range` found in its states (-1: no state).
+    Py_ssize_t unknown      # the first whose placement is none of its row's (or not -1 where it has no move)
+    double short            # the most a chosen move not the hint is worth below its state's best (NaN sticks)
+    Py_ssize_t short_at
+    Py_ssize_t tied_at      # the first with a move before its chosen one within ``sure`` of its best
+    int16_t tied_move       # that state's first such move (its offset in the row)
 
 
 cdef inline double move_value(const Backup* m, int64_t e) noexcept nogil:
@@ -89,6 +99,48 @@ cdef Py_ssize_t first_within_range(const Backup* m, int16_t* policy, double slac
             changed += 1
             policy[s] = arg
     return changed
+
+
+cdef void chosen_range(const Backup* m, const uint16_t* placement, const int16_t* policy, const int16_t* hint,
+                       const double* best, int16_t* rows, double sure, Py_ssize_t first, Py_ssize_t last,
+                       Chosen* out) noexcept nogil:
+    """:func:`chosen_rows` on states ``first:last``, into ``out``; stops at a placement not in its row."""
+    cdef Py_ssize_t s
+    cdef int64_t e, lo, hi, at
+    cdef double short
+    out.unknown = out.short_at = out.tied_at = -1
+    out.short = -INFINITY
+    out.tied_move = -1
+    for s in range(first, last):
+        lo = m.offsets[s]
+        hi = m.offsets[s + 1]
+        rows[s] = -1
+        if lo == hi:
+            if policy[s] != -1:
+                out.unknown = s
+                return
+            continue
+        # (the hint first: mostly the chosen move, found without a look along the row)
+        at = lo + hint[s] if 0 <= hint[s] < hi - lo else lo
+        if placement[at] != <uint16_t>policy[s] or policy[s] < 0:
+            at = lo
+            while at < hi and (placement[at] != <uint16_t>policy[s] or policy[s] < 0):
+                at += 1
+            if at == hi:
+                out.unknown = s
+                return
+        rows[s] = <int16_t>(at - lo)
+        if at - lo != hint[s]:
+            short = best[s] - move_value(m, at)
+            if out.short == out.short and not short <= out.short:
+                out.short = short
+                out.short_at = s
+        if sure > 0.0 and out.tied_at < 0:
+            for e in range(lo, at):
+                if move_value(m, e) >= best[s] - sure:
+                    out.tied_at = s
+                    out.tied_move = <int16_t>(e - lo)
+                    break
 
 
 cdef int setup(Backup* m, str who, const offset_t[::1] offsets, const int32_t[::1] next_board,
@@ -188,3 +240,74 @@ cdef Py_ssize_t first_best(const Backup* m, int16_t* policy, double slack, const
     elif n:
         changed = first_within_range(m, policy, slack, known, 0, n, earlier_only)
     return changed
+
+
+def chosen_rows(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
+                const double[::1] scores, const double[::1] W, double discount, const uint16_t[::1] placement,
+                const int16_t[::1] policy, const int16_t[::1] hint, const double[::1] best, int16_t[::1] rows,
+                *, double sure=0.0, const double[::1] move_reward=None, int n_threads=1):
+    """A policy of placement numbers checked against the values, in one pass:
+    each state's chosen move (``policy``, int16, its placement number, -1
+    where none) written into ``rows`` (int16) as its offset in the state's
+    row, looked for first at ``hint`` (each state's best move, as a backup
+    of W found it: an offset in the row; any other value, nowhere); each chosen move not the
+    hint valued (its reward plus ``discount`` times W of the board after)
+    against the state's best value ``best``; and if ``sure`` > 0, each move
+    before the chosen one too, for the first within ``sure`` of ``best``
+    (the tie rule "first" takes none such).  Each state alone: the result
+    does not depend on ``n_threads``.
+
+    Returns:
+        ``(unknown, short, short_at, tied_at, tied_move)``: the first state
+        whose placement is not a move of its row, or that gives one where
+        the row is empty (-1: none; then nothing else is meaningful); the
+        most a chosen move falls short of its state's best (-inf where
+        every one is the hint; NaN if any is) and the first state where it
+        does (-1: none); the first state with a move before its chosen one
+        within ``sure`` of its best (-1: none, or ``sure`` <= 0) and that
+        move's offset in the row."""
+    cdef Backup m
+    cdef Py_ssize_t n = offsets.shape[0] - 1, n_blocks, k
+    cdef Chosen* found
+    cdef Chosen total
+    cdef const uint16_t* numbers = &placement[0] if placement.shape[0] else NULL
+    if n < 0:
+        raise ValueError("chosen_rows: offsets must hold one entry more than the states, got none")
+    for name, size in (("policy", policy.shape[0]), ("hint", hint.shape[0]), ("best", best.shape[0]),
+                       ("rows", rows.shape[0])):
+        if size != n:
+            raise ValueError(f"chosen_rows: {name} must have one entry per state ({n}), got {size}")
+    if placement.shape[0] != next_board.shape[0]:
+        raise ValueError(f"chosen_rows: placement must have one entry per move ({next_board.shape[0]}), "
+                         f"got {placement.shape[0]}")
+    setup(&m, "chosen_rows", offsets, next_board, lines, scores, W, discount, move_reward, NULL, n_threads)
+    total.unknown = total.short_at = total.tied_at = -1
+    total.short = -INFINITY
+    total.tied_move = -1
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    found = <Chosen*>malloc(max(n_blocks, 1) * sizeof(Chosen))
+    if found == NULL:
+        raise MemoryError("chosen_rows: out of memory")
+    try:
+        with nogil:
+            if n_threads > 1 and n_blocks > 1:
+                for k in prange(n_blocks, num_threads=n_threads, schedule="static"):
+                    chosen_range(&m, numbers, &policy[0], &hint[0], &best[0], &rows[0], sure, k * BLOCK,
+                                 min((k + 1) * BLOCK, n), &found[k])
+            elif n:
+                for k in range(n_blocks):  # (one block at a time, as the threads take them)
+                    chosen_range(&m, numbers, &policy[0], &hint[0], &best[0], &rows[0], sure, k * BLOCK,
+                                 min((k + 1) * BLOCK, n), &found[k])
+            for k in range(n_blocks):  # (each the first state's in its block: the first block's is the first)
+                if found[k].unknown >= 0:
+                    total.unknown = found[k].unknown
+                    break
+                if total.short == total.short and not found[k].short <= total.short:
+                    total.short = found[k].short
+                    total.short_at = found[k].short_at
+                if total.tied_at < 0 and found[k].tied_at >= 0:
+                    total.tied_at = found[k].tied_at
+                    total.tied_move = found[k].tied_move
+    finally:
+        free(found)
+    return total.unknown, total.short, total.short_at, total.tied_at, total.tied_move
