@@ -442,3 +442,15 @@ def test_the_policys_pass_agrees_with_numpy_over_the_table(transitions_4x4, thre
     assert np.array_equal(found, rows)
     with pytest.raises(ValueError, match="chosen_rows: hint must have one entry per state"):
         _greedy.chosen_rows(*table, policy, hint[1:], best, found)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(max_iter=3), dict(discount=0.5), dict(opponent="minimax")])
+def test_the_proofs_slacks_are_the_solutions_own(options):
+    """The values' size read once for every check: the tie slack the Solution reports, bit for bit."""
+    solution = babytris.solve(width=4, height=4, **options)
+    slacks = tie_rule.slacks_of(solution)
+    assert slacks.tie_slack == solution.tie_slack
+    assert slacks.largest == np.abs(solution.values).max() > 0
+    eps = np.finfo(np.float64).eps
+    assert slacks.sure == solution.tie_slack - tie_rule.MARGIN_ULPS * eps * slacks.largest
+    assert (slacks.tie_slack > 0) == solution.converged

@@ -60,7 +60,7 @@ from ..solvers import _greedy, _sweep
 from ..solvers.roles import MOVES_BEST, MOVES_MEAN, PIECES_BEST, PIECES_WORST, Roles, policy_rows, resolve
 from ..solvers.sweep_arrays import SolverSettings, sweeps_for
 from .errors import SolutionFileError
-from .tie_rule import Chosen, check_tie_rule, surely_tied
+from .tie_rule import Chosen, Slacks, check_tie_rule, slacks_of
 
 __all__ = ["Backup", "backup", "prove", "rules_table"]
 
@@ -83,10 +83,11 @@ def prove(
     if not table_proved:
         check_table(path, solution.transitions, max_memory)
     roles = _roles(path, solution)
-    done = check_values(path, solution, roles)
-    chosen = check_policy(path, solution, roles, done)
-    check_opponent(path, solution, roles)
-    check_tie_rule(path, solution, roles, done.board_values, done.values, chosen)
+    slacks = slacks_of(solution)
+    done = check_values(path, solution, roles, slacks)
+    chosen = check_policy(path, solution, roles, done, slacks)
+    check_opponent(path, solution, roles, slacks)
+    check_tie_rule(path, solution, roles, done.board_values, done.values, chosen, slacks)
 
 
 def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
@@ -199,9 +200,9 @@ def backup(solution: Solution, roles: Roles) -> Backup:
     return Backup(board_values, values, sweeps.policy, roles.move_reward, float(moved), sweeper.n_threads)
 
 
-def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> Backup:
+def check_values(path: str | os.PathLike, solution: Solution, roles: Roles, slacks: Slacks) -> Backup:
     """Back the loaded values up once; refuse them if a state moves by more
-    than ``discount * residual`` (and rounding).
+    than ``discount * residual`` (and rounding: ``slacks``, the loaded values' size).
 
     Returns:
         the :class:`Backup`.
@@ -209,8 +210,8 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> B
     discount = solution.discount
     loaded = solution.values.ravel()
     done = backup(solution, roles)
-    largest = largest_magnitude(loaded)  # (finite: load checked; the backup's may not be)
-    allowed = discount * solution.residual + ULPS * np.finfo(np.float64).eps * largest
+    # (the loaded values' largest: finite, load checked; the backup's may not be)
+    allowed = discount * solution.residual + ULPS * np.finfo(np.float64).eps * slacks.largest
     if not done.moved <= allowed:  # (NaN fails too)
         with np.errstate(all="ignore"):
             change = np.abs(done.values - loaded)
@@ -227,14 +228,16 @@ def check_values(path: str | os.PathLike, solution: Solution, roles: Roles) -> B
     return done
 
 
-def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup) -> Chosen | None:
+def check_policy(
+    path: str | os.PathLike, solution: Solution, roles: Roles, done: Backup, slacks: Slacks
+) -> Chosen | None:
     """Refuse a best-move player's policy whose moves are not greedy in the
     values within the tie slack (a random player's must be -1 throughout).
     One compiled pass (:func:`~babytris.solvers._greedy.chosen_rows`) finds
     each chosen move in its row, at the backup's own best move first, and
     values it where it is not that one (ties, or a forgery); for the tie
     rule "first" it values the moves before it too, for the first surely
-    tied one (:func:`~babytris.files.tie_rule.surely_tied`), which
+    tied one (``slacks.sure``), which
     :func:`~babytris.files.tie_rule.check_tie_rule` refuses.
 
     Returns:
@@ -252,7 +255,7 @@ def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done
     if policy.dtype != np.int16 or policy.shape != (t.n_boards, solution.rules.n_pieces):
         _policy_rows(path, solution)  # (refused there unless every entry is a move: int16 then holds it)
         policy = policy.astype(np.int16)
-    sure = surely_tied(solution) if solution.ties == "first" else 0.0
+    sure = slacks.sure if solution.ties == "first" else 0.0
     rows = np.empty(t.n_states, dtype=np.int16)
     scores = np.asarray(solution.rules.line_scores, dtype=np.float64)
     table = (t.offsets, t.next_board, t.lines, scores, done.board_values, float(solution.discount), t.placement)
@@ -269,7 +272,7 @@ def check_policy(path: str | os.PathLike, solution: Solution, roles: Roles, done
     if unknown >= 0:
         _policy_rows(path, solution)  # (refused there, naming the first state at fault)
         _fail(path, "solution_policy", f"{_state(solution, unknown)}: its placement is not one of its moves")
-    slack = _slack(solution) + ULPS * np.finfo(np.float64).eps * largest_magnitude(done.values)
+    slack = _slack(solution, slacks) + ULPS * np.finfo(np.float64).eps * largest_magnitude(done.values)
     if not short <= slack:  # (NaN fails too)
         move = int(t.offsets[s]) + int(rows[s])
         reward = done.move_reward[move] if done.move_reward is not None else scores[t.lines[move]]
@@ -293,7 +296,7 @@ def _policy_rows(path: str | os.PathLike, solution: Solution) -> np.ndarray:
         _fail(path, "solution_policy", str(err))
 
 
-def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) -> None:
+def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles, slacks: Slacks) -> None:
     """Refuse an optimising opponent's pieces (and saved opening row) that are not
     its best choice in the values within the tie slack."""
     if roles.pieces not in (PIECES_WORST, PIECES_BEST) or solution.opponent_policy is None:
@@ -305,7 +308,7 @@ def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) ->
         cost = np.where(t.draw_chances() > 0, cost, np.inf)
     least = cost.min(axis=1)
     chosen = cost[np.arange(t.n_boards), solution.opponent_policy]
-    slack = solution.tie_slack + ULPS * np.finfo(np.float64).eps * largest_magnitude(solution.values)
+    slack = slacks.tie_slack + ULPS * np.finfo(np.float64).eps * slacks.largest
     with np.errstate(all="ignore"):
         over = chosen - least
     if over.size and not over.max() <= slack:
@@ -332,11 +335,11 @@ def check_opponent(path: str | os.PathLike, solution: Solution, roles: Roles) ->
             )
 
 
-def _slack(solution: Solution) -> float:
+def _slack(solution: Solution, slacks: Slacks) -> float:
     """How far below its state's best a chosen move may be worth: the tie slack once
     converged; else twice what the last sweep's board values could still move
     (``discount * residual``), as it chose its moves before they settled."""
-    return max(solution.tie_slack, 2.0 * solution.discount * solution.residual)
+    return max(slacks.tie_slack, 2.0 * solution.discount * solution.residual)
 
 
 def _state(solution: Solution, s: int) -> str:

@@ -34,11 +34,12 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..results.solution import Solution
+from ..results.solution import Solution, largest_magnitude
+from ..results.solution import tie_slack as tie_slack_of
 from ..solvers.roles import MOVES_BEST, PIECES_BEST, PIECES_WORST, Roles
 from .errors import SolutionFileError
 
-__all__ = ["MARGIN_ULPS", "Chosen", "check_tie_rule", "surely_tied"]
+__all__ = ["MARGIN_ULPS", "Chosen", "Slacks", "check_tie_rule", "slacks_of"]
 
 #: The margin at the edge of the tie slack, in ulps of the largest value: twice the
 #: rounding a backup is allowed (:data:`babytris.files.proof.ULPS`), as both a move's
@@ -58,13 +59,26 @@ class Chosen:
     earlier_tied: tuple[int, int] | None  # "first": the first state with a surely tied move before its own, that move
 
 
-def surely_tied(solution: Solution) -> float:
-    """How far below its state's best a move (or a piece, or a start row) is
-    surely tied: the tie slack less the margin (:data:`MARGIN_ULPS` ulps of
-    the largest value); none is where it is not positive."""
+@dataclass(frozen=True)
+class Slacks:
+    """What the proof's checks read from the size of the loaded values, read
+    once (:func:`slacks_of`: each a pass or two over the values)."""
+
+    largest: float  # max |values| of the loaded values
+    tie_slack: float  # the solution's tie slack (:attr:`~babytris.Solution.tie_slack`)
+    sure: float  # how far below its best a move, piece or start row is surely tied (none where not positive)
+
+
+def slacks_of(solution: Solution) -> Slacks:
+    """The :class:`Slacks` of ``solution``'s values: *surely tied* is within the tie
+    slack less the margin (:data:`MARGIN_ULPS` ulps of the largest value)."""
     values = solution.values
-    largest = float(max(abs(values.max()), abs(values.min()))) if values.size else 0.0
-    return float(solution.tie_slack - MARGIN_ULPS * np.finfo(np.float64).eps * largest)
+    largest = largest_magnitude(values)
+    # (the solution's tie slack, from the largest value read once: as Solution.tie_slack reads it)
+    at_most = np.array([largest])
+    tie_slack = tie_slack_of(solution.discount, solution.residual, at_most, solution.longest_game)
+    tie_slack = tie_slack if solution.converged else 0.0
+    return Slacks(largest, tie_slack, tie_slack - MARGIN_ULPS * float(np.finfo(np.float64).eps) * largest)
 
 
 def check_tie_rule(
@@ -74,6 +88,7 @@ def check_tie_rule(
     board_values: np.ndarray,
     best: np.ndarray,
     chosen: Chosen | None,
+    slacks: Slacks,
 ) -> None:
     """Refuse a solution whose moves, pieces or opening row are not those its
     claimed tie rule (``solution.ties``) takes among the surely tied.
@@ -84,11 +99,12 @@ def check_tie_rule(
         chosen: the policy's moves as :func:`~babytris.files.proof.check_policy`
             found them (for "first", with the first state that has a surely
             tied move before its own), or None where the player takes no best move.
+        slacks: the solution's :class:`Slacks` (:func:`slacks_of`).
 
     Returns:
         None; raises :class:`SolutionFileError` naming ``ties``.
     """
-    sure = surely_tied(solution)
+    sure = slacks.sure
     t = solution.transitions
     rng = np.random.default_rng(solution.tie_seed) if solution.ties == "random" else None
     move_keys = rng.random(t.n_moves) if rng is not None and solution.player == "optimal" else None
@@ -108,7 +124,7 @@ def check_tie_rule(
         sign = 1.0 if roles.pieces == PIECES_WORST else -1.0  # (the opponent's cost: the player's value, or minus it)
         _pieces(path, solution, choice.astype(np.int64), sign, sure, piece_keys)
         if solution.opening_row is not None and sure > 0.0:
-            _opening(path, solution, sign, sure, rng)
+            _opening(path, solution, sign, slacks, rng)
 
 
 def _fail(path: str | os.PathLike, solution: Solution, problem: str) -> NoReturn:
@@ -267,18 +283,19 @@ def _pieces(
 
 
 def _opening(
-    path: str | os.PathLike, solution: Solution, sign: float, sure: float, rng: np.random.Generator | None
+    path: str | os.PathLike, solution: Solution, sign: float, slacks: Slacks, rng: np.random.Generator | None
 ) -> None:
     """An optimising opponent's saved opening row: the rule's among the surely tied
     start rows (for "random", checked where which rows tie is beyond doubt)."""
     rows, _ = solution.transitions.start_nodes()
     if len(rows) < 2:
         return
+    sure = slacks.sure
     values = sign * solution.board_values[rows]
     tied = np.flatnonzero(values <= values.min() + sure)
     chosen = int(np.flatnonzero(rows == solution.opening_row)[0])
     if rng is not None:
-        edge = 2 * solution.tie_slack - sure  # (the slack plus the margin)
+        edge = 2 * slacks.tie_slack - sure  # (the slack plus the margin)
         if len(tied) != np.count_nonzero(values <= values.min() + edge):
             return
         rule = int(rng.choice(tied))

@@ -17,4 +17,4 @@ cdef struct Backup:
     double discount
 
 cdef Py_ssize_t first_best(const Backup* m, int16_t* policy, double slack, const double* known, Py_ssize_t n,
-                           int n_threads, bint earlier_only=*) noexcept nogil
+                           int n_threads) noexcept nogil

@@ -30,7 +30,6 @@ def first_best_moves(
     move_reward: npt.NDArray[np.float64] | None = None,
     best: npt.NDArray[np.float64] | None = None,
     n_threads: int = 1,
-    earlier_only: bool = False,
 ) -> int: ...
 def chosen_rows(
     offsets: npt.NDArray[np.int32],

@@ -67,19 +67,18 @@ cdef void values_range(const Backup* m, double* V, int16_t* policy, double dead,
 
 
 cdef Py_ssize_t first_within_range(const Backup* m, int16_t* policy, double slack, const double* known,
-                                   Py_ssize_t first, Py_ssize_t last, bint earlier_only) noexcept nogil:
+                                   Py_ssize_t first, Py_ssize_t last) noexcept nogil:
     """Re-choose the move of states ``first:last`` as the first in row order
     whose value is within ``slack`` of the row's best (``known[s]`` if not
-    NULL; ``earlier_only``: among the moves before the state's own, which is
-    kept where none is); returns how many changed."""
+    NULL); returns how many changed."""
     cdef Py_ssize_t s, changed = 0
-    cdef int64_t e, lo, hi, scan
+    cdef int64_t e, lo, hi
     cdef double best, q
     cdef int16_t arg
     for s in range(first, last):
         lo = m.offsets[s]
         hi = m.offsets[s + 1]
-        if lo == hi or (earlier_only and policy[s] <= 0):
+        if lo == hi:
             continue
         if known != NULL:
             best = known[s]
@@ -89,9 +88,8 @@ cdef Py_ssize_t first_within_range(const Backup* m, int16_t* policy, double slac
                 q = move_value(m, e)
                 if q > best:
                     best = q
-        arg = policy[s] if earlier_only else 0
-        scan = lo + policy[s] if earlier_only else hi
-        for e in range(lo, scan):
+        arg = 0
+        for e in range(lo, hi):
             if move_value(m, e) >= best - slack:
                 arg = <int16_t>(e - lo)
                 break
@@ -200,17 +198,14 @@ def state_values(const offset_t[::1] offsets, const int32_t[::1] next_board, con
 def first_best_moves(const offset_t[::1] offsets, const int32_t[::1] next_board, const uint8_t[::1] lines,
                      const double[::1] scores, const double[::1] W, double discount, int16_t[::1] policy,
                      double slack, *, const double[::1] move_reward=None, const double[::1] best=None,
-                     int n_threads=1, bint earlier_only=False):
+                     int n_threads=1):
     """Break ties the same way whatever the path to the values: every state's
     move (``policy``, int16, its offset in the state's row, -1 where none)
     becomes the first in row order whose value with the board values ``W``
     is within ``slack`` (>= 0) of its best; returns how many states changed.
     For a player taking the best move.  ``best``, if given, holds each
     state's best value as :func:`state_values` wrote it from the same W and
-    rewards (the pass then only looks for the first move near it).
-    ``earlier_only``: where each state's move is known to be within ``slack``
-    already (a check that no earlier one is), only the moves before it are
-    valued, and a state whose move is its row's first is not read.  Each
+    rewards (the pass then only looks for the first move near it).  Each
     state alone: the result does not depend on ``n_threads``."""
     cdef Backup m
     cdef Py_ssize_t n = offsets.shape[0] - 1, changed = 0
@@ -226,19 +221,19 @@ def first_best_moves(const offset_t[::1] offsets, const int32_t[::1] next_board,
           &policy[0] if n else NULL, n_threads)
     with nogil:
         changed = first_best(&m, &policy[0] if n else NULL, slack, &best[0] if best is not None and n else NULL,
-                             n, n_threads, earlier_only)
+                             n, n_threads)
     return changed
 
 
 cdef Py_ssize_t first_best(const Backup* m, int16_t* policy, double slack, const double* known, Py_ssize_t n,
-                           int n_threads, bint earlier_only=False) noexcept nogil:
+                           int n_threads) noexcept nogil:
     """:func:`first_best_moves` on checked arrays, states ``0:n`` (``known``: NULL, or their best values)."""
     cdef Py_ssize_t n_blocks = (n + BLOCK - 1) // BLOCK, k, changed = 0
     if n_threads > 1 and n_blocks > 1:
         for k in prange(n_blocks, num_threads=n_threads, schedule="static"):
-            changed += first_within_range(m, policy, slack, known, k * BLOCK, min((k + 1) * BLOCK, n), earlier_only)
+            changed += first_within_range(m, policy, slack, known, k * BLOCK, min((k + 1) * BLOCK, n))
     elif n:
-        changed = first_within_range(m, policy, slack, known, 0, n, earlier_only)
+        changed = first_within_range(m, policy, slack, known, 0, n)
     return changed
 
 
