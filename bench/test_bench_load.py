@@ -10,8 +10,9 @@ and a solve; it records them and their ratios in ``extra_info``, and fails
 when a load costs over ``TARGET`` solves or the proof over ``PROOF_TARGET``
 times an enumeration plus a sweep (the proof alone is the table built on the
 file's boards, without a search, and the walk showing them reachable, the table
-compared, one sweep, and numpy passes over the states: the policy's moves where
-they are not the sweep's own).  At these sizes a solve is fast (5 ms at 4x4, 41 ms at 4x5 on 2
+compared, one sweep, and one compiled pass over the states: the policy's moves
+found in their rows and valued where they are not the sweep's own, with the
+moves before them for the tie rule).  At these sizes a solve is fast (5 ms at 4x4, 41 ms at 4x5 on 2
 cores) and a load's reading is dominated by decompressing the file and the
 digests (a verified load leaves the saved table compressed, matching the
 rules' own by its digests).  Default rules, discount 0.9, default threads.
