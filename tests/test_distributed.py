@@ -116,6 +116,9 @@ def test_one_shard_is_the_single_solve_on_the_engines_table(client, tmp_path):
     assert np.array_equal(result.solution.policy, plain.policy)
     assert result.search_rounds == result.search_bytes == 0 and result.moves_at_home == 1
     assert result.round_bytes.sum() == 0 and result.round_greedy.sum() == plain.iterations
+    # (its one round is the single solve: the same sweeps, evaluations and last residual)
+    assert len(result.residuals) == 1 and result.round_evaluations.sum() == plain.evaluation_sweeps.sum()
+    assert result.residuals[-1] == plain.residual
     sample = plain.boards[::41]
     values, policy = result.shards.rows(sample)
     at = plain.transitions.indices(sample)

@@ -263,8 +263,10 @@ def solve_sharded(
             after rounds (a shard's values are a sweep late, not a round:
             between shards the iteration is block Jacobi), and the round
             trip a sweep costs milliseconds (docs/results.md).  One shard
-            has no one to send to: its one round runs the single solve's
-            sweeps.
+            has no one to send to: its one round is the single solve on the
+            engine's table (:func:`~babytris.solvers.solve.solve_transitions`,
+            its method and its memory: board values alone where it keeps
+            them).
         eval_sweeps: evaluation sweeps after each greedy sweep, in [0, 1000]
             (default: :func:`babytris.solve`'s for modified policy iteration at this discount).
         max_memory: the bytes the client may hold for the gathered solution
@@ -285,10 +287,10 @@ def solve_sharded(
             shard goes back to the last checkpoint all wrote, and the solve
             goes on to the values an undisturbed one ends with (at most
             :data:`MAX_REBUILDS` times).  A worker lost sooner, or without
-            ``out``, ends the solve.  (None as the first round begins: the
-            values are their start then, and writing every state's value
-            took longer than a one-shard solve's rounds at 4x7.)  The checkpoint files
-            are removed once the shards are saved.
+            ``out``, ends the solve, as does one with one shard (its one
+            round is the single solve: nothing to go back to).  (None as the
+            first round begins: the values are their start then.)  The
+            checkpoint files are removed once the shards are saved.
         progress: ``progress(round, residual)``, called after each round.
         gather: also gather every shard's table and values into one
             :class:`~babytris.Solution` in the client (``solution``): its
@@ -449,10 +451,12 @@ def _solve(
     )
     kept: tuple[int, list[float], list, Any] | None = None  # the last checkpoint every shard wrote
     resumed, rebuilt = False, 0
-    while not jumps.done(residuals, max_iter, tol):
+    while not jumps.done(residuals, max_iter, tol) and not (n_shards == 1 and residuals):
         t0 = time.perf_counter()
         r = len(residuals)
-        if isinstance(jumps, SweepSchedule):
+        if n_shards == 1:  # (one round: the single solve's sweeps, no one to exchange with, no checkpoint)
+            write, calls = False, [shards[0].solve_alone(opponent, discount, tol, max_iter)]
+        elif isinstance(jumps, SweepSchedule):
             greedy, jump, record = jumps.next(resumed)
             count = jumps.greedy - 1 if greedy else 0
             write = out is not None and not resumed and count > 0 and count % checkpoint_rounds == 0

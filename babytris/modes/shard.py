@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.placements import engine
-from ..engine.transitions import independent_layers, layer_order, layers, sweep_order
+from ..engine.transitions import layer_order, layers
 from ..game.rules import Rules
 from ..solvers import _sweep
 from ..solvers.roles import PIECES_RANDOM
@@ -130,17 +130,14 @@ class Shard:
         takes the single solve's table as it is (:meth:`enumerate_alone`).
         Returns, per shard, the boards of it whose values the moves here
         read (uint64, sorted; none of its own)."""
-        if self.n_shards == 1:
-            if not hasattr(self, "table"):  # (rebuilt from a checkpoint: the engine's search is the same)
+        self.pieces = pieces
+        if self.n_shards == 1:  # (its sweeps are the single solve's, set up as it runs: solve_alone)
+            if not hasattr(self, "table"):
                 self.enumerate_alone()
             t = self.table
             self.offsets, self.next_board, self.lines = t.offsets, t.next_board, t.lines
             self.moves_at_home = t.n_moves
-            order, starts = sweep_order(t)
-            self.ghost_starts = np.array([len(self.boards), len(self.boards)])
-            self._sweeps_over(len(self.boards), order, starts, independent_layers(t), pieces, discount)
             self.eval_sweeps = eval_sweeps
-            self.accelerate = accelerate and self.linear
             return [np.zeros(0, dtype=np.uint64)]
         rules = self.rules
         P = rules.n_pieces
@@ -342,6 +339,30 @@ class Shard:
             _jump_along(jump, self.W, self.changes)
         return self.tuned.evaluation_sweep(self.changes if record else None), 0, 1
 
+    def solve_alone(self, opponent: str, discount: float, tol: float, max_iter: int) -> tuple[float, int, int, int]:
+        """The one shard's rounds: the single solve on the engine's table it
+        built (:func:`~babytris.solvers.solve.solve_transitions`: its method,
+        its sweeps keeping board values alone where it keeps them, its
+        moves the first best within its tie slack), in one round, as it has
+        no one to exchange with; the state values and moves kept for
+        :meth:`lookup`.  Returns ``(last greedy residual, greedy sweeps,
+        evaluation sweeps, 0 bytes sent)``."""
+        from ..solvers.solve import solve_transitions
+
+        solved = solve_transitions(
+            self.table,
+            discount=discount,
+            tol=tol,
+            max_iter=max_iter,
+            opponent=opponent,
+            eval_sweeps=self.eval_sweeps,
+            n_jobs=self.n_threads,
+        )
+        self.V = solved.values.ravel()
+        self.chosen = np.asarray(solved.policy).ravel()
+        evaluations = 0 if solved.evaluation_sweeps is None else int(solved.evaluation_sweeps.sum())
+        return solved.residual, solved.iterations, evaluations, 0
+
     def _checkpoint(self, path: str) -> None:
         """Write, atomically, all a round needs to go on as if never stopped:
         the boards (to rebuild the table elsewhere), the values, own and
@@ -460,12 +481,11 @@ class Shard:
         that the moves are greedy in the values as they stand, and each
         state's move the first within ``slack`` of its best, as
         :class:`~babytris.Solution` breaks ties, as its placement number."""
+        if self.n_shards == 1:  # (solve_alone settled its moves as the single solve does)
+            return
         self._take_ghosts(index)
         self.sweeper.first_best_moves(slack)
         n, P = len(self.boards), self.rules.n_pieces
-        if self.n_shards == 1:
-            self.chosen = self.table.chosen_placements(self.policy, self.n_threads)
-            return
         offsets = self.offsets[: n * P + 1]
         policy = self.policy[: n * P].astype(np.int64)
         chosen = np.full(n * P, -1, dtype=np.int64)
@@ -517,9 +537,20 @@ class Shard:
             "lines": self.lines,
             "placement": self.table.placement if self.n_shards == 1 else self.placement,
             "values": self.V[: n * P],
-            "board_values": self.W[:n],
+            "board_values": self._board_values(),
             "moves_at_home": self.moves_at_home,
         }
+
+    def _board_values(self) -> np.ndarray:
+        """The own boards' values (float64 ``(n,)``); one shard's from its state
+        values (its sweeps' board values were the single solve's, freed)."""
+        n, P = len(self.boards), self.rules.n_pieces
+        if self.n_shards > 1:
+            return self.W[:n]
+        values = self.V.reshape(n, P)
+        if self.pieces == PIECES_RANDOM:
+            return values @ np.asarray(self.rules.probabilities, dtype=np.float64)
+        return values.min(axis=1)
 
 
 def shard_digest(arrays: dict[str, np.ndarray]) -> str:
