@@ -69,6 +69,8 @@ def test_exchanging_after_every_sweep_equals_the_single_process_solve(client, sp
     greedy = np.flatnonzero(result.round_greedy)
     assert greedy[0] == 0 and len(greedy) < len(result.residuals) / 2  # (evaluations between)
     assert np.diff(greedy).max() - 1 <= default_eval_sweeps(0.9) + 1  # (at most one more: a jump's)
+    if split == "low_rows":  # (the ghosts jump with their owners: 19 greedy sweeps a shard, 27 while they stayed put)
+        assert result.round_greedy.sum() / 2 <= 2 * plain.iterations
     by_round = solve_sharded(rules, client, tol=1e-11, split=split, exchange="round")
     assert rounds.sum() < (by_round.round_greedy + by_round.round_evaluations).sum()
 

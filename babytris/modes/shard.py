@@ -202,7 +202,9 @@ class Shard:
             self.sweeper.cache_chosen_moves()
         self.tuned = ThreadTuner(self.sweeper, self.n_threads, self.W.nbytes + self.V.nbytes)
         self.linear = pieces == PIECES_RANDOM
-        self.changes = np.zeros(n_rows, dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
+        # (a jump's direction; the ghosts' are their owners' recorded ones, see _take_ghosts)
+        self.changes = np.zeros(n_rows, dtype=np.float32)
+        self.recorded = False  # (whether the last sweep recorded its changes: exchange="sweep")
         self.missed, self.jumped, self.last_greedy = 0, False, np.inf
         self.snapshots: list[np.ndarray] = []  # (the values as the last rounds began, for the rounds' jumps)
         self.news, self.restored = 0.0, False
@@ -311,8 +313,10 @@ class Shard:
         (``greedy``) reads ghosts equal to their owners' values, so its
         residual is the global map's, as :meth:`round`'s first; an
         evaluation sweep first takes the client's Aitken jump (``jump``, a
-        ratio, along the changes the last evaluation sweep recorded) and
-        records its own changes if ``record``.  ``checkpoint``: as :meth:`round`'s.
+        ratio, along the changes the last evaluation sweep recorded: the
+        ghosts' are what their values brought after it, their owners'
+        changes, so they jump as their owners do) and records its own
+        changes if ``record``.  ``checkpoint``: as :meth:`round`'s.
 
         Returns:
             ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``.
@@ -333,9 +337,10 @@ class Shard:
 
     def _one_sweep(self, greedy: bool, jump: float, record: bool) -> tuple[float, int, int]:
         """:meth:`step`'s sweep: ``(residual, greedy sweeps, evaluation sweeps)``."""
+        self.recorded = record and not greedy
         if greedy:
             return self.tuned.greedy_sweep(), 1, 0
-        if jump:
+        if jump:  # (the ghosts too, along their owners' changes: they stay their owners' values, bit for bit)
             _jump_along(jump, self.W, self.changes)
         return self.tuned.evaluation_sweep(self.changes if record else None), 0, 1
 
@@ -404,7 +409,7 @@ class Shard:
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.inbox, self.restored = {}, True
+        self.inbox, self.restored, self.recorded = {}, True, False
 
     def load_boards(self, path: str) -> None:
         """Take the boards of the checkpoint at ``path``: a shard rebuilt on
@@ -442,6 +447,8 @@ class Shard:
             ghosts = self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]]
             if len(values):
                 news = max(news, float(np.abs(values - ghosts).max()))
+            if self.recorded:  # (the owner's change in the sweep it recorded, as its sweeper rounds it)
+                self.changes[self.ghost_starts[k] : self.ghost_starts[k + 1]] = values - ghosts
             ghosts[:] = values
         return news
 
