@@ -443,6 +443,34 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
     assert found.tolist() == [True] and at.tolist() == [0]
 
 
+@pytest.mark.parametrize("split", ["hash", "low_rows"])
+def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
+    """``_shard.table``: the moves of ``expand``, each own board's row its rank among the shard's
+    boards, -1 for another shard's board (the owners ``shard_of`` names), -2 for one of its own missing."""
+    from babytris.engine.enumeration import enumerate_boards
+    from babytris.engine.placements import engine
+    from babytris.modes import _shard
+    from babytris.modes.board_ranks import BoardRanks
+    from babytris.modes.owners import key_mask
+
+    rules = Rules(width=4, height=5)
+    every = np.sort(enumerate_boards(rules).boards)
+    boards = every[shard_of(every, 3, split, 4) == 1]
+    ranks = BoardRanks(boards, 20)
+    offsets, after, rows, lines, placement = _shard.table(
+        engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 2
+    )
+    expanded = _shard.expand(engine(rules), boards, 1)
+    for a, b in zip((offsets, after, lines, placement), expanded):
+        assert np.array_equal(a, b)
+    home = shard_of(after, 3, split, 4) == 1
+    assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
+    assert np.array_equal(rows[home], np.searchsorted(boards, after[home]))
+    missing = BoardRanks(boards[1:], 20)  # (the first board gone: the moves to it are -2)
+    _, _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key_mask(split, 4), 3, 1)
+    assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
+
+
 def test_the_shards_of_one_machine_share_its_cores_by_default():
     import os
 

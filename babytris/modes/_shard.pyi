@@ -8,3 +8,15 @@ from ..engine._core import Engine
 def expand(
     engine: Engine, boards: npt.NDArray[np.uint64], n_threads: int = 1
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.uint16]]: ...
+def table(
+    engine: Engine,
+    boards: npt.NDArray[np.uint64],
+    words: npt.NDArray[np.uint64],
+    before: npt.NDArray[np.int64],
+    key_mask: int,
+    n_shards: int,
+    index: int,
+    n_threads: int = 1,
+) -> tuple[
+    npt.NDArray[np.int32], npt.NDArray[np.uint64], npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.uint16]
+]: ...

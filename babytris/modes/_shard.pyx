@@ -5,15 +5,27 @@ owns and routes each board after to the shard that owns it, so it cannot
 number them itself.  The placement rule is the engine's (``_core.pxd``)."""
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint64_t, int64_t, uint8_t, uint16_t
+from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, uint16_t
+
+
+cdef struct Ranks:
+    # Which shard owns a board (mix64 of its bits under key_mask, modulo n_shards: owners.shard_of)
+    # and a board's row among this one's (the bitmap of its boards, each word's count of boards before).
+    uint64_t key_mask
+    uint64_t n_shards
+    int64_t index
+    const uint64_t* words
+    const int64_t* before
+    uint64_t n_words
 
 import numpy as np
 
 from babytris.engine.transitions import offsets_from_counts
 
-from babytris.engine._types cimport board_t, offset_t
+from babytris.engine._types cimport board_t, offset_t, mix64
 from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
 from babytris.engine._geometry cimport Geometry
+from babytris.engine._index cimport popcount
 
 
 cdef inline void count_moves(const Geometry* g, board_t board, int64_t* counts) noexcept nogil:
@@ -27,6 +39,32 @@ cdef inline void count_moves(const Geometry* g, board_t board, int64_t* counts) 
             if drop_piece(g, board, sm, k, &after, &lines):
                 c = c + 1
         counts[p] = c
+
+
+cdef inline void write_table_moves(const Geometry* g, board_t board, int64_t at, uint64_t* nxt, int32_t* row,
+                                   uint8_t* cleared, uint16_t* number, const Ranks* r) noexcept nogil:
+    """:func:`write_moves`, with each move's row: its board's among the
+    shard's own (its rank in the bitmap), -1 if another shard owns it, -2 if
+    this one should and does not hold it."""
+    cdef board_t sm = smeared_board(g, board), after
+    cdef int p, k, lines
+    cdef uint64_t word, bit
+    for p in range(g.n_pieces):
+        for k in range(g.first[p], g.first[p + 1]):
+            if drop_piece(g, board, sm, k, &after, &lines):
+                nxt[at] = after
+                cleared[at] = <uint8_t>lines
+                number[at] = <uint16_t>(k - g.first[p])
+                if <int64_t>(mix64(after & r.key_mask) % r.n_shards) != r.index:
+                    row[at] = -1
+                else:
+                    word = r.words[after >> 6] if (after >> 6) < r.n_words else 0
+                    bit = (<uint64_t>1) << (after & 63)
+                    if word & bit:
+                        row[at] = <int32_t>(r.before[after >> 6] + popcount(word & (bit - 1)))
+                    else:
+                        row[at] = -2
+                at = at + 1
 
 
 cdef inline void write_moves(const Geometry* g, board_t board, int64_t at, uint64_t* nxt, uint8_t* cleared,
@@ -78,3 +116,57 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
         for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
             write_moves(g, boards[i], o[i * P], &nb[0], &cl[0], &pl[0])
     return offsets, next_bits, lines, placement
+
+
+def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const int64_t[::1] before,
+          uint64_t key_mask, int n_shards, int index, int n_threads=1):
+    """:func:`expand` over a shard's own ``boards`` (uint64, ascending), with
+    each move's row found in the same pass: shard ``index`` of ``n_shards``
+    owns a board whose bits under ``key_mask``, mixed (splitmix64's
+    finaliser), are ``index`` modulo ``n_shards`` (as
+    :func:`babytris.modes.owners.shard_of` splits); its row is its rank among
+    ``boards``, read from ``words`` (a bit a possible board: the boards') and
+    ``before`` (int64, the boards before each word) as
+    :class:`babytris.modes.board_ranks.BoardRanks` keeps them.
+
+    Returns:
+        ``(offsets, next_bits, rows, lines, placement)``: :func:`expand`'s,
+        with ``rows`` int32 per move: the board's row, -1 where another shard
+        owns it (a ghost), -2 where this one should and does not (a bug).
+    """
+    cdef const Geometry* g = engine_geometry(engine)
+    if g.soft:
+        raise ValueError("table: soft moves are searched, not dropped; the sharded solve takes hard drops only")
+    cdef Py_ssize_t n = boards.shape[0], i
+    cdef int P = g.n_pieces
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    if n_shards < 1 or not 0 <= index < n_shards:
+        raise ValueError(f"index must be in [0, {n_shards - 1}], got {index}")
+    counts = np.zeros(n * P, dtype=np.int64)
+    cdef int64_t[::1] c = counts
+    if n:
+        for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
+            count_moves(g, boards[i], &c[i * P])
+    offsets = offsets_from_counts(counts)
+    cdef Py_ssize_t n_moves = offsets[n * P]
+    next_bits = np.empty(n_moves, dtype=np.uint64)
+    rows = np.empty(n_moves, dtype=np.int32)
+    lines = np.empty(n_moves, dtype=np.uint8)
+    placement = np.empty(n_moves, dtype=np.uint16)
+    cdef const offset_t[::1] o = offsets
+    cdef uint64_t[::1] nb = next_bits
+    cdef int32_t[::1] rw = rows
+    cdef uint8_t[::1] cl = lines
+    cdef uint16_t[::1] pl = placement
+    cdef Ranks r
+    r.key_mask, r.n_shards, r.index = key_mask, <uint64_t>n_shards, index
+    if words.shape[0] < 1 or before.shape[0] != words.shape[0]:
+        raise ValueError("table: words and before must have one entry a word, at least one")
+    r.words = &words[0]
+    r.before = &before[0]
+    r.n_words = words.shape[0]
+    if n_moves:
+        for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
+            write_table_moves(g, boards[i], o[i * P], &nb[0], &rw[0], &cl[0], &pl[0], &r)
+    return offsets, next_bits, rows, lines, placement

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SPLITS", "LOW_ROWS", "shard_of", "distinct"]
+__all__ = ["SPLITS", "LOW_ROWS", "shard_of", "key_mask", "distinct"]
 
 #: How boards are split into shards (see :mod:`babytris.modes.distributed`).
 SPLITS = ("hash", "low_rows")
@@ -31,6 +31,12 @@ def distinct(boards: np.ndarray) -> np.ndarray:
     keep = np.ones(len(boards), dtype=bool)
     keep[1:] = boards[1:] != boards[:-1]
     return boards[keep]
+
+
+def key_mask(split: str, width: int) -> int:
+    """The bits of a board ``split`` mixes (:func:`shard_of`: the owner is the mix of the board's bits
+    under this mask, modulo the shards), for the compiled table (``_shard.table``)."""
+    return (1 << 64) - 1 if split == "hash" else (1 << (width * LOW_ROWS)) - 1
 
 
 def shard_of(boards: np.ndarray, n_shards: int, split: str, width: int) -> np.ndarray:

@@ -21,7 +21,7 @@ from ..solvers.roles import PIECES_RANDOM
 from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
 from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
 from . import _shard, owners
-from .board_ranks import BoardRanks
+from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
 
 __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
 
@@ -142,18 +142,14 @@ class Shard:
         rules = self.rules
         P = rules.n_pieces
         n = len(self.boards)
-        offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
-        self.next_bits = after
-        owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
-        home = owner == self.index
-        self.moves_at_home = int(home.sum())
         cells = rules.width * rules.height
-        nxt = np.empty(len(after), dtype=np.int64)
-        nxt[home] = BoardRanks(self.boards, cells).index(after[home])
+        offsets, after, nxt, owner, away = self._table(cells)
+        self.next_bits = after
+        self.moves_at_home = len(after) - len(away)
         needs: list[np.ndarray] = []
         base = n
         for k in range(self.n_shards):
-            mine = owner == k
+            mine = away[owner == k]
             wanted = np.zeros(0, dtype=np.uint64)
             if k != self.index:
                 ghosts = BoardRanks.of(after[mine], cells)
@@ -163,14 +159,47 @@ class Shard:
             base += len(wanted)
         self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
         n_rows = base
+        if n_rows > np.iinfo(np.int32).max:
+            raise ValueError(f"shard {self.index}: {n_rows:,} boards and ghosts, more than a table's int32 rows")
         self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
-        self.next_board = nxt.astype(np.int32)
+        self.next_board = nxt
         live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
         order, starts = self._order(np.flatnonzero(live))
         self._sweeps_over(n_rows, order, starts, len(starts) > 2, pieces, discount)
         self.eval_sweeps = eval_sweeps
         self.accelerate = accelerate and self.linear
         return needs
+
+    def _table(self, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every move of the shard's boards, each move's row found where the
+        board is its own: the compiled pass (``_shard.table``, its bitmap of
+        :class:`BoardRanks`) up to :data:`MAX_BITMAP_CELLS` cells, numpy's
+        lookups beyond.
+
+        Returns:
+            ``(offsets, next_bits, rows, owner, away)``: :func:`_shard.expand`'s
+            offsets and boards after, int32 rows per move (set for its own
+            boards only), the moves to other shards' boards (int64 indices,
+            ascending) and the shard owning each of them (int64).
+        """
+        rules = self.rules
+        if cells <= MAX_BITMAP_CELLS:
+            ranks = BoardRanks(self.boards, cells)
+            key = owners.key_mask(self.split, rules.width)
+            offsets, after, rows, self.lines, self.placement = _shard.table(
+                self.engine, self.boards, ranks.words, ranks.before, key, self.n_shards, self.index, self.n_threads
+            )
+            away = np.flatnonzero(rows < 0)
+            if np.any(rows[away] == -2):
+                raise ValueError(f"shard {self.index}: a move leads to a board of its own it does not hold")
+            return offsets, after, rows, owners.shard_of(after[away], self.n_shards, self.split, rules.width), away
+        offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
+        owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
+        home = owner == self.index
+        rows = np.full(len(after), -1, dtype=np.int32)
+        rows[home] = BoardRanks(self.boards, cells).index(after[home])
+        away = np.flatnonzero(~home)
+        return offsets, after, rows, owner[away], away
 
     def _sweeps_over(
         self, n_rows: int, order: np.ndarray, starts: np.ndarray, independent: bool, pieces: int, discount: float
