@@ -354,11 +354,12 @@ def test_each_shard_sends_each_other_only_its_boundary():
     asyncio.run(shards[int(shard_of(start, n, "low_rows", 4)[0])].offer(-1, start))
     while sum(shard.receive() for shard in shards):
         asyncio.run(each("expand"))
-    assert sum(len(shard.boards) for shard in shards) == 12_978
     for name, j, k, boards in sent:
         assert name == "offer" and j != k and np.all(shard_of(boards, n, "low_rows", 4) == k)
     sent.clear()
-    asyncio.run(each("build", 0, 0.9, 4, True))
+    asyncio.run(each("build", 0, 0.9, 4, True))  # (the boards found listed from the search's bitmap)
+    assert sum(len(shard.boards) for shard in shards) == 12_978
+    assert all(np.all(shard.boards[1:] > shard.boards[:-1]) for shard in shards)
     for shard in shards:
         shard.serve()
     asked = {(j, k): boards for name, j, k, boards in sent if name == "ask"}
@@ -469,6 +470,39 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     missing = BoardRanks(boards[1:], 20)  # (the first board gone: the moves to it are -2)
     _, _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key_mask(split, 4), 3, 1)
     assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
+
+
+def test_the_search_bitmap_keeps_each_board_once_and_lists_them_ascending():
+    from babytris.modes import _shard
+
+    rng = np.random.default_rng(3)
+    bits = np.zeros((1 << 16) >> 6, dtype=np.uint64)
+    first = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
+    kept = _shard.first_seen(first, bits)  # (repeats dropped, the first of each kept in its place)
+    assert np.array_equal(kept, first[np.sort(np.unique(first, return_index=True)[1])])
+    again = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
+    assert np.array_equal(np.sort(_shard.first_seen(again, bits)), np.setdiff1d(again, first))
+    assert np.array_equal(_shard.listed(bits), np.union1d(first, again))
+    with pytest.raises(ValueError, match="beyond the bitmap"):
+        _shard.first_seen(np.array([1 << 16], dtype=np.uint64), bits)
+
+
+def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():
+    """Three greedy residuals above the one before, each after a jump (the error turning round
+    between shards, a 2x4 rule set met it): the evaluations then run plain, never recording."""
+    from babytris.modes.round_schedules import SweepSchedule
+    from babytris.solvers.sweeping import MAX_MISSED_JUMPS
+
+    schedule = SweepSchedule(eval_sweeps=4, tol=1e-11, accelerate=True)
+    residual, jumps, greedy_sweeps = 1.0, 0, 0
+    while greedy_sweeps < 10:
+        greedy, jump, _ = schedule.next(False)
+        greedy_sweeps += greedy
+        jumps += bool(jump)
+        # (each greedy sweep 3 times the one before; the evaluations fall by a steady 0.8: a jump once recorded)
+        residual = 3**greedy_sweeps if greedy else residual * 0.8
+        schedule.swept(residual)
+    assert jumps == MAX_MISSED_JUMPS and not schedule.accelerate
 
 
 def test_the_shards_of_one_machine_share_its_cores_by_default():

@@ -25,7 +25,7 @@ from babytris.engine.transitions import offsets_from_counts
 from babytris.engine._types cimport board_t, offset_t, mix64
 from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
 from babytris.engine._geometry cimport Geometry
-from babytris.engine._index cimport popcount
+from babytris.engine._index cimport popcount, lowest_bit
 
 
 cdef inline void count_moves(const Geometry* g, board_t board, int64_t* counts) noexcept nogil:
@@ -170,3 +170,48 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
         for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
             write_table_moves(g, boards[i], o[i * P], &nb[0], &rw[0], &cl[0], &pl[0], &r)
     return offsets, next_bits, rows, lines, placement
+
+
+def first_seen(const uint64_t[::1] boards, uint64_t[::1] bits):
+    """The boards (uint64) of ``boards`` whose bit in ``bits`` (a bit a
+    possible board: ``bits[b >> 6] >> (b & 63)``) is clear, in their order,
+    each marked in ``bits`` as it is met (a board repeated is kept once).
+    Ascending boards read the bitmap in order.  A board beyond it is refused."""
+    cdef Py_ssize_t n = boards.shape[0], i, kept = 0, beyond = -1
+    cdef uint64_t b, word_at, bit, n_words = bits.shape[0]
+    found = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] out = found
+    with nogil:
+        for i in range(n):
+            b = boards[i]
+            word_at = b >> 6
+            if word_at >= n_words:
+                beyond = i
+                break
+            bit = (<uint64_t>1) << (b & 63)
+            if not bits[word_at] & bit:
+                bits[word_at] |= bit
+                out[kept] = b
+                kept = kept + 1
+    if beyond >= 0:
+        raise ValueError(f"first_seen: board {boards[beyond]} lies beyond the bitmap's {n_words * 64} bits")
+    return found[:kept].copy()
+
+
+def listed(const uint64_t[::1] bits):
+    """The boards whose bit is set in ``bits``, ascending (uint64)."""
+    cdef Py_ssize_t n_words = bits.shape[0], w, kept = 0, total = 0
+    cdef uint64_t word
+    with nogil:
+        for w in range(n_words):
+            total = total + popcount(bits[w])
+    found = np.empty(total, dtype=np.uint64)
+    cdef uint64_t[::1] out = found
+    with nogil:
+        for w in range(n_words):
+            word = bits[w]
+            while word:
+                out[kept] = (<uint64_t>w << 6) | <uint64_t>lowest_bit(word)
+                kept = kept + 1
+                word = word & (word - 1)
+    return found

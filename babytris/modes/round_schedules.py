@@ -21,7 +21,11 @@ class SweepSchedule:
     evaluation sweeps, ended early by one changing no value by more than
     ``tol`` or by an Aitken jump once the global evaluation residuals fall
     by a steady ratio (taken as one more evaluation sweep begins, so that
-    every greedy sweep reads ghosts equal to their owners' values).  The
+    every greedy sweep reads ghosts equal to their owners' values).  A
+    greedy residual above the one before, after a jump, counts as a miss,
+    and after :data:`MAX_MISSED_JUMPS` the evaluations run plain, as the
+    single solve's do (between shards the error may also turn round
+    every sweep, which a jump along one sweep's changes overshoots).  The
     solve stops after a greedy sweep: within ``tol``, or the ``max_iter``-th."""
 
     def __init__(self, eval_sweeps: int, tol: float, accelerate: bool) -> None:
@@ -30,6 +34,7 @@ class SweepSchedule:
         self.greedy = 0  # (greedy sweeps so far, the one running counted)
         self.evaluation: list[float] = []  # (this policy's evaluation residuals; None: a greedy sweep next)
         self.is_greedy, self.ratio, self.jumped = True, 0.0, False
+        self.missed, self.after_jump, self.last_greedy = 0, False, float("inf")
 
     def next(self, resumed: bool) -> tuple[bool, float, bool]:
         """``(greedy, jump, record)`` of the next round (``resumed``: the round
@@ -38,6 +43,7 @@ class SweepSchedule:
             self.is_greedy = self.greedy == 0 or self._evaluated()
             self.greedy += self.is_greedy
             if self.is_greedy:
+                self.after_jump = self.jumped
                 self.evaluation, self.ratio, self.jumped = [], 0.0, False
         if self.is_greedy:
             return True, 0.0, False
@@ -54,6 +60,9 @@ class SweepSchedule:
     def swept(self, residual: float) -> None:
         """Note the round's global residual."""
         if self.is_greedy:
+            if self.after_jump and residual > self.last_greedy:
+                self.missed += 1
+                self.accelerate = self.accelerate and self.missed < MAX_MISSED_JUMPS
             self.last_greedy = residual
             return
         self.evaluation.append(residual)

@@ -50,6 +50,11 @@ class Shard:
         """Keep the handles of every shard (``peers[k]``: shard k's actor) to
         send them boards and values directly, worker to worker."""
         self.peers = peers
+        cells = self.rules.width * self.rules.height
+        # (the boards the search has seen here, a bit a possible board, up to MAX_BITMAP_CELLS: the
+        # boards are listed from it once, where merging them every level copied them all each time)
+        bitmap = cells <= MAX_BITMAP_CELLS and self.n_shards > 1 and not len(self.boards)
+        self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64) if bitmap else None
         self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
         self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
         self.inbox: dict[int, dict[int, np.ndarray]] = {}  # per round, per shard, the values it sent
@@ -65,6 +70,9 @@ class Shard:
         """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
         found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
         self.offers = []
+        if self.seen is not None:  # (the boards themselves listed from it as the table is built)
+            self.frontier = _shard.first_seen(found, self.seen)
+            return len(self.frontier)
         # (a binary search: the boards found ascend, so its steps stay in cache; a bitmap
         # built again every level took 40% of the search at 4x6)
         at = np.searchsorted(self.boards, found)
@@ -139,6 +147,9 @@ class Shard:
             self.moves_at_home = t.n_moves
             self.eval_sweeps = eval_sweeps
             return [np.zeros(0, dtype=np.uint64)]
+        seen = getattr(self, "seen", None)
+        if seen is not None:  # (the search's boards, ascending)
+            self.boards, self.seen, self.frontier = _shard.listed(seen), None, np.zeros(0, dtype=np.uint64)
         rules = self.rules
         P = rules.n_pieces
         n = len(self.boards)
@@ -445,6 +456,7 @@ class Shard:
         another worker, whose search is not run again."""
         with np.load(path, allow_pickle=False) as data:
             self.boards = data["boards"]
+        self.seen = None  # (not searched)
 
     async def ask_again(self) -> None:
         """Send each owner the boards this shard reads again (a shard rebuilt elsewhere has none)."""
