@@ -212,3 +212,39 @@ def test_an_evaluation_sweep_before_any_greedy_one_reads_no_move(keep):
     assert sweeper.evaluation_sweep() == 0.0 and np.all(W == 1.5)  # (nothing kept yet: every board keeps its value)
     with pytest.raises(ValueError, match="keeps no moves"):
         _lean.LeanSweeper(table, W, scores, probs, 0.9, np.asarray(layers(rules))).evaluation_sweep()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=small_rules(sizes=(2, 6), variants=True), seed=st.integers(0, 2**32 - 1))
+def test_the_sweeps_find_the_moves_that_dropping_every_placement_finds(rules, seed):
+    # The sweeps drop only the placements that fit (a table by the board's top rows, where it is small:
+    # not 6 wide with pieces 3 rows tall, nor with top_out); greedy_steps drops every placement.
+    assume(not rules.mirror and rules.objective != "combo" and rules.moves == "hard")
+    assume(rules.width * rules.height <= 20)
+    from babytris.engine.placements import canonical_boards, engine
+    from babytris.engine.transitions import layers
+    from babytris.modes import _lean
+
+    start = int(canonical_boards(np.array([rules.start], dtype=np.uint64), rules)[0])
+    table = _lean.LeanTable(engine(rules), start, 10**6)
+    boards = table.boards()
+    scores, probs = np.asarray(rules.line_scores, dtype=float), np.asarray(rules.probabilities)
+    W = np.random.default_rng(seed).uniform(0.0, 10.0, table.n_boards)
+    # The values: one backup of every board from W, written nowhere, against every placement's.
+    values, _, _, _ = table.greedy_steps(boards, W, scores, 0.9)
+    changes = np.abs(values @ probs - W)
+    sweeper = _lean.LeanSweeper(table, W, scores, probs, 0.9, np.asarray(layers(rules)), keep="moves")
+    change, at = sweeper.bellman_residual()
+    assert change == pytest.approx(changes.max(), rel=1e-12) and changes[at] == pytest.approx(change, rel=1e-12)
+    # The moves kept: without discount each board's first best move by its rows cleared alone.
+    _, moves, after, lines = table.greedy_steps(boards, W, scores, 0.0)
+    fits = moves >= 0
+    for keep in ("moves", "placements"):
+        sweeper = _lean.LeanSweeper(table, W.copy(), scores, probs, 0.0, np.asarray(layers(rules)), keep=keep)
+        sweeper.greedy_sweep()
+        if keep == "placements":
+            assert np.array_equal(sweeper.kept_placements, np.where(fits, moves, 255))
+            continue
+        nexts = np.where(fits, table.index(after.ravel()).reshape(after.shape), 0xFFFFFFFF)
+        assert np.array_equal(sweeper.kept_next, nexts)
+        assert np.array_equal(sweeper.kept_lines, np.where(fits, lines, 0))

@@ -32,9 +32,11 @@ from babytris.modes._lean_search cimport (
 MAX_CELLS = 32
 cdef enum:
     MAX_PLACEMENTS = 256       # of all pieces together (one board's moves are gathered first)
+    MAX_FIT_BITS = 16          # the most cells (a board's top rows) a table of fitting placements is indexed by
     COMBINE_MEAN = 0           # pieces drawn: the mean weighted by the probabilities
     COMBINE_MIN = 1            # an opponent gives the least valuable piece
     BATCH_MOVES = 64           # kept moves read per batch of an evaluation sweep (loads started first)
+    BATCH_PLACEMENTS = 128     # placements of a greedy sweep's batch of boards (each stage's loads started first)
     KEEP_NONE = 0              # value iteration: nothing kept between sweeps
     KEEP_PLACEMENTS = 1        # each state's chosen placement number (a byte)
     KEEP_MOVES = 2             # each state's chosen next board (its index) and rows cleared
@@ -73,6 +75,8 @@ cdef class LeanTable:
     cdef readonly int passes
     cdef const uint64_t* b
     cdef const uint32_t* r
+    cdef uint64_t* fits                # see _fit_table (NULL: every placement is dropped to learn whether it fits)
+    cdef int fit_shift
 
     def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1, given=None):
         self.engine = engine
@@ -125,6 +129,36 @@ cdef class LeanTable:
         self.passes = passes
         self.b = &bits[0]
         self.r = &ranks[0]
+        self._fit_table()
+
+    cdef _fit_table(self):
+        """Where it is small (at most 64 placements, the tallest's rows at
+        most :data:`MAX_FIT_BITS` cells, no ``top_out``), a table of the
+        placements that fit on a board (``g.top[k] & smeared == 0``: the
+        piece's highest position wholly on the board is free), indexed by the
+        smeared board's top rows (``smeared >> fit_shift``, as each ``top[k]``
+        lies in them): a greedy sweep drops only those, where testing every
+        placement took half its instructions (most placements do not fit)."""
+        cdef int k, tallest = 0, n = self.g.first[self.g.n_pieces]
+        cdef uint64_t index, fits
+        self.fits = NULL
+        for k in range(n):
+            tallest = max(tallest, <int>self.g.rows[k])
+        if n > 64 or self.g.top_out or tallest * self.g.width > MAX_FIT_BITS or tallest > self.g.height:
+            return
+        self.fit_shift = (self.g.height - tallest) * self.g.width
+        self.fits = <uint64_t*>malloc(((<size_t>1) << (tallest * self.g.width)) * sizeof(uint64_t))
+        if self.fits == NULL:
+            raise MemoryError("LeanTable: cannot allocate")
+        for index in range((<uint64_t>1) << (tallest * self.g.width)):
+            fits = 0
+            for k in range(n):
+                if not (self.g.top[k] >> self.fit_shift) & index:
+                    fits |= (<uint64_t>1) << k
+            self.fits[index] = fits
+
+    def __dealloc__(self):
+        free(self.fits)
 
     def index(self, const uint64_t[::1] boards):
         """Each board's index (int64), -1 where it is not reachable (or not a board)."""
@@ -250,6 +284,70 @@ cdef struct Kept:
     uint8_t* lines        # the rows it clears
 
 
+cdef inline int _gather(const Geometry* g, const uint64_t* fit_table, int fit_shift, const uint64_t* bits,
+                        const uint32_t* ranks, board_t b, uint8_t* placement, board_t* nb,
+                        int* n_lines) noexcept nogil:
+    """Drop every placement on b that is a move, in placement order: its
+    number, the next board and the rows it clears to ``placement``, ``nb``,
+    ``n_lines``, the loads of the next board's bitmap word and rank
+    started; returns how many.  With a table of fitting placements
+    (:meth:`LeanTable._fit_table`), only those that fit are dropped."""
+    cdef board_t sm = smear_down(b, g.width, g.height)
+    cdef int k, lines, c = 0, n = g.first[g.n_pieces]
+    cdef uint64_t fits
+    if fit_table != NULL:
+        fits = fit_table[sm >> fit_shift]
+        while fits:
+            k = ctz64(fits)
+            fits &= fits - 1
+            if drop(g, b, sm, k, &nb[c], &lines):
+                placement[c] = <uint8_t>k
+                n_lines[c] = lines
+                prefetch(&bits[nb[c] >> 6])
+                prefetch(&ranks[nb[c] >> 6])
+                c += 1
+        return c
+    for k in range(n):
+        if drop(g, b, sm, k, &nb[c], &lines):
+            placement[c] = <uint8_t>k
+            n_lines[c] = lines
+            prefetch(&bits[nb[c] >> 6])
+            prefetch(&ranks[nb[c] >> 6])
+            c += 1
+    return c
+
+
+cdef inline double _choose(const Geometry* g, const uint8_t* placement, const double* q, const int64_t* j,
+                           const int* n_lines, int c, int64_t i, const double* probs, int combine, const Kept* kept,
+                           bint* any_moves) noexcept nogil:
+    """Board i's value from its ``c`` moves (as :func:`_gather` lists
+    them, in placement order; ``q`` their values, ``j`` their next boards'
+    indices): each piece's first best move, kept in ``kept``, its value
+    combined over the pieces; ``any_moves`` receives whether any piece fits
+    (where none does, the value returned is 0)."""
+    cdef int p, m = 0, chosen, P = g.n_pieces
+    cdef double best, w = 0.0
+    for p in range(P):
+        best = 0.0     # no move fits: game over, worth 0
+        chosen = -1
+        while m < c and placement[m] < g.first[p + 1]:
+            if chosen < 0 or q[m] > best:
+                best = q[m]
+                chosen = m
+            m += 1
+        if kept.placement != NULL:
+            kept.placement[i * P + p] = NO_PLACEMENT if chosen < 0 else <uint8_t>(placement[chosen] - g.first[p])
+        if kept.next != NULL:
+            kept.next[i * P + p] = NO_NEXT if chosen < 0 else <uint32_t>j[chosen]
+            kept.lines[i * P + p] = 0 if chosen < 0 else <uint8_t>n_lines[chosen]
+        if combine == COMBINE_MEAN:
+            w += probs[p] * best
+        elif p == 0 or best < w:
+            w = best
+    any_moves[0] = c > 0
+    return w if c > 0 else 0.0
+
+
 cdef inline double _settle(double w, int64_t i, double* W, float* change) noexcept nogil:
     """Write board i's new value w in place; returns |change| (``change``, if
     not NULL, receives new - old)."""
@@ -260,15 +358,17 @@ cdef inline double _settle(double w, int64_t i, double* W, float* change) noexce
     return delta if delta == delta else 1e308   # a NaN must not pass as converged
 
 
-cdef inline double _backup(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
-                           int64_t i, double* W, float* change, const double* scores, const double* probs,
-                           double discount, int combine, const Kept* kept) noexcept nogil:
+cdef inline double _backup(const Geometry* g, const uint64_t* fit_table, int fit_shift, const uint64_t* bits,
+                           const uint32_t* ranks, board_t b, int64_t i, double* W, float* change,
+                           const double* scores, const double* probs, double discount, int combine,
+                           const Kept* kept) noexcept nogil:
     """One Bellman backup of board b (index i) in place; returns |change|
     (0 for a board where nothing fits: it keeps its value).  ``change``, if
     not NULL, receives the change (new - old; 0 where nothing fits).  The
     first best move of each piece goes to ``kept``."""
     cdef bint any_move
-    cdef double w = _bellman(g, bits, ranks, b, i, W, scores, probs, discount, combine, kept, &any_move)
+    cdef double w = _bellman(g, fit_table, fit_shift, bits, ranks, b, i, W, scores, probs, discount, combine, kept,
+                             &any_move)
     if not any_move:
         if change != NULL:
             change[i] = 0.0
@@ -276,39 +376,25 @@ cdef inline double _backup(const Geometry* g, const uint64_t* bits, const uint32
     return _settle(w, i, W, change)
 
 
-cdef inline double _bellman(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, board_t b,
-                            int64_t i, const double* W, const double* scores, const double* probs,
-                            double discount, int combine, const Kept* kept, bint* any_moves) noexcept nogil:
+cdef inline double _bellman(const Geometry* g, const uint64_t* fit_table, int fit_shift, const uint64_t* bits,
+                            const uint32_t* ranks, board_t b, int64_t i, const double* W, const double* scores,
+                            const double* probs, double discount, int combine, const Kept* kept,
+                            bint* any_moves) noexcept nogil:
     """Board b's (index i) Bellman backup from ``W``, written nowhere but to
     ``kept`` (each piece's first best move); ``any_moves`` receives whether
     any piece fits (where none does, the value returned is 0, game over)."""
     cdef double q[MAX_PLACEMENTS]
-    cdef int ok[MAX_PLACEMENTS]
+    cdef uint8_t placement[MAX_PLACEMENTS]
+    cdef board_t nb[MAX_PLACEMENTS]
     cdef int64_t j[MAX_PLACEMENTS]
     cdef int n_lines[MAX_PLACEMENTS]
-    cdef int p, k, chosen, P = g.n_pieces
-    cdef bint any_move = False
-    cdef double best, w = 0.0
-    _move_values(g, bits, ranks, b, W, scores, discount, q, ok, j, n_lines)
-    for p in range(P):
-        best = 0.0     # no move fits: game over, worth 0
-        chosen = -1
-        for k in range(g.first[p], g.first[p + 1]):
-            if ok[k] and (chosen < 0 or q[k] > best):
-                best = q[k]
-                chosen = k
-        any_move = any_move or chosen >= 0
-        if kept.placement != NULL:
-            kept.placement[i * P + p] = NO_PLACEMENT if chosen < 0 else <uint8_t>(chosen - g.first[p])
-        if kept.next != NULL:
-            kept.next[i * P + p] = NO_NEXT if chosen < 0 else <uint32_t>j[chosen]
-            kept.lines[i * P + p] = 0 if chosen < 0 else <uint8_t>n_lines[chosen]
-        if combine == COMBINE_MEAN:
-            w += probs[p] * best
-        elif p == 0 or best < w:
-            w = best
-    any_moves[0] = any_move
-    return w if any_move else 0.0
+    cdef int m, c = _gather(g, fit_table, fit_shift, bits, ranks, b, placement, nb, n_lines)
+    for m in range(c):
+        j[m] = index_of(bits, ranks, nb[m])
+        prefetch(&W[j[m]])
+    for m in range(c):
+        q[m] = scores[n_lines[m]] + discount * W[j[m]]
+    return _choose(g, placement, q, j, n_lines, c, i, probs, combine, kept, any_moves)
 
 
 cdef class LeanSweeper:
@@ -513,8 +599,9 @@ cdef class LeanSweeper:
                 bit = ctz64(rest)
                 rest &= rest - 1
                 i = ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1))
-                d = fabs(_bellman(self.table.g, bits, ranks, (<board_t>w << 6) | <board_t>bit, i, self.W,
-                                  self.scores, self.probs, self.discount, self.combine, &nothing, &any_move)
+                d = fabs(_bellman(self.table.g, self.table.fits, self.table.fit_shift, bits, ranks,
+                                  (<board_t>w << 6) | <board_t>bit, i, self.W, self.scores, self.probs, self.discount,
+                                  self.combine, &nothing, &any_move)
                          - self.W[i])
                 if d != d:
                     d = 1e308 * 10.0   # (inf: a NaN must not pass)
@@ -577,6 +664,8 @@ cdef class LeanSweeper:
         cdef int bit, n = 0, batch = max(1, BATCH_MOVES // self.table.g.n_pieces)
         cdef board_t b
         cdef board_t boards[BATCH_MOVES]
+        if not evaluation:
+            batch = min(BATCH_MOVES, max(1, BATCH_PLACEMENTS // self.table.g.first[self.table.g.n_pieces]))
         cdef int64_t index[BATCH_MOVES]
         cdef double residual = 0.0, d
         for w in range(block * WORDS_PER_BLOCK, last):
@@ -586,21 +675,58 @@ cdef class LeanSweeper:
                 bit = ctz64(mine)
                 mine &= mine - 1
                 b = (<board_t>w << 6) | <board_t>bit
-                if evaluation:
-                    boards[n] = b
-                    index[n] = ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1))
-                    n += 1
-                    if n == batch:
-                        d = self._evaluate(boards, index, n, prev)
-                        residual = d if d > residual else residual
-                        n = 0
-                else:
-                    d = _backup(self.table.g, bits, ranks, b, ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1)),
-                                self.W, prev, self.scores, self.probs, self.discount, self.combine, &self.kept)
+                boards[n] = b
+                index[n] = ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1))
+                n += 1
+                if n == batch:
+                    d = self._evaluate(boards, index, n, prev) if evaluation else self._greedy(boards, index, n, prev)
                     residual = d if d > residual else residual
+                    n = 0
         if n:
-            d = self._evaluate(boards, index, n, prev)
+            d = self._evaluate(boards, index, n, prev) if evaluation else self._greedy(boards, index, n, prev)
             residual = d if d > residual else residual
+        return residual
+
+    cdef double _greedy(self, const board_t* boards, const int64_t* index, int n, float* prev) noexcept nogil:
+        """Back up ``n`` boards (no two of which read each other: one
+        layer's), keeping each state's chosen move; returns the largest
+        change.  In stages over the whole batch, so that each stage's random
+        loads overlap: every move gathered (:func:`_gather`: its next
+        board's bitmap word and rank fetched), then every next board's index
+        (its value fetched), then each board's choice."""
+        cdef const Geometry* g = self.table.g
+        cdef const uint64_t* bits = self.table.b
+        cdef const uint32_t* ranks = self.table.r
+        cdef int t, m, c = 0
+        cdef int start[BATCH_MOVES + 1]
+        cdef double q[MAX_PLACEMENTS]                # (n * placements <= MAX_PLACEMENTS: see _block's batch)
+        cdef uint8_t placement[MAX_PLACEMENTS]
+        cdef int64_t j[MAX_PLACEMENTS]
+        cdef int n_lines[MAX_PLACEMENTS]
+        cdef board_t nb[MAX_PLACEMENTS]
+        cdef double w, residual = 0.0, d
+        cdef bint any_move
+        for t in range(n):
+            start[t] = c
+            c += _gather(g, self.table.fits, self.table.fit_shift, bits, ranks, boards[t], &placement[c], &nb[c],
+                         &n_lines[c])
+        start[n] = c
+        for m in range(c):
+            j[m] = index_of(bits, ranks, nb[m])
+            prefetch(&self.W[j[m]])
+        for m in range(c):
+            q[m] = self.scores[n_lines[m]] + self.discount * self.W[j[m]]
+        for t in range(n):
+            m = start[t]
+            w = _choose(g, &placement[m], &q[m], &j[m], &n_lines[m], start[t + 1] - m, index[t], self.probs,
+                        self.combine, &self.kept, &any_move)
+            if not any_move:
+                if prev != NULL:
+                    prev[index[t]] = 0.0
+                continue
+            d = _settle(w, index[t], self.W, prev)
+            if d > residual:
+                residual = d
         return residual
 
     cdef double _descending(self, bint evaluation, float* prev, bint* stopped) noexcept nogil:
@@ -627,8 +753,8 @@ cdef class LeanSweeper:
                 if evaluation:
                     d = self._evaluate(&b, &i, 1, prev)
                 else:
-                    d = _backup(self.table.g, bits, ranks, b, i, self.W, prev, self.scores, self.probs,
-                                self.discount, self.combine, &self.kept)
+                    d = _backup(self.table.g, self.table.fits, self.table.fit_shift, bits, ranks, b, i, self.W, prev,
+                                self.scores, self.probs, self.discount, self.combine, &self.kept)
                 if d > residual:
                     residual = d
         return residual
