@@ -24,7 +24,7 @@ from babytris.engine._core cimport engine_geometry
 from babytris.engine._drop cimport drop, smear_down
 from babytris.engine._geometry cimport Geometry
 from babytris.modes._lean_search cimport (
-    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, ctz64, popcount64, top64, _search,
+    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, ctz64, fit_table, popcount64, top64, _search,
 )
 
 
@@ -32,7 +32,6 @@ from babytris.modes._lean_search cimport (
 MAX_CELLS = 32
 cdef enum:
     MAX_PLACEMENTS = 256       # of all pieces together (one board's moves are gathered first)
-    MAX_FIT_BITS = 16          # the most cells (a board's top rows) a table of fitting placements is indexed by
     COMBINE_MEAN = 0           # pieces drawn: the mean weighted by the probabilities
     COMBINE_MIN = 1            # an opponent gives the least valuable piece
     BATCH_MOVES = 64           # kept moves read per batch of an evaluation sweep (loads started first)
@@ -75,7 +74,7 @@ cdef class LeanTable:
     cdef readonly int passes
     cdef const uint64_t* b
     cdef const uint32_t* r
-    cdef uint64_t* fits                # see _fit_table (NULL: every placement is dropped to learn whether it fits)
+    cdef uint64_t* fits                # the placements that fit, by a board's top rows (fit_table; or NULL)
     cdef int fit_shift
 
     def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1, given=None):
@@ -88,6 +87,7 @@ cdef class LeanTable:
             raise ValueError(f"lean mode takes at most {MAX_PLACEMENTS} placements of all pieces together")
         if start >> self.cells:
             raise ValueError(f"start must be a board in [0, 2**{self.cells}), got {start}")
+        self.fits = fit_table(self.g, &self.fit_shift)
         n_words = max(1, (<uint64_t>1 << self.cells) // 64)
         self.n_words = n_words
         if n_threads < 1:
@@ -102,7 +102,7 @@ cdef class LeanTable:
             todo = np.zeros(n_words, dtype=np.uint64)
             with nogil:
                 self.status = _search(self.g, &bits[0], &todo[0], n_words, <uint32_t>start, max_boards,
-                                      n_threads if HAVE_ATOMICS else 1, &found, &passes)
+                                      n_threads if HAVE_ATOMICS else 1, &found, &passes, self.fits, self.fit_shift)
             todo = None
         else:
             # (a saved bitmap believed, not searched: a file loaded without its proof)
@@ -129,33 +129,6 @@ cdef class LeanTable:
         self.passes = passes
         self.b = &bits[0]
         self.r = &ranks[0]
-        self._fit_table()
-
-    cdef _fit_table(self):
-        """Where it is small (at most 64 placements, the tallest's rows at
-        most :data:`MAX_FIT_BITS` cells, no ``top_out``), a table of the
-        placements that fit on a board (``g.top[k] & smeared == 0``: the
-        piece's highest position wholly on the board is free), indexed by the
-        smeared board's top rows (``smeared >> fit_shift``, as each ``top[k]``
-        lies in them): a greedy sweep drops only those, where testing every
-        placement took half its instructions (most placements do not fit)."""
-        cdef int k, tallest = 0, n = self.g.first[self.g.n_pieces]
-        cdef uint64_t index, fits
-        self.fits = NULL
-        for k in range(n):
-            tallest = max(tallest, <int>self.g.rows[k])
-        if n > 64 or self.g.top_out or tallest * self.g.width > MAX_FIT_BITS or tallest > self.g.height:
-            return
-        self.fit_shift = (self.g.height - tallest) * self.g.width
-        self.fits = <uint64_t*>malloc(((<size_t>1) << (tallest * self.g.width)) * sizeof(uint64_t))
-        if self.fits == NULL:
-            raise MemoryError("LeanTable: cannot allocate")
-        for index in range((<uint64_t>1) << (tallest * self.g.width)):
-            fits = 0
-            for k in range(n):
-                if not (self.g.top[k] >> self.fit_shift) & index:
-                    fits |= (<uint64_t>1) << k
-            self.fits[index] = fits
 
     def __dealloc__(self):
         free(self.fits)

@@ -2,7 +2,8 @@
 """The lean mode's search (:class:`babytris.modes._lean.LeanTable`): every
 board reachable from the start marked in a bitmap over every possible board,
 with no queue; and the bit operations the lean mode's bitmap takes (count,
-lowest and highest set bit, an atomic and)."""
+lowest and highest set bit, an atomic and); the table of the placements
+that fit on a board, which both take."""
 
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t, uint32_t, int64_t
@@ -43,10 +44,43 @@ cdef extern from *:
 cdef enum:
     WORDS_PER_BLOCK = 256      # words of the bitmap per block of a threaded pass or sweep
     BLOCKS_PER_ROUND = 1024    # blocks between checks for Ctrl-C (16.8 M possible boards; 4x8: 2 M reachable)
+    MAX_FIT_BITS = 16          # the most cells (a board's top rows) a table of fitting placements is indexed by
+
+
+cdef inline uint64_t* fit_table(const Geometry* g, int* shift) noexcept nogil:
+    """The placements that fit on a board (``g.top[k] & smeared == 0``: the
+    piece's highest position wholly on the board is free), as a bit per
+    placement, indexed by the smeared board's top rows (``smeared >>
+    shift``: each ``top[k]`` lies in them); free it with ``free``.  NULL
+    where that table would not be small (over 64 placements, or the tallest
+    one's rows over :data:`MAX_FIT_BITS` cells), with ``top_out`` (a
+    placement that does not fit is a move there), or out of memory: then
+    every placement is dropped to learn whether it fits.  Most do not (4x5:
+    2.7 of 18 a board), and testing each took half a greedy sweep's
+    instructions."""
+    cdef int k, tallest = 0, n = g.first[g.n_pieces]
+    cdef uint64_t index, fits
+    cdef uint64_t* table
+    for k in range(n):
+        tallest = max(tallest, <int>g.rows[k])
+    if n > 64 or g.top_out or tallest * g.width > MAX_FIT_BITS or tallest > g.height:
+        return NULL
+    shift[0] = (g.height - tallest) * g.width
+    table = <uint64_t*>malloc(((<size_t>1) << (tallest * g.width)) * sizeof(uint64_t))
+    if table == NULL:
+        return NULL
+    for index in range((<uint64_t>1) << (tallest * g.width)):
+        fits = 0
+        for k in range(n):
+            if not (g.top[k] >> shift[0]) & index:
+                fits |= (<uint64_t>1) << k
+        table[index] = fits
+    return table
 
 
 cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t n_words, uint32_t start,
-                               int64_t max_boards, int n_threads, int64_t* found, int* passes) noexcept nogil:
+                               int64_t max_boards, int n_threads, int64_t* found, int* passes,
+                               const uint64_t* fits=NULL, int fit_shift=0) noexcept nogil:
     """Mark in ``bits`` every board reachable from ``start``; returns 0, -1
     (out of memory), -2 (over ``max_boards``) or -4 (interrupted).
 
@@ -58,7 +92,8 @@ cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ss
     passes end with one that finds nothing new.  The boards found, and so
     the table, do not depend on the threads; neighbouring boards' moves
     land near each other, so the marks stay in the caches more than a
-    breadth-first queue's would (and 4x8's queue would take 2 GB)."""
+    breadth-first queue's would (and 4x8's queue would take 2 GB).  With
+    ``fits`` (:func:`fit_table`), only the placements that fit are dropped."""
     cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k, first, last
     cdef int64_t* block_new = <int64_t*>malloc(n_blocks * sizeof(int64_t))
     cdef int64_t new
@@ -76,7 +111,7 @@ cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ss
             if last > n_blocks:
                 last = n_blocks
             for k in prange(first, last, num_threads=n_threads, schedule="dynamic"):
-                block_new[k] = _expand_block(g, bits, todo, k, n_words)
+                block_new[k] = _expand_block(g, bits, todo, k, n_words, fits, fit_shift)
             for k in range(first, last):
                 new += block_new[k]
             if found[0] + new > max_boards:
@@ -95,14 +130,15 @@ cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ss
 
 
 cdef inline int64_t _expand_block(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t block,
-                                  Py_ssize_t n_words) noexcept nogil:
+                                  Py_ssize_t n_words, const uint64_t* fits=NULL, int fit_shift=0) noexcept nogil:
     """Expand the boards waiting in a block of ``todo``'s words (taking
     them): mark each board after a move in ``bits`` and, where new, in
-    ``todo``; returns how many new boards it marked."""
+    ``todo``; returns how many new boards it marked.  ``fits``: as for
+    :func:`_search`."""
     cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, n_words)
-    cdef uint64_t word, bit
-    cdef int k, lines, n = g.first[g.n_pieces]
-    cdef board_t b, nb, sm
+    cdef uint64_t word, tried
+    cdef int k, n = g.first[g.n_pieces]
+    cdef board_t b, sm
     cdef int64_t new = 0
     for w in range(block * WORDS_PER_BLOCK, last):
         word = atomic_load(&todo[w])
@@ -113,13 +149,32 @@ cdef inline int64_t _expand_block(const Geometry* g, uint64_t* bits, uint64_t* t
             b = (<board_t>w << 6) | <board_t>ctz64(word)
             word &= word - 1
             sm = smear_down(b, g.width, g.height)
-            for k in range(n):
-                if not drop(g, b, sm, k, &nb, &lines):
-                    continue
-                bit = (<uint64_t>1) << (nb & 63)
-                if atomic_load(&bits[nb >> 6]) & bit:
-                    continue
-                if not fetch_or(&bits[nb >> 6], bit) & bit:
-                    fetch_or(&todo[nb >> 6], bit)
-                    new += 1
+            if fits != NULL:
+                tried = fits[sm >> fit_shift]
+                while tried:
+                    k = ctz64(tried)
+                    tried &= tried - 1
+                    new += _mark(g, bits, todo, b, sm, k)
+            else:
+                for k in range(n):
+                    new += _mark(g, bits, todo, b, sm, k)
     return new
+
+
+cdef inline int _mark(const Geometry* g, uint64_t* bits, uint64_t* todo, board_t b, board_t sm,
+                      int k) noexcept nogil:
+    """Drop placement k on b (``sm``: b smeared down) and mark the board
+    after it in ``bits`` and, where new, in ``todo``; returns 1 where it was
+    new, else 0 (also where k is no move)."""
+    cdef board_t nb
+    cdef int lines
+    cdef uint64_t bit
+    if not drop(g, b, sm, k, &nb, &lines):
+        return 0
+    bit = (<uint64_t>1) << (nb & 63)
+    if atomic_load(&bits[nb >> 6]) & bit:
+        return 0
+    if fetch_or(&bits[nb >> 6], bit) & bit:
+        return 0
+    fetch_or(&todo[nb >> 6], bit)
+    return 1
