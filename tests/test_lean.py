@@ -217,8 +217,8 @@ def test_an_evaluation_sweep_before_any_greedy_one_reads_no_move(keep):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=small_rules(sizes=(2, 6), variants=True), seed=st.integers(0, 2**32 - 1))
 def test_the_sweeps_find_the_moves_that_dropping_every_placement_finds(rules, seed):
-    # The sweeps drop only the placements that fit (a table by the board's top rows, where it is small:
-    # not 6 wide with pieces 3 rows tall, nor with top_out); greedy_steps drops every placement.
+    # The sweeps and the search settle only the placements that fit, at the rows a table by the board's
+    # column profile gives (not with top_out: there every placement is dropped, as greedy_steps does).
     assume(not rules.mirror and rules.objective != "combo" and rules.moves == "hard")
     assume(rules.width * rules.height <= 20)
     from babytris.engine.placements import canonical_boards, engine

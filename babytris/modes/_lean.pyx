@@ -21,10 +21,11 @@ import numpy as np
 from babytris.engine._types cimport HAVE_ATOMICS, board_t, prefetch
 from babytris.engine.signals cimport interrupted
 from babytris.engine._core cimport engine_geometry
-from babytris.engine._drop cimport drop, smear_down
+from babytris.engine._drop cimport drop, settle, smear_down
 from babytris.engine._geometry cimport Geometry
 from babytris.modes._lean_search cimport (
-    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, ctz64, fit_table, popcount64, top64, _search,
+    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, Landings, ctz64, landings_build, landings_free, landings_of, popcount64, top64,
+    _search,
 )
 
 
@@ -74,8 +75,7 @@ cdef class LeanTable:
     cdef readonly int passes
     cdef const uint64_t* b
     cdef const uint32_t* r
-    cdef uint64_t* fits                # the placements that fit, by a board's top rows (fit_table; or NULL)
-    cdef int fit_shift
+    cdef Landings landings             # where each placement lands, by column profile (landings_build)
 
     def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1, given=None):
         self.engine = engine
@@ -87,7 +87,7 @@ cdef class LeanTable:
             raise ValueError(f"lean mode takes at most {MAX_PLACEMENTS} placements of all pieces together")
         if start >> self.cells:
             raise ValueError(f"start must be a board in [0, 2**{self.cells}), got {start}")
-        self.fits = fit_table(self.g, &self.fit_shift)
+        landings_build(self.g, &self.landings)
         n_words = max(1, (<uint64_t>1 << self.cells) // 64)
         self.n_words = n_words
         if n_threads < 1:
@@ -102,7 +102,8 @@ cdef class LeanTable:
             todo = np.zeros(n_words, dtype=np.uint64)
             with nogil:
                 self.status = _search(self.g, &bits[0], &todo[0], n_words, <uint32_t>start, max_boards,
-                                      n_threads if HAVE_ATOMICS else 1, &found, &passes, self.fits, self.fit_shift)
+                                      n_threads if HAVE_ATOMICS else 1, &found, &passes,
+                                      &self.landings if self.landings.fits != NULL else NULL)
             todo = None
         else:
             # (a saved bitmap believed, not searched: a file loaded without its proof)
@@ -131,7 +132,7 @@ cdef class LeanTable:
         self.r = &ranks[0]
 
     def __dealloc__(self):
-        free(self.fits)
+        landings_free(&self.landings)
 
     def index(self, const uint64_t[::1] boards):
         """Each board's index (int64), -1 where it is not reachable (or not a board)."""
@@ -257,23 +258,24 @@ cdef struct Kept:
     uint8_t* lines        # the rows it clears
 
 
-cdef inline int _gather(const Geometry* g, const uint64_t* fit_table, int fit_shift, const uint64_t* bits,
-                        const uint32_t* ranks, board_t b, uint8_t* placement, board_t* nb,
-                        int* n_lines) noexcept nogil:
+cdef inline int _gather(const Geometry* g, const Landings* landings, const uint64_t* bits, const uint32_t* ranks,
+                        board_t b, uint8_t* placement, board_t* nb, int* n_lines) noexcept nogil:
     """Drop every placement on b that is a move, in placement order: its
     number, the next board and the rows it clears to ``placement``, ``nb``,
     ``n_lines``, the loads of the next board's bitmap word and rank
-    started; returns how many.  With a table of fitting placements
-    (:meth:`LeanTable._fit_table`), only those that fit are dropped."""
+    started; returns how many.  With ``landings`` (where built: its
+    ``fits`` not NULL), only the placements that fit are settled, at the
+    rows it gives."""
     cdef board_t sm = smear_down(b, g.width, g.height)
     cdef int k, lines, c = 0, n = g.first[g.n_pieces]
     cdef uint64_t fits
-    if fit_table != NULL:
-        fits = fit_table[sm >> fit_shift]
+    cdef const uint8_t* rows
+    if landings.fits != NULL:
+        fits = landings_of(landings, sm, &rows)
         while fits:
             k = ctz64(fits)
             fits &= fits - 1
-            if drop(g, b, sm, k, &nb[c], &lines):
+            if settle(g, b, k, rows[k], &nb[c], &lines):
                 placement[c] = <uint8_t>k
                 n_lines[c] = lines
                 prefetch(&bits[nb[c] >> 6])
@@ -331,8 +333,8 @@ cdef inline double _settle(double w, int64_t i, double* W, float* change) noexce
     return delta if delta == delta else 1e308   # a NaN must not pass as converged
 
 
-cdef inline double _backup(const Geometry* g, const uint64_t* fit_table, int fit_shift, const uint64_t* bits,
-                           const uint32_t* ranks, board_t b, int64_t i, double* W, float* change,
+cdef inline double _backup(const Geometry* g, const Landings* landings, const uint64_t* bits, const uint32_t* ranks,
+                           board_t b, int64_t i, double* W, float* change,
                            const double* scores, const double* probs, double discount, int combine,
                            const Kept* kept) noexcept nogil:
     """One Bellman backup of board b (index i) in place; returns |change|
@@ -340,7 +342,7 @@ cdef inline double _backup(const Geometry* g, const uint64_t* fit_table, int fit
     not NULL, receives the change (new - old; 0 where nothing fits).  The
     first best move of each piece goes to ``kept``."""
     cdef bint any_move
-    cdef double w = _bellman(g, fit_table, fit_shift, bits, ranks, b, i, W, scores, probs, discount, combine, kept,
+    cdef double w = _bellman(g, landings, bits, ranks, b, i, W, scores, probs, discount, combine, kept,
                              &any_move)
     if not any_move:
         if change != NULL:
@@ -349,8 +351,8 @@ cdef inline double _backup(const Geometry* g, const uint64_t* fit_table, int fit
     return _settle(w, i, W, change)
 
 
-cdef inline double _bellman(const Geometry* g, const uint64_t* fit_table, int fit_shift, const uint64_t* bits,
-                            const uint32_t* ranks, board_t b, int64_t i, const double* W, const double* scores,
+cdef inline double _bellman(const Geometry* g, const Landings* landings, const uint64_t* bits, const uint32_t* ranks,
+                            board_t b, int64_t i, const double* W, const double* scores,
                             const double* probs, double discount, int combine, const Kept* kept,
                             bint* any_moves) noexcept nogil:
     """Board b's (index i) Bellman backup from ``W``, written nowhere but to
@@ -361,7 +363,7 @@ cdef inline double _bellman(const Geometry* g, const uint64_t* fit_table, int fi
     cdef board_t nb[MAX_PLACEMENTS]
     cdef int64_t j[MAX_PLACEMENTS]
     cdef int n_lines[MAX_PLACEMENTS]
-    cdef int m, c = _gather(g, fit_table, fit_shift, bits, ranks, b, placement, nb, n_lines)
+    cdef int m, c = _gather(g, landings, bits, ranks, b, placement, nb, n_lines)
     for m in range(c):
         j[m] = index_of(bits, ranks, nb[m])
         prefetch(&W[j[m]])
@@ -399,6 +401,7 @@ cdef class LeanSweeper:
     cdef uint8_t layer_of[64]
     cdef uint64_t* layer_masks       # (n_layers, residues): a word's bits in a layer, by its high bits' residue
     cdef int residues
+    cdef uint8_t residue_of[65]      # a count of cells modulo residues (no division per word of a sweep)
     cdef Kept kept
     cdef readonly int keep
     cdef readonly object kept_placements
@@ -435,6 +438,8 @@ cdef class LeanSweeper:
             self.layer_of[i] = <uint8_t>layer_of_residue[i]
             self.n_layers = max(self.n_layers, <int>layer_of_residue[i] + 1)
         self.residues = layer_of_residue.shape[0]
+        for i in range(65):
+            self.residue_of[i] = i % self.residues
         # A board's cells are its word's (w = b >> 6) plus its bit's (b & 63): per layer and
         # residue of the word's cells, the bits whose boards are in the layer, so that a sweep
         # picks a layer's boards out of a word with one AND (no test per board).
@@ -572,7 +577,7 @@ cdef class LeanSweeper:
                 bit = ctz64(rest)
                 rest &= rest - 1
                 i = ranks[w] + popcount64(word & (((<uint64_t>1) << bit) - 1))
-                d = fabs(_bellman(self.table.g, self.table.fits, self.table.fit_shift, bits, ranks,
+                d = fabs(_bellman(self.table.g, &self.table.landings, bits, ranks,
                                   (<board_t>w << 6) | <board_t>bit, i, self.W, self.scores, self.probs, self.discount,
                                   self.combine, &nothing, &any_move)
                          - self.W[i])
@@ -643,7 +648,7 @@ cdef class LeanSweeper:
         cdef double residual = 0.0, d
         for w in range(block * WORDS_PER_BLOCK, last):
             word = bits[w]
-            mine = word & masks[popcount64(<uint64_t>w) % self.residues]
+            mine = word & masks[self.residue_of[popcount64(<uint64_t>w)]]
             while mine:
                 bit = ctz64(mine)
                 mine &= mine - 1
@@ -681,7 +686,7 @@ cdef class LeanSweeper:
         cdef bint any_move
         for t in range(n):
             start[t] = c
-            c += _gather(g, self.table.fits, self.table.fit_shift, bits, ranks, boards[t], &placement[c], &nb[c],
+            c += _gather(g, &self.table.landings, bits, ranks, boards[t], &placement[c], &nb[c],
                          &n_lines[c])
         start[n] = c
         for m in range(c):
@@ -726,7 +731,7 @@ cdef class LeanSweeper:
                 if evaluation:
                     d = self._evaluate(&b, &i, 1, prev)
                 else:
-                    d = _backup(self.table.g, self.table.fits, self.table.fit_shift, bits, ranks, b, i, self.W, prev,
+                    d = _backup(self.table.g, &self.table.landings, bits, ranks, b, i, self.W, prev,
                                 self.scores, self.probs, self.discount, self.combine, &self.kept)
                 if d > residual:
                     residual = d

@@ -2,16 +2,16 @@
 """The lean mode's search (:class:`babytris.modes._lean.LeanTable`): every
 board reachable from the start marked in a bitmap over every possible board,
 with no queue; and the bit operations the lean mode's bitmap takes (count,
-lowest and highest set bit, an atomic and); the table of the placements
-that fit on a board, which both take."""
+lowest and highest set bit, an atomic and); the table of where each
+placement comes to rest on a board, which both take."""
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint64_t, uint32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, int64_t, uint8_t
 from libc.stdlib cimport malloc, free
 
 from babytris.engine._types cimport board_t, fetch_or, atomic_load
 from babytris.engine.signals cimport interrupted
-from babytris.engine._drop cimport drop, smear_down
+from babytris.engine._drop cimport drop, settle, smear_down
 from babytris.engine._geometry cimport Geometry
 
 
@@ -44,43 +44,98 @@ cdef extern from *:
 cdef enum:
     WORDS_PER_BLOCK = 256      # words of the bitmap per block of a threaded pass or sweep
     BLOCKS_PER_ROUND = 1024    # blocks between checks for Ctrl-C (16.8 M possible boards; 4x8: 2 M reachable)
-    MAX_FIT_BITS = 16          # the most cells (a board's top rows) a table of fitting placements is indexed by
+    MAX_PROFILES = 65536       # the most column profiles (boards smeared down) a Landings table holds
 
 
-cdef inline uint64_t* fit_table(const Geometry* g, int* shift) noexcept nogil:
-    """The placements that fit on a board (``g.top[k] & smeared == 0``: the
-    piece's highest position wholly on the board is free), as a bit per
-    placement, indexed by the smeared board's top rows (``smeared >>
-    shift``: each ``top[k]`` lies in them); free it with ``free``.  NULL
-    where that table would not be small (over 64 placements, or the tallest
-    one's rows over :data:`MAX_FIT_BITS` cells), with ``top_out`` (a
-    placement that does not fit is a move there), or out of memory: then
-    every placement is dropped to learn whether it fits.  Most do not (4x5:
-    2.7 of 18 a board), and testing each took half a greedy sweep's
-    instructions."""
-    cdef int k, tallest = 0, n = g.first[g.n_pieces]
-    cdef uint64_t index, fits
-    cdef uint64_t* table
-    for k in range(n):
-        tallest = max(tallest, <int>g.rows[k])
-    if n > 64 or g.top_out or tallest * g.width > MAX_FIT_BITS or tallest > g.height:
-        return NULL
-    shift[0] = (g.height - tallest) * g.width
-    table = <uint64_t*>malloc(((<size_t>1) << (tallest * g.width)) * sizeof(uint64_t))
-    if table == NULL:
-        return NULL
-    for index in range((<uint64_t>1) << (tallest * g.width)):
+cdef struct Landings:
+    # Where each placement comes to rest, by the board's column profile: a board smeared down
+    # (smear_down) is its column heights, so the placements that fit and the row each lands at
+    # are a function of them.  A profile's number: sum of height[c] * base**c.
+    uint64_t* fits       # per profile: the placements that fit (a bit each)
+    uint8_t* rows        # per profile and placement: the row its lowest cells come to rest at
+    int n                # placements
+    int width
+    int base             # height + 1
+    board_t column[32]   # each column's cells
+
+
+cdef inline int landings_build(const Geometry* g, Landings* L) noexcept nogil:
+    """Fill ``L`` (:class:`Landings`) for ``g``'s placements; returns 0, or
+    -1 where not built (``L.fits`` NULL; free it with :func:`landings_free`
+    either way): over 64 placements, over :data:`MAX_PROFILES` profiles,
+    with ``top_out`` (a placement that does not fit is a move there), or
+    out of memory.  Without it every placement is dropped (``drop``) to
+    learn whether it fits and where it lands; most do not fit (4x5: 2.7 of
+    18 a board) and testing each took half a greedy sweep's instructions,
+    and the landing row is a loop over the rows below the top."""
+    cdef int k, c, r, j, h, below, n = g.first[g.n_pieces]
+    cdef Py_ssize_t count = 1, index, rest
+    cdef board_t sm
+    cdef uint64_t fits
+    L.fits = NULL
+    L.rows = NULL
+    L.n = n
+    L.width = g.width
+    L.base = g.height + 1
+    if n > 64 or g.top_out or g.width > 32:
+        return -1
+    for c in range(g.width):
+        count *= L.base
+        if count > MAX_PROFILES:
+            return -1
+        L.column[c] = 0
+        for r in range(g.height):
+            L.column[c] |= (<board_t>1) << (r * g.width + c)
+    L.fits = <uint64_t*>malloc(count * sizeof(uint64_t))
+    L.rows = <uint8_t*>malloc(count * n * sizeof(uint8_t))
+    if L.fits == NULL or L.rows == NULL:
+        landings_free(L)
+        return -1
+    for index in range(count):
+        sm = 0
+        rest = index
+        for c in range(g.width):
+            h = rest % L.base
+            rest //= L.base
+            for r in range(h):
+                sm |= (<board_t>1) << (r * g.width + c)
         fits = 0
         for k in range(n):
-            if not (g.top[k] >> shift[0]) & index:
-                fits |= (<uint64_t>1) << k
-        table[index] = fits
-    return table
+            L.rows[index * n + k] = 0
+            if g.top[k] & sm:
+                continue
+            # (drop's count: the positions below its highest where the piece meets the profile)
+            below = 0
+            for j in range(g.height - g.rows[k]):
+                below += ((g.mask[k] << (j * g.width)) & sm) != 0
+            fits |= (<uint64_t>1) << k
+            L.rows[index * n + k] = <uint8_t>below
+        L.fits[index] = fits
+    return 0
+
+
+cdef inline void landings_free(Landings* L) noexcept nogil:
+    free(L.fits)
+    free(L.rows)
+    L.fits = NULL
+    L.rows = NULL
+
+
+cdef inline uint64_t landings_of(const Landings* L, board_t smeared, const uint8_t** rows) noexcept nogil:
+    """The placements that fit on a board smeared down to ``smeared`` (a
+    bit each); ``rows[0][k]`` receives the row placement k comes to rest at
+    (as ``drop`` finds it: ``settle`` there is the move)."""
+    cdef Py_ssize_t index = 0
+    cdef int c
+    for c in range(L.width - 1, -1, -1):
+        index = index * L.base + popcount64(smeared & L.column[c])
+    rows[0] = L.rows + index * L.n
+    return L.fits[index]
 
 
 cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t n_words, uint32_t start,
                                int64_t max_boards, int n_threads, int64_t* found, int* passes,
-                               const uint64_t* fits=NULL, int fit_shift=0) noexcept nogil:
+                               const Landings* landings=NULL) noexcept nogil:
     """Mark in ``bits`` every board reachable from ``start``; returns 0, -1
     (out of memory), -2 (over ``max_boards``) or -4 (interrupted).
 
@@ -93,7 +148,8 @@ cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ss
     the table, do not depend on the threads; neighbouring boards' moves
     land near each other, so the marks stay in the caches more than a
     breadth-first queue's would (and 4x8's queue would take 2 GB).  With
-    ``fits`` (:func:`fit_table`), only the placements that fit are dropped."""
+    ``landings`` (:func:`landings_build`), only the placements that fit are
+    settled, at the rows it gives."""
     cdef Py_ssize_t n_blocks = (n_words + WORDS_PER_BLOCK - 1) // WORDS_PER_BLOCK, k, first, last
     cdef int64_t* block_new = <int64_t*>malloc(n_blocks * sizeof(int64_t))
     cdef int64_t new
@@ -111,7 +167,7 @@ cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ss
             if last > n_blocks:
                 last = n_blocks
             for k in prange(first, last, num_threads=n_threads, schedule="dynamic"):
-                block_new[k] = _expand_block(g, bits, todo, k, n_words, fits, fit_shift)
+                block_new[k] = _expand_block(g, bits, todo, k, n_words, landings)
             for k in range(first, last):
                 new += block_new[k]
             if found[0] + new > max_boards:
@@ -130,15 +186,16 @@ cdef inline int _search(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ss
 
 
 cdef inline int64_t _expand_block(const Geometry* g, uint64_t* bits, uint64_t* todo, Py_ssize_t block,
-                                  Py_ssize_t n_words, const uint64_t* fits=NULL, int fit_shift=0) noexcept nogil:
+                                  Py_ssize_t n_words, const Landings* landings=NULL) noexcept nogil:
     """Expand the boards waiting in a block of ``todo``'s words (taking
     them): mark each board after a move in ``bits`` and, where new, in
-    ``todo``; returns how many new boards it marked.  ``fits``: as for
+    ``todo``; returns how many new boards it marked.  ``landings``: as for
     :func:`_search`."""
     cdef Py_ssize_t w, last = min((block + 1) * WORDS_PER_BLOCK, n_words)
     cdef uint64_t word, tried
-    cdef int k, n = g.first[g.n_pieces]
-    cdef board_t b, sm
+    cdef int k, lines, n = g.first[g.n_pieces]
+    cdef board_t b, sm, nb
+    cdef const uint8_t* rows
     cdef int64_t new = 0
     for w in range(block * WORDS_PER_BLOCK, last):
         word = atomic_load(&todo[w])
@@ -149,29 +206,24 @@ cdef inline int64_t _expand_block(const Geometry* g, uint64_t* bits, uint64_t* t
             b = (<board_t>w << 6) | <board_t>ctz64(word)
             word &= word - 1
             sm = smear_down(b, g.width, g.height)
-            if fits != NULL:
-                tried = fits[sm >> fit_shift]
+            if landings != NULL:
+                tried = landings_of(landings, sm, &rows)
                 while tried:
                     k = ctz64(tried)
                     tried &= tried - 1
-                    new += _mark(g, bits, todo, b, sm, k)
+                    if settle(g, b, k, rows[k], &nb, &lines):
+                        new += _mark(bits, todo, nb)
             else:
                 for k in range(n):
-                    new += _mark(g, bits, todo, b, sm, k)
+                    if drop(g, b, sm, k, &nb, &lines):
+                        new += _mark(bits, todo, nb)
     return new
 
 
-cdef inline int _mark(const Geometry* g, uint64_t* bits, uint64_t* todo, board_t b, board_t sm,
-                      int k) noexcept nogil:
-    """Drop placement k on b (``sm``: b smeared down) and mark the board
-    after it in ``bits`` and, where new, in ``todo``; returns 1 where it was
-    new, else 0 (also where k is no move)."""
-    cdef board_t nb
-    cdef int lines
-    cdef uint64_t bit
-    if not drop(g, b, sm, k, &nb, &lines):
-        return 0
-    bit = (<uint64_t>1) << (nb & 63)
+cdef inline int _mark(uint64_t* bits, uint64_t* todo, board_t nb) noexcept nogil:
+    """Mark board nb in ``bits`` and, where new, in ``todo``; returns 1
+    where it was new, else 0."""
+    cdef uint64_t bit = (<uint64_t>1) << (nb & 63)
     if atomic_load(&bits[nb >> 6]) & bit:
         return 0
     if fetch_or(&bits[nb >> 6], bit) & bit:
