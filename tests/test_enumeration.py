@@ -345,3 +345,92 @@ def test_bitmap_ranks_by_layer_agree_with_the_map_for_any_layering(layer_of_resi
         assert np.all(layers_[cells[a:b]] == layer) and np.all(np.diff(boards[a:b].astype(np.int64)) > 0)
     for a, b in zip(with_bitmap[1:], with_map[1:]):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+# --------------------------------------------------------------------------
+# The table on given boards at a saved table's offsets (a loaded file's proof)
+# --------------------------------------------------------------------------
+
+TABLE_ARRAYS = ("boards", "layer_starts", "offsets", "next_board", "lines", "placement")
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{}, {"height": 5}, {"mirror": True}, {"top_out": True}, {"no_holes": True}, {"moves": "soft"}],
+    ids=repr,
+)
+def test_the_table_written_at_its_own_offsets_is_the_enumerations(fields):
+    from babytris.engine.enumeration import table_of_boards
+
+    rules = Rules(**{"width": 4, "height": 4, **fields})
+    derived = babytris.enumerate_boards(rules)
+    built = table_of_boards(rules, derived.boards, offsets=derived.offsets)
+    for name in TABLE_ARRAYS:
+        mine, theirs = getattr(built, name), getattr(derived, name)
+        assert (mine is None) == (theirs is None), name
+        if mine is not None:
+            np.testing.assert_array_equal(mine, theirs, err_msg=name)
+    assert not np.shares_memory(built.offsets, derived.offsets)  # (the rules' own, not the caller's array)
+
+
+def _moved(offsets: np.ndarray, at: int, by: int) -> np.ndarray:
+    return _set(offsets, at, int(offsets[at]) + by)
+
+
+def _set(offsets: np.ndarray, at: int, value: int) -> np.ndarray:
+    out = offsets.copy()
+    out[at] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    "edit, at",
+    [
+        # a move taken from the row before into the next: one offset one short
+        pytest.param(lambda o, s: _moved(o, s, -1), "s", id="a row's offset one short"),
+        pytest.param(lambda o, s: _moved(o, s, 1), "s", id="one over"),
+        pytest.param(lambda o, s: _moved(o, len(o) - 1, -1), "last", id="the moves' total one short"),
+        pytest.param(lambda o, s: _moved(o, len(o) - 1, 1), "last", id="the total one over"),
+        pytest.param(lambda o, s: _moved(o, len(o) - 1, 2**31 - 1 - int(o[-1])), "last", id="a total far over"),
+        pytest.param(lambda o, s: _moved(o, 0, 1), "first", id="not starting at 0"),
+        pytest.param(lambda o, s: _set(o, s, -5), "s", id="a negative offset"),
+        pytest.param(lambda o, s: _set(o, s, int(o[s - 1]) - 1), "s", id="going back"),
+        pytest.param(lambda o, s: np.where(np.arange(len(o)) >= s, o + 3, o).astype(np.int32), "s", id="rows shifted"),
+    ],
+)
+def test_offsets_that_are_not_the_rules_own_are_refused_naming_the_first(edit, at):
+    """The moves are written at given offsets in place of a count, so each
+    row must hold its state's moves exactly: any other offset is refused,
+    naming the first that differs and the rules' own value there."""
+    from babytris.engine.enumeration import table_of_boards
+    from babytris.engine.transitions import TableError
+
+    rules = Rules(width=4, height=4)
+    derived = babytris.enumerate_boards(rules)
+    own = derived.offsets
+    s = next(i for i in range(1000, len(own)) if own[i] - own[i - 1] >= 2)  # (a row of two moves at least)
+    offsets = edit(own, s)
+    first = int(np.flatnonzero(offsets != own)[0])
+    assert first == {"s": s, "last": len(own) - 1, "first": 0}[at]
+    said = rf"\[{first:,}\] is {offsets[first]} where the rules' own table \(re-derived\) has {own[first]}$"
+    with pytest.raises(TableError, match=r"transitions\.offsets: " + said):
+        table_of_boards(rules, derived.boards, offsets=offsets)
+
+
+def test_offsets_are_used_only_for_boards_in_the_tables_order():
+    """Boards listed in another order: the offsets are for other rows, so the
+    moves are counted (the caller's comparison of the boards refuses such a
+    file); with previews, hold or a bag a table's offsets are its nodes',
+    which no board table is built at: refused as an argument."""
+    from babytris.engine.enumeration import table_of_boards
+
+    rules = Rules(width=4, height=4)
+    derived = babytris.enumerate_boards(rules)
+    reordered = derived.boards[::-1].copy()
+    built = table_of_boards(rules, reordered, offsets=derived.offsets)
+    np.testing.assert_array_equal(built.offsets, derived.offsets)
+    np.testing.assert_array_equal(built.next_board, derived.next_board)
+    previews = Rules(width=4, height=4, preview=1)
+    table = babytris.enumerate_boards(previews)
+    with pytest.raises(ValueError, match="offsets: a table with previews, hold or a bag"):
+        table_of_boards(previews, table.boards, offsets=table.offsets)

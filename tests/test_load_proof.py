@@ -173,6 +173,26 @@ def test_an_edited_table_is_refused(files):
     _refused(forged(folder, saved, table_lines=lines), "table_lines")
 
 
+def test_offsets_that_do_not_hold_the_rules_moves_are_refused(files):
+    # The proof writes the rules' moves at the file's offsets (no count of its own): a move taken
+    # from one row into the next (the total kept) is refused, naming the offset, by a load and by
+    # the proof of a file loaded unverified.
+    from babytris.files import proof
+
+    folder, contents = files
+    saved = contents["random"]
+    offsets = saved["table_offsets"].copy()
+    s = next(i for i in range(500, len(offsets)) if offsets[i] - offsets[i - 1] >= 2)
+    offsets[s] -= 1
+    path = forged(folder, saved, name="offsets.npz", table_offsets=offsets)
+    words = rf"\[{s:,}\] is {offsets[s]} where the rules' own table \(re-derived\) has {offsets[s] + 1}"
+    _refused(path, "table_offsets", words)
+    unverified = babytris.load(path, verify=False)
+    with pytest.raises(SolutionFileError, match=words) as info:
+        proof.prove(path, unverified)
+    assert info.value.field == "table_offsets"
+
+
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 def test_a_forged_member_appended_is_refused(files, tmp_path):
     # issue 38: the second member of a name won; here its digest is the metadata's too

@@ -22,7 +22,7 @@ from babytris.engine._soft cimport MAX_POSITIONS
 from babytris.engine._search cimport (INTERRUPTED, NOT_CLOSED, OK, OUT_OF_MEMORY, OVER_BUDGET, REPEATED, TOO_MANY_BOARDS,
                                       TOO_MANY_MOVES, search_bitmap)
 from babytris.engine._drop cimport drop, smear_down, soft_moves, topped_out
-from babytris.engine._given cimport OUT_OF_RANGE, take_boards, walk_levels
+from babytris.engine._given cimport OFFSETS_DIFFER, OUT_OF_RANGE, fill_at_offsets, take_boards, walk_levels
 from babytris.engine._vec cimport Vec, vec_init, vec_reserve, vec_free
 
 cdef board_t ONE = 1
@@ -168,7 +168,7 @@ cdef class Engine:
                   Py_ssize_t min_boards_per_thread=0, int bitmap_max_cells=BITMAP_MAX_CELLS,
                   const int64_t[::1] layer_of_residue=None, int64_t[::1] progress=None,
                   size_t placements_up_to=SIZE_MAX, int ranks_by_layer_cells=RANKS_BY_LAYER_CELLS,
-                  const uint64_t[::1] given=None):
+                  const uint64_t[::1] given=None, const offset_t[::1] given_offsets=None):
         """Every board reachable from ``start`` and the move table, boards
         numbered by layer, then in ascending order.
 
@@ -178,6 +178,13 @@ cdef class Engine:
         first board having a move to a board not given) or ``REPEATED``
         (with the board given twice) in place of ``n_boards_so_far``; whether
         every board is reachable from the start is the caller's to check.
+        ``given_offsets`` (a saved table's offsets, with ``given`` listed in
+        the table's order, hard drops): the moves are written at them in
+        place of a count, each row checked to hold its state's moves exactly;
+        status ``OFFSETS_DIFFER`` (with the first offset that is not the
+        rules' own, and the rules' own there) where one does not.  Where the
+        boards are not in the table's order they are not used (the moves are
+        counted: compare the boards).
 
         ``progress`` (int64, length 2), if given, receives the boards found and
         the boards expanded so far while the search runs, for another thread to read.
@@ -220,6 +227,7 @@ cdef class Engine:
         cdef Py_ssize_t first = 0, n_sorted = 0
         cdef board_t named = 0
         cdef int status
+        cdef bint at_offsets
         cdef offset_t[::1] offsets_view
         cdef const board_t[::1] sorted_view
         cdef uint64_t[::1] bits_view
@@ -310,25 +318,24 @@ cdef class Engine:
             if min_boards_per_thread > 0:
                 n_threads = max(1, min(n_threads, sorted_boards.shape[0] // min_boards_per_thread))
             n_sorted = sorted_boards.shape[0]
-            offsets = np.zeros(n_sorted * P + 1, dtype=np.int32)
-            populate_threads(<void*><size_t>offsets.ctypes.data, offsets.nbytes, n_threads)
-            offsets_view = offsets
             sorted_view = sorted_boards
-            with nogil:
-                # (a slice at a time, asking for Ctrl-C between slices)
-                while first < n_sorted and status == OK:
-                    count_moves(g, sorted_view, offsets_view[1:], n_threads, first, min(first + PASS_SLICE, n_sorted))
-                    first += PASS_SLICE
-                    if first < n_sorted and interrupted():
-                        status = INTERRUPTED
-            if status == INTERRUPTED:
-                return (status, n_sorted, 0), None, None, None, None, None, None
-            with nogil:
-                for i in range(1, <size_t>offsets_view.shape[0]):  # (numpy's cumsum: 2-3x as long)
-                    total += offsets_view[i]
-                    if total > INT32_MAX:  # (given boards: the moves were not counted before)
-                        break
-                    offsets_view[i] = <offset_t>total
+            # (a saved table's offsets in place of the count: checked row by row as the moves are written)
+            at_offsets = bool(given is not None and given_offsets is not None and not g.soft
+                          and given_offsets.shape[0] == n_sorted * P + 1
+                          and np.array_equal(sorted_boards, np.asarray(given)))
+            if at_offsets and not (given_offsets[0] == 0
+                                   and 0 <= given_offsets[n_sorted * P] <= <int64_t>n_sorted * g.max_moves):
+                return other_offset(g, sorted_view, n_threads, given_offsets)
+            if at_offsets:
+                offsets = np.array(given_offsets, dtype=np.int32)
+                offsets_view = offsets
+                total = offsets_view[n_sorted * P]
+            else:
+                counted = counted_offsets(g, sorted_view, n_threads)
+                if counted is None:
+                    return (INTERRUPTED, n_sorted, 0), None, None, None, None, None, None
+                offsets, total = counted
+                offsets_view = offsets
             if given is not None:
                 if total > INT32_MAX:
                     return (TOO_MANY_MOVES, sorted_boards.shape[0], total), None, None, None, None, None, None
@@ -345,13 +352,21 @@ cdef class Engine:
             first = 0
             with nogil:
                 while first < n_sorted and status == OK:
-                    status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
-                                        n_threads, given is not None, first, min(first + PASS_SLICE, n_sorted))
+                    if at_offsets:
+                        status = fill_at_offsets(g, &ix, &sorted_view[0], &offsets_view[0], n_moves,
+                                                 &next_view[0] if n_moves else NULL, &lines_view[0] if n_moves else NULL,
+                                                 &placement_view[0] if placement_view.shape[0] else NULL,
+                                                 n_threads, BATCH, first, min(first + PASS_SLICE, n_sorted))
+                    else:
+                        status = fill_moves(g, &ix, sorted_view, offsets_view, next_view, lines_view, placement_view,
+                                            n_threads, given is not None, first, min(first + PASS_SLICE, n_sorted))
                     first += PASS_SLICE
                     if status == OK and first < n_sorted and interrupted():
                         status = INTERRUPTED
             if status == INTERRUPTED:
                 return (status, n_sorted, 0), None, None, None, None, None, None
+            if status == OFFSETS_DIFFER:
+                return other_offset(g, sorted_view, n_threads, given_offsets)
             if status != OK:
                 raise MemoryError("enumeration: cannot allocate the threads' buffers")
             if given is not None and n_moves and next_board.min() < 0:  # (a move out of the boards given)
@@ -492,6 +507,46 @@ cdef int discover(const Geometry* g, board_t start, BoardMap* table, Vec* boards
     free(buf)
     n_moves[0] = moves
     return status
+
+
+cdef tuple other_offset(const Geometry* g, const board_t[::1] boards, int n_threads,
+                         const offset_t[::1] given_offsets):
+    """The enumeration's answer where ``given_offsets`` are not the rules'
+    own: ``((OFFSETS_DIFFER, the first that differs, the rules' own there),
+    None, ...)``, the moves counted to find it (INTERRUPTED on Ctrl-C)."""
+    counted = counted_offsets(g, boards, n_threads)
+    if counted is None:
+        return (INTERRUPTED, boards.shape[0], 0), None, None, None, None, None, None
+    own = counted[0]  # (up to the first over INT32_MAX, which no int32 offset can equal)
+    at = int(np.flatnonzero(own != np.asarray(given_offsets))[0])
+    return (OFFSETS_DIFFER, at, int(own[at])), None, None, None, None, None, None
+
+
+cdef object counted_offsets(const Geometry* g, const board_t[::1] boards, int n_threads):
+    """The offsets of the moves of ``boards`` (int32, ``len(boards) *
+    n_pieces + 1``), counted, and the moves' total (int64); where that is
+    over ``INT32_MAX``, the offsets from the first over it are the states'
+    counts, not summed.  None on Ctrl-C (asked between slices of PASS_SLICE
+    boards)."""
+    cdef Py_ssize_t n = boards.shape[0], first = 0
+    cdef size_t i
+    cdef int64_t total = 0
+    cdef bint stopped = False
+    offsets = np.zeros(n * g.n_pieces + 1, dtype=np.int32)
+    populate_threads(<void*><size_t>offsets.ctypes.data, offsets.nbytes, n_threads)
+    cdef offset_t[::1] view = offsets
+    with nogil:
+        while first < n and not stopped:
+            count_moves(g, boards, view[1:], n_threads, first, min(first + PASS_SLICE, n))
+            first += PASS_SLICE
+            stopped = first < n and interrupted()
+        if not stopped:
+            for i in range(1, <size_t>view.shape[0]):  # (numpy's cumsum: 2-3x as long)
+                total += view[i]
+                if total > INT32_MAX:  # (given boards: the moves were not counted before)
+                    break
+                view[i] = <offset_t>total
+    return None if stopped else (offsets, total)
 
 
 cdef void count_moves(const Geometry* g, const board_t[::1] boards, offset_t[::1] counts,

@@ -1,18 +1,20 @@
 # The table on given boards (Engine.enumerate(given=...), a loaded file's
 # proof), inline: pass 1 in place of the search (the boards marked, the moves
-# of a sample checked), and the walk that shows every board reached
-# (first_unreached).  _core.pyx calls them.
+# of a sample checked), the moves written at a saved table's offsets in place
+# of the count (each row checked as it is written), and the walk that shows
+# every board reached (first_unreached).  _core.pyx calls them.
 
-from libc.stdint cimport uint64_t, int64_t, int32_t
+from cython.parallel cimport prange, threadid
+from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, uint16_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 from babytris.engine._boardmap cimport BoardMap, map_init, map_get_or_insert
 from babytris.engine._drop cimport drop, smear_down, soft_moves
 from babytris.engine._geometry cimport Geometry
-from babytris.engine._index cimport Index, has_board, lowest_bit
+from babytris.engine._index cimport Index, has_board, index_of, lowest_bit, slot_of
 from babytris.engine._search cimport INTERRUPTED, NOT_CLOSED, OK, OUT_OF_MEMORY, REPEATED, TOO_MANY_BOARDS
-from babytris.engine._types cimport board_t, index_t, offset_t
+from babytris.engine._types cimport board_t, index_t, offset_t, prefetch
 from babytris.engine._vec cimport Vec, vec_reserve
 from babytris.engine.signals cimport interrupted
 
@@ -21,6 +23,7 @@ cdef enum:
     CLOSED_SAMPLE = 4096        # given boards whose moves are checked before their table is allocated,
     CLOSED_STRIDE = 64          # one in this many at least (a small list's table costs little)
     OUT_OF_RANGE = -8           # the walk met an offset or a next board out of range
+    OFFSETS_DIFFER = -9         # given offsets: a state's moves do not fill its row exactly
 
 
 cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, uint64_t* bits, BoardMap* table,
@@ -86,6 +89,76 @@ cdef inline int take_boards(const Geometry* g, const board_t* given, size_t n, u
     memcpy(boards.data, given, n * sizeof(board_t))
     boards.size = n
     return OK
+
+
+cdef inline int fill_at_offsets(const Geometry* g, const Index* ix, const board_t* boards, const offset_t* offsets,
+                                int64_t n_moves, int32_t* next_board, uint8_t* lines, uint16_t* numbers,
+                                int n_threads, Py_ssize_t batch, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
+    """The fill (pass 3) of hard drops at a saved table's ``offsets`` (the
+    boards given in the table's order), which take the count's place: every
+    move of boards ``first:last`` (``first`` a multiple of ``batch``, the
+    boards before it written already, ``offsets[0]`` checked to be 0) written
+    at its row, threads sharing chunks of ``batch`` boards; a move to a board
+    not given gets -1.  Nothing is taken on the offsets' word: a state whose
+    moves do not fill its row exactly (a row ending before its moves do,
+    after them, or past ``n_moves``) stops its chunk before anything is written
+    out of the row, so all the rows filled exactly is all the offsets are the
+    rules' own.  ``numbers``: the placement numbers, or NULL.
+
+    Returns OK, OFFSETS_DIFFER (count the moves to name the state), or
+    OUT_OF_MEMORY (the threads' buffers)."""
+    cdef Py_ssize_t n_chunks = (last + batch - 1) // batch, chunk, lo, hi, i
+    cdef size_t per_thread = batch * <size_t>g.max_moves
+    cdef int P = g.n_pieces, p, k, n_lines, bad
+    cdef int64_t e, e0, end, differ = 0
+    cdef board_t b, sm, nb
+    cdef board_t* keys
+    cdef board_t* all_keys = <board_t*>malloc(n_threads * per_thread * sizeof(board_t) + 8)
+    if all_keys == NULL:
+        return OUT_OF_MEMORY
+    for chunk in prange(first // batch, n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=16):
+        keys = all_keys + threadid() * per_thread
+        nb = 0          # assigned here so that each thread has its own
+        n_lines = 0
+        lo = chunk * batch
+        hi = lo + batch
+        if hi > last:
+            hi = last
+        # (the chunk's first offset is the end of the chunk before it, checked there)
+        e0 = offsets[lo * P]
+        e = e0
+        bad = not 0 <= e0 <= n_moves
+        i = lo
+        # The chunk's moves first, prefetching each next board's slot; then the lookups.
+        while i < hi and not bad:
+            b = boards[i]
+            sm = smear_down(b, g.width, g.height)
+            p = 0
+            while p < P and not bad:
+                end = offsets[i * P + p + 1]
+                bad = end > n_moves
+                k = g.first[p]
+                while k < g.first[p + 1] and not bad:
+                    if drop(g, b, sm, k, &nb, &n_lines):
+                        bad = e >= end          # (the row ends before the moves do)
+                        if not bad:
+                            keys[e - e0] = nb
+                            lines[e] = <uint8_t>n_lines
+                            if numbers != NULL:
+                                numbers[e] = <uint16_t>(k - g.first[p])
+                            prefetch(slot_of(ix, nb))
+                            e = e + 1
+                    k = k + 1
+                bad = bad or e != end           # (or after them)
+                p = p + 1
+            i = i + 1
+        if bad:
+            differ += 1
+        else:
+            for e in range(e0, offsets[hi * P]):
+                next_board[e] = index_of(ix, keys[e - e0]) if has_board(ix, keys[e - e0]) else -1
+    free(all_keys)
+    return OFFSETS_DIFFER if differ else OK
 
 
 cdef inline int walk_levels(const offset_t* offsets, const int32_t* next_board, int64_t n_moves, Py_ssize_t n,

@@ -165,7 +165,9 @@ def _engine_table(rules: Rules, start: int, max_memory: int, bytes_per_board: in
     )
 
 
-def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAULT_MAX_MEMORY) -> Transitions:
+def table_of_boards(
+    rules: Rules, boards: np.ndarray, *, offsets: np.ndarray | None = None, max_memory: int = DEFAULT_MAX_MEMORY
+) -> Transitions:
     """The move table of ``rules`` built on ``boards`` (a table's boards, as
     a saved file lists them: each board once per node with previews, hold or
     a bag) in place of the search: every move the engine's own, and the
@@ -177,13 +179,23 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
     allocated, from the moves of a sample, and one made to pass the sample once
     its table is built).  About two thirds of an enumeration: no search.
 
+    ``offsets`` (a plain table's, saved with ``boards``) spare the count of
+    the moves where the boards are listed in the table's order (hard drops):
+    the moves are written at them, and a state whose moves do not fill its
+    row exactly is refused; they are the rules' own offsets once built, so
+    nothing is taken on their word.  Elsewhere the moves are counted (and
+    the boards compared, the caller's part, tell the file's table from the
+    rules').
+
     Returns:
         :class:`Transitions`, its boards in the engine's order (compare them
         with ``boards`` to tell whether those were listed in it).
 
     Raises:
         TableError: (field ``"boards"``) the boards are not the rules'
-            reachable ones; the message names a board at fault.
+            reachable ones; the message names a board at fault.  (Field
+            ``"offsets"``) an offset is not the rules' own; the message
+            names the first, and the rules' own there.
         MemoryLimitError: the table of that many boards could exceed ``max_memory``.
     """
     check_type("rules", rules, Rules, "a babytris.Rules")
@@ -195,6 +207,14 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
             "boards", f"must be a 1-d uint64 array of {per_board} entries per board, got {boards.dtype} {boards.shape}"
         )
     base = np.ascontiguousarray(boards[::per_board])
+    if offsets is not None:
+        if rules.node_tables:
+            raise ValueError("offsets: a table with previews, hold or a bag is built on its boards' table; give none")
+        offsets = np.asarray(offsets)
+        if offsets.dtype != np.int32 or offsets.ndim != 1:  # (a saved table's: not worth converting)
+            offsets = None
+        else:
+            offsets = np.ascontiguousarray(offsets)
     if not len(base):
         raise TableError("boards", "none given: a table holds the start board at least")
     cells = rules.width * rules.height
@@ -209,9 +229,13 @@ def table_of_boards(rules: Rules, boards: np.ndarray, *, max_memory: int = DEFAU
     started = time.perf_counter()
     # (threads as the enumeration takes them by default: one on small boards, else the idle cores only)
     threads = _default_threads(rules, resolve_n_jobs(None))
-    status, *arrays = _engine_table(rules, 0, max_memory, 0, threads, given=base)
+    status, *arrays = _engine_table(rules, 0, max_memory, 0, threads, given=base, given_offsets=offsets)
     if status != 0:
         code, board, found = status
+        if code == -9 and offsets is not None:
+            raise TableError(
+                "offsets", f"[{board:,}] is {offsets[board]} where the rules' own table (re-derived) has {found}"
+            )
         if code == -4:
             raise KeyboardInterrupt
         if code == -6:

@@ -95,7 +95,11 @@ def _fail(path: str | os.PathLike, field: str | None, problem: str) -> NoReturn:
 
 
 def rules_table(
-    path: str | os.PathLike, rules: Rules, boards: np.ndarray, max_memory: int = DEFAULT_MAX_MEMORY
+    path: str | os.PathLike,
+    rules: Rules,
+    boards: np.ndarray,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    offsets: np.ndarray | None = None,
 ) -> Transitions:
     """The move table the engine derives from ``rules``, built on a file's
     table's ``boards`` (:func:`~babytris.engine.enumeration.table_of_boards`:
@@ -103,12 +107,16 @@ def rules_table(
     once), in the engine's order: compare its boards with the file's.  A
     file costs what its rows allow (twice what a genuine table of that many
     rows needs, at most, and never over ``max_memory``), whatever rules it claims.
+    ``offsets`` (the file's, with a plain table: none with previews, hold or
+    a bag) spare the count of the moves, each row checked to hold its
+    state's moves as they are written.
 
     Returns:
         the :class:`~babytris.Transitions`.
 
     Raises:
-        SolutionFileError: the boards are not the rules' reachable ones.
+        SolutionFileError: the boards are not the rules' reachable ones, or
+            an offset is not the rules' own.
         MemoryLimitError: building their table would take more than ``max_memory``.
     """
     # (its rows: with previews, hold or a bag each board once per node, and the nodes' table is built from the boards')
@@ -118,8 +126,10 @@ def rules_table(
         need = max(need, previews_bytes(rules, n_boards, n_boards * rules.n_pieces * most_moves(rules)))
     budget = min(2 * need + 2**26, max_memory)
     try:
-        return table_of_boards(rules, boards, max_memory=budget)
+        return table_of_boards(rules, boards, offsets=offsets, max_memory=budget)
     except TableError as err:
+        if err.field == "offsets":
+            _fail(path, "table_offsets", err.problem)
         _fail(path, "table_boards", f"{err.problem}: the boards are not the rules' own (re-derived)")
     except MemoryLimitError as err:
         raise MemoryLimitError(
@@ -130,7 +140,8 @@ def rules_table(
 
 def check_table(path: str | os.PathLike, table: Transitions, max_memory: int = DEFAULT_MAX_MEMORY) -> None:
     """Refuse a table that differs from the one the engine derives from its rules."""
-    own = rules_table(path, table.rules, table.boards, max_memory)
+    offsets = None if table.rules.node_tables else table.offsets  # (a node table's are the nodes')
+    own = rules_table(path, table.rules, table.boards, max_memory, offsets)
     for name in TABLE_ARRAYS:
         saved, derived = getattr(table, name), getattr(own, name)
         if saved is None and derived is None:
