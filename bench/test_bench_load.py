@@ -9,7 +9,8 @@ rules, one synchronous Bellman sweep of the proof (:func:`babytris.files.proof.b
 and a solve; it records them and their ratios in ``extra_info``, and fails
 when a load costs over ``TARGET`` solves or the proof over ``PROOF_TARGET``
 times an enumeration plus a sweep (the proof alone is the table built on the
-file's boards, without a search, and the walk showing them reachable, the table
+file's boards, without a search, its moves written at the file's offsets, each row
+checked to hold them, and the walk showing them reachable, the table
 compared, one sweep, and one compiled pass over the states: the policy's moves
 found in their rows and valued where they are not the sweep's own, with the
 moves before them for the tie rule).  At these sizes a solve is fast (5 ms at 4x4, 41 ms at 4x5 on 2
@@ -34,7 +35,7 @@ import babytris
 #: bench/README.md; reading the file is most of it, and a solve is fast here).
 TARGET = 2.0
 #: The most the proof may cost, in enumerations plus sweeps of the same game
-#: (issue 38's target; measured 0.91-0.93: bench/README.md).
+#: (issue 38's target; by CPU time 0.85-0.92 at 4x4, 0.76-0.77 at 4x5: bench/README.md).
 PROOF_TARGET = 1.0
 
 # (width, height, rounds)
