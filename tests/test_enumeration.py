@@ -434,3 +434,31 @@ def test_offsets_are_used_only_for_boards_in_the_tables_order():
     table = babytris.enumerate_boards(previews)
     with pytest.raises(ValueError, match="offsets: a table with previews, hold or a bag"):
         table_of_boards(previews, table.boards, offsets=table.offsets)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_threads_sharing_the_fill_at_offsets_refuse_the_same_first_offset(threads):
+    """Chunks of boards written by two threads: each checks its own rows, and
+    the offset named is the first that differs, whichever chunk met it."""
+    from babytris.engine.resources import LAYER_BYTES
+    from babytris.engine.transitions import layers
+
+    rules = Rules(width=4, height=5)
+    derived = babytris.enumerate_boards(rules)
+
+    def built(offsets):
+        return engine(rules).enumerate(
+            0, 2**30, LAYER_BYTES, threads, layer_of_residue=layers(rules), given=derived.boards, given_offsets=offsets
+        )
+
+    status, *arrays = built(derived.offsets)
+    assert status == 0
+    for name, array in zip(TABLE_ARRAYS, arrays):
+        np.testing.assert_array_equal(array, getattr(derived, name), err_msg=name)
+    own = derived.offsets
+    # (rows in chunks far apart, each with a move)
+    early = next(i for i in range(40_000, len(own)) if own[i] > own[i - 1])
+    late = next(i for i in range(len(own) - 200, len(own)) if own[i] > own[i - 1])
+    offsets = _moved(_moved(own, late, -1), early, -1)
+    assert built(offsets)[0] == (-9, early, int(own[early]))  # (OFFSETS_DIFFER = -9)
+    assert built(_moved(own, late, -1))[0] == (-9, late, int(own[late]))
