@@ -74,7 +74,7 @@ extensions = [
     # the engine (placement, drop, clear, enumeration); the Bellman sweeps, the greedy backups
     # from given board values, strategy iteration and per-move arrays; playouts and
     # finite-horizon values; the refinement of minimize; the long-run rate; the lean solves;
-    # the batch expansion of the sharded solve
+    # the batch expansion of the sharded solve; the lean shards' search and sweeps
     *(
         extension(name)
         for name in (
@@ -88,7 +88,8 @@ extensions = [
             "babytris.solvers._minimize",
             "babytris.analysis._rate",
             "babytris.modes._lean",
-            "babytris.modes._shard",
+            "babytris.modes.sharded._shard",
+            "babytris.modes.sharded._lean_shard",
         )
     ),
     # the big-board engine (boards up to 16 wide, any height) for playouts and approximate DP:

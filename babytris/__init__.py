@@ -65,8 +65,8 @@ try:
     from .game.board import Board
     from .game.pieces import CATALOGUE, Piece, Placement
     from .game.rules import Rules, RulesError
-    from .modes.distributed import LostWorkerError, ShardedSolve, solve_sharded
     from .modes.lean import LeanSolution, solve_lean
+    from .modes.sharded.distributed import LostWorkerError, ShardedSolve, solve_sharded
     from .results.solution import Solution
     from .solvers.match import Match
     from .solvers.minimize import Partition, minimize

@@ -28,7 +28,7 @@ import pytest
 import babytris
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
-from babytris.modes.distributed import solve_sharded  # noqa: E402
+from babytris.modes.sharded.distributed import solve_sharded  # noqa: E402
 
 #: Issue 49's targets: the sharded solve's time over the single process's, by workers.
 ONE_WORKER, TWO_WORKERS = 1.3, 1.5

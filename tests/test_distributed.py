@@ -20,8 +20,8 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed not in
 from clusters import worker_processes  # noqa: E402
 
 from babytris.game.validation import default_eval_sweeps  # noqa: E402
-from babytris.modes.distributed import solve_sharded  # noqa: E402
-from babytris.modes.owners import shard_of  # noqa: E402
+from babytris.modes.sharded.distributed import solve_sharded  # noqa: E402
+from babytris.modes.sharded.owners import shard_of  # noqa: E402
 from babytris.solvers.termination import GamesDoNotEnd  # noqa: E402
 
 
@@ -175,7 +175,7 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
 
 
 def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
-    from babytris.modes.sharded_gather import gather_bytes
+    from babytris.modes.sharded.gather import gather_bytes
 
     t = babytris.enumerate_boards(Rules(width=4, height=5))
     need = gather_bytes(t.rules, t.n_boards, t.n_moves)
@@ -245,7 +245,7 @@ def test_edited_shards_and_manifests_are_refused(client, tmp_path):
     import shutil
 
     from babytris import SolutionFileError, load_sharded
-    from babytris.modes.shard import shard_digest
+    from babytris.modes.sharded.shard import shard_digest
 
     good = tmp_path / "good"
     solve_sharded(Rules(width=4, height=4), client, out=good)
@@ -327,7 +327,7 @@ def test_each_shard_sends_each_other_only_its_boundary():
     numbers (what the client reads)."""
     import asyncio
 
-    from babytris.modes.shard import Shard
+    from babytris.modes.sharded.shard import Shard
 
     rules, n = Rules(width=4, height=4), 3
     shards = [Shard(rules, k, n, "low_rows") for k in range(n)]
@@ -428,7 +428,7 @@ def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("cells", [4, 20, 34])
 def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
-    from babytris.modes.board_ranks import MAX_BITMAP_CELLS, BoardRanks
+    from babytris.modes.sharded.board_ranks import MAX_BITMAP_CELLS, BoardRanks
 
     rng = np.random.default_rng(cells)
     everything = rng.integers(0, 1 << cells, 3000, dtype=np.uint64)
@@ -450,9 +450,9 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     boards, -1 for another shard's board (the owners ``shard_of`` names), -2 for one of its own missing."""
     from babytris.engine.enumeration import enumerate_boards
     from babytris.engine.placements import engine
-    from babytris.modes import _shard
-    from babytris.modes.board_ranks import BoardRanks
-    from babytris.modes.owners import key_mask
+    from babytris.modes.sharded import _shard
+    from babytris.modes.sharded.board_ranks import BoardRanks
+    from babytris.modes.sharded.owners import key_mask
 
     rules = Rules(width=4, height=5)
     every = np.sort(enumerate_boards(rules).boards)
@@ -473,7 +473,7 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
 
 
 def test_the_search_bitmap_keeps_each_board_once_and_lists_them_ascending():
-    from babytris.modes import _shard
+    from babytris.modes.sharded import _shard
 
     rng = np.random.default_rng(3)
     bits = np.zeros((1 << 16) >> 6, dtype=np.uint64)
@@ -490,7 +490,7 @@ def test_the_search_bitmap_keeps_each_board_once_and_lists_them_ascending():
 def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():
     """Three greedy residuals above the one before, each after a jump (the error turning round
     between shards, a 2x4 rule set met it): the evaluations then run plain, never recording."""
-    from babytris.modes.round_schedules import SweepSchedule
+    from babytris.modes.sharded.round_schedules import SweepSchedule
     from babytris.solvers.sweeping import MAX_MISSED_JUMPS
 
     schedule = SweepSchedule(eval_sweeps=4, tol=1e-11, accelerate=True)
@@ -508,8 +508,8 @@ def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():
 def test_the_shards_of_one_machine_share_its_cores_by_default():
     import os
 
-    from babytris.modes.distributed import _host
-    from babytris.modes.shard import Shard
+    from babytris.modes.sharded.distributed import _host
+    from babytris.modes.sharded.shard import Shard
 
     assert _host("tcp://10.0.0.5:4321") == "10.0.0.5" and _host("tcp://[::1]:80") == "[::1]"
     rules, cores = Rules(width=4, height=4), os.cpu_count() or 1
@@ -568,7 +568,7 @@ CLIENT_MEMORY = """
 import json, resource, sys
 import distributed
 import babytris
-from babytris.modes.distributed import solve_sharded
+from babytris.modes.sharded.distributed import solve_sharded
 if __name__ == "__main__":
     with (
         distributed.LocalCluster(
@@ -614,7 +614,7 @@ def test_dask_is_imported_only_when_asked():
 def test_the_liveness_check_asks_the_scheduler_not_the_clients_cache(client, monkeypatch):
     """The client's periodic refresh caches no workers (dask 2025+): read from the cache, every shard
     looked lost and loaded runs ended with LostWorkerError, no worker gone."""
-    from babytris.modes.distributed import _lost_shards
+    from babytris.modes.sharded.distributed import _lost_shards
 
     actors = [client.submit(dict, actor=True, workers=[w]).result() for w in client.scheduler_info()["workers"]]
     monkeypatch.setattr(type(client), "scheduler_info", lambda self, *a, **k: {"workers": {}})

@@ -99,11 +99,11 @@ LOST = ["OSError", "CommClosedError", "actor lost", "KilledWorker", "cancelled"]
 
 @pytest.mark.parametrize("lost", LOST + ["own RuntimeError", "own file error"])
 def test_a_lost_worker_is_one_line_saying_what_to_do(lost, monkeypatch, capsys):
-    """The sharded solve's own error (babytris.modes.distributed.LostWorkerError) for each of dask's,
+    """The sharded solve's own error (babytris.modes.sharded.distributed.LostWorkerError) for each of dask's,
     in the Python API and on the command line (one line, exit 5); babytris's own errors surface as they are."""
     import distributed
 
-    import babytris.modes.distributed as sharded
+    import babytris.modes.sharded.distributed as sharded
 
     error = dask_error(lost)
     monkeypatch.setattr(StubCluster, "error", error)

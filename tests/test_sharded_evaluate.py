@@ -14,8 +14,8 @@ from babytris import Rules
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
 from clusters import worker_processes  # noqa: E402
 
-from babytris.modes.distributed import solve_sharded  # noqa: E402
-from babytris.modes.owners import shard_of  # noqa: E402
+from babytris.modes.sharded.distributed import solve_sharded  # noqa: E402
+from babytris.modes.sharded.owners import shard_of  # noqa: E402
 
 
 @pytest.fixture(scope="module")

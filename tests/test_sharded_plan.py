@@ -1,4 +1,4 @@
-"""Sizing a sharded solve from a measured run (babytris.modes.sharded_plan): the
+"""Sizing a sharded solve from a measured run (babytris.modes.sharded.plan): the
 plan of the measured size gives back what the run measured, and 4x9 is sized
 or refused by its memory."""
 
@@ -10,8 +10,8 @@ import pytest
 from babytris import Rules
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed not installed (pip install '.[dask]')")
-from babytris.modes.distributed import solve_sharded  # noqa: E402
-from babytris.modes.sharded_plan import Rates, plan_sharded  # noqa: E402
+from babytris.modes.sharded.distributed import solve_sharded  # noqa: E402
+from babytris.modes.sharded.plan import Rates, plan_sharded  # noqa: E402
 
 GIB = 2**30
 

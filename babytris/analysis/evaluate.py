@@ -45,7 +45,7 @@ from ..game.bags import bag_chances
 from ..game.validation import check_int
 from ..modes.lean import LeanSolution
 from ..modes.lean_policy import check_sides
-from ..modes.sharded_lookups import ShardLookups
+from ..modes.sharded.lookups import ShardLookups
 from ..results.solution import Solution
 from ..solvers.match import Match
 from ..solvers.roles import (
@@ -299,7 +299,7 @@ def evaluate(
 def _played(game: Game, player: object, opponent: object, discount: object = None) -> Match | Solution | Transitions:
     """A :class:`~babytris.LeanSolution` or a sharded solution as the game its
     policy plays (a small Solution: :meth:`~babytris.LeanSolution.played_game`,
-    :meth:`~babytris.modes.sharded_lookups.ShardLookups.played_game`), once the
+    :meth:`~babytris.modes.sharded.lookups.ShardLookups.played_game`), once the
     sides are ones it can take (:func:`~babytris.modes.lean_policy.check_sides`);
     any other game as it is."""
     if not isinstance(game, (LeanSolution, ShardLookups)):

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..modes.distributed import LostWorkerError
+from ..modes.sharded.distributed import LostWorkerError
 from .common import (  # the one table of exit statuses: cli.EXIT_*
     EPILOG,
     EPILOG_NO_SOLVE,

@@ -1,5 +1,5 @@
 """``babytris solve --scheduler ADDRESS --plan WxH``: a sharded solve sized on
-the cluster before it runs (:mod:`babytris.modes.sharded_plan`), from the rates
+the cluster before it runs (:mod:`babytris.modes.sharded.plan`), from the rates
 of a solve of the smaller board WxH run on that cluster first."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ __all__ = ["plan_command"]
 
 def plan_command(args: argparse.Namespace, out: Output) -> int:
     """Measure the rates on the cluster with ``--plan``'s board, then print the plan for the game's."""
-    from ..modes.distributed import solve_sharded
-    from ..modes.sharded_plan import Rates, plan_sharded
+    from ..modes.sharded.distributed import solve_sharded
+    from ..modes.sharded.plan import Rates, plan_sharded
 
     if args.scheduler is None:
         raise ValueError("--plan: give --scheduler ADDRESS too (the plan is for that cluster, measured there)")

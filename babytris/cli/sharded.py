@@ -1,5 +1,5 @@
 """``babytris solve --scheduler ADDRESS``: the solve with its boards sharded
-over a dask.distributed cluster (:mod:`babytris.modes.distributed`)."""
+over a dask.distributed cluster (:mod:`babytris.modes.sharded.distributed`)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
     )
     import numpy as np
 
-    from ..modes.distributed import solve_sharded
+    from ..modes.sharded.distributed import solve_sharded
 
     if args.mode == "lean":
         raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
@@ -82,7 +82,7 @@ def connected(address: str) -> Iterator[Any]:
     if local and not (address[len(LOCAL) :].isdigit() and 1 <= int(address[len(LOCAL) :]) <= 64):
         raise ValueError(f"--scheduler: local:N takes N workers in [1, 64], got {address!r}")
     cluster = client = None
-    try:  # (a lost worker: babytris.modes.distributed.LostWorkerError, exit 5)
+    try:  # (a lost worker: babytris.modes.sharded.distributed.LostWorkerError, exit 5)
         with _StopOnInterrupt(local):
             if local:
                 # (its scheduler's and nannies' log lines about a lost worker would precede the CLI's one line)

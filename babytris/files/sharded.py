@@ -5,7 +5,7 @@ and proved as a loaded Solution is (:mod:`babytris.files.proof`).
 (``verify=False``), reads every shard and recomputes what the directory
 reports: each shard's boards are its own (sorted, owned by it by the split,
 on the board), the start board is there, and the engine's moves from every
-board (``babytris.modes._shard.expand``, the rules' own) lead only to boards
+board (``babytris.modes.sharded._shard.expand``, the rules' own) lead only to boards
 some shard holds; one Bellman backup of the saved values (the solver's
 compiled :func:`~babytris.solvers._greedy.state_values`) moves none by more
 than the manifest's residual allows, which gives the certified
@@ -15,7 +15,7 @@ work) and one backup, one shard at a time: its memory is the shard proved,
 its table and its ghosts' values, and one other shard's boards and values
 while the ghosts it owns are read from its file (each file is read once to
 check it, then once more per shard reading from it).  Lookups
-(:class:`~babytris.modes.sharded_lookups.ShardLookups`: ``value``,
+(:class:`~babytris.modes.sharded.lookups.ShardLookups`: ``value``,
 ``best_action``, ``start_value``, ``play``, and ``played_game``, which
 :func:`babytris.play` and :func:`babytris.evaluate` read) open only the
 shards they ask.
@@ -34,11 +34,11 @@ from ..engine.placements import canonical_boards, engine
 from ..engine.resources import resolve_n_jobs
 from ..game.rules import Rules
 from ..game.validation import check_bool, check_int, check_number
-from ..modes import _shard
-from ..modes.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION
-from ..modes.owners import SPLITS, distinct, shard_of
-from ..modes.shard import shard_digest
-from ..modes.sharded_lookups import ShardLookups
+from ..modes.sharded import _shard
+from ..modes.sharded.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION
+from ..modes.sharded.lookups import ShardLookups
+from ..modes.sharded.owners import SPLITS, distinct, shard_of
+from ..modes.sharded.shard import shard_digest
 from ..results.solution import tie_slack
 from ..solvers import _greedy
 from .errors import SolutionFileError

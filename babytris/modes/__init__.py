@@ -1,4 +1,5 @@
-"""The lean mode (no move table) and the sharded solve over dask.
+"""The lean mode (no move table) and, in sharded/, the sharded solve over dask.
 
-Imports the solvers and the layers below them.
+Imports the solvers and the layers below them; the lean mode's modules
+import nothing from sharded/.
 """

@@ -28,7 +28,7 @@ from babytris.modes._lean_search cimport (
 )
 from babytris.modes._lean_backup cimport (
     COMBINE_MEAN, COMBINE_MIN, MAX_PLACEMENTS, NO_NEXT, NO_PLACEMENT, Kept, _backup, _bellman, _choose, _gather,
-    _move_values, _settle, index_of,
+    _evaluate_kept, _move_values, _settle, index_of,
 )
 
 
@@ -584,61 +584,7 @@ cdef class LeanSweeper:
 
     cdef double _evaluate(self, const board_t* boards, const int64_t* index, int n, float* prev) noexcept nogil:
         """Evaluate the kept moves of ``n`` boards (no two of which read
-        each other: one layer's, or one board); returns the largest change.
-        The loads of the next boards' values are all started first."""
-        cdef const Geometry* g = self.table.g
-        cdef const uint64_t* bits = self.table.b
-        cdef const uint32_t* ranks = self.table.r
-        cdef int P = g.n_pieces, t, p, m, k, lines
-        cdef int64_t next_index[MAX_PLACEMENTS]      # (n * P <= MAX_PLACEMENTS: at least one board's pieces)
-        cdef uint8_t next_lines[MAX_PLACEMENTS]
-        cdef board_t nb[MAX_PLACEMENTS]
-        cdef board_t sm
-        cdef double q, w, residual = 0.0, d
-        cdef bint any_move
-        for t in range(n):
-            if self.keep == KEEP_MOVES:
-                for p in range(P):
-                    m = t * P + p
-                    k = index[t] * P + p
-                    next_index[m] = -1 if self.kept.next[k] == NO_NEXT else <int64_t>self.kept.next[k]
-                    next_lines[m] = self.kept.lines[k]
-                    if next_index[m] >= 0:
-                        prefetch(&self.W[next_index[m]])
-            else:
-                sm = smear_down(boards[t], g.width, g.height)
-                for p in range(P):
-                    m = t * P + p
-                    k = self.kept.placement[index[t] * P + p]
-                    next_index[m] = -1
-                    if k != NO_PLACEMENT and drop(g, boards[t], sm, g.first[p] + k, &nb[m], &lines):
-                        next_index[m] = 0
-                        next_lines[m] = <uint8_t>lines
-                        prefetch(&bits[nb[m] >> 6])
-                        prefetch(&ranks[nb[m] >> 6])
-        if self.keep == KEEP_PLACEMENTS:
-            for m in range(n * P):
-                if next_index[m] >= 0:
-                    next_index[m] = index_of(bits, ranks, nb[m])
-                    prefetch(&self.W[next_index[m]])
-        for t in range(n):
-            w = 0.0
-            any_move = False
-            for p in range(P):
-                m = t * P + p
-                q = 0.0     # no move fits: game over, worth 0
-                if next_index[m] >= 0:
-                    q = self.scores[next_lines[m]] + self.discount * self.W[next_index[m]]
-                    any_move = True
-                if self.combine == COMBINE_MEAN:
-                    w += self.probs[p] * q
-                elif p == 0 or q < w:
-                    w = q
-            if not any_move:
-                if prev != NULL:
-                    prev[index[t]] = 0.0
-                continue
-            d = _settle(w, index[t], self.W, prev)
-            if d > residual:
-                residual = d
-        return residual
+        each other: one layer's, or one board): :func:`_evaluate_kept`."""
+        return _evaluate_kept(self.table.g, self.table.b, self.table.r, self.W, self.scores, self.probs,
+                              self.discount, self.combine, &self.kept, self.keep == KEEP_MOVES, boards, index, n,
+                              prev)

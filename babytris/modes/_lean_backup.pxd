@@ -2,7 +2,9 @@
 """One Bellman backup of a lean board, inline for the sweeps of
 :mod:`babytris.modes._lean`: its moves gathered from the rules (only those
 that fit, where the landing table is built), their values, each piece's
-first best move kept, the pieces combined; and a board's index (its rank)."""
+first best move kept, the pieces combined; a board's index (its rank);
+and an evaluation of the kept moves.  The lean shards
+(:mod:`babytris.modes.sharded._lean_shard`) back up their own boards with these."""
 
 from libc.math cimport fabs
 from libc.stdint cimport uint64_t, uint32_t, int64_t, uint8_t
@@ -179,3 +181,69 @@ cdef inline double _bellman(const Geometry* g, const Landings* landings, const u
     for m in range(c):
         q[m] = scores[n_lines[m]] + discount * W[j[m]]
     return _choose(g, placement, q, j, n_lines, c, i, probs, combine, kept, any_moves)
+
+
+cdef inline double _evaluate_kept(const Geometry* g, const uint64_t* bits, const uint32_t* ranks, double* W,
+                                  const double* scores, const double* probs, double discount, int combine,
+                                  const Kept* kept, bint moves, const board_t* boards, const int64_t* index, int n,
+                                  float* change) noexcept nogil:
+    """Value ``n`` boards (indices ``index``; no two of which read each
+    other: one layer's, or one board) by the moves a greedy sweep kept, in
+    place: with ``moves``, ``kept.next`` and ``kept.lines``; else
+    ``kept.placement``, each dropped again and its board looked up.  At
+    most :data:`MAX_PLACEMENTS` states (n times the pieces).  Returns the
+    largest change (``change``: as :func:`_backup`'s); the loads of the
+    next boards' ranks, then values, are all started first."""
+    cdef int P = g.n_pieces, t, p, m, k, lines
+    cdef int64_t next_index[MAX_PLACEMENTS]
+    cdef uint8_t next_lines[MAX_PLACEMENTS]
+    cdef board_t nb[MAX_PLACEMENTS]
+    cdef board_t sm
+    cdef double q, w, residual = 0.0, d
+    cdef bint any_move
+    for t in range(n):
+        if moves:
+            for p in range(P):
+                m = t * P + p
+                k = index[t] * P + p
+                next_index[m] = -1 if kept.next[k] == NO_NEXT else <int64_t>kept.next[k]
+                next_lines[m] = kept.lines[k]
+                if next_index[m] >= 0:
+                    prefetch(&W[next_index[m]])
+        else:
+            sm = smear_down(boards[t], g.width, g.height)
+            for p in range(P):
+                m = t * P + p
+                k = kept.placement[index[t] * P + p]
+                next_index[m] = -1
+                if k != NO_PLACEMENT and drop(g, boards[t], sm, g.first[p] + k, &nb[m], &lines):
+                    next_index[m] = 0
+                    next_lines[m] = <uint8_t>lines
+                    prefetch(&bits[nb[m] >> 6])
+                    prefetch(&ranks[nb[m] >> 6])
+    if not moves:
+        for m in range(n * P):
+            if next_index[m] >= 0:
+                next_index[m] = index_of(bits, ranks, nb[m])
+                prefetch(&W[next_index[m]])
+    for t in range(n):
+        w = 0.0
+        any_move = False
+        for p in range(P):
+            m = t * P + p
+            q = 0.0     # no move fits: game over, worth 0
+            if next_index[m] >= 0:
+                q = scores[next_lines[m]] + discount * W[next_index[m]]
+                any_move = True
+            if combine == COMBINE_MEAN:
+                w += probs[p] * q
+            elif p == 0 or q < w:
+                w = q
+        if not any_move:
+            if change != NULL:
+                change[index[t]] = 0.0
+            continue
+        d = _settle(w, index[t], W, change)
+        if d > residual:
+            residual = d
+    return residual

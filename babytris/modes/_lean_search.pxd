@@ -1,15 +1,16 @@
 # cython: language_level=3
 """The lean mode's search (:class:`babytris.modes._lean.LeanTable`): every
 board reachable from the start marked in a bitmap over every possible board,
-with no queue; and the bit operations the lean mode's bitmap takes (count,
+with no queue; the bit operations the lean mode's bitmap takes (count,
 lowest and highest set bit, an atomic and); the table of where each
-placement comes to rest on a board, which both take."""
+placement comes to rest on a board, which both take; and the shard owning
+a board, for the lean shards (:mod:`babytris.modes.sharded._lean_shard`)."""
 
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t, uint32_t, int64_t, uint8_t
 from libc.stdlib cimport malloc, free
 
-from babytris.engine._types cimport board_t, fetch_or, atomic_load
+from babytris.engine._types cimport board_t, fetch_or, atomic_load, mix64
 from babytris.engine.signals cimport interrupted
 from babytris.engine._drop cimport drop, settle, smear_down
 from babytris.engine._geometry cimport Geometry
@@ -230,3 +231,10 @@ cdef inline int _mark(uint64_t* bits, uint64_t* todo, board_t nb) noexcept nogil
         return 0
     fetch_or(&todo[nb >> 6], bit)
     return 1
+
+
+cdef inline int owner_of(board_t b, uint64_t key_mask, uint64_t n_shards) noexcept nogil:
+    """The shard owning board b, as :func:`babytris.modes.sharded.owners.shard_of` gives it:
+    the mixed bits of ``b & key_mask`` (all of them: ``"hash"``; the bottom rows:
+    ``"low_rows"``) modulo the shards."""
+    return <int>(mix64(b & key_mask) % n_shards)

@@ -55,7 +55,7 @@ MOVE_BYTES, STATE_BYTES = 7, 4
 
 class Played(Protocol):
     """What the refusals of the game the policy plays read (:func:`check_sides`): a
-    lean solution or a sharded one (:class:`~babytris.modes.sharded_lookups.ShardLookups`)."""
+    lean solution or a sharded one (:class:`~babytris.modes.sharded.lookups.ShardLookups`)."""
 
     @property
     def rules(self) -> Rules: ...

@@ -318,7 +318,7 @@ def _solve(
     """solve_transitions() once its arguments are checked (``minimize``:
     solve the quotient first, see :func:`_solve_quotient`; ``warm``:
     state values, board values and the residuals of sweeps already run
-    elsewhere, to go on from, as :func:`babytris.modes.distributed.solve_sharded` does).
+    elsewhere, to go on from, as :func:`babytris.modes.sharded.distributed.solve_sharded` does).
 
     Returns:
         :class:`Solution`, its moves the first best within the tie slack.

@@ -335,7 +335,7 @@ def evaluate_policy(
     changes: np.ndarray | None,
 ) -> tuple[int, bool]:
     """The evaluation sweeps after one greedy sweep of :func:`modified_policy_iteration`
-    (also each shard's, :mod:`babytris.modes.distributed`): up to ``eval_sweeps``, ended
+    (also each shard's, :mod:`babytris.modes.sharded.distributed`): up to ``eval_sweeps``, ended
     early by one changing no board value by more than ``tol`` or, with ``accelerate``,
     by an Aitken jump of ``board_values`` along ``changes`` (float32, one per board).
 

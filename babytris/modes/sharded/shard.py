@@ -1,4 +1,4 @@
-"""One shard of the sharded solve (:mod:`babytris.modes.distributed`, whose
+"""One shard of the sharded solve (:mod:`babytris.modes.sharded.distributed`, whose
 notes give the algorithm): a dask actor holding its boards, its move table over
 them and its ghosts, and its values; it searches, builds, sweeps by modified
 policy iteration (the single solve's compiled sweeps and evaluation,
@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.placements import engine
-from ..engine.transitions import layer_order, layers
-from ..game.rules import Rules
-from ..solvers import _sweep
-from ..solvers.roles import PIECES_RANDOM
-from ..solvers.sweep_arrays import CHOSEN_MOVES_STATES
-from ..solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
+from ...engine.placements import engine
+from ...engine.transitions import layer_order, layers
+from ...game.rules import Rules
+from ...solvers import _sweep
+from ...solvers.roles import PIECES_RANDOM
+from ...solvers.sweep_arrays import CHOSEN_MOVES_STATES
+from ...solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
 from . import _shard, owners
 from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
 
@@ -122,7 +122,7 @@ class Shard:
         compiled kernel on ``n_threads`` threads), kept for :meth:`build`; the
         boards in the engine's order (by layer, ascending within one).
         Returns the boards."""
-        from ..engine.enumeration import enumerate_boards
+        from ...engine.enumeration import enumerate_boards
 
         self.table = enumerate_boards(self.rules, n_jobs=self.n_threads)
         self.boards = self.table.boards
@@ -392,7 +392,7 @@ class Shard:
         no one to exchange with; the state values and moves kept for
         :meth:`lookup`.  Returns ``(last greedy residual, greedy sweeps,
         evaluation sweeps, 0 bytes sent)``."""
-        from ..solvers.solve import solve_transitions
+        from ...solvers.solve import solve_transitions
 
         solved = solve_transitions(
             self.table,
@@ -413,7 +413,7 @@ class Shard:
         the boards (to rebuild the table elsewhere), the values, own and
         ghosts, the state values (the greedy residual compares with them),
         the snapshots the rounds jump from, and the jumps' tallies."""
-        from ..engine.writing import replace_atomically
+        from ...engine.writing import replace_atomically
 
         n = len(self.boards) * self.rules.n_pieces
         tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
@@ -559,7 +559,7 @@ class Shard:
     def save(self, path: str) -> tuple[int, str]:
         """Write the shard's boards, values and moves (after :meth:`settle`) to
         ``path`` (.npz, atomically); returns the bytes written and the arrays' SHA-256."""
-        from ..engine.writing import replace_atomically
+        from ...engine.writing import replace_atomically
 
         n, P = len(self.boards), self.rules.n_pieces
         arrays: dict[str, np.ndarray] = {"boards": self.boards, "values": self.V[: n * P], "policy": self.chosen}

@@ -1,9 +1,9 @@
-"""Type stubs for the batch expansion of the sharded solve (babytris/_shard.pyx)."""
+"""Type stubs for the batch expansion of the sharded solve (babytris/modes/sharded/_shard.pyx)."""
 
 import numpy as np
 import numpy.typing as npt
 
-from ..engine._core import Engine
+from ...engine._core import Engine
 
 def expand(
     engine: Engine, boards: npt.NDArray[np.uint64], n_threads: int = 1

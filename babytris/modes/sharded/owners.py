@@ -1,4 +1,4 @@
-"""Which shard owns a board in the sharded solve (:mod:`babytris.modes.distributed`):
+"""Which shard owns a board in the sharded solve (:mod:`babytris.modes.sharded.distributed`):
 a fixed function of the board's bits, so every shard, the client and a saved
 directory's reader agree without asking."""
 
@@ -8,7 +8,7 @@ import numpy as np
 
 __all__ = ["SPLITS", "LOW_ROWS", "shard_of", "key_mask", "distinct"]
 
-#: How boards are split into shards (see :mod:`babytris.modes.distributed`).
+#: How boards are split into shards (see :mod:`babytris.modes.sharded.distributed`).
 SPLITS = ("hash", "low_rows")
 #: The bottom rows ``"low_rows"`` splits by.
 LOW_ROWS = 2

@@ -1,11 +1,11 @@
-"""What each round of the sharded solve runs (:mod:`babytris.modes.distributed`),
+"""What each round of the sharded solve runs (:mod:`babytris.modes.sharded.distributed`),
 decided by the client from the global residuals alone: with the exchange
 after every sweep, which sweep and whether it jumps (:class:`SweepSchedule`);
 with rounds of modified policy iteration, when the rounds jump (:class:`RoundJumps`)."""
 
 from __future__ import annotations
 
-from ..solvers.sweeping import MAX_MISSED_JUMPS, MAX_RECORDED_CHANGE, steady_ratio
+from ...solvers.sweeping import MAX_MISSED_JUMPS, MAX_RECORDED_CHANGE, steady_ratio
 from .shard import ROUND_PERIOD
 
 __all__ = ["ROUND_GAP", "RoundJumps", "SweepSchedule"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.resources import table_bytes
-from ..engine.transitions import Transitions, layer_order, layered_indices, offsets_from_counts
-from ..game.rules import Rules
-from ..game.validation import solver_method
-from ..results.solution import Solution
-from ..solvers.solve import solver_bytes_per_board
+from ...engine.resources import table_bytes
+from ...engine.transitions import Transitions, layer_order, layered_indices, offsets_from_counts
+from ...game.rules import Rules
+from ...game.validation import solver_method
+from ...results.solution import Solution
+from ...solvers.solve import solver_bytes_per_board
 
 __all__ = ["gather_bytes", "assemble"]
 
@@ -42,8 +42,8 @@ def assemble(
     seconds: dict,
 ) -> Solution:
     """One :class:`Transitions` from the shards' parts, and the solver gone on from their values."""
-    from ..solvers.roles import resolve
-    from ..solvers.solve import SolverSettings, _solve
+    from ...solvers.roles import resolve
+    from ...solvers.solve import SolverSettings, _solve
 
     P = rules.n_pieces
     boards = np.concatenate([p["boards"] for p in parts])

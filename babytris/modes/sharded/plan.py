@@ -3,7 +3,7 @@ and traffic each worker has, and how long it should take, for boards too big
 to try (4x9: about 7e9 boards), from rates measured on a smaller run.
 
 The plan scales what a measured run (:class:`Rates`, from a
-:class:`~babytris.modes.distributed.ShardedSolve` or its command-line record)
+:class:`~babytris.modes.sharded.distributed.ShardedSolve` or its command-line record)
 did per board to the target's forecast boards and moves
 (:func:`~babytris.engine.enumeration.forecast_table`; counted, where small enough to search):
 
@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.enumeration import FORECASTED_FROM_CELLS, enumerate_boards, forecast_table
-from ..engine.resources import check_max_memory, format_bytes, table_bytes
-from ..game.rules import Rules
-from ..game.validation import check_int
-from ..solvers.solve import solver_bytes_per_board
+from ...engine.enumeration import FORECASTED_FROM_CELLS, enumerate_boards, forecast_table
+from ...engine.resources import check_max_memory, format_bytes, table_bytes
+from ...game.rules import Rules
+from ...game.validation import check_int
+from ...solvers.solve import solver_bytes_per_board
 
 if TYPE_CHECKING:
     from .distributed import ShardedSolve
@@ -69,7 +69,7 @@ class Rates:
 
     @classmethod
     def from_run(cls, run: ShardedSolve) -> Rates:
-        """The rates of a sharded run (:func:`~babytris.modes.distributed.solve_sharded`'s result).
+        """The rates of a sharded run (:func:`~babytris.modes.sharded.distributed.solve_sharded`'s result).
 
         Raises:
             ValueError: a run of one shard (it sends nothing: no traffic to scale) or of no rounds.

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """The moves of a batch of boards with the boards after as bits, for the
-sharded solve (:mod:`babytris.modes.distributed`): a shard expands the boards it
+sharded solve (:mod:`babytris.modes.sharded.distributed`): a shard expands the boards it
 owns and routes each board after to the shard that owns it, so it cannot
 number them itself.  The placement rule is the engine's (``_core.pxd``)."""
 
@@ -124,10 +124,10 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
     each move's row found in the same pass: shard ``index`` of ``n_shards``
     owns a board whose bits under ``key_mask``, mixed (splitmix64's
     finaliser), are ``index`` modulo ``n_shards`` (as
-    :func:`babytris.modes.owners.shard_of` splits); its row is its rank among
+    :func:`babytris.modes.sharded.owners.shard_of` splits); its row is its rank among
     ``boards``, read from ``words`` (a bit a possible board: the boards') and
     ``before`` (int64, the boards before each word) as
-    :class:`babytris.modes.board_ranks.BoardRanks` keeps them.
+    :class:`babytris.modes.sharded.board_ranks.BoardRanks` keeps them.
 
     Returns:
         ``(offsets, next_bits, rows, lines, placement)``: :func:`expand`'s,

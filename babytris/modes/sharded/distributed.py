@@ -2,10 +2,10 @@
 
 Exact solves grow about 14x per added row, so the next boards outgrow one
 machine.  Here the boards are split into shards, each held by a dask actor
-(:class:`~babytris.modes.shard.Shard`) on a worker, which runs the compiled engine on its own:
+(:class:`~babytris.modes.sharded.shard.Shard`) on a worker, which runs the compiled engine on its own:
 
 1. **Search**: a sharded breadth-first search.  Each shard expands the
-   boards it found last (``babytris.modes._shard.expand``, threads without the
+   boards it found last (``babytris.modes.sharded._shard.expand``, threads without the
    GIL) and sends every board after straight to the shard that owns it, which keeps
    the new ones for the next round; the search ends when a round finds none.
 2. **Table**: each shard expands its boards once more into a move table
@@ -100,15 +100,16 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.placements import canonical_boards
-from ..engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
-from ..game.rules import Rules
-from ..game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps
-from ..results.solution import Solution, tie_slack
-from ..solvers.roles import PIECES_RANDOM, PIECES_WORST
-from . import owners, shard, sharded_gather
+from ...engine.placements import canonical_boards
+from ...engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
+from ...game.rules import Rules
+from ...game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps
+from ...results.solution import Solution, tie_slack
+from ...solvers.roles import PIECES_RANDOM, PIECES_WORST
+from . import lean_shard, owners, shard
+from .gather import assemble, gather_bytes
+from .lookups import ShardLookups
 from .round_schedules import RoundJumps, SweepSchedule
-from .sharded_lookups import ShardLookups
 
 __all__ = ["LostWorkerError", "LiveShards", "ShardedSolve", "solve_sharded"]
 
@@ -122,7 +123,7 @@ class LiveShards(ShardLookups):
     """A finished :func:`solve_sharded`'s shards on their workers (dask
     actors, alive while this object and its client are): ``value``,
     ``best_action``, ``start_value`` and ``play`` ask each shard for its own
-    boards only (:class:`~babytris.modes.sharded_lookups.ShardLookups`).
+    boards only (:class:`~babytris.modes.sharded.lookups.ShardLookups`).
 
     Attributes:
         rules, opponent, split, n_shards, discount, residual, converged, iterations (rounds), tol: the solve's.
@@ -230,6 +231,7 @@ def solve_sharded(
     gather: bool = False,
     checkpoint_rounds: int = 10,
     progress: Callable[[int, float], None] | None = None,
+    lean: bool = False,
 ) -> ShardedSolve:
     """Solve ``rules`` with the boards sharded over the workers of ``client``
     (a ``dask.distributed.Client``); see the module's notes.
@@ -273,7 +275,8 @@ def solve_sharded(
             (default 8 GiB; with ``gather``): once the shards have built their
             tables (the boards and moves known), a gather that would need more
             is refused with :class:`~babytris.MemoryLimitError` and its
-            estimate, before the sweeps.
+            estimate, before the sweeps.  With ``lean``, each worker's bytes
+            (:func:`~babytris.modes.sharded.lean_shard.check_memory`).
         out: a directory: each shard writes its boards, values and moves there
             (``shard-K.npz``, atomically; the workers must see the directory)
             and the client a ``manifest.json`` last; read them back with
@@ -296,6 +299,8 @@ def solve_sharded(
             :class:`~babytris.Solution` in the client (``solution``): its
             memory is the whole table's (see ``max_memory``).  Off by default:
             the result's ``shards`` answer lookups from the workers.
+        lean: lean shards (:class:`~babytris.modes.sharded.lean_shard.LeanShard`): no
+            move table, their moves recomputed as :func:`babytris.solve_lean`'s.
 
     Raises:
         MemoryLimitError: see ``max_memory``.
@@ -309,6 +314,9 @@ def solve_sharded(
     rules, pieces, discount, tol, max_iter, split = _check(rules, opponent, discount, tol, max_iter, split)
     max_memory = check_max_memory(max_memory)
     gather = check_bool("gather", gather)
+    lean = check_bool("lean", lean)
+    if lean:
+        lean_shard.check_rules(rules, gather)
     checkpoint_rounds = check_int("checkpoint_rounds", checkpoint_rounds, 1, 10**6)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable (round, residual) or None, got {type(progress).__name__}")
@@ -342,6 +350,7 @@ def solve_sharded(
             gather,
             checkpoint_rounds,
             progress,
+            lean_shard.LeanShard if lean else shard.Shard,
         )
     except Exception as err:
         if not _lost_worker(err):
@@ -393,17 +402,21 @@ def _solve(
     gather: bool,
     checkpoint_rounds: int,
     progress: Callable[[int, float], None] | None,
+    kind: type[shard.Shard],
 ) -> ShardedSolve:
-    """:func:`solve_sharded` on checked arguments."""
+    """:func:`solve_sharded` on checked arguments; ``kind``: the shards' class."""
     workers = sorted(client.scheduler_info()["workers"])
     n_shards = len(workers) if n_shards is None else n_shards
+    lean = kind is lean_shard.LeanShard
+    if lean:
+        lean_shard.check_memory(rules, n_shards, max_memory)
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     hosts = [_host(workers[k % len(workers)]) for k in range(n_shards)]
     threads = [n_threads or -hosts.count(hosts[k]) for k in range(n_shards)]  # (-m: the cores over m)
     shards = [
         client.submit(
-            shard.Shard, rules, k, n_shards, split, threads[k], actor=True, workers=[workers[k % len(workers)]]
+            kind, rules, k, n_shards, split, threads[k], actor=True, workers=[workers[k % len(workers)]]
         ).result()
         for k in range(n_shards)
     ]
@@ -423,12 +436,14 @@ def _solve(
             rounds += 1
             search_bytes += sum(_all_alive(client, shards, [s.expand() for s in shards]))
             new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
+    if lean:
+        lean_shard.check_memory(rules, n_shards, max_memory, _all_alive(client, shards, [s.marked() for s in shards]))
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
     _all_alive(client, shards, [s.build(pieces, discount, eval_sweeps, True) for s in shards])
     n_boards, n_moves = (sum(x) for x in zip(*_all_alive(client, shards, [s.size() for s in shards])))
-    need = sharded_gather.gather_bytes(rules, n_boards, n_moves)
+    need = gather_bytes(rules, n_boards, n_moves)
     if gather and need > max_memory:
         raise MemoryLimitError(
             f"{rules.width}x{rules.height}: gathering {n_boards:,} boards and {n_moves:,} moves into one Solution "
@@ -451,10 +466,11 @@ def _solve(
     )
     kept: tuple[int, list[float], list, Any] | None = None  # the last checkpoint every shard wrote
     resumed, rebuilt = False, 0
-    while not jumps.done(residuals, max_iter, tol) and not (n_shards == 1 and residuals):
+    alone = n_shards == 1 and not lean  # (one round: the single solve on the engine's table)
+    while not jumps.done(residuals, max_iter, tol) and not (alone and residuals):
         t0 = time.perf_counter()
         r = len(residuals)
-        if n_shards == 1:  # (one round: the single solve's sweeps, no one to exchange with, no checkpoint)
+        if alone:  # (no one to exchange with, no checkpoint)
             write, calls = False, [shards[0].solve_alone(opponent, discount, tol, max_iter)]
         elif isinstance(jumps, SweepSchedule):
             greedy, jump, record = jumps.next(resumed)
@@ -515,7 +531,7 @@ def _solve(
     if gather:
         began = time.perf_counter()
         parts = _all([s.gather() for s in shards])
-        solution = sharded_gather.assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
+        solution = assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
         seconds["gather"] = time.perf_counter() - began
         solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
     live = LiveShards(shards, rules, opponent, split, discount, residual, residual <= tol, slack, len(residuals), tol)
@@ -558,11 +574,11 @@ def _rebuild(
     to it again.
     Returns the shards, every one connected to the new ones' handles; the
     caller restores their values."""
-    n_shards = len(shards)
+    n_shards, kind = len(shards), shards[0]._cls  # (the shards' class: Shard or LeanShard)
     lost = _lost_shards(client, shards)
     fresh = list(shards)
     for k in lost:
-        fresh[k] = client.submit(shard.Shard, rules, k, n_shards, split, n_threads, actor=True, pure=False).result()
+        fresh[k] = client.submit(kind, rules, k, n_shards, split, n_threads, actor=True, pure=False).result()
     _all([s.connect(fresh) for s in fresh])
     _all([fresh[k].load_boards(paths[k]) for k in lost])
     _all([fresh[k].build(*build) for k in lost])
@@ -661,7 +677,7 @@ SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 2
 def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:
     """Each shard's part to ``out/shard-K.npz``, then ``out/manifest.json`` (written last: a
     directory without it is an unfinished save)."""
-    from ..engine.writing import replace_atomically
+    from ...engine.writing import replace_atomically
 
     os.makedirs(out, exist_ok=True)
     residual = residuals[-1] if residuals else 0.0

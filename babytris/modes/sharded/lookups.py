@@ -1,6 +1,6 @@
 """A sharded solve's answers, each from the shard that owns the board: the
-lookups :func:`~babytris.modes.distributed.solve_sharded`'s live shards
-(:class:`~babytris.modes.distributed.LiveShards`) and a saved directory
+lookups :func:`~babytris.modes.sharded.distributed.solve_sharded`'s live shards
+(:class:`~babytris.modes.sharded.distributed.LiveShards`) and a saved directory
 (:class:`babytris.files.sharded.ShardedValues`) share.  Nothing is gathered:
 a lookup groups its boards by owner and asks each owner for its own.
 
@@ -16,13 +16,13 @@ from functools import cached_property
 
 import numpy as np
 
-from ..engine.placements import canonical_boards, engine, placement_table
-from ..game.pieces import Placement
-from ..game.rules import Rules
-from ..game.validation import check_int
-from ..results.solution import Solution
+from ...engine.placements import canonical_boards, engine, placement_table
+from ...game.pieces import Placement
+from ...game.rules import Rules
+from ...game.validation import check_int
+from ...results.solution import Solution
+from ..lean_policy import Steps, walk_policy
 from . import _shard
-from .lean_policy import Steps, walk_policy
 from .owners import shard_of
 
 __all__ = ["ShardLookups"]

@@ -1,5 +1,5 @@
 """Where boards stand among a shard's sorted boards, for the sharded solve's
-search and table (:mod:`babytris.modes.shard`): a bitmap over every board of
+search and table (:mod:`babytris.modes.sharded.shard`): a bitmap over every board of
 the rules' cells with each word's count of boards before it, so a lookup is
 two reads and a popcount where a binary search of millions of boards was
 about 25 cache misses (measured here: 40 million boards found among 17

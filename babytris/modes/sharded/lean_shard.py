@@ -1,0 +1,303 @@
+"""A lean shard of the sharded solve (``solve_sharded(..., lean=True)``, see
+:mod:`babytris.modes.sharded.distributed`): a :class:`~babytris.modes.sharded.shard.Shard`
+without a move table, for games whose shards' tables do not fit.
+
+It holds one bitmap over every possible board (1 bit each, and a 4-byte
+rank per 64) marking its own boards and its ghosts, the other shards' boards
+its moves reach; a value per marked board (8 bytes), each own state's chosen
+placement (a byte) and each row's change for the jumps (4 bytes).  The
+search marks the boards its moves reach, expanding its own (in compiled
+code, :func:`babytris.modes.sharded._lean_shard.expand`) and sending the others'
+straight to their owners, as a table shard does.  The sweeps back up its own
+boards alone, recomputing their moves as the lean mode does
+(:class:`~babytris.modes.sharded._lean_shard.LeanShardSweeper`); the rounds, the
+exchange of the ghosts' values worker to worker, the jumps and the
+checkpoints are the table shard's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...engine.enumeration import forecast_boards
+from ...engine.placements import canonical_boards
+from ...engine.resources import MemoryLimitError, format_bytes
+from ...engine.transitions import layers
+from ...game.rules import Rules
+from ...solvers.roles import PIECES_RANDOM
+from ...solvers.sweeping import ThreadTuner
+from ..lean import lean_rules_problem
+from . import _lean_shard, owners
+from .shard import Shard, shard_digest
+
+__all__ = ["LeanShard", "lean_shard_bytes", "check_memory", "check_rules"]
+
+#: Bytes a lean shard holds per row (own board or ghost) while it sweeps: its value, its
+#: change for the jumps (float32) and, per piece, the chosen placement (a byte).
+ROW_BYTES = 8 + 4
+
+
+def lean_shard_bytes(rules: Rules, rows: int) -> int:
+    """Bytes a lean shard of ``rules`` with ``rows`` own boards and ghosts
+    holds at its peak: while searching, two bitmaps over every possible
+    board (the boards marked, those not yet expanded); then the bitmap, its
+    ranks (4 bytes per 64 possible boards) and :data:`ROW_BYTES` plus a byte
+    a piece per row."""
+    words = max(1, 2 ** (rules.width * rules.height) // 64)
+    return max(16 * words, 12 * words + (ROW_BYTES + rules.n_pieces) * rows)
+
+
+def check_rules(rules: Rules, gather: bool) -> None:
+    """Refuse what lean shards cannot do: a game the lean mode does not solve, a gather."""
+    problem = lean_rules_problem(rules)
+    if problem is not None:
+        raise ValueError(f"lean: {problem}")
+    if gather:
+        raise ValueError("gather: lean shards hold no move table to gather; leave gather=False with lean=True")
+
+
+def check_memory(rules: Rules, n_shards: int, max_memory: int, rows: list[int] | None = None) -> None:
+    """Refuse, with :class:`~babytris.MemoryLimitError`, lean shards whose
+    :func:`lean_shard_bytes` would pass ``max_memory`` on a worker: before
+    the search (``rows`` None) its two bitmaps, and the boards forecast
+    split evenly (a shard's ghosts and a split's unevenness only add);
+    after it, ``rows``, each shard's boards and ghosts counted."""
+    size = f"{rules.width}x{rules.height}"
+    if rows is not None:
+        k = int(np.argmax(rows))
+        need = lean_shard_bytes(rules, rows[k])
+        if need > max_memory:
+            raise MemoryLimitError(
+                f"{size} in lean shards: shard {k} holds {rows[k]:,} boards and ghosts, whose sweeps need about "
+                f"{format_bytes(need)}, more than max_memory={format_bytes(max_memory)} (each worker's); refused "
+                "after the search, before the sweeps. Give more shards or workers, or raise max_memory"
+            )
+        return
+    searching = lean_shard_bytes(rules, 0)
+    if searching > max_memory:
+        raise MemoryLimitError(
+            f"{size} in lean shards: each shard's search holds two bitmaps over every possible board, "
+            f"{format_bytes(searching)}, more than max_memory={format_bytes(max_memory)} (each worker's); "
+            "refused before the search"
+        )
+    forecast = forecast_boards(rules)
+    if forecast is not None and lean_shard_bytes(rules, -(-forecast // n_shards)) > max_memory:
+        raise MemoryLimitError(
+            f"{size} in lean shards: about {forecast:,} boards (forecast) over {n_shards} shards need at least "
+            f"{format_bytes(lean_shard_bytes(rules, -(-forecast // n_shards)))} a shard, more than "
+            f"max_memory={format_bytes(max_memory)} (each worker's); refused before the search. Give more shards "
+            "or workers, or raise max_memory"
+        )
+
+
+class LeanShard(Shard):
+    """One shard's boards and ghosts as a bitmap, its values and its sweeps
+    (see the module's notes); a dask actor, called by :func:`solve_sharded`
+    in the same steps as :class:`~babytris.modes.sharded.shard.Shard`."""
+
+    def __init__(self, rules: Rules, index: int, n_shards: int, split: str, n_threads: int = 1) -> None:
+        super().__init__(rules, index, n_shards, split, n_threads)
+        # (owners.shard_of's key: every bit, or the bottom rows')
+        self.key_mask = 2**64 - 1 if split == "hash" else 2 ** (rules.width * owners.LOW_ROWS) - 1
+        self.bits: np.ndarray | None = None
+        self.todo: np.ndarray | None = None
+        self.n_moves = self.moves_at_home = 0
+
+    # --- the search ---------------------------------------------------------------------------
+
+    def _bitmap(self) -> np.ndarray:
+        """The bitmap of the boards marked (own and ghosts), made on first use."""
+        if self.bits is None:
+            self.bits = np.zeros(max(1, 2 ** (self.rules.width * self.rules.height) // 64), dtype=np.uint64)
+        return self.bits
+
+    def _marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The search's two bitmaps (the boards marked, those to expand), made on first use."""
+        if self.todo is None:
+            self.todo = np.zeros_like(self._bitmap())
+        return self._bitmap(), self.todo
+
+    def receive(self) -> int:
+        """Mark the boards offered (this shard's) not marked yet, to expand next; returns how many are new."""
+        bits, todo = self._marks()
+        offered = np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers])
+        self.offers = []
+        return int(_lean_shard.mark(bits, todo, offered))
+
+    def _expand(self) -> list[np.ndarray]:
+        """Expand every board waiting, and those found here after them, until
+        none waits: per shard, the boards of it found (none of this one's:
+        they are marked here)."""
+        bits, todo = self._marks()
+        ghosts, moves, at_home = _lean_shard.expand(self.engine, bits, todo, self.key_mask, self.n_shards, self.index)
+        self.n_moves += moves
+        self.moves_at_home += at_home
+        owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules.width)
+        return [ghosts[owner == k] for k in range(self.n_shards)]
+
+    def marked(self) -> int:
+        """The boards marked: this shard's and its ghosts (after the search: its rows)."""
+        return int(np.bitwise_count(self._bitmap()).sum())
+
+    def enumerate_alone(self) -> int:
+        """The one shard's search: every board reachable from the start; returns how many."""
+        self.offers = [canonical_boards(np.array([self.rules.start], dtype=np.uint64), self.rules)]
+        self.receive()
+        self._expand()
+        return self.marked()
+
+    # --- the sweeps ---------------------------------------------------------------------------
+
+    def _build(self, pieces: int, discount: float, eval_sweeps: int, accelerate: bool) -> list[np.ndarray]:
+        """The sweeper over the boards marked (the ranks, the values, the
+        kept placements; the search's second bitmap freed) and the rounds'
+        tallies.  Returns, per shard, its boards this one reads (uint64,
+        ascending; none of its own)."""
+        rules = self.rules
+        bits = self._bitmap()
+        self.todo = None
+        self.kernel = _lean_shard.LeanShardSweeper(
+            self.engine,
+            bits,
+            np.asarray(rules.line_scores, dtype=np.float64),
+            np.asarray(rules.probabilities, dtype=np.float64),
+            discount,
+            np.asarray(layers(rules), dtype=np.int64),
+            self.key_mask,
+            self.n_shards,
+            self.index,
+            combine=0 if pieces == PIECES_RANDOM else 1,
+            n_threads=self.n_threads,
+        )
+        self.W = self.kernel.W
+        ghosts, rows = self.kernel.boards(False)
+        owner = owners.shard_of(ghosts, self.n_shards, self.split, rules.width)
+        needs = [ghosts[owner == k] for k in range(self.n_shards)]
+        self.ghost_rows = [rows[owner == k] for k in range(self.n_shards)]
+        self.tuned = ThreadTuner(self.kernel, self.n_threads, self.W.nbytes + self.kernel.kept.nbytes)
+        self.linear = pieces == PIECES_RANDOM
+        self.changes = np.zeros(len(self.W), dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
+        self.missed, self.jumped, self.last_greedy = 0, False, np.inf
+        self.snapshots: list[np.ndarray] = []
+        self.news, self.restored = 0.0, False
+        self.generation = 0
+        self.working: Any = None
+        self.eval_sweeps = eval_sweeps
+        self.accelerate = accelerate and self.linear
+        return needs
+
+    def size(self) -> tuple[int, int]:
+        """``(boards, moves)`` of the shard: its own boards and their moves."""
+        return int(self.kernel.n_own), int(self.n_moves)
+
+    def largest(self) -> float:
+        """The largest |value| of the shard's boards and ghosts (0 if none)."""
+        return float(np.abs(self.W).max(initial=0.0))
+
+    def serve(self) -> None:
+        """Note, per shard that asked, the rows of the boards it reads: this shard's boundary with it."""
+        if not hasattr(self, "served"):
+            self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
+        for k, wanted in self.asked.items():
+            rows = self.kernel.rows(wanted)
+            mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules.width) == self.index
+            if (rows < 0).any() or not mine.all():
+                raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
+            self.served[k] = rows
+        self.asked = {}
+
+    def _take_ghosts(self, index: int) -> float:
+        """The ghosts' values sent in round ``index`` (none before the first);
+        returns their largest change (inf in the first round of a shard with
+        ghosts: their values are not known yet)."""
+        sent = self.inbox.pop(index, {})
+        self.inbox = {r: values for r, values in self.inbox.items() if r > index}
+        if index < 0:
+            return np.inf if self.kernel.n_rows > self.kernel.n_own else 0.0
+        news = 0.0
+        for k, values in sent.items():
+            rows = self.ghost_rows[k]
+            if len(values):
+                news = max(news, float(np.abs(values - self.W[rows]).max()))
+            self.W[rows] = values
+        return news
+
+    # --- the result ---------------------------------------------------------------------------
+
+    def settle(self, slack: float, index: int) -> None:
+        """End the rounds: the ghosts' last values (sent in round ``index``);
+        the moves are computed on demand, each state's the first within
+        ``slack`` of its best."""
+        self._take_ghosts(index)
+        self.slack = slack
+
+    def lookup(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(found, values, policy)`` of ``boards`` (uint64, owned here), as
+        :meth:`Shard.lookup <babytris.modes.sharded.shard.Shard.lookup>`: computed
+        by one greedy step from the values, after :meth:`settle`."""
+        boards = np.asarray(boards, dtype=np.uint64)
+        P = self.rules.n_pieces
+        mine = owners.shard_of(boards, self.n_shards, self.split, self.rules.width) == self.index
+        found = (self.kernel.rows(boards) >= 0) & mine
+        values, policy = np.zeros((len(boards), P)), np.full((len(boards), P), -1, dtype=np.int16)
+        values[found], policy[found] = self.kernel.state_values(boards[found], self.slack)
+        return found, values, policy
+
+    def save(self, path: str) -> tuple[int, str]:
+        """Write the shard's boards (ascending), its states' values and moves
+        (after :meth:`settle`), as a table shard's file, to ``path`` (.npz,
+        atomically); returns the bytes written and the arrays' SHA-256."""
+        from ...engine.writing import replace_atomically
+
+        boards, _ = self.kernel.boards(True)
+        values, policy = self.kernel.state_values(boards, self.slack)
+        arrays: dict[str, np.ndarray] = {"boards": boards, "values": values.ravel(), "policy": policy.ravel()}
+        replace_atomically(path, lambda f: np.savez(f, boards=boards, values=arrays["values"], policy=arrays["policy"]))
+        return int(sum(a.nbytes for a in arrays.values())), shard_digest(arrays)
+
+    def gather(self) -> dict[str, Any]:
+        raise ValueError("lean shards hold no move table to gather (solve_sharded(gather=True) refuses lean=True)")
+
+    # --- the checkpoints ----------------------------------------------------------------------
+
+    def _checkpoint(self, path: str) -> None:
+        """Write, atomically, all a round needs to go on as if never stopped:
+        the bitmap (to rebuild the shard elsewhere), the values, own and
+        ghosts, the snapshots the rounds jump from, and the tallies.  (A
+        checkpoint is written as a greedy sweep begins: the placements it
+        keeps are not needed.)"""
+        from ...engine.writing import replace_atomically
+
+        bits = self._bitmap()
+        tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
+        counts = np.array([self.n_moves, self.moves_at_home], dtype=np.int64)
+        snapshots = np.array(self.snapshots)
+        replace_atomically(
+            path,
+            lambda f: np.savez(f, bits=bits, W=self.W, snapshots=snapshots, tallies=tallies, counts=counts),
+        )
+
+    async def restore(self, path: str) -> None:
+        """Go back to the checkpoint at ``path`` (:meth:`_checkpoint`), as
+        :meth:`Shard.restore <babytris.modes.sharded.shard.Shard.restore>`."""
+        import asyncio
+
+        if self.working is not None and not self.working.done():
+            await asyncio.wait([self.working])
+        self.generation += 1
+        with np.load(path, allow_pickle=False) as data:
+            if not np.array_equal(data["bits"], self._bitmap()) or data["W"].shape != self.W.shape:
+                raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
+            self.W[:] = data["W"]
+            self.snapshots = list(data["snapshots"])
+            missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
+        self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
+        self.inbox, self.restored = {}, True
+
+    def load_boards(self, path: str) -> None:
+        """Take the boards and ghosts of the checkpoint at ``path``: a shard
+        rebuilt on another worker, whose search is not run again."""
+        with np.load(path, allow_pickle=False) as data:
+            self.bits = np.array(data["bits"])
+            self.n_moves, self.moves_at_home = (int(c) for c in data["counts"])
