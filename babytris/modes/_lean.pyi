@@ -20,6 +20,7 @@ class LeanTable:
         max_boards: int,
         n_threads: int = 1,
         given: npt.NDArray[np.uint64] | None = None,
+        from_start: bool = True,
     ) -> None: ...
     def index(self, boards: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]: ...
     def boards(self) -> npt.NDArray[np.uint64]: ...
@@ -58,6 +59,9 @@ class LeanSweeper:
         combine: int = 0,
         n_threads: int = 1,
         keep: str = "none",
+        key_mask: int = 0,
+        n_shards: int = 1,
+        me: int = 0,
     ) -> None: ...
     def greedy_sweep(
         self, V_prev: npt.NDArray[np.float64] | None = None, changes: npt.NDArray[np.float32] | None = None

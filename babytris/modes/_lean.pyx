@@ -24,7 +24,8 @@ from babytris.engine._core cimport engine_geometry
 from babytris.engine._drop cimport drop, settle, smear_down
 from babytris.engine._geometry cimport Geometry
 from babytris.modes._lean_search cimport (
-    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, Landings, ctz64, landings_build, landings_free, popcount64, top64, _search,
+    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, Landings, ctz64, landings_build, landings_free, owner_of, popcount64, top64,
+    _search,
 )
 from babytris.modes._lean_backup cimport (
     COMBINE_MEAN, COMBINE_MIN, MAX_PLACEMENTS, NO_NEXT, NO_PLACEMENT, Kept, _backup, _bellman, _choose, _gather,
@@ -40,6 +41,7 @@ cdef enum:
     KEEP_NONE = 0              # value iteration: nothing kept between sweeps
     KEEP_PLACEMENTS = 1        # each state's chosen placement number (a byte)
     KEEP_MOVES = 2             # each state's chosen next board (its index) and rows cleared
+    MAX_OWN_MASKS = 65536      # own-board masks a shard's sweeper keeps per word pattern (a low_rows key up to 22 bits)
 
 #: What a sweeper may keep of each state's chosen move, by name (``LeanSweeper(keep=...)``).
 KEEP = {"none": KEEP_NONE, "placements": KEEP_PLACEMENTS, "moves": KEEP_MOVES}
@@ -53,7 +55,9 @@ cdef class LeanTable:
     them (:class:`LeanSweeper`).  ``max_boards``: stop (``status = -2``)
     once more boards than this are found; ``status = -4`` when interrupted.
     The search runs on ``n_threads`` (:func:`_search`); ``passes``: its
-    passes over the bitmap."""
+    passes over the bitmap.  ``given``: a bitmap believed, not searched,
+    holding ``start`` unless ``from_start`` is False (a lean shard's boards
+    and ghosts)."""
 
     cdef object engine                 # keeps the geometry alive
     cdef const Geometry* g
@@ -68,7 +72,7 @@ cdef class LeanTable:
     cdef const uint32_t* r
     cdef Landings landings             # where each placement lands, by column profile (landings_build)
 
-    def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1, given=None):
+    def __init__(self, engine, uint64_t start, int64_t max_boards, int n_threads=1, given=None, bint from_start=True):
         self.engine = engine
         self.g = engine_geometry(engine)
         self.cells = self.g.width * self.g.height
@@ -102,7 +106,7 @@ cdef class LeanTable:
             bits = self.bits
             if bits.shape[0] != n_words:
                 raise ValueError(f"given must hold {n_words:,} words (2**cells / 64), got {bits.shape[0]:,}")
-            if not (bits[start >> 6] >> (start & 63)) & 1:
+            if from_start and not (bits[start >> 6] >> (start & 63)) & 1:  # (a lean shard's: not from the start)
                 raise ValueError(f"given must hold the start board {start}")
             self.status = 0
         self.ranks = np.empty(n_words, dtype=np.uint32)
@@ -233,7 +237,13 @@ cdef class LeanSweeper:
     the evaluation drops that one piece again and looks its board up),
     ``"none"`` nothing (value iteration only).  The kept arrays are
     :attr:`kept_placements`, :attr:`kept_next`, :attr:`kept_lines`
-    (``(n_boards, n_pieces)``, or None), written by each greedy sweep."""
+    (``(n_boards, n_pieces)``, or None), written by each greedy sweep.
+
+    A lean shard's sweeper (``n_shards > 1``; :mod:`babytris.modes.sharded._lean_shard`):
+    the table holds the shard's boards and its ghosts, and the sweeps back
+    up only the boards shard ``me`` owns (``owner_of(b, key_mask, n_shards)``),
+    reading the ghosts' values as they are.  (:meth:`bellman_residual`
+    checks every board.)"""
 
     cdef LeanTable table
     cdef object arrays
@@ -253,11 +263,18 @@ cdef class LeanSweeper:
     cdef readonly object kept_next
     cdef readonly object kept_lines
     cdef public int n_threads
+    cdef bint sharded                 # only the boards owned by shard ``me`` are swept (owner_of)
+    cdef uint64_t key_mask
+    cdef uint64_t n_shards
+    cdef int me
+    cdef uint64_t* own_masks          # a word's owned bits, by its bits under the key (NULL: tested per board)
+    cdef uint64_t own_index
 
     def __init__(self, LeanTable table, double[::1] W, const double[::1] scores, const double[::1] probs,
                  double discount, const int64_t[::1] layer_of_residue, *, int combine=COMBINE_MEAN,
-                 int n_threads=1, str keep="none"):
+                 int n_threads=1, str keep="none", uint64_t key_mask=0, int n_shards=1, int me=0):
         cdef int i, layer, s, bit, P = table.g.n_pieces
+        cdef uint64_t j
         table._check(W, scores)
         if probs.shape[0] != P:
             raise ValueError("probs must have one entry per piece")
@@ -269,6 +286,8 @@ cdef class LeanSweeper:
             raise ValueError("layer_of_residue must have 1 to 64 entries")
         if n_threads < 1:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        if n_shards < 1 or not 0 <= me < n_shards:
+            raise ValueError(f"me must be in [0, n_shards), got {me} of {n_shards}")
         if keep not in KEEP:
             raise ValueError(f"keep must be one of {', '.join(map(repr, KEEP))}, got {keep!r}")
         for i in range(P):
@@ -297,6 +316,19 @@ cdef class LeanSweeper:
                 for bit in range(64):
                     if self.layer_of[(s + popcount64(bit)) % self.residues] == layer:
                         self.layer_masks[layer * self.residues + s] |= (<uint64_t>1) << bit
+        # A lean shard's sweeps (n_shards > 1) back up its own boards alone: where the owner's key has
+        # few bits above a word's 6, a word's own bits by a table (one more AND), else a test per board.
+        self.sharded, self.key_mask, self.n_shards, self.me = n_shards > 1, key_mask, n_shards, me
+        self.own_index = key_mask >> 6
+        if self.sharded and self.own_index < MAX_OWN_MASKS:
+            self.own_masks = <uint64_t*>malloc((self.own_index + 1) * sizeof(uint64_t))
+            if self.own_masks == NULL:
+                raise MemoryError("LeanSweeper: cannot allocate")
+            for j in range(self.own_index + 1):
+                self.own_masks[j] = 0
+                for bit in range(64):
+                    if owner_of((j << 6) | <uint64_t>bit, key_mask, n_shards) == me:
+                        self.own_masks[j] |= (<uint64_t>1) << bit
         self.keep = KEEP[keep]
         self.kept_placements = self.kept_next = self.kept_lines = None
         self.kept.placement = NULL
@@ -327,6 +359,20 @@ cdef class LeanSweeper:
 
     def __dealloc__(self):
         free(self.layer_masks)
+        free(self.own_masks)
+
+    cdef inline uint64_t _own_bits(self, Py_ssize_t w, uint64_t word) noexcept nogil:
+        """The bits of word ``w`` (``word``: some of its marks) whose boards this sweeper's shard owns."""
+        cdef uint64_t mine = 0, rest = word
+        cdef int bit
+        if self.own_masks != NULL:
+            return word & self.own_masks[<uint64_t>w & self.own_index]
+        while rest:
+            bit = ctz64(rest)
+            rest &= rest - 1
+            if owner_of((<board_t>w << 6) | <board_t>bit, self.key_mask, self.n_shards) == self.me:
+                mine |= (<uint64_t>1) << bit
+        return mine
 
     def greedy_sweep(self, V_prev=None, float[::1] changes=None):
         """One sweep over every board, keeping each state's chosen move
@@ -494,6 +540,8 @@ cdef class LeanSweeper:
         for w in range(block * WORDS_PER_BLOCK, last):
             word = bits[w]
             mine = word & masks[self.residue_of[popcount64(<uint64_t>w)]]
+            if self.sharded:
+                mine = self._own_bits(w, mine)
             while mine:
                 bit = ctz64(mine)
                 mine &= mine - 1
@@ -573,6 +621,8 @@ cdef class LeanSweeper:
                 word &= ~((<uint64_t>1) << top)
                 i -= 1
                 b = (<board_t>w << 6) | <board_t>top
+                if self.sharded and owner_of(b, self.key_mask, self.n_shards) != self.me:
+                    continue
                 if evaluation:
                     d = self._evaluate(&b, &i, 1, prev)
                 else:
