@@ -312,7 +312,11 @@ def _solve(args: argparse.Namespace, out: Output) -> int:
     if args.mode == "lean" or args.checkpoint:
         if args.scheduler is not None:
             option = "--mode lean" if args.mode == "lean" else "--checkpoint"
-            raise ValueError(f"--scheduler: the sharded solve stores each shard's move table; not with {option}")
+            raise ValueError(
+                "--scheduler: the command gathers the sharded solve into one Solution, and lean shards gather "
+                "nothing (in Python: babytris.solve_sharded(rules, client, lean=True, out=DIR), read back with "
+                f"babytris.load_sharded); not with {option}"
+            )
         why = "asked for (--mode lean)" if args.mode == "lean" else "asked for (--checkpoint: lean mode only)"
         return solve_lean_command(args, out, why)
     if args.plan is not None:

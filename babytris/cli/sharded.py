@@ -39,7 +39,11 @@ def sharded_solution(args: argparse.Namespace) -> tuple[Any, dict]:
     from ..modes.sharded.distributed import solve_sharded
 
     if args.mode == "lean":
-        raise ValueError("--scheduler: the sharded solve stores each shard's move table; not with --mode lean")
+        raise ValueError(
+            "--scheduler: the command gathers the sharded solve into one Solution, and lean shards gather "
+            "nothing (in Python: babytris.solve_sharded(rules, client, lean=True, out=DIR), read back with "
+            "babytris.load_sharded); not with --mode lean"
+        )
     if args.method not in (None, "mpi"):
         raise ValueError(
             f"--method: the sharded solve runs modified policy iteration (mpi) in each shard, got {args.method!r}"
