@@ -185,12 +185,34 @@ def test_lean_shards_that_would_not_fit_a_worker_are_refused(client):
     rules = Rules(width=4, height=6)
     bitmaps = lean_shard_bytes(rules, 0)
     assert bitmaps == 16 * 2**24 // 64  # (two bitmaps of 2**24 bits)
-    with pytest.raises(MemoryLimitError, match="two bitmaps over every possible board, 4.0 MiB, more than"):
+    with pytest.raises(MemoryLimitError, match="possible board, 4.0 MiB on a worker holding 1, more than"):
         solve_sharded(rules, client, lean=True, max_memory=bitmaps - 1)
-    with pytest.raises(MemoryLimitError, match=r"shard [01] holds 1,[0-9,]+ boards and ghosts, whose sweeps need"):
+    with pytest.raises(MemoryLimitError, match=r"worker [01] holds shard [01], 1,[0-9,]+ boards and ghosts, whose"):
         solve_sharded(rules, client, lean=True, max_memory=2 * bitmaps)
     with pytest.raises(MemoryLimitError, match=r"4x7 in lean shards: about [0-9,]+ boards \(forecast\) over 2 shards"):
         solve_sharded(Rules(width=4, height=7), client, lean=True, max_memory=2**28)
     small = Rules(width=4, height=4)
-    rows = 12 * 2**16 // 64 + (12 + small.n_pieces) * 12_978  # (the most a shard can hold: every board)
-    assert solve_sharded(small, client, lean=True, max_memory=max(rows, 2**20)).shards.converged
+    most = 12 * 2**16 // 64 + (12 + small.n_pieces) * 12_978  # (the most a shard can hold: every board)
+    assert lean_shard_bytes(small, 12_978) == most and 2 * most < 2**20  # (two shards fit the least max_memory)
+    assert solve_sharded(small, client, lean=True, max_memory=2**20).shards.converged
+
+
+def test_lean_shards_memory_is_summed_over_each_workers_shards():
+    """Shard k runs on worker k % workers: max_memory bounds the sum of the
+    shards one worker holds, not each shard alone (3 shards on 2 workers)."""
+    from babytris import MemoryLimitError
+    from babytris.modes.sharded.lean_shard import check_memory, lean_shard_bytes
+
+    rules = Rules(width=4, height=6)
+    rows = [1_000, 3_000, 2_000]  # (worker 0 holds shards 0 and 2, worker 1 shard 1)
+    need = lean_shard_bytes(rules, 1_000) + lean_shard_bytes(rules, 2_000)
+    assert need > lean_shard_bytes(rules, 3_000)
+    check_memory(rules, 3, 2, need, rows)
+    with pytest.raises(MemoryLimitError, match=r"worker 0 holds shards 0, 2, 3,000 boards and ghosts"):
+        check_memory(rules, 3, 2, need - 1, rows)
+    check_memory(rules, 3, 3, lean_shard_bytes(rules, 3_000), rows)  # (a worker a shard: the largest alone)
+    # before the search: the two bitmaps of each shard a worker holds (2 of 3 on 2 workers)
+    bitmaps = lean_shard_bytes(rules, 0)
+    check_memory(rules, 3, 2, 2 * bitmaps)
+    with pytest.raises(MemoryLimitError, match="two bitmaps over every possible board, 8.0 MiB on a worker holding 2"):
+        check_memory(rules, 3, 2, 2 * bitmaps - 1)

@@ -409,7 +409,7 @@ def _solve(
     n_shards = len(workers) if n_shards is None else n_shards
     lean = kind is lean_shard.LeanShard
     if lean:
-        lean_shard.check_memory(rules, n_shards, max_memory)
+        lean_shard.check_memory(rules, n_shards, len(workers), max_memory)
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     hosts = [_host(workers[k % len(workers)]) for k in range(n_shards)]
@@ -437,7 +437,8 @@ def _solve(
             search_bytes += sum(_all_alive(client, shards, [s.expand() for s in shards]))
             new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
     if lean:
-        lean_shard.check_memory(rules, n_shards, max_memory, _all_alive(client, shards, [s.marked() for s in shards]))
+        rows = _all_alive(client, shards, [s.marked() for s in shards])
+        lean_shard.check_memory(rules, n_shards, len(workers), max_memory, rows)
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
@@ -466,11 +467,10 @@ def _solve(
     )
     kept: tuple[int, list[float], list, Any] | None = None  # the last checkpoint every shard wrote
     resumed, rebuilt = False, 0
-    alone = n_shards == 1 and not lean  # (one round: the single solve on the engine's table)
-    while not jumps.done(residuals, max_iter, tol) and not (alone and residuals):
+    while not jumps.done(residuals, max_iter, tol) and not (n_shards == 1 and not lean and residuals):
         t0 = time.perf_counter()
         r = len(residuals)
-        if alone:  # (no one to exchange with, no checkpoint)
+        if n_shards == 1 and not lean:  # (one round: the single solve on the engine's table; no checkpoint)
             write, calls = False, [shards[0].solve_alone(opponent, discount, tol, max_iter)]
         elif isinstance(jumps, SweepSchedule):
             greedy, jump, record = jumps.next(resumed)

@@ -57,35 +57,45 @@ def check_rules(rules: Rules, gather: bool) -> None:
         raise ValueError("gather: lean shards hold no move table to gather; leave gather=False with lean=True")
 
 
-def check_memory(rules: Rules, n_shards: int, max_memory: int, rows: list[int] | None = None) -> None:
+def check_memory(rules: Rules, n_shards: int, n_workers: int, max_memory: int, rows: list[int] | None = None) -> None:
     """Refuse, with :class:`~babytris.MemoryLimitError`, lean shards whose
-    :func:`lean_shard_bytes` would pass ``max_memory`` on a worker: before
-    the search (``rows`` None) its two bitmaps, and the boards forecast
-    split evenly (a shard's ghosts and a split's unevenness only add);
-    after it, ``rows``, each shard's boards and ghosts counted."""
+    :func:`lean_shard_bytes`, summed over the shards one worker holds (shard
+    k on worker ``k % n_workers``), would pass ``max_memory`` on a worker:
+    before the search (``rows`` None) the two bitmaps of each shard, and the
+    boards forecast split evenly (a shard's ghosts and a split's unevenness
+    only add); after it, ``rows``, each shard's boards and ghosts counted."""
     size = f"{rules.width}x{rules.height}"
     if rows is not None:
-        k = int(np.argmax(rows))
-        need = lean_shard_bytes(rules, rows[k])
-        if need > max_memory:
+        need = [0] * n_workers
+        for k, count in enumerate(rows):
+            need[k % n_workers] += lean_shard_bytes(rules, count)
+        w = int(np.argmax(need))
+        if need[w] > max_memory:
+            held = list(range(w, n_shards, n_workers))
+            shards = ("shards " if len(held) > 1 else "shard ") + ", ".join(map(str, held))
             raise MemoryLimitError(
-                f"{size} in lean shards: shard {k} holds {rows[k]:,} boards and ghosts, whose sweeps need about "
-                f"{format_bytes(need)}, more than max_memory={format_bytes(max_memory)} (each worker's); refused "
-                "after the search, before the sweeps. Give more shards or workers, or raise max_memory"
+                f"{size} in lean shards: worker {w} holds {shards}, "
+                f"{sum(rows[k] for k in held):,} boards and ghosts, whose sweeps need about {format_bytes(need[w])}, "
+                f"more than max_memory={format_bytes(max_memory)} (each worker's); refused after the search, before "
+                "the sweeps. Give more shards or workers, or raise max_memory"
             )
         return
-    searching = lean_shard_bytes(rules, 0)
+    per_worker = -(-n_shards // n_workers)  # (the most shards a worker holds)
+    searching = per_worker * lean_shard_bytes(rules, 0)
     if searching > max_memory:
         raise MemoryLimitError(
             f"{size} in lean shards: each shard's search holds two bitmaps over every possible board, "
-            f"{format_bytes(searching)}, more than max_memory={format_bytes(max_memory)} (each worker's); "
-            "refused before the search"
+            f"{format_bytes(searching)} on a worker holding {per_worker}, more than "
+            f"max_memory={format_bytes(max_memory)} (each worker's); refused before the search"
         )
     forecast = forecast_boards(rules)
-    if forecast is not None and lean_shard_bytes(rules, -(-forecast // n_shards)) > max_memory:
+    if forecast is None:
+        return
+    split = per_worker * lean_shard_bytes(rules, -(-forecast // n_shards))
+    if split > max_memory:
         raise MemoryLimitError(
             f"{size} in lean shards: about {forecast:,} boards (forecast) over {n_shards} shards need at least "
-            f"{format_bytes(lean_shard_bytes(rules, -(-forecast // n_shards)))} a shard, more than "
+            f"{format_bytes(split)} on a worker holding {per_worker}, more than "
             f"max_memory={format_bytes(max_memory)} (each worker's); refused before the search. Give more shards "
             "or workers, or raise max_memory"
         )
