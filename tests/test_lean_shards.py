@@ -89,14 +89,16 @@ def test_lean_shards_count_the_moves_and_the_table_shards_do(client):
 
 
 @pytest.mark.parametrize("split", ["low_rows", "hash"])
-def test_a_shard_owns_the_boards_the_split_gives_it(split):
+@pytest.mark.parametrize("size", [(4, 5), (5, 4), (3, 6)])
+def test_a_shard_owns_the_boards_the_split_gives_it(split, size):
     """The compiled owner of a board is owners.shard_of's: each shard's own
-    boards, out of every reachable board, are those shard_of gives it."""
-    rules = Rules(width=4, height=5)
+    boards, out of every reachable board, are those shard_of gives it (the
+    low rows' key depends on the width)."""
+    rules = Rules(width=size[0], height=size[1])
     alone = LeanShard(rules, 0, 1, split)
     alone.connect([alone])
-    assert alone.enumerate_alone() == 182_101
     boards = babytris.enumerate_boards(rules).boards
+    assert alone.enumerate_alone() == len(boards)
     owner = shard_of(boards, 3, split, rules.width)
     for k in range(3):
         kernel = _lean_shard.LeanShardSweeper(
@@ -112,7 +114,7 @@ def test_a_shard_owns_the_boards_the_split_gives_it(split):
         )
         own, rows = kernel.boards(True)
         assert np.array_equal(own, np.sort(boards[owner == k]))
-        assert np.array_equal(kernel.rows(own), rows) and kernel.n_rows == 182_101
+        assert np.array_equal(kernel.rows(own), rows) and kernel.n_rows == len(boards)
 
 
 def test_lean_refuses_what_it_cannot_do(client):
@@ -168,6 +170,9 @@ def test_a_killed_worker_has_its_lean_shard_rebuilt_from_the_checkpoint(tmp_path
             rules, client, tol=1e-11, lean=True, out=tmp_path / "hit", checkpoint_rounds=4, progress=kill_after_round_6
         )
         assert killed and killed[0] not in client.scheduler_info()["workers"]
+        # the killed worker's shard was made anew on a live worker: no shard's actor is where it was
+        held = {actor._address for actor in hit.shards._actors}
+        assert killed[0] not in held and held <= set(client.scheduler_info()["workers"])
         assert hit.shards.start_value == calm.shards.start_value
     assert np.array_equal(hit.residuals, calm.residuals) and hit.shards.converged
     a, b = load_sharded(tmp_path / "calm"), load_sharded(tmp_path / "hit")
