@@ -52,7 +52,7 @@ machine.  Here the boards are split into shards, each held by a dask actor
    values and keeps each state's first move within the tie slack of its
    best (as :class:`~babytris.Solution` breaks ties); the result's
    :class:`LiveShards` answer ``value``, ``best_action``, ``start_value``
-   and ``play`` by asking each shard for its own boards only, and with
+   and ``played_game`` by asking each shard for its own boards only, and with
    ``out=DIR`` each shard writes its part to the directory, read back by
    :func:`babytris.load_sharded`.  Asked for (``gather=True``), the shards'
    tables and values are gathered into one :class:`~babytris.Transitions`
@@ -122,7 +122,7 @@ OPPONENTS = {"random": PIECES_RANDOM, "minimax": PIECES_WORST}
 class LiveShards(ShardLookups):
     """A finished :func:`solve_sharded`'s shards on their workers (dask
     actors, alive while this object and its client are): ``value``,
-    ``best_action``, ``start_value`` and ``play`` ask each shard for its own
+    ``best_action``, ``start_value`` and ``played_game`` ask each shard for its own
     boards only (:class:`~babytris.modes.sharded.lookups.ShardLookups`).
 
     Attributes:

@@ -19,16 +19,12 @@ import numpy as np
 from ...engine.placements import canonical_boards, engine, placement_table
 from ...game.pieces import Placement
 from ...game.rules import Rules
-from ...game.validation import check_int
 from ...results.solution import Solution
 from ..lean_policy import Steps, walk_policy
 from . import _shard
 from .owners import shard_of
 
 __all__ = ["ShardLookups"]
-
-#: play()'s bounds, as :func:`babytris.play` takes them.
-MAX_PLACEMENTS, MAX_GAMES = 10**9, 10**7
 
 
 class ShardLookups:
@@ -111,41 +107,6 @@ class ShardLookups:
         least = masked.min(axis=1, keepdims=True)
         piece = np.argmax(masked <= least + self.tie_slack, axis=1)
         return piece, values[np.arange(len(values)), piece]
-
-    def play(self, *, n_placements: int = 10_000, seed: int = 0, n_games: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``n_games`` games of the solution's policy from the start board,
-        at most ``n_placements`` placements each, the pieces drawn (one
-        generator seeded with ``seed`` for all the games) or given by the
-        minimax opponent.  Each placement of all the games asks each owner
-        shard once, for the boards it holds.
-
-        Returns:
-            ``(points, placements)``: float64 and int64 arrays ``(n_games,)``.
-        """
-        n_placements = check_int("n_placements", n_placements, 1, MAX_PLACEMENTS, high_text="10**9")
-        seed = check_int("seed", seed, 0, 2**64 - 1, high_text="2**64 - 1")
-        n_games = check_int("n_games", n_games, 1, MAX_GAMES, high_text="10**7")
-        P = self.rules.n_pieces
-        rng = np.random.default_rng(seed)
-        probs, scores = np.asarray(self.rules.probabilities), np.asarray(self.rules.line_scores, dtype=np.float64)
-        boards = np.repeat(self._start(), n_games)
-        points, placements = np.zeros(n_games), np.zeros(n_games, dtype=np.int64)
-        playing = np.arange(n_games)
-        for _ in range(n_placements):
-            if not len(playing):
-                break
-            steps = self.steps(boards[playing])
-            if self.opponent == "minimax":
-                pieces = self._worst(steps.values)[0]
-            else:
-                pieces = rng.choice(P, size=len(playing), p=probs)
-            rows = np.arange(len(playing))
-            placed = steps.moves[rows, pieces] >= 0
-            rows, pieces, playing = rows[placed], pieces[placed], playing[placed]
-            boards[playing] = steps.after[rows, pieces]
-            points[playing] += scores[steps.lines[rows, pieces]]
-            placements[playing] += 1
-        return points, placements
 
     def steps(self, boards: np.ndarray) -> Steps:
         """The policy's step from each of ``boards`` (uint64, reachable): each
