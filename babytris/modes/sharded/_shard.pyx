@@ -41,44 +41,52 @@ cdef inline void count_moves(const Geometry* g, board_t board, int64_t* counts) 
         counts[p] = c
 
 
+cdef inline int64_t write_moves(const Geometry* g, board_t board, int64_t at, uint64_t* nxt, uint8_t* cleared,
+                                uint16_t* number) noexcept nogil:
+    """The moves of every piece on ``board``, written from ``at`` on; returns where they end."""
+    cdef board_t sm = smeared_board(g, board), after
+    cdef int p, k, lines
+    for p in range(g.n_pieces):
+        for k in range(g.first[p], g.first[p + 1]):
+            if drop_piece(g, board, sm, k, &after, &lines):
+                nxt[at] = after
+                cleared[at] = <uint8_t>lines
+                number[at] = <uint16_t>(k - g.first[p])
+                at = at + 1
+    return at
+
+
+cdef inline int32_t row_of(board_t after, const Ranks* r) noexcept nogil:
+    """A board's row among the shard's own (its rank in the bitmap), -1 if
+    another shard owns it, -2 if this one should and does not hold it."""
+    if <int64_t>(mix64(after & r.key_mask) % r.n_shards) != r.index:
+        return -1
+    cdef uint64_t word = r.words[after >> 6] if (after >> 6) < r.n_words else 0
+    cdef uint64_t bit = (<uint64_t>1) << (after & 63)
+    if not word & bit:
+        return -2
+    return <int32_t>(r.before[after >> 6] + popcount(word & (bit - 1)))
+
+
 cdef inline void write_table_moves(const Geometry* g, board_t board, int64_t at, uint64_t* nxt, int32_t* row,
                                    uint8_t* cleared, uint16_t* number, const Ranks* r) noexcept nogil:
-    """:func:`write_moves`, with each move's row: its board's among the
-    shard's own (its rank in the bitmap), -1 if another shard owns it, -2 if
-    this one should and does not hold it."""
-    cdef board_t sm = smeared_board(g, board), after
-    cdef int p, k, lines
-    cdef uint64_t word, bit
-    for p in range(g.n_pieces):
-        for k in range(g.first[p], g.first[p + 1]):
-            if drop_piece(g, board, sm, k, &after, &lines):
-                nxt[at] = after
-                cleared[at] = <uint8_t>lines
-                number[at] = <uint16_t>(k - g.first[p])
-                if <int64_t>(mix64(after & r.key_mask) % r.n_shards) != r.index:
-                    row[at] = -1
-                else:
-                    word = r.words[after >> 6] if (after >> 6) < r.n_words else 0
-                    bit = (<uint64_t>1) << (after & 63)
-                    if word & bit:
-                        row[at] = <int32_t>(r.before[after >> 6] + popcount(word & (bit - 1)))
-                    else:
-                        row[at] = -2
-                at = at + 1
+    """:func:`write_moves`, with each move's row (:func:`row_of`)."""
+    cdef int64_t end = write_moves(g, board, at, nxt, cleared, number), m
+    for m in range(at, end):
+        row[m] = row_of(nxt[m], r)
 
 
-cdef inline void write_moves(const Geometry* g, board_t board, int64_t at, uint64_t* nxt, uint8_t* cleared,
-                             uint16_t* number) noexcept nogil:
-    """The moves of every piece on ``board``, written from ``at`` on."""
-    cdef board_t sm = smeared_board(g, board), after
-    cdef int p, k, lines
-    for p in range(g.n_pieces):
-        for k in range(g.first[p], g.first[p + 1]):
-            if drop_piece(g, board, sm, k, &after, &lines):
-                nxt[at] = after
-                cleared[at] = <uint8_t>lines
-                number[at] = <uint16_t>(k - g.first[p])
-                at = at + 1
+cdef object counted_offsets(const Geometry* g, const uint64_t[::1] boards, int n_threads):
+    """The offsets of the moves of every (board, piece) of ``boards``: int32
+    ``(len(boards) * n_pieces + 1,)``, the moves counted by ``n_threads`` threads."""
+    cdef Py_ssize_t n = boards.shape[0], i
+    cdef int P = g.n_pieces
+    counts = np.zeros(n * P, dtype=np.int64)
+    cdef int64_t[::1] c = counts
+    if n:
+        for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
+            count_moves(g, boards[i], &c[i * P])
+    return offsets_from_counts(counts)
 
 
 def expand(engine, const uint64_t[::1] boards, int n_threads=1):
@@ -98,12 +106,7 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
     cdef int P = g.n_pieces
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
-    counts = np.zeros(n * P, dtype=np.int64)
-    cdef int64_t[::1] c = counts
-    if n:
-        for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
-            count_moves(g, boards[i], &c[i * P])
-    offsets = offsets_from_counts(counts)
+    offsets = counted_offsets(g, boards, n_threads)
     cdef Py_ssize_t n_moves = offsets[n * P]
     next_bits = np.empty(n_moves, dtype=np.uint64)
     lines = np.empty(n_moves, dtype=np.uint8)
@@ -143,12 +146,7 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
     if n_shards < 1 or not 0 <= index < n_shards:
         raise ValueError(f"index must be in [0, {n_shards - 1}], got {index}")
-    counts = np.zeros(n * P, dtype=np.int64)
-    cdef int64_t[::1] c = counts
-    if n:
-        for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
-            count_moves(g, boards[i], &c[i * P])
-    offsets = offsets_from_counts(counts)
+    offsets = counted_offsets(g, boards, n_threads)
     cdef Py_ssize_t n_moves = offsets[n * P]
     next_bits = np.empty(n_moves, dtype=np.uint64)
     rows = np.empty(n_moves, dtype=np.int32)
