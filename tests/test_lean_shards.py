@@ -77,6 +77,8 @@ def test_lean_shards_equal_the_single_process_solve_4x5(client, plain, opponent,
     assert babytris.expected_points(result.shards, opponent=pieces, n_placements=300) == exact
     # modified policy iteration: evaluation sweeps between the greedy ones
     assert result.round_evaluations.sum() > result.round_greedy.sum() > 0
+    if n_shards == 2 and opponent == "random":  # (the ghosts jump with their owners, as the table shards' do)
+        assert result.round_greedy.sum() / 2 <= 2 * plain(5, opponent).iterations, result.round_greedy.sum()
 
 
 def test_lean_shards_count_the_moves_and_the_table_shards_do(client):

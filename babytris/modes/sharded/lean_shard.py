@@ -187,7 +187,8 @@ class LeanShard(Shard):
         self.ghost_rows = [rows[owner == k] for k in range(self.n_shards)]
         self.tuned = ThreadTuner(self.kernel, self.n_threads, self.W.nbytes + self.kernel.kept.nbytes)
         self.linear = pieces == PIECES_RANDOM
-        self.changes = np.zeros(len(self.W), dtype=np.float32)  # (a jump's direction; the ghosts' stay 0)
+        self.changes = np.zeros(len(self.W), dtype=np.float32)  # (a jump's direction; the ghosts': _take_ghosts)
+        self.recorded = False  # (whether the last sweep recorded its changes)
         self.missed, self.jumped, self.last_greedy = 0, False, np.inf
         self.snapshots: list[np.ndarray] = []
         self.news, self.restored = 0.0, False
@@ -230,6 +231,8 @@ class LeanShard(Shard):
             rows = self.ghost_rows[k]
             if len(values):
                 news = max(news, float(np.abs(values - self.W[rows]).max()))
+            if self.recorded:  # (the owner's change in the sweep it recorded: the ghosts jump as their owners do)
+                self.changes[rows] = values - self.W[rows]
             self.W[rows] = values
         return news
 
@@ -303,7 +306,7 @@ class LeanShard(Shard):
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.inbox, self.restored = {}, True
+        self.inbox, self.restored, self.recorded = {}, True, False
 
     def load_boards(self, path: str) -> None:
         """Take the boards and ghosts of the checkpoint at ``path``: a shard
