@@ -55,12 +55,56 @@ def test_equals_the_single_process_solve(client, height, split):
     assert result.round_evaluations.sum() > result.round_greedy.sum() >= 2 * len(result.residuals)
 
 
-@pytest.mark.parametrize("split", ["hash", "low_rows"])
-def test_exchanging_after_every_sweep_equals_the_single_process_solve(client, split):
-    """The default: one sweep a round, greedy or evaluation, the boundary sent after each; the
-    single solve's values and moves, in fewer sweeps a shard than exchanging after a round's."""
+def _gauss_seidel(rules: Rules, sweeps: int, pieces: int) -> tuple[np.ndarray, np.ndarray]:
+    """The single solve's sweep, ``sweeps`` times from 0, on the engine's table (its order: layer
+    after layer), then one backup: ``(boards, state values (n_boards, P))``."""
+    from babytris.engine.enumeration import enumerate_boards
+    from babytris.engine.transitions import sweep_order
+    from babytris.solvers import _greedy, _sweep
+
+    table = enumerate_boards(rules)
+    order, starts = sweep_order(table)
+    W, scores = np.zeros(table.n_boards), np.asarray(rules.line_scores, dtype=np.float64)
+    probs = np.asarray(rules.probabilities, dtype=np.float64)
+    sweeper = _sweep.Sweeper(
+        table.offsets, table.next_board, table.lines, scores, probs, 0.9, None, W, None, order, starts,
+        pieces=pieces, independent_layers=True,
+    )  # fmt: skip
+    for _ in range(sweeps):
+        sweeper.greedy_sweep()
+    V = np.zeros(table.n_boards * rules.n_pieces)
+    _greedy.state_values(table.offsets, table.next_board, table.lines, scores, W, 0.9, V)
+    return table.boards, V.reshape(table.n_boards, -1)
+
+
+@pytest.mark.parametrize("lean", [False, True])
+@pytest.mark.parametrize("opponent", ["random", "minimax"])
+def test_exchanging_by_layer_runs_the_single_solves_sweeps_value_for_value(client, lean, opponent):
+    """The default exchange: a layer's boundary sent as soon as it is swept, the next layer (whose
+    moves lead to it) waiting for it, so every ghost is as fresh as the single solve's own boards
+    are: 4 greedy sweeps over the shards leave every value 4 sweeps of the whole table leave, bit
+    for bit.  Exchanging after every sweep (each ghost a sweep late) leaves others."""
     rules = Rules(width=4, height=5)
-    result = solve_sharded(rules, client, tol=1e-11, split=split, gather=True)
+    boards, expected = _gauss_seidel(rules, 4, 0 if opponent == "random" else 1)
+    for exchange in ("layer", "sweep"):
+        result = solve_sharded(
+            rules, client, eval_sweeps=0, max_iter=4, exchange=exchange, opponent=opponent, lean=lean
+        )
+        values, _ = result.shards.rows(boards)
+        assert len(result.residuals) == 4 and not result.shards.converged
+        assert np.array_equal(values, expected) == (exchange == "layer"), exchange
+    assert np.abs(values - expected).max() > 1.0
+
+
+@pytest.mark.parametrize("exchange", ["layer", "sweep"])
+@pytest.mark.parametrize("split", ["hash", "low_rows"])
+def test_exchanging_after_every_sweep_equals_the_single_process_solve(client, exchange, split):
+    """One sweep a round, greedy or evaluation, the boundary sent after each layer (the default) or
+    each sweep; the single solve's values and moves, in fewer sweeps a shard than exchanging after
+    a round's; by layer, in no more sweeps than the single solve's (it measures its residual on the
+    state values at this size, the shards on the board values, as it does above 2**24 states)."""
+    rules = Rules(width=4, height=5)
+    result = solve_sharded(rules, client, tol=1e-11, split=split, gather=True, exchange=exchange)
     plain = babytris.solve(rules, tol=1e-11)
     _same(result.solution, plain)
     assert result.solution.converged and np.array_equal(result.solution.policy, plain.policy)
@@ -69,8 +113,11 @@ def test_exchanging_after_every_sweep_equals_the_single_process_solve(client, sp
     greedy = np.flatnonzero(result.round_greedy)
     assert greedy[0] == 0 and len(greedy) < len(result.residuals) / 2  # (evaluations between)
     assert np.diff(greedy).max() - 1 <= default_eval_sweeps(0.9) + 1  # (at most one more: a jump's)
-    if split == "low_rows":  # (the ghosts jump with their owners: 19 greedy sweeps a shard, 27 while they stayed put)
-        assert result.round_greedy.sum() / 2 <= 2 * plain.iterations
+    if split == "low_rows" and exchange == "sweep":  # (the ghosts jump with their owners: 19 greedy sweeps a
+        assert result.round_greedy.sum() / 2 <= 2 * plain.iterations  # shard, 27 while they stayed put)
+    if exchange == "layer":  # (8 greedy sweeps a shard and 36 rounds; the single solve 10 and 42 sweeps)
+        assert result.round_greedy.sum() / 2 <= plain.iterations
+        assert len(result.residuals) <= plain.iterations + plain.evaluation_sweeps.sum()
     by_round = solve_sharded(rules, client, tol=1e-11, split=split, exchange="round")
     assert rounds.sum() < (by_round.round_greedy + by_round.round_evaluations).sum()
 

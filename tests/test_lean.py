@@ -248,3 +248,45 @@ def test_the_sweeps_find_the_moves_that_dropping_every_placement_finds(rules, se
         nexts = np.where(fits, table.index(after.ravel()).reshape(after.shape), 0xFFFFFFFF)
         assert np.array_equal(sweeper.kept_next, nexts)
         assert np.array_equal(sweeper.kept_lines, np.where(fits, lines, 0))
+
+
+@pytest.mark.parametrize("kind", ["table", "lean"])
+def test_a_sweep_layer_by_layer_is_the_whole_sweep(kind):
+    """``layer=k`` sweeps that layer's boards alone (the sharded solve exchanges values between them):
+    the layers in order, greedy then evaluation, leave the values one whole sweep of each leaves, bit
+    for bit; one layer alone changes no board of another; a layer out of range is refused."""
+    from babytris.engine.enumeration import enumerate_boards
+    from babytris.engine.placements import engine
+    from babytris.engine.transitions import layers, sweep_order
+    from babytris.modes import _lean
+    from babytris.solvers import _sweep
+
+    rules = Rules(width=4, height=5)
+    scores, probs = np.asarray(rules.line_scores, dtype=float), np.asarray(rules.probabilities)
+    n_layers = len(layers(rules))
+
+    def sweeper(W: np.ndarray):
+        if kind == "lean":
+            return _lean.LeanSweeper(table, W, scores, probs, 0.9, np.asarray(layers(rules)), keep="placements")
+        order, starts = sweep_order(table)
+        return _sweep.Sweeper(
+            table.offsets, table.next_board, table.lines, scores, probs, 0.9, None, W, None, order, starts,
+            independent_layers=True,
+        )  # fmt: skip
+
+    table = _lean.LeanTable(engine(rules), 0, 10**6) if kind == "lean" else enumerate_boards(rules)
+    start = np.random.default_rng(3).uniform(0.0, 10.0, table.n_boards)
+    whole, parts = start.copy(), start.copy()
+    by_sweep, by_layer = sweeper(whole), sweeper(parts)
+    assert by_sweep.greedy_sweep() == max(by_layer.greedy_sweep(layer=k) for k in range(n_layers))
+    assert np.array_equal(whole, parts)
+    assert by_sweep.evaluation_sweep() == max(by_layer.evaluation_sweep(layer=k) for k in range(n_layers))
+    assert np.array_equal(whole, parts)
+    before = parts.copy()
+    by_layer.greedy_sweep(layer=2)
+    boards = table.boards() if kind == "lean" else table.boards
+    other = layers(rules)[np.bitwise_count(boards) % n_layers] != 2
+    assert np.array_equal(parts[other], before[other]) and not np.array_equal(parts, before)
+    for bad in (-2, n_layers):
+        with pytest.raises(ValueError, match="layer must be -1"):
+            by_layer.greedy_sweep(layer=bad)

@@ -374,25 +374,27 @@ cdef class LeanSweeper:
                 mine |= (<uint64_t>1) << bit
         return mine
 
-    def greedy_sweep(self, V_prev=None, float[::1] changes=None):
+    def greedy_sweep(self, V_prev=None, float[::1] changes=None, *, int layer=-1):
         """One sweep over every board, keeping each state's chosen move
         (``keep``); returns the largest change of a board's value.
         ``changes``, if given (float32, a board each), receives each board's
         change: the values before the sweep are the values after it minus
         these, to float32's precision, at half the memory of a copy
-        (``V_prev``: no state values are kept; must be empty or None)."""
+        (``V_prev``: no state values are kept; must be empty or None).
+        ``layer`` (>= 0): that layer's boards alone (a sweep in parts, the
+        sharded solve's, which exchanges values between its layers)."""
         if V_prev is not None and len(V_prev):
             raise ValueError("greedy_sweep: the lean sweeps keep no state values (V_prev must be empty)")
-        return self._sweep(False, changes)
+        return self._sweep(False, changes, layer)
 
-    def evaluation_sweep(self, float[::1] changes=None):
+    def evaluation_sweep(self, float[::1] changes=None, *, int layer=-1):
         """One sweep evaluating the moves the last greedy sweep kept (their
         values only: no move is chosen); returns the largest change of a
-        board's value (``changes``: as for :meth:`greedy_sweep`).  An
-        opponent giving the least valuable piece still chooses it."""
+        board's value (``changes``, ``layer``: as for :meth:`greedy_sweep`).
+        An opponent giving the least valuable piece still chooses it."""
         if self.keep == KEEP_NONE:
             raise ValueError("evaluation_sweep: this sweeper keeps no moves (keep='none': value iteration only)")
-        return self._sweep(True, changes)
+        return self._sweep(True, changes, layer)
 
     def jump(self, double step, float[::1] changes not None):
         """Aitken's jump along the last sweep's changes: ``W += step *
@@ -480,9 +482,11 @@ cdef class LeanSweeper:
         change[0] = largest
         at[0] = where
 
-    cdef double _sweep(self, bint evaluation, float[::1] changes) except? -1.0:
+    cdef double _sweep(self, bint evaluation, float[::1] changes, int only) except? -1.0:
         if changes is not None and changes.shape[0] != self.table.n_boards:
             raise ValueError("the sweep's changes shape does not match")
+        if not -1 <= only < self.n_layers:
+            raise ValueError(f"layer must be -1 (every layer) or in [0, {self.n_layers}), got {only}")
         if self.table.n_boards == 0:
             return 0.0
         cdef float* prev = &changes[0] if changes is not None else NULL
@@ -500,7 +504,7 @@ cdef class LeanSweeper:
                 if self.n_layers == 1:
                     residual = self._descending(evaluation, prev, &stopped)
                 else:
-                    for layer in range(self.n_layers):
+                    for layer in range(max(only, 0), self.n_layers if only < 0 else only + 1):
                         # In rounds, so that Ctrl-C is seen within a fraction of a second.
                         first = 0
                         while first < n_blocks and not stopped:

@@ -84,5 +84,6 @@ cdef class Sweeper:
     cdef readonly Py_ssize_t generation  # how many times __init__ has set the arrays up
 
     cdef void _remember(self) noexcept
+    cdef Py_ssize_t _first_layer(self, Py_ssize_t layer) except -1
     cdef void _free_least(self) noexcept
     cdef void _free_chosen(self) noexcept

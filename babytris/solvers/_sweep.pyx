@@ -606,11 +606,15 @@ cdef class Sweeper:
         """Boards with at least one move (the others keep their values)."""
         return self.layer_starts[self.n_layers]
 
-    def greedy_sweep(self, double[::1] V_prev=None, double[::1] W_prev=None):
+    def greedy_sweep(self, double[::1] V_prev=None, double[::1] W_prev=None, *, Py_ssize_t layer=-1):
         """One Bellman sweep over every live board, recording each state's
         move; returns the largest |change| of V or W.  ``V_prev``,
-        ``W_prev``, if given, receive the values as they were before it."""
+        ``W_prev``, if given, receive the values as they were before it.
+        ``layer`` (>= 0): that layer's boards alone (a sweep in parts, the
+        sharded solve's, which exchanges values between its layers)."""
         cdef double residual = 0.0
+        cdef Py_ssize_t first_layer = self._first_layer(layer)
+        cdef Py_ssize_t n_layers = self.n_layers if layer < 0 else 1
         if (V_prev is None) != (W_prev is None):
             raise ValueError("greedy_sweep: give both V_prev and W_prev, or neither")
         if V_prev is not None and self.sw.V == NULL and self.n_boards:
@@ -630,7 +634,7 @@ cdef class Sweeper:
                     populate_threads(self.sw.chosen_next, n * P * sizeof(int32_t), self.n_threads)
                     populate_threads(self.sw.chosen_lines, n * P, self.n_threads)
             self.mapped = True
-            residual = sweep_layers(&self.sw, True, self.layer_starts, self.n_layers, self.n_threads,
+            residual = sweep_layers(&self.sw, True, self.layer_starts + first_layer, n_layers, self.n_threads,
                                     self.block_residual)
         self.least_noted = self.sw.least_piece != NULL and drawn_games(&self.sw)
         # (only live boards' states are noted; the evaluation sweeps read no other)
@@ -638,6 +642,12 @@ cdef class Sweeper:
         self.sw.V_prev = NULL
         self.sw.W_prev = NULL
         return residual
+
+    cdef Py_ssize_t _first_layer(self, Py_ssize_t layer) except -1:
+        """The first layer a sweep given ``layer`` runs (-1: every layer, from the first)."""
+        if not -1 <= layer < self.n_layers:
+            raise ValueError(f"layer must be -1 (every layer) or in [0, {self.n_layers}), got {layer}")
+        return max(layer, 0)
 
     @property
     def synchronous(self):
@@ -671,13 +681,15 @@ cdef class Sweeper:
             changed = first_best(&m, self.sw.policy, slack, NULL, self.n_boards * self.sw.P, self.n_threads)
         return changed
 
-    def evaluation_sweep(self, float[::1] changes=None):
+    def evaluation_sweep(self, float[::1] changes=None, *, Py_ssize_t layer=-1):
         """One sweep evaluating the moves the last greedy sweep chose (before
         any greedy sweep: none, so every board gets the dead value); updates W only and
         returns its largest change.  ``changes`` (float32), if given, receives
         each swept board's change of W (the direction of an Aitken jump: 4
-        bytes a board where a copy of W takes 8)."""
+        bytes a board where a copy of W takes 8).  ``layer``: as :meth:`greedy_sweep`'s."""
         cdef double residual = 0.0
+        cdef Py_ssize_t first_layer = self._first_layer(layer)
+        cdef Py_ssize_t n_layers = self.n_layers if layer < 0 else 1
         if self.sw.policy == NULL and not self.sw.chosen_valid and self.n_boards:
             raise ValueError("evaluation_sweep: no move chosen yet (policy=None): run a greedy sweep first")
         if changes is not None:
@@ -687,7 +699,7 @@ cdef class Sweeper:
         self._remember()
         self.least_noted = False  # (the values change under the pieces noted)
         with nogil:
-            residual = sweep_layers(&self.sw, False, self.layer_starts, self.n_layers, self.n_threads,
+            residual = sweep_layers(&self.sw, False, self.layer_starts + first_layer, n_layers, self.n_threads,
                                     self.block_residual)
         self.sw.W_change = NULL
         return residual

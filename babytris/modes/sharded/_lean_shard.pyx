@@ -307,15 +307,16 @@ cdef class LeanShardSweeper:
                         break
         return values, moves
 
-    def greedy_sweep(self, V_prev=None, float[::1] changes=None):
+    def greedy_sweep(self, V_prev=None, float[::1] changes=None, *, int layer=-1):
         """Back up every own board from its moves, keeping each state's first
         best placement; returns the largest change of a value.  ``changes``,
         if given (float32, a row each), receives each own board's change
-        (``V_prev``: no state values are kept; must be empty or None)."""
-        return self.sweeper.greedy_sweep(V_prev, changes)
+        (``V_prev``: no state values are kept; must be empty or None);
+        ``layer`` (>= 0): that layer's boards alone."""
+        return self.sweeper.greedy_sweep(V_prev, changes, layer=layer)
 
-    def evaluation_sweep(self, float[::1] changes=None):
+    def evaluation_sweep(self, float[::1] changes=None, *, int layer=-1):
         """Value every own board by the placements the last greedy sweep kept
         (an opponent giving the least valuable piece still chooses it);
-        returns the largest change (``changes``: as :meth:`greedy_sweep`'s)."""
-        return self.sweeper.evaluation_sweep(changes)
+        returns the largest change (``changes``, ``layer``: as :meth:`greedy_sweep`'s)."""
+        return self.sweeper.evaluation_sweep(changes, layer=layer)

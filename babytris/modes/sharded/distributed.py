@@ -11,10 +11,14 @@ machine.  Here the boards are split into shards, each held by a dask actor
 2. **Table**: each shard expands its boards once more into a move table
    over its own boards and *ghosts*, the boards of other shards its moves
    lead to, and tells each owner which of its boards it reads.
-3. **Rounds**: (with ``exchange="sweep"``, the default, each round is one
+3. **Rounds**: (with ``exchange="layer"``, the default, each round is one
    sweep, greedy or evaluation, of the single solve's modified policy
-   iteration run by the client's schedule over the global residuals, and the
-   boundary is sent after each; the rest as below.)
+   iteration run by the client's schedule over the global residuals, swept
+   layer by layer: each layer's boundary is sent as soon as it is swept and
+   the next layer, whose moves lead to it, waits for it, so the ghosts are
+   as fresh as the single solve's own boards and the shards together run its
+   sweeps, value for value.  With ``exchange="sweep"`` the boundary is sent
+   after each sweep, each ghost a sweep late; with ``"round"``, as below.)
    Each shard runs the single-process algorithm over its own
    boards, modified policy iteration with Aitken jumps
    (:func:`~babytris.solvers.sweeping.evaluate_policy`, the same compiled
@@ -102,6 +106,7 @@ import numpy as np
 
 from ...engine.placements import canonical_boards
 from ...engine.resources import DEFAULT_MAX_MEMORY, MemoryLimitError, check_max_memory, format_bytes
+from ...engine.transitions import layers
 from ...game.rules import Rules
 from ...game.validation import check_bool, check_int, check_solver_args, default_eval_sweeps
 from ...results.solution import Solution, tie_slack
@@ -114,7 +119,7 @@ from .round_schedules import RoundJumps, SweepSchedule
 __all__ = ["LostWorkerError", "LiveShards", "ShardedSolve", "solve_sharded"]
 
 #: When the shards send each other their boundary values (see :func:`solve_sharded`).
-EXCHANGES = ("sweep", "round")
+EXCHANGES = ("layer", "sweep", "round")
 #: Opponents the sharded solve plays against (pieces drawn at random, or the worst piece given).
 OPPONENTS = {"random": PIECES_RANDOM, "minimax": PIECES_WORST}
 
@@ -224,7 +229,7 @@ def solve_sharded(
     split: str = "low_rows",
     n_threads: int | None = None,
     sweeps_per_round: int = 8,
-    exchange: str = "sweep",
+    exchange: str = "layer",
     eval_sweeps: int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     out: str | os.PathLike | None = None,
@@ -255,7 +260,13 @@ def solve_sharded(
             sweep of a round (the one with the ghosts fresh), so it is the
             same test whatever this is.
         exchange: when the shards send each other their boundary values:
-            ``"sweep"`` (the default), after every sweep, greedy or
+            ``"layer"`` (the default), after every layer of every sweep (one
+            sweep a round, as ``"sweep"``, but a layer's boundary goes out as
+            soon as it is swept and the next layer, whose moves lead to it,
+            waits for it: every ghost is as fresh as the single solve's own
+            boards, so the shards run the single solve's sweeps, value for
+            value; where the rules put every board in one layer, as
+            ``"sweep"``); ``"sweep"``, after every sweep, greedy or
             evaluation (one sweep a round: the shards' modified policy
             iteration is then the single solve's, each ghost one sweep late;
             ``max_iter`` counts greedy sweeps); ``"round"``, after a round
@@ -462,6 +473,8 @@ def _solve(
     residuals: list[float] = []
     rounds_log: list[tuple[float, int, int, int]] = []  # (seconds, greedy sweeps, evaluation sweeps, bytes)
     exchange = "round" if n_shards == 1 else exchange  # (one shard has no one to send to)
+    # (a sweep in parts where the rules layer the boards: its boundary sent layer by layer)
+    last_layer = len(layers(rules)) - 1 if exchange == "layer" and len(layers(rules)) > 1 else -1
     jumps: RoundJumps | SweepSchedule = (
         RoundJumps() if exchange == "round" else SweepSchedule(eval_sweeps, tol, pieces == PIECES_RANDOM)
     )
@@ -477,7 +490,7 @@ def _solve(
             count = jumps.greedy - 1 if greedy else 0
             write = out is not None and not resumed and count > 0 and count % checkpoint_rounds == 0
             paths = _checkpoint_paths(out, n_shards, count // checkpoint_rounds) if write else [None] * n_shards
-            calls = [s.step(r, greedy, jump, record, paths[k]) for k, s in enumerate(shards)]
+            calls = [s.step(r, greedy, jump, record, paths[k], last_layer >= 0) for k, s in enumerate(shards)]
         else:
             jump = 0.0 if resumed or n_shards == 1 else jumps.ratio(residuals)
             write = out is not None and not resumed and r > 0 and r % checkpoint_rounds == 0
@@ -513,10 +526,9 @@ def _solve(
         if progress is not None:
             progress(len(residuals), residuals[-1])
     residual = residuals[-1] if residuals else 0.0
-    slack = (
-        tie_slack(discount, residual, np.array([max(_all([s.largest() for s in shards]))])) if residual <= tol else 0.0
-    )
-    _all([s.settle(slack, len(residuals) - 1) for s in shards])
+    largest = max(_all([s.close_rounds(len(residuals) - 1, last_layer) for s in shards]))
+    slack = tie_slack(discount, residual, np.array([largest])) if residual <= tol else 0.0
+    _all([s.settle(slack) for s in shards])
     seconds["sweeps"] = time.perf_counter() - began
     at_home = sum(_all([s.at_home() for s in shards]))
     boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]

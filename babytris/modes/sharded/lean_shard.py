@@ -202,47 +202,34 @@ class LeanShard(Shard):
         """``(boards, moves)`` of the shard: its own boards and their moves."""
         return int(self.kernel.n_own), int(self.n_moves)
 
-    def largest(self) -> float:
-        """The largest |value| of the shard's boards and ghosts (0 if none)."""
-        return float(np.abs(self.W).max(initial=0.0))
+    def _rows_asked(self, k: int, wanted: np.ndarray) -> np.ndarray:
+        """The rows of the boards shard ``k`` asked for (int64, in its order)."""
+        rows = self.kernel.rows(wanted)
+        mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules.width) == self.index
+        if (rows < 0).any() or not mine.all():
+            raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
+        return rows
 
-    def serve(self) -> None:
-        """Note, per shard that asked, the rows of the boards it reads: this shard's boundary with it."""
-        if not hasattr(self, "served"):
-            self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
-        for k, wanted in self.asked.items():
-            rows = self.kernel.rows(wanted)
-            mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules.width) == self.index
-            if (rows < 0).any() or not mine.all():
-                raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
-            self.served[k] = rows
-        self.asked = {}
+    def _ghost_rows(self, k: int) -> np.ndarray:
+        """The rows of shard ``k``'s ghosts here, in the order asked (int64)."""
+        return self.ghost_rows[k]
 
-    def _take_ghosts(self, index: int) -> float:
-        """The ghosts' values sent in round ``index`` (none before the first);
-        returns their largest change (inf in the first round of a shard with
-        ghosts: their values are not known yet)."""
-        sent = self.inbox.pop(index, {})
-        self.inbox = {r: values for r, values in self.inbox.items() if r > index}
-        if index < 0:
-            return np.inf if self.kernel.n_rows > self.kernel.n_own else 0.0
-        news = 0.0
-        for k, values in sent.items():
-            rows = self.ghost_rows[k]
-            if len(values):
-                news = max(news, float(np.abs(values - self.W[rows]).max()))
-            if self.recorded:  # (the owner's change in the sweep it recorded: the ghosts jump as their owners do)
-                self.changes[rows] = values - self.W[rows]
-            self.W[rows] = values
-        return news
+    def _n_own(self) -> int:
+        return int(self.kernel.n_own)
 
     # --- the result ---------------------------------------------------------------------------
 
-    def settle(self, slack: float, index: int) -> None:
-        """End the rounds: the ghosts' last values (sent in round ``index``);
-        the moves are computed on demand, each state's the first within
-        ``slack`` of its best."""
-        self._take_ghosts(index)
+    def close_rounds(self, index: int, layer: int = -1) -> float:
+        """End the rounds: the ghosts' last values (sent in round ``index``, of
+        ``layer`` where the rounds exchange by layer), as
+        :meth:`Shard.close_rounds <babytris.modes.sharded.shard.Shard.close_rounds>`;
+        the moves are computed on demand (:meth:`settle`).  Returns the
+        largest |value| of the shard's boards and ghosts (0 if none)."""
+        self._take_ghosts(index, layer)
+        return float(np.abs(self.W).max(initial=0.0))
+
+    def settle(self, slack: float) -> None:
+        """Each state's move, computed on demand, the first within ``slack`` of its best."""
         self.slack = slack
 
     def lookup(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -306,7 +293,8 @@ class LeanShard(Shard):
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.inbox, self.restored, self.recorded = {}, True, False
+        self._forget_inbox()
+        self.restored, self.recorded = True, False
 
     def load_boards(self, path: str) -> None:
         """Take the boards and ghosts of the checkpoint at ``path``: a shard

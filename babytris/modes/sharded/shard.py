@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from ...engine._moves import placement_numbers
 from ...engine.placements import engine
 from ...engine.transitions import layer_order, layers
 from ...game.rules import Rules
-from ...solvers import _sweep
+from ...solvers import _greedy, _sweep
 from ...solvers.roles import PIECES_RANDOM
-from ...solvers.sweep_arrays import CHOSEN_MOVES_STATES
 from ...solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
 from . import _shard, owners
 from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
@@ -42,6 +42,7 @@ class Shard:
         self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
         self.n_threads = n_threads if n_threads > 0 else max(1, (os.cpu_count() or 1) // -n_threads)
         self.engine = engine(rules)
+        self.layer_of_residue = layers(rules)  # (a board's layer by its cells: the sweeps' and the exchange's)
         self.boards = np.zeros(0, dtype=np.uint64)  # ascending (one shard's: within each of the engine's layers)
         self.runs = np.array([0, 0], dtype=np.int64)  # (one shard's: those layers' starts)
         self.frontier = np.zeros(0, dtype=np.uint64)
@@ -57,7 +58,9 @@ class Shard:
         self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64) if bitmap else None
         self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
         self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
-        self.inbox: dict[int, dict[int, np.ndarray]] = {}  # per round, per shard, the values it sent
+        # per (round, layer: -1 for a whole sweep's), per shard, the values it sent, and who waits for them
+        self.inbox: dict[tuple[int, int], dict[int, np.ndarray]] = {}
+        self.arrivals: dict[tuple[int, int], Any] = {}  # (asyncio events)
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -215,32 +218,34 @@ class Shard:
     def _sweeps_over(
         self, n_rows: int, order: np.ndarray, starts: np.ndarray, independent: bool, pieces: int, discount: float
     ) -> None:
-        """The values (0), the compiled sweeper over ``n_rows`` rows (own boards
-        then ghosts) in ``order`` by layers ``starts``, and the jumps' tallies."""
+        """The board values (0), the compiled sweeper over ``n_rows`` rows (own
+        boards then ghosts) in ``order`` by layers ``starts``, and the jumps'
+        tallies.  The sweeps keep board values alone and each state's chosen
+        move in the sweeper's cache (5 bytes a state), as the single solve
+        does above :data:`~babytris.solvers.sweep_arrays.BOARD_VALUES_ONLY_STATES`
+        states: the evaluation sweeps read the cache, not the table; the
+        state values and moves are written once, as the rounds end
+        (:meth:`close_rounds`)."""
         rules = self.rules
-        P = rules.n_pieces
-        self.V = np.zeros(n_rows * P)
+        self.scores, self.discount = np.asarray(rules.line_scores, dtype=np.float64), discount
         self.W = np.zeros(n_rows)
-        self.policy = np.full(n_rows * P, -1, dtype=np.int16)
         self.sweeper = _sweep.Sweeper(
             self.offsets,
             self.next_board,
             self.lines,
-            np.asarray(rules.line_scores, dtype=np.float64),
+            self.scores,
             np.asarray(rules.probabilities, dtype=np.float64),
             discount,
-            self.V,
+            None,
             self.W,
-            self.policy,
+            None,
             order,
             starts,
             pieces=pieces,
             independent_layers=independent,
             n_threads=self.n_threads,
         )
-        if n_rows * P <= CHOSEN_MOVES_STATES:
-            self.sweeper.cache_chosen_moves()
-        self.tuned = ThreadTuner(self.sweeper, self.n_threads, self.W.nbytes + self.V.nbytes)
+        self.tuned = ThreadTuner(self.sweeper, self.n_threads, self.W.nbytes + 5 * len(self.offsets))
         self.linear = pieces == PIECES_RANDOM
         # (a jump's direction; the ghosts' are their owners' recorded ones, see _take_ghosts)
         self.changes = np.zeros(n_rows, dtype=np.float32)
@@ -273,30 +278,70 @@ class Shard:
         """The moves that lead to a board of this shard."""
         return self.moves_at_home
 
-    def largest(self) -> float:
-        """The largest |value| of the shard's states (0 if none)."""
-        n = len(self.boards) * self.rules.n_pieces
-        return float(np.abs(self.V[:n]).max()) if n else 0.0
-
     def serve(self) -> None:
         """Note, per shard that asked (:meth:`ask`), where the boards it reads
-        are here: this shard's boundary with it."""
+        are here: this shard's boundary with it, whole and by layer."""
         if not hasattr(self, "served"):  # (a rebuilt shard's requests come again alone)
             self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
+            self.served_layers: list[list[np.ndarray]] = [[] for _ in range(self.n_shards)]
         for k, wanted in self.asked.items():
-            at = np.searchsorted(self.boards, wanted)
-            if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
-                raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
+            at = self._rows_asked(k, wanted)
+            layer = self._layer(wanted)
             self.served[k] = at
+            self.served_layers[k] = [at[layer == m] for m in range(len(self.layer_of_residue))]
         self.asked = {}
+        self._ghost_layers()
+
+    def _rows_asked(self, k: int, wanted: np.ndarray) -> np.ndarray:
+        """The rows of the boards shard ``k`` asked for (int64, in its order)."""
+        at = np.searchsorted(self.boards, wanted)
+        if len(wanted) and not np.array_equal(self.boards[np.minimum(at, len(self.boards) - 1)], wanted):
+            raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
+        return at
+
+    def _layer(self, boards: np.ndarray) -> np.ndarray:
+        """Each board's layer (int64), as the sweeps number them (:func:`~babytris.engine.transitions.layers`)."""
+        return self.layer_of_residue[np.bitwise_count(boards) % len(self.layer_of_residue)]
+
+    def _ghost_rows(self, k: int) -> np.ndarray | slice:
+        """The rows of shard ``k``'s ghosts here, in the order asked (a slice: they follow each other)."""
+        return slice(int(self.ghost_starts[k]), int(self.ghost_starts[k + 1]))
+
+    def _ghost_layers(self) -> None:
+        """Note, per shard and layer, the rows of its ghosts here in that layer
+        (int64, in the order its values come), and how many shards send each
+        layer's (``exchange="layer"``)."""
+        n_layers = len(self.layer_of_residue)
+        self.ghost_layers: list[list[np.ndarray]] = []
+        for k, wanted in enumerate(self.needs):
+            if k == self.index:
+                self.ghost_layers.append([])
+                continue
+            rows = self._ghost_rows(k)
+            if isinstance(rows, slice):
+                rows = np.arange(rows.start, rows.stop, dtype=np.int64)
+            layer = self._layer(wanted)
+            self.ghost_layers.append([rows[layer == m] for m in range(n_layers)])
+        self.senders = [sum(len(g[m]) > 0 for g in self.ghost_layers if g) for m in range(n_layers)]
 
     # --- the rounds ---------------------------------------------------------------------------
 
-    async def put(self, sender: int, values: np.ndarray, index: int) -> None:
+    async def put(self, sender: int, values: np.ndarray, index: int, layer: int = -1) -> None:
         """Receive shard ``sender``'s values of the boards read here (in the
-        order asked), for the next round.  (A coroutine: it runs on the
-        worker's event loop, never queued behind a round's sweeps.)"""
-        self.inbox.setdefault(index, {})[sender] = values
+        order asked) from round ``index``, of one ``layer`` of them (-1:
+        all), for the next round or (a layer's) the next layer's sweep.
+        (A coroutine: it runs on the worker's event loop, never queued
+        behind a round's sweeps.)"""
+        sent = self.inbox.setdefault((index, layer), {})
+        sent[sender] = values
+        if layer >= 0 and len(sent) == self.senders[layer]:
+            self._arrival(index, layer).set()
+
+    def _arrival(self, index: int, layer: int) -> Any:
+        """The event set once every shard sending ``layer``'s values of round ``index`` has sent them."""
+        import asyncio
+
+        return self.arrivals.setdefault((index, layer), asyncio.Event())
 
     async def round(
         self, index: int, tol: float, greedy_sweeps: int, jump: float, last: bool, checkpoint: str | None = None
@@ -331,21 +376,26 @@ class Shard:
             swept = await self._in_thread(self._sweeps, tol, 0 if last else greedy_sweeps, self.news)
         if generation != self.generation:
             return (*swept, 0)  # (read by no one; the values are the checkpoint's again)
-        return (*swept, await self._send(index))
+        sending, sent = self._send(index)
+        await sending
+        return (*swept, sent)
 
-    async def _send(self, index: int) -> int:
-        """Round ``index``'s boundary values, straight to each shard that reads
-        them; returns the bytes sent."""
+    def _send(self, index: int, layer: int = -1) -> tuple[Any, int]:
+        """Round ``index``'s boundary values (of one ``layer``; -1: all), sent
+        straight to each shard that reads them.  Returns ``(sending, bytes)``:
+        an awaitable done once every shard has them, and the bytes sent."""
         import asyncio
 
+        served = self.served if layer < 0 else [parts[layer] for parts in self.served_layers if parts]
+        readers = range(self.n_shards) if layer < 0 else [k for k, parts in enumerate(self.served_layers) if parts]
         sent = [
-            (k, self.W[at]) for k, at in enumerate(self.served) if k != self.index and len(at)
-        ]  # (copies: the next round's sweeps change W while these travel)
-        await asyncio.gather(*(self.peers[k].put(self.index, values, index) for k, values in sent))
-        return sum(values.nbytes for _, values in sent)
+            (k, self.W[at]) for k, at in zip(readers, served) if k != self.index and len(at)
+        ]  # (copies, taken now: the next sweeps change W while these travel)
+        sending = asyncio.gather(*(self.peers[k].put(self.index, values, index, layer) for k, values in sent))
+        return sending, sum(values.nbytes for _, values in sent)
 
     async def step(
-        self, index: int, greedy: bool, jump: float, record: bool, checkpoint: str | None = None
+        self, index: int, greedy: bool, jump: float, record: bool, checkpoint: str | None = None, by_layer: bool = False
     ) -> tuple[float, int, int, int]:
         """Round ``index`` of the solve that exchanges after every sweep
         (``exchange="sweep"``): the ghosts sent in the round before, one
@@ -358,22 +408,71 @@ class Shard:
         changes, so they jump as their owners do) and records its own
         changes if ``record``.  ``checkpoint``: as :meth:`round`'s.
 
+        ``by_layer`` (``exchange="layer"``): the sweep runs layer by layer,
+        and each layer's boundary is sent as soon as it is swept; a layer
+        waits for the values of the layer before it (the one its moves
+        lead to) from every shard it reads, so its ghosts are as fresh as
+        the single solve's own boards: the shards together run the single
+        solve's sweep, value for value.
+
         Returns:
             ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``.
         """
         generation = self.generation
+        last = len(self.layer_of_residue) - 1 if by_layer else -1
         if self.restored:
             self.restored = False
         else:
-            self._take_ghosts(index - 1)
+            self._take_ghosts(index - 1, last)
             if checkpoint is not None:
                 await self._in_thread(self._checkpoint, checkpoint)
+        if by_layer and generation == self.generation:
+            layered = await self._by_layer(index, greedy, jump, record, generation)
+            return layered if generation == self.generation else (np.inf, 0, 0, 0)
         swept = (np.inf, 0, 0)
         if generation == self.generation:
             swept = await self._in_thread(self._one_sweep, greedy, jump, record)
         if generation != self.generation:
             return (*swept, 0)
-        return (*swept, await self._send(index))
+        sending, sent = self._send(index)
+        await sending
+        return (*swept, sent)
+
+    async def _by_layer(
+        self, index: int, greedy: bool, jump: float, record: bool, generation: int
+    ) -> tuple[float, int, int, int]:
+        """:meth:`step`'s sweep layer by layer (``by_layer``), each layer's
+        boundary sent once it is swept: ``(residual, greedy sweeps,
+        evaluation sweeps, bytes sent)``; stops where a restore
+        (``generation`` passed) gave the round up."""
+        import asyncio
+        from functools import partial
+
+        self.recorded = record and not greedy
+        if jump:  # (the ghosts too, along their owners' changes: they stay their owners' values, bit for bit)
+            _jump_along(jump, self.W, self.changes)
+        kind, sweeper = ("greedy" if greedy else "evaluation"), cast(Any, self.tuned.sweeper)  # (by layer)
+        residual, sendings, sent = 0.0, [], 0
+        for layer in range(len(self.layer_of_residue)):
+            if layer and self.senders[layer - 1]:
+                await self._arrival(index, layer - 1).wait()
+            if generation != self.generation:
+                break
+            if layer:
+                self._take_ghosts(index, layer - 1)
+            if greedy:
+                work = partial(sweeper.greedy_sweep, layer=layer)
+            else:
+                work = partial(sweeper.evaluation_sweep, self.changes if record else None, layer=layer)
+            swept = await self._in_thread(self.tuned.timed, f"{kind}-{layer}", work)
+            if generation != self.generation:
+                break
+            residual = max(residual, swept)
+            sending, size = self._send(index, layer)
+            sendings.append(sending)
+            sent += size
+        await asyncio.gather(*sendings)
+        return residual, int(greedy), int(not greedy), sent
 
     def _one_sweep(self, greedy: bool, jump: float, record: bool) -> tuple[float, int, int]:
         """:meth:`step`'s sweep: ``(residual, greedy sweeps, evaluation sweeps)``."""
@@ -411,16 +510,16 @@ class Shard:
     def _checkpoint(self, path: str) -> None:
         """Write, atomically, all a round needs to go on as if never stopped:
         the boards (to rebuild the table elsewhere), the values, own and
-        ghosts, the state values (the greedy residual compares with them),
-        the snapshots the rounds jump from, and the jumps' tallies."""
+        ghosts, the snapshots the rounds jump from, and the jumps' tallies.
+        (A checkpoint is written as a greedy sweep begins: the moves the
+        last one chose are not needed.)"""
         from ...engine.writing import replace_atomically
 
-        n = len(self.boards) * self.rules.n_pieces
         tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
         snapshots = np.array(self.snapshots)
         replace_atomically(
             path,
-            lambda f: np.savez(f, boards=self.boards, W=self.W, V=self.V[:n], snapshots=snapshots, tallies=tallies),
+            lambda f: np.savez(f, boards=self.boards, W=self.W, snapshots=snapshots, tallies=tallies),
         )
 
     async def _in_thread(self, work: Callable, *args: Any) -> Any:
@@ -443,13 +542,19 @@ class Shard:
         with np.load(path, allow_pickle=False) as data:
             if not np.array_equal(data["boards"], self.boards) or data["W"].shape != self.W.shape:
                 raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
-            n = len(self.boards) * self.rules.n_pieces
             self.W[:] = data["W"]
-            self.V[:n] = data["V"]
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.inbox, self.restored, self.recorded = {}, True, False
+        self._forget_inbox()
+        self.restored, self.recorded = True, False
+
+    def _forget_inbox(self) -> None:
+        """Drop the values received (a restore goes back to a checkpoint's),
+        waking the rounds that wait for more: they see the restore and stop."""
+        for waiting in self.arrivals.values():
+            waiting.set()
+        self.inbox, self.arrivals = {}, {}
 
     def load_boards(self, path: str) -> None:
         """Take the boards of the checkpoint at ``path``: a shard rebuilt on
@@ -475,23 +580,30 @@ class Shard:
         self.W += step
         return float(np.abs(step).max(initial=0.0))
 
-    def _take_ghosts(self, index: int) -> float:
-        """The ghosts' values sent in round ``index`` (none before the first);
-        returns their largest change (inf in the first round of a shard with
-        ghosts: their values are not known yet)."""
-        sent = self.inbox.pop(index, {})
-        self.inbox = {r: values for r, values in self.inbox.items() if r > index}
+    def _take_ghosts(self, index: int, layer: int = -1) -> float:
+        """The ghosts' values sent in round ``index`` (none before the first),
+        of one ``layer`` (-1: all of them, sent together); returns their
+        largest change (inf in the first round of a shard with ghosts:
+        their values are not known yet)."""
+        sent = self.inbox.pop((index, layer), {})
+        self.arrivals.pop((index, layer), None)
+        self.inbox = {key: values for key, values in self.inbox.items() if key > (index, layer)}
         if index < 0:
-            return np.inf if len(self.W) > len(self.boards) else 0.0
+            return np.inf if len(self.W) > self._n_own() else 0.0
         news = 0.0
         for k, values in sent.items():
-            ghosts = self.W[self.ghost_starts[k] : self.ghost_starts[k + 1]]
+            rows = self._ghost_rows(k) if layer < 0 else self.ghost_layers[k][layer]
+            ghosts = self.W[rows]
             if len(values):
                 news = max(news, float(np.abs(values - ghosts).max()))
             if self.recorded:  # (the owner's change in the sweep it recorded, as its sweeper rounds it)
-                self.changes[self.ghost_starts[k] : self.ghost_starts[k + 1]] = values - ghosts
-            ghosts[:] = values
+                self.changes[rows] = values - ghosts
+            self.W[rows] = values
         return news
+
+    def _n_own(self) -> int:
+        """The shard's own boards (its first rows; the ghosts follow)."""
+        return len(self.boards)
 
     def _sweeps(self, tol: float, greedy_sweeps: int, news: float) -> tuple[float, int, int]:
         """Modified policy iteration over the shard, the ghosts held: a greedy
@@ -524,23 +636,37 @@ class Shard:
                 break
         return (residual if self.n_shards == 1 else first), greedy, evaluations
 
-    def settle(self, slack: float, index: int) -> None:
-        """End the rounds: the ghosts' last values (sent in round ``index``, the last), so
-        that the moves are greedy in the values as they stand, and each
-        state's move the first within ``slack`` of its best, as
-        :class:`~babytris.Solution` breaks ties, as its placement number."""
+    def close_rounds(self, index: int, layer: int = -1) -> float:
+        """End the rounds: the ghosts' last values (sent in round ``index``, the
+        last; of its last ``layer`` where the rounds exchange by layer), then
+        the own states' values and best moves from the board values as they
+        stand (one backup, :func:`babytris.solvers._greedy.state_values`, as
+        the single solve writes them where it kept board values alone); the
+        sweeper and its cache are freed.  Returns the largest |value| of the
+        shard's states (0 if none), for the tie slack."""
+        if self.n_shards > 1:  # (else solve_alone wrote its values and moves as the single solve does)
+            self._take_ghosts(index, layer)
+            del self.sweeper, self.tuned, self.changes
+            n, P = len(self.boards), self.rules.n_pieces
+            self.V, self.policy = np.zeros(n * P), np.empty(n * P, dtype=np.int16)
+            _greedy.state_values(*self._backup_table(), self.V, policy=self.policy, n_threads=self.n_threads)
+        return float(np.abs(self.V).max(initial=0.0))
+
+    def _backup_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """The own states' moves, the scores, the values they lead to and the discount, as
+        :mod:`babytris.solvers._greedy`'s passes take them."""
+        n, P = len(self.boards), self.rules.n_pieces
+        return self.offsets[: n * P + 1], self.next_board, self.lines, self.scores, self.W, self.discount
+
+    def settle(self, slack: float) -> None:
+        """Keep each state's move the first within ``slack`` of its best, as
+        :class:`~babytris.Solution` breaks ties, as its placement number (after
+        :meth:`close_rounds`)."""
         if self.n_shards == 1:  # (solve_alone settled its moves as the single solve does)
             return
-        self._take_ghosts(index)
-        self.sweeper.first_best_moves(slack)
-        n, P = len(self.boards), self.rules.n_pieces
-        offsets = self.offsets[: n * P + 1]
-        policy = self.policy[: n * P].astype(np.int64)
-        chosen = np.full(n * P, -1, dtype=np.int64)
-        if len(self.placement):
-            at = np.clip(offsets[:-1] + policy, 0, len(self.placement) - 1)
-            chosen = np.where(policy >= 0, self.placement[at], -1)
-        self.chosen = chosen.astype(np.int16)
+        table = self._backup_table()
+        _greedy.first_best_moves(*table, self.policy, slack, best=self.V, n_threads=self.n_threads)
+        self.chosen = placement_numbers(table[0], self.placement, self.policy)
 
     def lookup(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(found, values, policy)`` of ``boards`` (uint64, owned here): bool
