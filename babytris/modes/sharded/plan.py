@@ -17,9 +17,11 @@ did per board to the target's forecast boards and moves
   ``1 - 1/k`` with ``k`` shards, so the measured bytes a board a round are
   scaled by that.
 - **Time**: the measured seconds per board of the search and of one round,
-  per worker, scaled to a worker's boards, times the measured rounds (which
-  grow with the shards: an extrapolation, said so in :attr:`ShardPlan.why`),
-  plus each round's traffic at ``bandwidth``.
+  per worker, scaled to a worker's boards, times the measured rounds, plus
+  each round's traffic at ``bandwidth``.  Exchanging layer by layer (the
+  default), the rounds are the single solve's sweeps whatever the shards
+  (34 at 4x7); they grow slowly with the board, which the plan does not
+  model: an extrapolation, said so in :attr:`ShardPlan.why`.
 """
 
 from __future__ import annotations
@@ -195,7 +197,8 @@ def plan_sharded(
     traffic = rates.rounds * 2 * worker_round / bandwidth  # (in and out)
     why = (
         f"rates measured at {rates.size} ({rates.n_boards:,} boards, {rates.n_shards} shards): "
-        f"{rates.rounds} rounds, taken as the target's (they grow with the shards), a round "
+        f"{rates.rounds} rounds, taken as the target's (the single solve's sweeps, exchanging by layer; they "
+        f"grow slowly with the board), a round "
         f"{rates.round_seconds_per_board * 1e9:.1f} ns a board, {rates.bytes_per_board_round:.2f} bytes a board "
         f"sent at 1 - 1/k = 1; {bandwidth / 1e9:.2f} GB/s between workers"
     )
