@@ -658,10 +658,10 @@ def test_dask_is_imported_only_when_asked():
 def test_the_liveness_check_asks_the_scheduler_not_the_clients_cache(client, monkeypatch):
     """The client's periodic refresh caches no workers (dask 2025+): read from the cache, every shard
     looked lost and loaded runs ended with LostWorkerError, no worker gone."""
-    from babytris.modes.sharded.distributed import _lost_shards
+    from babytris.modes.sharded.liveness import lost_shards
 
     actors = [client.submit(dict, actor=True, workers=[w]).result() for w in client.scheduler_info()["workers"]]
     monkeypatch.setattr(type(client), "scheduler_info", lambda self, *a, **k: {"workers": {}})
-    assert _lost_shards(client, actors) == []
+    assert lost_shards(client, actors) == []
     gone = type("Gone", (), {"_address": "tcp://127.0.0.1:1"})()
-    assert _lost_shards(client, [*actors, gone]) == [len(actors)]
+    assert lost_shards(client, [*actors, gone]) == [len(actors)]

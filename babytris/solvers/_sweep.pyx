@@ -610,11 +610,9 @@ cdef class Sweeper:
         """One Bellman sweep over every live board, recording each state's
         move; returns the largest |change| of V or W.  ``V_prev``,
         ``W_prev``, if given, receive the values as they were before it.
-        ``layer`` (>= 0): that layer's boards alone (a sweep in parts, the
-        sharded solve's, which exchanges values between its layers)."""
+        ``layer`` (>= 0): that layer's boards alone (the sharded solve's sweep in parts)."""
         cdef double residual = 0.0
-        cdef Py_ssize_t first_layer = self._first_layer(layer)
-        cdef Py_ssize_t n_layers = self.n_layers if layer < 0 else 1
+        cdef Py_ssize_t first_layer = self._first_layer(layer), n_layers = self.n_layers if layer < 0 else 1
         if (V_prev is None) != (W_prev is None):
             raise ValueError("greedy_sweep: give both V_prev and W_prev, or neither")
         if V_prev is not None and self.sw.V == NULL and self.n_boards:
@@ -639,12 +637,10 @@ cdef class Sweeper:
         self.least_noted = self.sw.least_piece != NULL and drawn_games(&self.sw)
         # (only live boards' states are noted; the evaluation sweeps read no other)
         self.sw.chosen_valid = self.sw.chosen_next != NULL and drawn_games(&self.sw)
-        self.sw.V_prev = NULL
-        self.sw.W_prev = NULL
+        self.sw.V_prev = self.sw.W_prev = NULL
         return residual
 
     cdef Py_ssize_t _first_layer(self, Py_ssize_t layer) except -1:
-        """The first layer a sweep given ``layer`` runs (-1: every layer, from the first)."""
         if not -1 <= layer < self.n_layers:
             raise ValueError(f"layer must be -1 (every layer) or in [0, {self.n_layers}), got {layer}")
         return max(layer, 0)
@@ -682,14 +678,12 @@ cdef class Sweeper:
         return changed
 
     def evaluation_sweep(self, float[::1] changes=None, *, Py_ssize_t layer=-1):
-        """One sweep evaluating the moves the last greedy sweep chose (before
-        any greedy sweep: none, so every board gets the dead value); updates W only and
-        returns its largest change.  ``changes`` (float32), if given, receives
-        each swept board's change of W (the direction of an Aitken jump: 4
-        bytes a board where a copy of W takes 8).  ``layer``: as :meth:`greedy_sweep`'s."""
+        """One sweep evaluating the moves the last greedy sweep chose (before any greedy
+        sweep: none, so every board gets the dead value); updates W only and returns its largest
+        change.  ``changes`` (float32), if given, receives each swept board's change of W (an
+        Aitken jump's direction, 4 bytes a board); ``layer``: as :meth:`greedy_sweep`'s."""
         cdef double residual = 0.0
-        cdef Py_ssize_t first_layer = self._first_layer(layer)
-        cdef Py_ssize_t n_layers = self.n_layers if layer < 0 else 1
+        cdef Py_ssize_t first_layer = self._first_layer(layer), n_layers = self.n_layers if layer < 0 else 1
         if self.sw.policy == NULL and not self.sw.chosen_valid and self.n_boards:
             raise ValueError("evaluation_sweep: no move chosen yet (policy=None): run a greedy sweep first")
         if changes is not None:

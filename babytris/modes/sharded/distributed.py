@@ -73,7 +73,7 @@ run on the receiving worker's event loop.
 writes what its next sweeps start from (``DIR/checkpoint-K-{0,1}.npz``,
 atomically, the two files in turn, so the last checkpoint every shard finished
 stays whole).  While a round runs the client looks every
-:data:`LIVENESS_SECONDS` whether each shard's worker is still in the cluster;
+:data:`~babytris.modes.sharded.liveness.LIVENESS_SECONDS` whether each shard's worker is still in the cluster;
 a shard whose worker left is made anew on a live worker from its checkpoint's
 boards (its table built again, the requests sent again), every shard goes back
 to that checkpoint, and the rounds go on.  The rounds are deterministic (the
@@ -113,6 +113,7 @@ from ...results.solution import Solution, tie_slack
 from ...solvers.roles import PIECES_RANDOM, PIECES_WORST
 from . import lean_shard, owners, shard
 from .gather import assemble, gather_bytes
+from .liveness import all_alive, all_results, lost_shards, lost_worker
 from .lookups import ShardLookups
 from .round_schedules import RoundJumps, SweepSchedule
 
@@ -364,7 +365,7 @@ def solve_sharded(
             lean_shard.LeanShard if lean else shard.Shard,
         )
     except Exception as err:
-        if not _lost_worker(err):
+        if not lost_worker(err):
             raise
         raise LostWorkerError(
             f"a worker was lost mid-solve ({type(err).__name__}: {err}); nothing was kept. Check the workers "
@@ -376,22 +377,6 @@ class LostWorkerError(RuntimeError):
     """A worker of :func:`solve_sharded` was lost mid-solve (killed, out of
     memory, unreachable), and the boards of its shards with it; dask's own
     error is the ``__cause__``."""
-
-
-def _lost_worker(err: Exception) -> bool:
-    """Whether dask raised ``err`` for a worker lost (a killed worker, a
-    cancelled future, a closed connection, an actor whose worker died), not
-    an error of babytris's own (a RuntimeError, a file not written), which
-    must surface as it is."""
-    from concurrent.futures import CancelledError
-
-    from distributed import KilledWorker
-
-    if isinstance(err, (KilledWorker, CancelledError)):
-        return True
-    if isinstance(err, OSError):  # (dask's comm errors are OSErrors; a file's are subclasses: FileNotFoundError, ...)
-        return type(err) is OSError or type(err).__module__.startswith("distributed")
-    return isinstance(err, RuntimeError) and ("Actor was lost" in str(err) or "Actor's worker" in str(err))
 
 
 def _solve(
@@ -431,30 +416,30 @@ def _solve(
         ).result()
         for k in range(n_shards)
     ]
-    _all_alive(client, shards, [s.connect(shards) for s in shards])
+    all_alive(client, shards, [s.connect(shards) for s in shards])
     # (every wait looks whether each shard's worker is still there: a call to a killed one never answers)
     # The search: rounds of expanding every shard's frontier, each board found sent to its owner;
     # one shard searches as the single solve does (the engine's kernel, its table kept for the build).
     rounds, search_bytes = 0, 0
     if n_shards == 1:
-        _all_alive(client, shards, [shards[0].enumerate_alone()])
+        all_alive(client, shards, [shards[0].enumerate_alone()])
     else:
         start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
         owner = shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])]
-        _all_alive(client, shards, [owner.offer(-1, start)])
-        new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
+        all_alive(client, shards, [owner.offer(-1, start)])
+        new = sum(all_alive(client, shards, [s.receive() for s in shards]))
         while new:
             rounds += 1
-            search_bytes += sum(_all_alive(client, shards, [s.expand() for s in shards]))
-            new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
+            search_bytes += sum(all_alive(client, shards, [s.expand() for s in shards]))
+            new = sum(all_alive(client, shards, [s.receive() for s in shards]))
     if lean:
-        rows = _all_alive(client, shards, [s.marked() for s in shards])
+        rows = all_alive(client, shards, [s.marked() for s in shards])
         lean_shard.check_memory(rules, n_shards, len(workers), max_memory, rows)
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
-    _all_alive(client, shards, [s.build(pieces, discount, eval_sweeps, True) for s in shards])
-    n_boards, n_moves = (sum(x) for x in zip(*_all_alive(client, shards, [s.size() for s in shards])))
+    all_alive(client, shards, [s.build(pieces, discount, eval_sweeps, True) for s in shards])
+    n_boards, n_moves = (sum(x) for x in zip(*all_alive(client, shards, [s.size() for s in shards])))
     need = gather_bytes(rules, n_boards, n_moves)
     if gather and need > max_memory:
         raise MemoryLimitError(
@@ -463,7 +448,7 @@ def _solve(
             "the sweeps (the shards' tables are built). Raise max_memory, or keep the result in the shards "
             "(gather=False)"
         )
-    _all_alive(client, shards, [s.serve() for s in shards])
+    all_alive(client, shards, [s.serve() for s in shards])
     seconds["table"] = time.perf_counter() - began
     if out is not None:
         os.makedirs(out, exist_ok=True)  # (for the checkpoints)
@@ -497,16 +482,16 @@ def _solve(
             paths = _checkpoint_paths(out, n_shards, r // checkpoint_rounds) if write else [None] * n_shards
             calls = [s.round(r, tol, sweeps_per_round, jump, r == max_iter - 1, paths[k]) for k, s in enumerate(shards)]
         try:
-            results = _all_alive(client, shards, calls)
+            results = all_alive(client, shards, calls)
         except Exception as err:
-            if kept is None or not _lost_worker(err) or rebuilt >= MAX_REBUILDS:
+            if kept is None or not lost_worker(err) or rebuilt >= MAX_REBUILDS:
                 raise
             rebuilt += 1
             at, residuals, rounds_log, jumps = kept[0], list(kept[1]), list(kept[2]), copy.deepcopy(kept[3])
             paths = _checkpoint_paths(out, n_shards, at // checkpoint_rounds)
             build = (pieces, discount, eval_sweeps, True)
             shards = _rebuild(client, shards, rules, split, n_threads or 1, build, paths)
-            _all([s.restore(paths[k]) for k, s in enumerate(shards)])
+            all_results([s.restore(paths[k]) for k, s in enumerate(shards)])
             resumed = True
             continue
         if write:
@@ -526,12 +511,12 @@ def _solve(
         if progress is not None:
             progress(len(residuals), residuals[-1])
     residual = residuals[-1] if residuals else 0.0
-    largest = max(_all([s.close_rounds(len(residuals) - 1, last_layer) for s in shards]))
+    largest = max(all_results([s.close_rounds(len(residuals) - 1, last_layer) for s in shards]))
     slack = tie_slack(discount, residual, np.array([largest])) if residual <= tol else 0.0
-    _all([s.settle(slack) for s in shards])
+    all_results([s.settle(slack) for s in shards])
     seconds["sweeps"] = time.perf_counter() - began
-    at_home = sum(_all([s.at_home() for s in shards]))
-    boards_per_shard = [b for b, _ in _all([s.size() for s in shards])]
+    at_home = sum(all_results([s.at_home() for s in shards]))
+    boards_per_shard = [b for b, _ in all_results([s.size() for s in shards])]
     began = time.perf_counter()
     if out is not None:
         _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
@@ -542,7 +527,7 @@ def _solve(
     solution = None
     if gather:
         began = time.perf_counter()
-        parts = _all([s.gather() for s in shards])
+        parts = all_results([s.gather() for s in shards])
         solution = assemble(rules, parts, opponent, discount, tol, max_iter, residuals, seconds)
         seconds["gather"] = time.perf_counter() - began
         solution.seconds["solve"] += seconds["sweeps"]  # (the gathered solve only went on from the shards' values)
@@ -587,62 +572,21 @@ def _rebuild(
     Returns the shards, every one connected to the new ones' handles; the
     caller restores their values."""
     n_shards, kind = len(shards), shards[0]._cls  # (the shards' class: Shard or LeanShard)
-    lost = _lost_shards(client, shards)
+    lost = lost_shards(client, shards)
     fresh = list(shards)
     for k in lost:
         fresh[k] = client.submit(kind, rules, k, n_shards, split, n_threads, actor=True, pure=False).result()
-    _all([s.connect(fresh) for s in fresh])
-    _all([fresh[k].load_boards(paths[k]) for k in lost])
-    _all([fresh[k].build(*build) for k in lost])
-    _all([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
-    _all([s.serve() for s in fresh])
+    all_results([s.connect(fresh) for s in fresh])
+    all_results([fresh[k].load_boards(paths[k]) for k in lost])
+    all_results([fresh[k].build(*build) for k in lost])
+    all_results([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
+    all_results([s.serve() for s in fresh])
     return fresh
 
 
 def _host(address: str) -> str:
     """The machine of a worker's address (``tcp://10.0.0.5:4321`` -> ``10.0.0.5``)."""
     return address.split("://")[-1].rsplit(":", 1)[0]
-
-
-def _all(futures: list) -> list:
-    """The results of actor calls started together (they run at once on their workers)."""
-    return [f.result() for f in futures]
-
-
-#: Seconds between two looks at whether the shards' workers are alive, while a round runs.
-LIVENESS_SECONDS = 0.5
-
-
-def _all_alive(client: Any, shards: list, futures: list) -> list:
-    """:func:`_all`, looking every :data:`LIVENESS_SECONDS` whether each
-    shard's worker is still in the cluster: an actor call to a killed worker
-    waits for dask to make the actor again, which never answers it (a shard
-    sending to it waits as long).  Raises an ``OSError`` naming the shard
-    whose worker is gone."""
-    results = []
-    for f in futures:
-        while True:
-            try:
-                results.append(f.result(timeout=LIVENESS_SECONDS))
-                break
-            except TimeoutError:
-                lost = _lost_shards(client, shards)
-                if lost:
-                    raise OSError(f"the worker of shard {lost[0]} ({shards[lost[0]]._address}) is gone") from None
-    return results
-
-
-def _lost_shards(client: Any, shards: list) -> list[int]:
-    """The shards whose actor's worker has left the cluster, as the scheduler
-    says now (none where it does not answer).  Not ``client.scheduler_info()``:
-    it returns the client's cache where its query fails, and the client's
-    periodic refresh caches no workers at all (every shard then looked lost:
-    loaded runs ended with LostWorkerError, no worker gone)."""
-    try:
-        live = set(client.sync(client.scheduler.identity, n_workers=-1)["workers"])
-    except OSError:
-        return []
-    return [k for k, shard in enumerate(shards) if shard._address not in live]
 
 
 def _check_client(client: Any) -> Any:
@@ -693,7 +637,7 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
 
     os.makedirs(out, exist_ok=True)
     residual = residuals[-1] if residuals else 0.0
-    saved = _all([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz")) for k, s in enumerate(shards)])
+    saved = all_results([s.save(os.path.join(os.fspath(out), f"shard-{k}.npz")) for k, s in enumerate(shards)])
     manifest = {
         "format": SHARDED_FORMAT,
         "format_version": SHARDED_VERSION,

@@ -214,9 +214,6 @@ class LeanShard(Shard):
         """The rows of shard ``k``'s ghosts here, in the order asked (int64)."""
         return self.ghost_rows[k]
 
-    def _n_own(self) -> int:
-        return int(self.kernel.n_own)
-
     # --- the result ---------------------------------------------------------------------------
 
     def close_rounds(self, index: int, layer: int = -1) -> float:
@@ -293,7 +290,7 @@ class LeanShard(Shard):
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self._forget_inbox()
+        self.boundary.forget()
         self.restored, self.recorded = True, False
 
     def load_boards(self, path: str) -> None:

@@ -22,6 +22,7 @@ from ...solvers.roles import PIECES_RANDOM
 from ...solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
 from . import _shard, owners
 from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
+from .boundary import Boundary
 
 __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
 
@@ -43,6 +44,7 @@ class Shard:
         self.n_threads = n_threads if n_threads > 0 else max(1, (os.cpu_count() or 1) // -n_threads)
         self.engine = engine(rules)
         self.layer_of_residue = layers(rules)  # (a board's layer by its cells: the sweeps' and the exchange's)
+        self.boundary = Boundary(n_shards, index, self.layer_of_residue)
         self.boards = np.zeros(0, dtype=np.uint64)  # ascending (one shard's: within each of the engine's layers)
         self.runs = np.array([0, 0], dtype=np.int64)  # (one shard's: those layers' starts)
         self.frontier = np.zeros(0, dtype=np.uint64)
@@ -58,9 +60,6 @@ class Shard:
         self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64) if bitmap else None
         self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
         self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
-        # per (round, layer: -1 for a whole sweep's), per shard, the values it sent, and who waits for them
-        self.inbox: dict[tuple[int, int], dict[int, np.ndarray]] = {}
-        self.arrivals: dict[tuple[int, int], Any] = {}  # (asyncio events)
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -280,17 +279,13 @@ class Shard:
 
     def serve(self) -> None:
         """Note, per shard that asked (:meth:`ask`), where the boards it reads
-        are here: this shard's boundary with it, whole and by layer."""
-        if not hasattr(self, "served"):  # (a rebuilt shard's requests come again alone)
-            self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
-            self.served_layers: list[list[np.ndarray]] = [[] for _ in range(self.n_shards)]
+        are here (this shard's boundary with it), and where its ghosts are."""
         for k, wanted in self.asked.items():
-            at = self._rows_asked(k, wanted)
-            layer = self._layer(wanted)
-            self.served[k] = at
-            self.served_layers[k] = [at[layer == m] for m in range(len(self.layer_of_residue))]
+            self.boundary.serve(k, self._rows_asked(k, wanted), wanted)
         self.asked = {}
-        self._ghost_layers()
+        for k, wanted in enumerate(self.needs):
+            if k != self.index:
+                self.boundary.ghosts_of(k, self._ghost_rows(k), wanted)
 
     def _rows_asked(self, k: int, wanted: np.ndarray) -> np.ndarray:
         """The rows of the boards shard ``k`` asked for (int64, in its order)."""
@@ -299,30 +294,9 @@ class Shard:
             raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
         return at
 
-    def _layer(self, boards: np.ndarray) -> np.ndarray:
-        """Each board's layer (int64), as the sweeps number them (:func:`~babytris.engine.transitions.layers`)."""
-        return self.layer_of_residue[np.bitwise_count(boards) % len(self.layer_of_residue)]
-
     def _ghost_rows(self, k: int) -> np.ndarray | slice:
         """The rows of shard ``k``'s ghosts here, in the order asked (a slice: they follow each other)."""
         return slice(int(self.ghost_starts[k]), int(self.ghost_starts[k + 1]))
-
-    def _ghost_layers(self) -> None:
-        """Note, per shard and layer, the rows of its ghosts here in that layer
-        (int64, in the order its values come), and how many shards send each
-        layer's (``exchange="layer"``)."""
-        n_layers = len(self.layer_of_residue)
-        self.ghost_layers: list[list[np.ndarray]] = []
-        for k, wanted in enumerate(self.needs):
-            if k == self.index:
-                self.ghost_layers.append([])
-                continue
-            rows = self._ghost_rows(k)
-            if isinstance(rows, slice):
-                rows = np.arange(rows.start, rows.stop, dtype=np.int64)
-            layer = self._layer(wanted)
-            self.ghost_layers.append([rows[layer == m] for m in range(n_layers)])
-        self.senders = [sum(len(g[m]) > 0 for g in self.ghost_layers if g) for m in range(n_layers)]
 
     # --- the rounds ---------------------------------------------------------------------------
 
@@ -332,16 +306,7 @@ class Shard:
         all), for the next round or (a layer's) the next layer's sweep.
         (A coroutine: it runs on the worker's event loop, never queued
         behind a round's sweeps.)"""
-        sent = self.inbox.setdefault((index, layer), {})
-        sent[sender] = values
-        if layer >= 0 and len(sent) == self.senders[layer]:
-            self._arrival(index, layer).set()
-
-    def _arrival(self, index: int, layer: int) -> Any:
-        """The event set once every shard sending ``layer``'s values of round ``index`` has sent them."""
-        import asyncio
-
-        return self.arrivals.setdefault((index, layer), asyncio.Event())
+        self.boundary.receive(sender, values, index, layer)
 
     async def round(
         self, index: int, tol: float, greedy_sweeps: int, jump: float, last: bool, checkpoint: str | None = None
@@ -382,17 +347,9 @@ class Shard:
 
     def _send(self, index: int, layer: int = -1) -> tuple[Any, int]:
         """Round ``index``'s boundary values (of one ``layer``; -1: all), sent
-        straight to each shard that reads them.  Returns ``(sending, bytes)``:
-        an awaitable done once every shard has them, and the bytes sent."""
-        import asyncio
-
-        served = self.served if layer < 0 else [parts[layer] for parts in self.served_layers if parts]
-        readers = range(self.n_shards) if layer < 0 else [k for k, parts in enumerate(self.served_layers) if parts]
-        sent = [
-            (k, self.W[at]) for k, at in zip(readers, served) if k != self.index and len(at)
-        ]  # (copies, taken now: the next sweeps change W while these travel)
-        sending = asyncio.gather(*(self.peers[k].put(self.index, values, index, layer) for k, values in sent))
-        return sending, sum(values.nbytes for _, values in sent)
+        straight to each shard that reads them: ``(sending, bytes)``
+        (:meth:`Boundary.send <babytris.modes.sharded.boundary.Boundary.send>`)."""
+        return self.boundary.send(index, layer, self.W, self.peers)
 
     async def step(
         self, index: int, greedy: bool, jump: float, record: bool, checkpoint: str | None = None, by_layer: bool = False
@@ -454,8 +411,8 @@ class Shard:
         kind, sweeper = ("greedy" if greedy else "evaluation"), cast(Any, self.tuned.sweeper)  # (by layer)
         residual, sendings, sent = 0.0, [], 0
         for layer in range(len(self.layer_of_residue)):
-            if layer and self.senders[layer - 1]:
-                await self._arrival(index, layer - 1).wait()
+            if layer:
+                await self.boundary.wait(index, layer - 1)
             if generation != self.generation:
                 break
             if layer:
@@ -546,15 +503,8 @@ class Shard:
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self._forget_inbox()
+        self.boundary.forget()
         self.restored, self.recorded = True, False
-
-    def _forget_inbox(self) -> None:
-        """Drop the values received (a restore goes back to a checkpoint's),
-        waking the rounds that wait for more: they see the restore and stop."""
-        for waiting in self.arrivals.values():
-            waiting.set()
-        self.inbox, self.arrivals = {}, {}
 
     def load_boards(self, path: str) -> None:
         """Take the boards of the checkpoint at ``path``: a shard rebuilt on
@@ -582,28 +532,10 @@ class Shard:
 
     def _take_ghosts(self, index: int, layer: int = -1) -> float:
         """The ghosts' values sent in round ``index`` (none before the first),
-        of one ``layer`` (-1: all of them, sent together); returns their
-        largest change (inf in the first round of a shard with ghosts:
-        their values are not known yet)."""
-        sent = self.inbox.pop((index, layer), {})
-        self.arrivals.pop((index, layer), None)
-        self.inbox = {key: values for key, values in self.inbox.items() if key > (index, layer)}
-        if index < 0:
-            return np.inf if len(self.W) > self._n_own() else 0.0
-        news = 0.0
-        for k, values in sent.items():
-            rows = self._ghost_rows(k) if layer < 0 else self.ghost_layers[k][layer]
-            ghosts = self.W[rows]
-            if len(values):
-                news = max(news, float(np.abs(values - ghosts).max()))
-            if self.recorded:  # (the owner's change in the sweep it recorded, as its sweeper rounds it)
-                self.changes[rows] = values - ghosts
-            self.W[rows] = values
-        return news
-
-    def _n_own(self) -> int:
-        """The shard's own boards (its first rows; the ghosts follow)."""
-        return len(self.boards)
+        of one ``layer`` (-1: all of them, sent together); a sweep recording
+        its changes records theirs, their owners'.  Returns their largest
+        change (inf in the first round of a shard with ghosts)."""
+        return self.boundary.take(index, layer, self.W, self.changes if self.recorded else None)
 
     def _sweeps(self, tol: float, greedy_sweeps: int, news: float) -> tuple[float, int, int]:
         """Modified policy iteration over the shard, the ghosts held: a greedy
