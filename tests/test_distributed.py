@@ -375,7 +375,7 @@ def test_each_shard_sends_each_other_only_its_boundary():
 
     rules, n = Rules(width=4, height=4), 3
     shards = [Shard(rules, k, n, "low_rows") for k in range(n)]
-    sent = []
+    sent, layers = [], []  # (each message, and the layer of each put: -1 all)
 
     class Handle:  # (the actor handle a shard holds: its messages, noted)
         def __init__(self, shard):
@@ -384,6 +384,7 @@ def test_each_shard_sends_each_other_only_its_boundary():
         def __getattr__(self, name):
             def call(sender, array, *more):
                 sent.append((name, sender, self.shard.index, array.copy()))
+                layers.append(more[1] if name == "put" and len(more) > 1 else None)
                 return getattr(self.shard, name)(sender, array, *more)
 
             return call
@@ -403,7 +404,9 @@ def test_each_shard_sends_each_other_only_its_boundary():
     sent.clear()
     asyncio.run(each("build", 0, 0.9, 4, True))  # (the boards found listed from the search's bitmap)
     assert sum(len(shard.boards) for shard in shards) == 12_978
-    assert all(np.all(shard.boards[1:] > shard.boards[:-1]) for shard in shards)
+    for shard in shards:  # (numbered layer after layer, ascending within each)
+        runs = shard.runs
+        assert all(np.all(np.diff(shard.boards[a:b].astype(np.int64)) > 0) for a, b in zip(runs[:-1], runs[1:]))
     for shard in shards:
         shard.serve()
     asked = {(j, k): boards for name, j, k, boards in sent if name == "ask"}
@@ -417,13 +420,25 @@ def test_each_shard_sends_each_other_only_its_boundary():
     puts = {(j, k): values for name, j, k, values in sent}
     assert sorted(puts) == sorted((k, j) for j, k in asked)  # (each owner answers each request)
     for (k, j), values in puts.items():
-        assert np.array_equal(values, shards[k].W[np.searchsorted(shards[k].boards, asked[j, k])])
+        assert np.array_equal(values, shards[k].W[shards[k]._find(asked[j, k])[1]])
     for k in range(n):
         assert results[k][3] == sum(v.nbytes for (s, _), v in puts.items() if s == k)
     # the next round reads them as its ghosts
     asyncio.run(each("round", 1, 1e-9, 8, 0.0, False))
     for (k, j), values in puts.items():
         assert np.array_equal(shards[j].W[shards[j].ghost_starts[k] : shards[j].ghost_starts[k + 1]], values)
+    # by layer: each owner sends each reader its asked boards of a layer as soon as the layer is swept
+    sent.clear()
+    layers.clear()
+    asyncio.run(each("step", 2, True, 0.0, False, None, True))
+    by_layer = {(k, j, m): values for (name, k, j, values), m in zip(sent, layers)}
+    expected = set()
+    for (j, k), boards in asked.items():  # (shard j reads these boards of shard k)
+        layer = shards[k].layer_of_residue[np.bitwise_count(boards) % len(shards[k].layer_of_residue)]
+        for m in np.unique(layer):
+            expected.add((k, j, m))
+            assert np.array_equal(by_layer[k, j, m], shards[k].W[shards[k]._find(boards[layer == m])[1]])
+    assert set(by_layer) == expected and len(sent) == len(expected) and all(m >= 0 for m in layers)
 
 
 def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
@@ -490,10 +505,12 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
 
 @pytest.mark.parametrize("split", ["hash", "low_rows"])
 def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
-    """``_shard.table``: the moves of ``expand``, each own board's row its rank among the shard's
-    boards, -1 for another shard's board (the owners ``shard_of`` names), -2 for one of its own missing."""
+    """``_shard.table``: the moves of ``expand``, each own board's row its place among the shard's
+    boards numbered layer after layer (the engine's order), -1 for another shard's board (the owners
+    ``shard_of`` names), -2 for one of its own missing."""
     from babytris.engine.enumeration import enumerate_boards
     from babytris.engine.placements import engine
+    from babytris.engine.transitions import layer_order, layers
     from babytris.modes.sharded import _shard
     from babytris.modes.sharded.board_ranks import BoardRanks
     from babytris.modes.sharded.owners import key_mask
@@ -501,19 +518,54 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     rules = Rules(width=4, height=5)
     every = np.sort(enumerate_boards(rules).boards)
     boards = every[shard_of(every, 3, split, 4) == 1]
-    ranks = BoardRanks(boards, 20)
+    ranks = BoardRanks(boards, 20, layers(rules))
+    rowed = boards[ranks.order]
+    assert np.array_equal(rowed, boards[layer_order(rules, boards)[0]])
     offsets, after, rows, lines, placement = _shard.table(
-        engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 2
+        engine(rules),
+        rowed,
+        ranks.words,
+        ranks.before,
+        ranks.masks,
+        ranks.layer_of_residue,
+        key_mask(split, 4),
+        3,
+        1,
+        2,
     )
-    expanded = _shard.expand(engine(rules), boards, 1)
+    expanded = _shard.expand(engine(rules), rowed, 1)
     for a, b in zip((offsets, after, lines, placement), expanded):
         assert np.array_equal(a, b)
     home = shard_of(after, 3, split, 4) == 1
     assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
-    assert np.array_equal(rows[home], np.searchsorted(boards, after[home]))
-    missing = BoardRanks(boards[1:], 20)  # (the first board gone: the moves to it are -2)
-    _, _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key_mask(split, 4), 3, 1)
+    assert np.array_equal(rowed[rows[home]], after[home])
+    missing = BoardRanks(boards[1:], 20, layers(rules))  # (the first board gone: the moves to it are -2)
+    masks, by = missing.masks, missing.layer_of_residue
+    _, _, rows, _, _ = _shard.table(
+        engine(rules), rowed, missing.words, missing.before, masks, by, key_mask(split, 4), 3, 1
+    )
     assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
+
+
+@pytest.mark.parametrize("cells", [20, 40])
+@pytest.mark.parametrize("layered", [False, True])
+def test_board_ranks_number_the_boards_layer_after_layer(cells, layered):
+    """With the rules' layers, a board's row is its place in the engine's order (layer after layer,
+    ascending within each), through the bitmap and, beyond its cells, the binary search; without,
+    its rank."""
+    from babytris.engine.enumeration import enumerate_boards
+    from babytris.engine.transitions import layer_order, layers
+    from babytris.modes.sharded.board_ranks import BoardRanks
+
+    rules = Rules(width=4, height=5)
+    boards = np.sort(enumerate_boards(rules).boards)
+    ranks = BoardRanks(boards, cells, layers(rules) if layered else None)
+    rowed = boards[ranks.order]
+    assert np.array_equal(rowed[ranks.index(boards)], boards)
+    expected = layer_order(rules, boards) if layered else (np.arange(len(boards)), np.array([0, len(boards)]))
+    assert np.array_equal(rowed, boards[expected[0]]) and np.array_equal(ranks.layer_starts, expected[1])
+    found, _ = ranks.find(np.array([0b1111_0000_0000_0001], dtype=np.uint64))  # (no board of the game)
+    assert not found.any()
 
 
 def test_the_search_bitmap_keeps_each_board_once_and_lists_them_ascending():

@@ -13,6 +13,8 @@ def table(
     boards: npt.NDArray[np.uint64],
     words: npt.NDArray[np.uint64],
     before: npt.NDArray[np.int64],
+    masks: npt.NDArray[np.uint64],
+    layer_of_residue: npt.NDArray[np.int64],
     key_mask: int,
     n_shards: int,
     index: int,

@@ -10,13 +10,18 @@ from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, uint16_t
 
 cdef struct Ranks:
     # Which shard owns a board (mix64 of its bits under key_mask, modulo n_shards: owners.shard_of)
-    # and a board's row among this one's (the bitmap of its boards, each word's count of boards before).
+    # and a board's row among this one's, numbered layer after layer (board_ranks.BoardRanks: the bitmap
+    # of its boards; per word and layer the rows before; per residue of a word's cells and layer, its bits).
     uint64_t key_mask
     uint64_t n_shards
     int64_t index
     const uint64_t* words
     const int64_t* before
     uint64_t n_words
+    const uint64_t* masks
+    const int64_t* layer_of_residue
+    int residues
+    int n_layers
 
 import numpy as np
 
@@ -61,11 +66,14 @@ cdef inline int32_t row_of(board_t after, const Ranks* r) noexcept nogil:
     another shard owns it, -2 if this one should and does not hold it."""
     if <int64_t>(mix64(after & r.key_mask) % r.n_shards) != r.index:
         return -1
-    cdef uint64_t word = r.words[after >> 6] if (after >> 6) < r.n_words else 0
+    cdef uint64_t w = after >> 6
+    cdef uint64_t word = r.words[w] if w < r.n_words else 0
     cdef uint64_t bit = (<uint64_t>1) << (after & 63)
     if not word & bit:
         return -2
-    return <int32_t>(r.before[after >> 6] + popcount(word & (bit - 1)))
+    cdef int64_t layer = r.layer_of_residue[popcount(after) % r.residues]
+    cdef uint64_t mask = r.masks[(popcount(w) % r.residues) * r.n_layers + layer]
+    return <int32_t>(r.before[w * r.n_layers + layer] + popcount(word & mask & (bit - 1)))
 
 
 cdef inline void write_table_moves(const Geometry* g, board_t board, int64_t at, uint64_t* nxt, int32_t* row,
@@ -122,14 +130,17 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
 
 
 def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const int64_t[::1] before,
+          const uint64_t[::1] masks, const int64_t[::1] layer_of_residue,
           uint64_t key_mask, int n_shards, int index, int n_threads=1):
-    """:func:`expand` over a shard's own ``boards`` (uint64, ascending), with
-    each move's row found in the same pass: shard ``index`` of ``n_shards``
-    owns a board whose bits under ``key_mask``, mixed (splitmix64's
-    finaliser), are ``index`` modulo ``n_shards`` (as
-    :func:`babytris.modes.sharded.owners.shard_of` splits); its row is its rank among
-    ``boards``, read from ``words`` (a bit a possible board: the boards') and
-    ``before`` (int64, the boards before each word) as
+    """:func:`expand` over a shard's own ``boards`` (uint64, in the order of
+    their rows), with each move's row found in the same pass: shard
+    ``index`` of ``n_shards`` owns a board whose bits under ``key_mask``,
+    mixed (splitmix64's finaliser), are ``index`` modulo ``n_shards`` (as
+    :func:`babytris.modes.sharded.owners.shard_of` splits); its row is read
+    from ``words`` (a bit a possible board: the boards'), ``before`` (int64,
+    per word and layer the rows before) and ``masks`` (uint64, per residue
+    of a word's cells and layer, the bits of that layer), a board's layer
+    being ``layer_of_residue[its cells % len]``, as
     :class:`babytris.modes.sharded.board_ranks.BoardRanks` keeps them.
 
     Returns:
@@ -159,11 +170,20 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
     cdef uint16_t[::1] pl = placement
     cdef Ranks r
     r.key_mask, r.n_shards, r.index = key_mask, <uint64_t>n_shards, index
-    if words.shape[0] < 1 or before.shape[0] != words.shape[0]:
-        raise ValueError("table: words and before must have one entry a word, at least one")
+    r.residues = layer_of_residue.shape[0]
+    r.n_layers = masks.shape[0] // max(r.residues, 1)
+    if r.residues < 1 or r.n_layers < 1 or masks.shape[0] != r.residues * r.n_layers:
+        raise ValueError("table: masks must hold one mask a (residue, layer), layer_of_residue one layer a residue")
+    for i in range(r.residues):
+        if not 0 <= layer_of_residue[i] < r.n_layers:
+            raise ValueError(f"table: layer_of_residue[{i}] = {layer_of_residue[i]} is not a layer")
+    if words.shape[0] < 1 or before.shape[0] != words.shape[0] * r.n_layers:
+        raise ValueError("table: words must have an entry a word, at least one, and before one a (word, layer)")
     r.words = &words[0]
     r.before = &before[0]
     r.n_words = words.shape[0]
+    r.masks = &masks[0]
+    r.layer_of_residue = &layer_of_residue[0]
     if n_moves:
         for i in prange(n, nogil=True, num_threads=n_threads, schedule="static"):
             write_table_moves(g, boards[i], o[i * P], &nb[0], &rw[0], &cl[0], &pl[0], &r)
