@@ -218,6 +218,25 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
     _same(result.solution, plain, tol=1e-8 * max(1.0, np.abs(plain.values).max()))
 
 
+def test_max_memory_bounds_each_workers_table_shards_before_the_sweeps(client):
+    """max_memory is each process's: a worker's shards (their tables and sweeps, by the single
+    solve's estimate for tables their size) that would pass it are refused once the tables are
+    built, naming the worker and its shards."""
+    from babytris.modes.sharded.gather import table_shard_bytes
+
+    rules = Rules(width=4, height=5)
+    t = babytris.enumerate_boards(rules)
+    owner = shard_of(t.boards, 2, "low_rows", 4)
+    moves = np.diff(t.offsets[:: rules.n_pieces])
+    needs = [table_shard_bytes(rules, int(np.sum(owner == k)), int(moves[owner == k].sum())) for k in range(2)]
+    assert 2**20 < max(needs) < 2**26
+    with pytest.raises(babytris.MemoryLimitError, match=rf"worker {np.argmax(needs)} holds shards {np.argmax(needs)},"):
+        solve_sharded(rules, client, max_memory=max(needs) - 1)
+    assert solve_sharded(rules, client, max_memory=max(needs)).shards.converged
+    with pytest.raises(babytris.MemoryLimitError, match=r"worker \d holds shards (0, 2|1, 3), "):
+        solve_sharded(rules, client, n_shards=4, max_memory=max(needs) - 1)
+
+
 def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
     from babytris.modes.sharded.gather import gather_bytes
 

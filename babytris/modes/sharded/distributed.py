@@ -112,7 +112,7 @@ from ...game.validation import check_bool, check_int, check_solver_args, default
 from ...results.solution import Solution, tie_slack
 from ...solvers.roles import PIECES_RANDOM, PIECES_WORST
 from . import lean_shard, owners, shard
-from .gather import assemble, gather_bytes
+from .gather import assemble, gather_bytes, table_shard_bytes
 from .liveness import all_alive, all_results, lost_shards, lost_worker
 from .lookups import ShardLookups
 from .round_schedules import RoundJumps, SweepSchedule
@@ -283,11 +283,15 @@ def solve_sharded(
             them).
         eval_sweeps: evaluation sweeps after each greedy sweep, in [0, 1000]
             (default: :func:`babytris.solve`'s for modified policy iteration at this discount).
-        max_memory: the bytes the client may hold for the gathered solution
-            (default 8 GiB; with ``gather``): once the shards have built their
-            tables (the boards and moves known), a gather that would need more
-            is refused with :class:`~babytris.MemoryLimitError` and its
-            estimate, before the sweeps.  With ``lean``, each worker's bytes
+        max_memory: the bytes each process of the solve may hold (default
+            8 GiB), as :func:`babytris.solve`'s bounds its one process: each
+            worker's, summed over the shards it holds, and with ``gather`` the
+            client's.  Table shards whose tables and sweeps
+            (:func:`~babytris.modes.sharded.gather.table_shard_bytes`) would need
+            more on a worker, or a gather more in the client, are refused with
+            :class:`~babytris.MemoryLimitError` and the estimate once the
+            tables are built (the boards and moves known), before the sweeps;
+            lean shards before the search and after it
             (:func:`~babytris.modes.sharded.lean_shard.check_memory`).
         out: a directory: each shard writes its boards, values and moves there
             (``shard-K.npz``, atomically; the workers must see the directory)
@@ -439,7 +443,10 @@ def _solve(
     # The table, and who reads whose boards (each shard asks the owners directly).
     began = time.perf_counter()
     all_alive(client, shards, [s.build(pieces, discount, eval_sweeps, True) for s in shards])
-    n_boards, n_moves = (sum(x) for x in zip(*all_alive(client, shards, [s.size() for s in shards])))
+    sizes = all_alive(client, shards, [s.size() for s in shards])
+    if not lean:
+        _check_workers(rules, len(workers), max_memory, [table_shard_bytes(rules, *size) for size in sizes])
+    n_boards, n_moves = (sum(x) for x in zip(*sizes))
     need = gather_bytes(rules, n_boards, n_moves)
     if gather and need > max_memory:
         raise MemoryLimitError(
@@ -582,6 +589,21 @@ def _rebuild(
     all_results([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
     all_results([s.serve() for s in fresh])
     return fresh
+
+
+def _check_workers(rules: Rules, n_workers: int, max_memory: int, needs: list[int]) -> None:
+    """Refuse shards whose bytes (``needs[k]``, shard k on worker ``k % n_workers``), summed over
+    a worker's, would pass ``max_memory``, with :class:`~babytris.MemoryLimitError`."""
+    held = [list(range(w, len(needs), n_workers)) for w in range(n_workers)]
+    need = [sum(needs[k] for k in ks) for ks in held]
+    w = int(np.argmax(need))
+    if need[w] > max_memory:
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height}: worker {w} holds shards {', '.join(map(str, held[w]))}, whose tables and "
+            f"sweeps need about {format_bytes(need[w])}, more than max_memory={format_bytes(max_memory)} (each "
+            "worker's); refused once the tables were built, before the sweeps. Give more shards or workers, or "
+            "raise max_memory"
+        )
 
 
 def _host(address: str) -> str:

@@ -1,6 +1,6 @@
 """Gathering a sharded solve into one :class:`~babytris.Solution` in the
 client, when asked (``solve_sharded(..., gather=True)``): its memory estimate
-and the assembly."""
+and the assembly; and a table shard's memory estimate on its worker."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ...game.validation import solver_method
 from ...results.solution import Solution
 from ...solvers.solve import solver_bytes_per_board
 
-__all__ = ["gather_bytes", "assemble"]
+__all__ = ["gather_bytes", "assemble", "table_shard_bytes"]
 
 
 def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
@@ -29,6 +29,16 @@ def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
     reorder = n_moves * (8 + 8)
     table = table_bytes(rules, n_boards, n_moves, solver_bytes_per_board(rules, "vi", False), placements=True)
     return 3 * parts + reorder + table
+
+
+def table_shard_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
+    """A table shard's bytes at its peak, with ``n_boards`` boards and
+    ``n_moves`` moves: the single solve's estimate for a table that size
+    (:func:`~babytris.engine.resources.table_bytes`, its placement numbers
+    held, and what the sweeps keep per board), and each move's board after
+    as bits (8 bytes: the ghosts are found by them)."""
+    per_board = solver_bytes_per_board(rules, "mpi", True, n_boards)
+    return table_bytes(rules, n_boards, n_moves, per_board, placements=True) + 8 * n_moves
 
 
 def assemble(
