@@ -230,12 +230,13 @@ cdef class LeanShardSweeper:
         cdef int64_t[::1] o = out
         cdef Py_ssize_t i
         cdef board_t x
-        for i in range(boards.shape[0]):
-            x = boards[i]
-            if (x >> 6) >= <uint64_t>self.n_words or not (self.b[x >> 6] >> (x & 63)) & 1:
-                o[i] = -1
-            else:
-                o[i] = index_of(self.b, self.r, x)
+        with nogil:  # (a worker's lookups of many boards: its event loop and heartbeats go on)
+            for i in range(boards.shape[0]):
+                x = boards[i]
+                if (x >> 6) >= <uint64_t>self.n_words or not (self.b[x >> 6] >> (x & 63)) & 1:
+                    o[i] = -1
+                else:
+                    o[i] = index_of(self.b, self.r, x)
         return out
 
     def boards(self, bint own):
@@ -292,19 +293,20 @@ cdef class LeanShardSweeper:
         cdef int64_t j[MAX_PLACEMENTS]
         cdef int n_lines[MAX_PLACEMENTS]
         cdef double best
-        for i in range(n):
-            _move_values(g, self.b, self.r, boards[i], self.w, self.scores, self.discount, q, ok, j, n_lines)
-            for p in range(P):
-                best = 0.0
-                for kk in range(g.first[p], g.first[p + 1]):
-                    if ok[kk] and (m[i, p] < 0 or q[kk] > best):
-                        best = q[kk]
-                        m[i, p] = kk - g.first[p]
-                v[i, p] = best
-                for kk in range(g.first[p], g.first[p + 1]):
-                    if ok[kk] and q[kk] >= best - slack:
-                        m[i, p] = kk - g.first[p]
-                        break
+        with nogil:  # (a shard's saved values at 4x8: minutes that must not hold its worker's event loop)
+            for i in range(n):
+                _move_values(g, self.b, self.r, boards[i], self.w, self.scores, self.discount, q, ok, j, n_lines)
+                for p in range(P):
+                    best = 0.0
+                    for kk in range(g.first[p], g.first[p + 1]):
+                        if ok[kk] and (m[i, p] < 0 or q[kk] > best):
+                            best = q[kk]
+                            m[i, p] = kk - g.first[p]
+                    v[i, p] = best
+                    for kk in range(g.first[p], g.first[p + 1]):
+                        if ok[kk] and q[kk] >= best - slack:
+                            m[i, p] = kk - g.first[p]
+                            break
         return values, moves
 
     def greedy_sweep(self, V_prev=None, float[::1] changes=None, *, int layer=-1):
