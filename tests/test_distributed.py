@@ -382,7 +382,7 @@ def test_sweeps_per_round_bound_each_round_and_reach_the_same_values(client):
         solve_sharded(rules, client, eval_sweeps=-1)
 
 
-def test_each_shard_sends_each_other_only_its_boundary():
+def test_each_shard_sends_each_other_only_its_boundary(tmp_path):
     """Three shards in this process, run as the workers run them (coroutines), each holding
     the others' handles: every message goes from one shard straight to another, the search's
     boards to their owner, each request to the owner of the boards asked, and each round's
@@ -458,6 +458,18 @@ def test_each_shard_sends_each_other_only_its_boundary():
             expected.add((k, j, m))
             assert np.array_equal(by_layer[k, j, m], shards[k].W[shards[k]._find(boards[layer == m])[1]])
     assert set(by_layer) == expected and len(sent) == len(expected) and all(m >= 0 for m in layers)
+    # checkpoints: the values each time, the boards once beside them, read back by a shard made anew
+    for shard in shards:
+        held = tmp_path / f"checkpoint-{shard.index}-boards.npz"
+        shard._checkpoint(str(tmp_path / f"checkpoint-{shard.index}-0.npz"))
+        written = held.stat().st_mtime_ns
+        shard._checkpoint(str(tmp_path / f"checkpoint-{shard.index}-1.npz"))
+        assert held.stat().st_mtime_ns == written
+        with np.load(tmp_path / f"checkpoint-{shard.index}-1.npz") as data:
+            assert "boards" not in data and np.array_equal(data["W"], shard.W)
+        fresh = Shard(rules, shard.index, n, "low_rows")
+        fresh.load_boards(str(tmp_path / f"checkpoint-{shard.index}-1.npz"))
+        assert np.array_equal(fresh.boards, shard.boards)
 
 
 def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):

@@ -527,7 +527,8 @@ def _solve(
     began = time.perf_counter()
     if out is not None:
         _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
-        for path in _checkpoint_paths(out, n_shards, 0) + _checkpoint_paths(out, n_shards, 1):
+        held = [os.path.join(os.fspath(out), f"checkpoint-{k}-boards.npz") for k in range(n_shards)]
+        for path in _checkpoint_paths(out, n_shards, 0) + _checkpoint_paths(out, n_shards, 1) + held:
             if path is not None and os.path.exists(path):
                 os.remove(path)
         seconds["save"] = time.perf_counter() - began
@@ -564,7 +565,8 @@ MAX_REBUILDS = 3
 def _checkpoint_paths(out: str | os.PathLike | None, n_shards: int, count: int) -> list[str | None]:
     """Each shard's checkpoint file for the ``count``-th checkpoint: two files a
     shard, written in turn, so the last one every shard finished stays whole
-    while the next is written."""
+    while the next is written (beside them, its boards, written once:
+    ``checkpoint-K-boards.npz``)."""
     folder = os.fspath(out)  # type: ignore[arg-type]  # (checkpoints are written only with out=)
     return [os.path.join(folder, f"checkpoint-{k}-{count % 2}.npz") for k in range(n_shards)]
 

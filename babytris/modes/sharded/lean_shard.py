@@ -258,44 +258,10 @@ class LeanShard(Shard):
 
     # --- the checkpoints ----------------------------------------------------------------------
 
-    def _checkpoint(self, path: str) -> None:
-        """Write, atomically, all a round needs to go on as if never stopped:
-        the bitmap (to rebuild the shard elsewhere), the values, own and
-        ghosts, the snapshots the rounds jump from, and the tallies.  (A
-        checkpoint is written as a greedy sweep begins: the placements it
-        keeps are not needed.)"""
-        from ...engine.writing import replace_atomically
+    def _held(self) -> dict[str, np.ndarray]:
+        """What a rebuilt lean shard needs: its bitmap of boards and ghosts, and its moves' counts."""
+        return {"bits": self._bitmap(), "counts": np.array([self.n_moves, self.moves_at_home], dtype=np.int64)}
 
-        bits = self._bitmap()
-        tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
-        counts = np.array([self.n_moves, self.moves_at_home], dtype=np.int64)
-        snapshots = np.array(self.snapshots)
-        replace_atomically(
-            path,
-            lambda f: np.savez(f, bits=bits, W=self.W, snapshots=snapshots, tallies=tallies, counts=counts),
-        )
-
-    async def restore(self, path: str) -> None:
-        """Go back to the checkpoint at ``path`` (:meth:`_checkpoint`), as
-        :meth:`Shard.restore <babytris.modes.sharded.shard.Shard.restore>`."""
-        import asyncio
-
-        if self.working is not None and not self.working.done():
-            await asyncio.wait([self.working])
-        self.generation += 1
-        with np.load(path, allow_pickle=False) as data:
-            if not np.array_equal(data["bits"], self._bitmap()) or data["W"].shape != self.W.shape:
-                raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
-            self.W[:] = data["W"]
-            self.snapshots = list(data["snapshots"])
-            missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
-        self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.boundary.forget()
-        self.restored, self.recorded = True, False
-
-    def load_boards(self, path: str) -> None:
-        """Take the boards and ghosts of the checkpoint at ``path``: a shard
-        rebuilt on another worker, whose search is not run again."""
-        with np.load(path, allow_pickle=False) as data:
-            self.bits = np.array(data["bits"])
-            self.n_moves, self.moves_at_home = (int(c) for c in data["counts"])
+    def _take_held(self, data: Any) -> None:
+        self.bits = np.array(data["bits"])
+        self.n_moves, self.moves_at_home = (int(c) for c in data["counts"])

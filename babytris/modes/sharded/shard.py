@@ -23,6 +23,7 @@ from ...solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, eval
 from . import _shard, owners
 from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
 from .boundary import Boundary
+from .checkpoints import ShardCheckpoints
 
 __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
 
@@ -31,7 +32,7 @@ __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
 ROUND_PERIOD = 2
 
 
-class Shard:
+class Shard(ShardCheckpoints):
     """The boards one shard owns, their move table and values; a dask actor
     (``client.submit(Shard, ..., actor=True)``), so the arrays stay on its
     worker and only what other shards need travels.  The methods are the
@@ -48,6 +49,7 @@ class Shard:
         self.boards = np.zeros(0, dtype=np.uint64)  # by layer (the engine's), ascending within each once built
         self.runs = np.array([0, 0], dtype=np.int64)  # (those layers' starts)
         self.frontier = np.zeros(0, dtype=np.uint64)
+        self.boards_written: str | None = None  # (the file of its boards beside its checkpoints, once written)
 
     def connect(self, peers: list[Any]) -> None:
         """Keep the handles of every shard (``peers[k]``: shard k's actor) to
@@ -486,54 +488,12 @@ class Shard:
         evaluations = 0 if solved.evaluation_sweeps is None else int(solved.evaluation_sweeps.sum())
         return solved.residual, solved.iterations, evaluations, 0
 
-    def _checkpoint(self, path: str) -> None:
-        """Write, atomically, all a round needs to go on as if never stopped:
-        the boards (to rebuild the table elsewhere), the values, own and
-        ghosts, the snapshots the rounds jump from, and the jumps' tallies.
-        (A checkpoint is written as a greedy sweep begins: the moves the
-        last one chose are not needed.)"""
-        from ...engine.writing import replace_atomically
-
-        tallies = np.array([self.missed, self.jumped, self.last_greedy, self.accelerate, self.news])
-        snapshots = np.array(self.snapshots)
-        replace_atomically(
-            path,
-            lambda f: np.savez(f, boards=self.boards, W=self.W, snapshots=snapshots, tallies=tallies),
-        )
-
     async def _in_thread(self, work: Callable, *args: Any) -> Any:
         """``work(*args)`` in a thread (the event loop goes on), noted for :meth:`restore` to wait for."""
         import asyncio
 
         self.working = working = asyncio.ensure_future(asyncio.to_thread(work, *args))
         return await working
-
-    async def restore(self, path: str) -> None:
-        """Go back to the checkpoint at ``path`` (:meth:`_checkpoint`): the next
-        :meth:`round` runs its sweeps from there.  A round still running here
-        (the client gave it up when a worker was lost) is waited for and then
-        changes nothing more."""
-        import asyncio
-
-        if self.working is not None and not self.working.done():
-            await asyncio.wait([self.working])
-        self.generation += 1
-        with np.load(path, allow_pickle=False) as data:
-            if not np.array_equal(data["boards"], self.boards) or data["W"].shape != self.W.shape:
-                raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
-            self.W[:] = data["W"]
-            self.snapshots = list(data["snapshots"])
-            missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
-        self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.boundary.forget()
-        self.restored, self.recorded = True, False
-
-    def load_boards(self, path: str) -> None:
-        """Take the boards of the checkpoint at ``path``: a shard rebuilt on
-        another worker, whose search is not run again."""
-        with np.load(path, allow_pickle=False) as data:
-            self.boards = data["boards"]
-        self.seen = None  # (not searched)
 
     async def ask_again(self) -> None:
         """Send each owner the boards this shard reads again (a shard rebuilt elsewhere has none)."""
