@@ -407,45 +407,43 @@ class Shard(ShardCheckpoints):
             self._take_ghosts(index - 1, last)
             if checkpoint is not None:
                 await self._in_thread(self._checkpoint, checkpoint)
-        if by_layer and generation == self.generation:
-            layered = await self._by_layer(index, greedy, jump, record, generation)
-            return layered if generation == self.generation else (np.inf, 0, 0, 0)
-        swept = (np.inf, 0, 0)
-        if generation == self.generation:
-            swept = await self._in_thread(self._one_sweep, greedy, jump, record)
-        if generation != self.generation:
-            return (*swept, 0)
-        sending, sent = self._send(index)
-        await sending
-        return (*swept, sent)
+        if generation != self.generation:  # (restored meanwhile: the client gave this round up)
+            return np.inf, 0, 0, 0
+        swept = await self._sweep_and_send(index, greedy, jump, record, by_layer, generation)
+        return swept if generation == self.generation else (np.inf, 0, 0, 0)
 
-    async def _by_layer(
-        self, index: int, greedy: bool, jump: float, record: bool, generation: int
+    async def _sweep_and_send(
+        self, index: int, greedy: bool, jump: float, record: bool, by_layer: bool, generation: int
     ) -> tuple[float, int, int, int]:
-        """:meth:`step`'s sweep layer by layer (``by_layer``), each layer's
-        boundary sent once it is swept: ``(residual, greedy sweeps,
-        evaluation sweeps, bytes sent)``; stops where a restore
-        (``generation`` passed) gave the round up."""
+        """:meth:`step`'s sweep and its boundary sent: whole, or layer by
+        layer (``by_layer``), each layer's boundary sent once it is swept and
+        each layer first taking the ghosts of the one before; stops where a
+        restore (``generation`` passed) gave the round up.  Returns
+        ``(residual, greedy sweeps, evaluation sweeps, bytes sent)``."""
         import asyncio
         from functools import partial
 
         self.recorded = record and not greedy
-        if jump:  # (the ghosts too, along their owners' changes: they stay their owners' values, bit for bit)
-            _jump_along(jump, self.W, self.changes)
-        kind, sweeper = ("greedy" if greedy else "evaluation"), cast(Any, self.tuned.sweeper)  # (by layer)
+        if jump and not greedy:  # (the ghosts too, along their owners' changes: they stay their owners' values)
+            await self._in_thread(_jump_along, jump, self.W, self.changes)
+        changes = self.changes if self.recorded else None
+        sweeper = cast(Any, self.tuned.sweeper)  # (a layer's sweep: timed as its own kind)
         residual, sendings, sent = 0.0, [], 0
-        for layer in range(len(self.layer_of_residue)):
-            if layer:
+        for layer in range(len(self.layer_of_residue)) if by_layer else [-1]:
+            if layer > 0:
                 await self.boundary.wait(index, layer - 1)
-            if generation != self.generation:
-                break
-            if layer:
+                if generation != self.generation:
+                    break
                 self._take_ghosts(index, layer - 1)
-            if greedy:
-                work = partial(sweeper.greedy_sweep, layer=layer)
+            if layer < 0:
+                work = self.tuned.greedy_sweep if greedy else partial(self.tuned.evaluation_sweep, changes)
+            elif greedy:
+                work = partial(self.tuned.timed, f"greedy-{layer}", partial(sweeper.greedy_sweep, layer=layer))
             else:
-                work = partial(sweeper.evaluation_sweep, self.changes if record else None, layer=layer)
-            swept = await self._in_thread(self.tuned.timed, f"{kind}-{layer}", work)
+                work = partial(
+                    self.tuned.timed, f"evaluation-{layer}", partial(sweeper.evaluation_sweep, changes, layer=layer)
+                )
+            swept = await self._in_thread(work)
             if generation != self.generation:
                 break
             residual = max(residual, swept)
@@ -454,15 +452,6 @@ class Shard(ShardCheckpoints):
             sent += size
         await asyncio.gather(*sendings)
         return residual, int(greedy), int(not greedy), sent
-
-    def _one_sweep(self, greedy: bool, jump: float, record: bool) -> tuple[float, int, int]:
-        """:meth:`step`'s sweep: ``(residual, greedy sweeps, evaluation sweeps)``."""
-        self.recorded = record and not greedy
-        if greedy:
-            return self.tuned.greedy_sweep(), 1, 0
-        if jump:  # (the ghosts too, along their owners' changes: they stay their owners' values, bit for bit)
-            _jump_along(jump, self.W, self.changes)
-        return self.tuned.evaluation_sweep(self.changes if record else None), 0, 1
 
     def solve_alone(self, opponent: str, discount: float, tol: float, max_iter: int) -> tuple[float, int, int, int]:
         """The one shard's rounds: the single solve on the engine's table it
