@@ -444,7 +444,9 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
 @pytest.mark.parametrize("split", ["hash", "low_rows"])
 def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     """``_shard.table``: the moves of ``expand``, each own board's row its rank among the shard's
-    boards, -1 for another shard's board (the owners ``shard_of`` names), -2 for one of its own missing."""
+    boards, -1 for another shard's board (the owners ``shard_of`` names; ``boards_after`` finds
+    them again), -2 for one of its own missing; the moves given (one pass) or counted, on one
+    thread or two, write the same table, and a wrong count is refused."""
     from babytris.engine.enumeration import enumerate_boards
     from babytris.engine.placements import engine
     from babytris.modes.sharded import _shard
@@ -455,33 +457,61 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     every = np.sort(enumerate_boards(rules).boards)
     boards = every[shard_of(every, 3, split, 4) == 1]
     ranks = BoardRanks(boards, 20)
-    offsets, after, rows, lines, placement = _shard.table(
+    offsets, rows, lines, placement = _shard.table(
         engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 2
     )
-    expanded = _shard.expand(engine(rules), boards, 1)
-    for a, b in zip((offsets, after, lines, placement), expanded):
+    expanded, after, *rest = _shard.expand(engine(rules), boards, 1)
+    for a, b in zip((offsets, lines, placement), (expanded, *rest)):
         assert np.array_equal(a, b)
     home = shard_of(after, 3, split, 4) == 1
     assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
     assert np.array_equal(rows[home], np.searchsorted(boards, after[home]))
+    away = np.flatnonzero(~home)
+    assert np.array_equal(_shard.boards_after(engine(rules), boards, offsets, away), after[away])
+    given = _shard.table(engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 1, len(after))
+    for a, b in zip(given, (offsets, rows, lines, placement)):
+        assert np.array_equal(a, b)
+    for wrong in (len(after) - 1, len(after) + 1):
+        with pytest.raises(ValueError, match="not the"):
+            _shard.table(engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 1, wrong)
     missing = BoardRanks(boards[1:], 20)  # (the first board gone: the moves to it are -2)
-    _, _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key_mask(split, 4), 3, 1)
+    _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key_mask(split, 4), 3, 1)
     assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
 
 
-def test_the_search_bitmap_keeps_each_board_once_and_lists_them_ascending():
+def test_the_search_bitmap_lists_its_boards_ascending_and_unmarks_the_ghosts():
     from babytris.modes.sharded import _shard
 
     rng = np.random.default_rng(3)
     bits = np.zeros((1 << 16) >> 6, dtype=np.uint64)
-    first = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
-    kept = _shard.first_seen(first, bits)  # (repeats dropped, the first of each kept in its place)
-    assert np.array_equal(kept, first[np.sort(np.unique(first, return_index=True)[1])])
-    again = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
-    assert np.array_equal(np.sort(_shard.first_seen(again, bits)), np.setdiff1d(again, first))
-    assert np.array_equal(_shard.listed(bits), np.union1d(first, again))
+    marked = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
+    np.bitwise_or.at(bits, marked >> np.uint64(6), np.uint64(1) << (marked & np.uint64(63)))  # (a word twice: both)
+    assert np.array_equal(_shard.listed(bits), np.unique(marked))
+    _shard.unmark(bits, marked[:100])
+    assert np.array_equal(_shard.listed(bits), np.setdiff1d(marked, marked[:100]))
     with pytest.raises(ValueError, match="beyond the bitmap"):
-        _shard.first_seen(np.array([1 << 16], dtype=np.uint64), bits)
+        _shard.unmark(bits, np.array([1 << 16], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("width, height", [(4, 5), (5, 4)])
+def test_the_live_boards_by_layer_are_the_engines_sweep_order(width, height):
+    """``_shard.live_by_layer`` (a stable split of ascending boards by layer) orders the boards
+    that have a move as ``layer_order`` does (a sort), with the same layer starts."""
+    from babytris.engine.enumeration import enumerate_boards
+    from babytris.engine.placements import engine
+    from babytris.engine.transitions import layer_order, layers
+    from babytris.modes.sharded import _shard
+
+    rules = Rules(width=width, height=height)
+    boards = np.sort(enumerate_boards(rules).boards)
+    offsets, *_ = _shard.expand(engine(rules), boards)
+    P = rules.n_pieces
+    live = np.flatnonzero(offsets[P::P] > offsets[:-1:P])
+    assert 0 < len(live) < len(boards)  # (some boards have no move)
+    order, starts = _shard.live_by_layer(offsets, boards, P, layers(rules))
+    expected, expected_starts = layer_order(rules, boards[live])
+    assert len(starts) == len(layers(rules)) + 1 > 2
+    assert np.array_equal(order, live[expected]) and np.array_equal(starts, expected_starts)
 
 
 def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():

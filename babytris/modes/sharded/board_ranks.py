@@ -23,12 +23,16 @@ class BoardRanks:
     """The distinct ``boards`` (uint64, ascending) of a board of ``cells``
     cells, and each one's position among them."""
 
-    def __init__(self, boards: np.ndarray, cells: int) -> None:
+    def __init__(self, boards: np.ndarray, cells: int, words: np.ndarray | None = None) -> None:
+        """``words``, if given: the bitmap of ``boards`` (a bit a possible board), kept as it is."""
         self.boards, self.cells = boards, cells
         if cells > MAX_BITMAP_CELLS:
             return
-        self.words = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64)
-        if len(boards):
+        if words is not None:
+            self.words = words
+        else:
+            self.words = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64)
+        if words is None and len(boards):
             word = boards >> np.uint64(6)
             starts = np.flatnonzero(np.concatenate([[True], word[1:] != word[:-1]]))
             # (distinct boards: within a word the bits add up to their OR)

@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from ...engine.placements import engine
-from ...engine.transitions import layer_order, layers
+from ...engine.transitions import layers
 from ...game.rules import Rules
 from ...solvers import _sweep
 from ...solvers.roles import PIECES_RANDOM
 from ...solvers.sweep_arrays import CHOSEN_MOVES_STATES
 from ...solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
-from . import _shard, owners
+from . import _lean_shard, _shard, owners
 from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
 
 __all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
@@ -50,11 +50,11 @@ class Shard:
         """Keep the handles of every shard (``peers[k]``: shard k's actor) to
         send them boards and values directly, worker to worker."""
         self.peers = peers
-        cells = self.rules.width * self.rules.height
-        # (the boards the search has seen here, a bit a possible board, up to MAX_BITMAP_CELLS: the
-        # boards are listed from it once, where merging them every level copied them all each time)
-        bitmap = cells <= MAX_BITMAP_CELLS and self.n_shards > 1 and not len(self.boards)
-        self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64) if bitmap else None
+        # (the search's bitmaps, made as it begins: _search_marks)
+        self.seen: np.ndarray | None = None
+        self.todo: np.ndarray | None = None
+        self.ghosts: list[np.ndarray] = []  # (the search's: the other shards' boards found here)
+        self.moves_found = 0  # (the search's: the moves of the boards it expanded)
         self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
         self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
         self.inbox: dict[int, dict[int, np.ndarray]] = {}  # per round, per shard, the values it sent
@@ -66,13 +66,30 @@ class Shard:
         (A coroutine, as :meth:`put`.)"""
         self.offers.append(boards)
 
+    def _search_marks(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The search's two bitmaps, made on first use, up to :data:`MAX_BITMAP_CELLS`
+        cells (None beyond): the lean shards' search.  A bit a possible board
+        marks the boards found here, its own and the ghosts (each sent to its
+        owner once), and a second bit those waiting to be expanded; each shard
+        expands all it reaches alone before the next exchange (at 4x7 two
+        exchanges, where a breadth-first search took 37, sorting its moves twice
+        a level)."""
+        cells = self.rules.width * self.rules.height
+        if cells > MAX_BITMAP_CELLS:
+            return None
+        if self.seen is None or self.todo is None:
+            self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64)
+            self.todo = np.zeros_like(self.seen)
+        return self.seen, self.todo
+
     def receive(self) -> int:
-        """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
-        found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
+        """Keep the boards offered not seen yet to expand next; returns how many are new."""
+        offered = np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers])
         self.offers = []
-        if self.seen is not None:  # (the boards themselves listed from it as the table is built)
-            self.frontier = _shard.first_seen(found, self.seen)
-            return len(self.frontier)
+        marks = self._search_marks()
+        if marks is not None:  # (the boards themselves listed from it as the table is built)
+            return int(_lean_shard.mark(*marks, offered))
+        found = owners.distinct(offered)
         # (a binary search: the boards found ascend, so its steps stay in cache; a bitmap
         # built again every level took 40% of the search at 4x6)
         at = np.searchsorted(self.boards, found)
@@ -95,7 +112,17 @@ class Shard:
         return sum(boards.nbytes for _, boards in others)
 
     def _expand(self) -> list[np.ndarray]:
-        """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
+        """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64).
+        With the search's bitmaps, every board waiting and those found here after it, until none
+        waits (one thread): per shard, its boards found here not sent before (none of this one's)."""
+        marks = self._search_marks()
+        if marks is not None:
+            key = owners.key_mask(self.split, self.rules.width)
+            ghosts, moves, _ = _lean_shard.expand(self.engine, *marks, key, self.n_shards, self.index)
+            self.ghosts.append(ghosts)
+            self.moves_found += moves
+            owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules.width)
+            return [ghosts[owner == k] for k in range(self.n_shards)]
         _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
         after = owners.distinct(after)
         owner = owners.shard_of(after, self.n_shards, self.split, self.rules.width)
@@ -147,25 +174,27 @@ class Shard:
             self.moves_at_home = t.n_moves
             self.eval_sweeps = eval_sweeps
             return [np.zeros(0, dtype=np.uint64)]
-        seen = getattr(self, "seen", None)
-        if seen is not None:  # (the search's boards, ascending)
-            self.boards, self.seen, self.frontier = _shard.listed(seen), None, np.zeros(0, dtype=np.uint64)
         rules = self.rules
         P = rules.n_pieces
-        n = len(self.boards)
         cells = rules.width * rules.height
-        offsets, after, nxt, owner, away = self._table(cells)
-        self.next_bits = after
-        self.moves_at_home = len(after) - len(away)
+        seen, ranks, n_moves = getattr(self, "seen", None), None, -1
+        if seen is not None:  # (the search's boards, ascending: its bitmap without the ghosts, ranked as it is)
+            _shard.unmark(seen, np.concatenate([np.zeros(0, dtype=np.uint64), *self.ghosts]))
+            self.boards = _shard.listed(seen)
+            ranks, n_moves = BoardRanks(self.boards, cells, words=seen), self.moves_found
+            self.seen = self.todo = None
+            self.ghosts, self.frontier = [], np.zeros(0, dtype=np.uint64)
+        n = len(self.boards)
+        offsets, nxt, away, after, owner = self._table(cells, ranks, n_moves)
+        self.moves_at_home = len(nxt) - len(away)
         needs: list[np.ndarray] = []
         base = n
         for k in range(self.n_shards):
-            mine = away[owner == k]
+            mine = owner == k
             wanted = np.zeros(0, dtype=np.uint64)
-            if k != self.index:
-                ghosts = BoardRanks.of(after[mine], cells)
-                wanted = ghosts.boards
-                nxt[mine] = base + ghosts.index(after[mine])
+            if k != self.index:  # (a binary search: the ghosts are a few percent of the boards)
+                wanted = owners.distinct(after[mine])
+                nxt[away[mine]] = base + np.searchsorted(wanted, after[mine])
             needs.append(wanted)
             base += len(wanted)
         self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
@@ -174,43 +203,56 @@ class Shard:
             raise ValueError(f"shard {self.index}: {n_rows:,} boards and ghosts, more than a table's int32 rows")
         self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
         self.next_board = nxt
-        live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
-        order, starts = self._order(np.flatnonzero(live))
+        order, starts = self._order()
         self._sweeps_over(n_rows, order, starts, len(starts) > 2, pieces, discount)
         self.eval_sweeps = eval_sweeps
         self.accelerate = accelerate and self.linear
         return needs
 
-    def _table(self, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _table(
+        self, cells: int, ranks: BoardRanks | None = None, n_moves: int = -1
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every move of the shard's boards, each move's row found where the
-        board is its own: the compiled pass (``_shard.table``, its bitmap of
-        :class:`BoardRanks`) up to :data:`MAX_BITMAP_CELLS` cells, numpy's
-        lookups beyond.
+        board after is its own: the compiled pass (``_shard.table``, its bitmap
+        of :class:`BoardRanks`: ``ranks``, or made from the boards; one pass
+        where the search counted the moves, ``n_moves``), the boards after the others
+        found again (``_shard.boards_after``), up to :data:`MAX_BITMAP_CELLS`
+        cells; numpy's lookups beyond.
 
         Returns:
-            ``(offsets, next_bits, rows, owner, away)``: :func:`_shard.expand`'s
-            offsets and boards after, int32 rows per move (set for its own
-            boards only), the moves to other shards' boards (int64 indices,
-            ascending) and the shard owning each of them (int64).
+            ``(offsets, rows, away, after, owner)``: the table's offsets
+            (int32), the int32 rows per move (set for its own boards
+            only), the moves to other shards' boards (int64 indices,
+            ascending), the boards after them (uint64) and the shard owning
+            each (int64).
         """
         rules = self.rules
         if cells <= MAX_BITMAP_CELLS:
-            ranks = BoardRanks(self.boards, cells)
+            ranks = BoardRanks(self.boards, cells) if ranks is None else ranks
             key = owners.key_mask(self.split, rules.width)
-            offsets, after, rows, self.lines, self.placement = _shard.table(
-                self.engine, self.boards, ranks.words, ranks.before, key, self.n_shards, self.index, self.n_threads
+            offsets, rows, self.lines, self.placement = _shard.table(
+                self.engine,
+                self.boards,
+                ranks.words,
+                ranks.before,
+                key,
+                self.n_shards,
+                self.index,
+                self.n_threads,
+                n_moves=n_moves,
             )
             away = np.flatnonzero(rows < 0)
             if np.any(rows[away] == -2):
                 raise ValueError(f"shard {self.index}: a move leads to a board of its own it does not hold")
-            return offsets, after, rows, owners.shard_of(after[away], self.n_shards, self.split, rules.width), away
+            after = _shard.boards_after(self.engine, self.boards, offsets, away)
+            return offsets, rows, away, after, owners.shard_of(after, self.n_shards, self.split, rules.width)
         offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
         owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
         home = owner == self.index
         rows = np.full(len(after), -1, dtype=np.int32)
         rows[home] = BoardRanks(self.boards, cells).index(after[home])
         away = np.flatnonzero(~home)
-        return offsets, after, rows, owner[away], away
+        return offsets, rows, away, after[away], owner[away]
 
     def _sweeps_over(
         self, n_rows: int, order: np.ndarray, starts: np.ndarray, independent: bool, pieces: int, discount: float
@@ -251,14 +293,13 @@ class Shard:
         self.generation = 0  # (restores so far)
         self.working: Any = None  # (the work running in a thread: an asyncio future)
 
-    def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The live boards in the order the whole game's sweeps take them
-        (:func:`babytris.engine.transitions.sweep_order`): layer by layer, or with
-        one layer from the largest board down."""
-        if len(layers(self.rules)) == 1:
-            return live[::-1].astype(np.int32), np.array([0, len(live)], dtype=np.int64)
-        order, starts = layer_order(self.rules, self.boards[live])
-        return live[order].astype(np.int32), starts
+    def _order(self) -> tuple[np.ndarray, np.ndarray]:
+        """The own boards that have a move in the order the whole game's sweeps
+        take them (:func:`babytris.engine.transitions.sweep_order`): layer by
+        layer, ascending within each, or with one layer from the largest board
+        down.  Returns int32 rows and int64 layer starts."""
+        order, starts = _shard.live_by_layer(self.offsets, self.boards, self.rules.n_pieces, layers(self.rules))
+        return (order[::-1].copy(), starts) if len(starts) == 2 else (order, starts)
 
     def _runs(self) -> np.ndarray:
         """The starts of the runs of ascending boards, and the end: one run but
@@ -581,7 +622,7 @@ class Shard:
         return {
             "boards": self.boards,
             "offsets": self.offsets[: n * P + 1],
-            "next_bits": self.boards[self.next_board] if self.n_shards == 1 else self.next_bits,
+            "next_bits": np.concatenate([self.boards, *self.needs])[self.next_board],  # (own boards', then ghosts')
             "lines": self.lines,
             "placement": self.table.placement if self.n_shards == 1 else self.placement,
             "values": self.V[: n * P],
