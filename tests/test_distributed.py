@@ -444,7 +444,7 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
 @pytest.mark.parametrize("split", ["hash", "low_rows"])
 def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     """``_shard.table``: the moves of ``expand``, each own board's row its rank among the shard's
-    boards, -1 for another shard's board (the owners ``shard_of`` names; ``boards_after`` finds
+    boards, -1 for another shard's board (the owners ``shard_of`` names; ``away_moves`` finds
     them again), -2 for one of its own missing; the moves given (one pass) or counted, on one
     thread or two, write the same table, and a wrong count is refused."""
     from babytris.engine.enumeration import enumerate_boards
@@ -466,8 +466,8 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     home = shard_of(after, 3, split, 4) == 1
     assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
     assert np.array_equal(rows[home], np.searchsorted(boards, after[home]))
-    away = np.flatnonzero(~home)
-    assert np.array_equal(_shard.boards_after(engine(rules), boards, offsets, away), after[away])
+    away, found = _shard.away_moves(engine(rules), boards, offsets, rows)
+    assert np.array_equal(away, np.flatnonzero(~home)) and np.array_equal(found, after[away])
     given = _shard.table(engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 1, len(after))
     for a, b in zip(given, (offsets, rows, lines, placement)):
         assert np.array_equal(a, b)

@@ -272,7 +272,7 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
     Returns:
         ``(offsets, rows, lines, placement)``: :func:`expand`'s, with
         ``rows`` int32 per move: the board's row, -1 where another shard
-        owns it (a ghost: :func:`boards_after` gives it), -2 where this one
+        owns it (a ghost: :func:`away_moves` gives it), -2 where this one
         should and does not (a bug).
     """
     if n_shards < 1 or not 0 <= index < n_shards:
@@ -288,35 +288,45 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
     return offsets, rows, lines, placement
 
 
-def boards_after(engine, const uint64_t[::1] boards, const offset_t[::1] offsets, const int64_t[::1] moves):
-    """The boards after ``moves`` (int64 move numbers, ascending) of the
-    table of ``boards`` (:func:`table`'s ``offsets``), as bits (uint64):
-    each board with one of them expanded again."""
+def away_moves(engine, const uint64_t[::1] boards, const offset_t[::1] offsets, const int32_t[::1] rows):
+    """The moves of :func:`table` whose row is negative (to another shard's
+    board, or -2) and the boards after them, each board with one of them
+    expanded again (the table keeps no board after).
+
+    Returns:
+        ``(moves, after)``: int64 move numbers, ascending; uint64 boards.
+    """
     cdef const Geometry* g = engine_geometry(engine)
-    cdef Py_ssize_t n = boards.shape[0], j, s = 0, last = -1
+    cdef Py_ssize_t n = boards.shape[0], j = 0, s = 0, last = -1, m, n_away = 0
     cdef int P = g.n_pieces
     if g.soft:
-        raise ValueError("boards_after: soft moves are searched, not dropped; the sharded solve takes hard drops only")
-    if offsets.shape[0] != n * P + 1:
-        raise ValueError(f"boards_after: offsets must have {n * P + 1} entries, got {offsets.shape[0]}")
-    for j in range(moves.shape[0]):
-        if not 0 <= moves[j] < offsets[n * P] or (j and moves[j] <= moves[j - 1]):
-            raise ValueError(f"boards_after: moves must ascend within [0, {offsets[n * P]}), got moves[{j}]")
-    found = np.empty(moves.shape[0], dtype=np.uint64)
+        raise ValueError("away_moves: soft moves are searched, not dropped; the sharded solve takes hard drops only")
+    if offsets.shape[0] != n * P + 1 or rows.shape[0] != offsets[n * P]:
+        raise ValueError(f"away_moves: offsets must have {n * P + 1} entries, rows one a move")
+    with nogil:
+        for m in range(rows.shape[0]):
+            n_away += rows[m] < 0
+    moves = np.empty(n_away, dtype=np.int64)
+    found = np.empty(n_away, dtype=np.uint64)
+    cdef int64_t[::1] at = moves
     cdef uint64_t[::1] out = found
     cdef uint64_t* moved = <uint64_t*>malloc(g.max_moves * sizeof(uint64_t) + 8)
     if moved == NULL:
-        raise MemoryError("boards_after: cannot allocate")
+        raise MemoryError("away_moves: cannot allocate")
     with nogil:
-        for j in range(moves.shape[0]):
-            while offsets[s + 1] <= moves[j]:
+        for m in range(rows.shape[0]):
+            if rows[m] >= 0:
+                continue
+            while offsets[s + 1] <= m:
                 s = s + 1
             if s != last:
                 piece_moves(g, boards[s // P], smear_down(boards[s // P], g.width, g.height), s % P, moved, NULL, NULL)
                 last = s
-            out[j] = moved[moves[j] - offsets[s]]
+            at[j] = m
+            out[j] = moved[m - offsets[s]]
+            j = j + 1
     free(moved)
-    return found
+    return moves, found
 
 
 def listed(const uint64_t[::1] bits):

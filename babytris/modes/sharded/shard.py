@@ -201,7 +201,9 @@ class Shard:
         n_rows = base
         if n_rows > np.iinfo(np.int32).max:
             raise ValueError(f"shard {self.index}: {n_rows:,} boards and ghosts, more than a table's int32 rows")
-        self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
+        offsets.resize(n_rows * P + 1)  # (the ghosts' rows, without moves: realloc maps the new pages alone)
+        offsets[n * P + 1 :] = offsets[n * P]
+        self.offsets = offsets
         self.next_board = nxt
         order, starts = self._order()
         self._sweeps_over(n_rows, order, starts, len(starts) > 2, pieces, discount)
@@ -216,7 +218,7 @@ class Shard:
         board after is its own: the compiled pass (``_shard.table``, its bitmap
         of :class:`BoardRanks`: ``ranks``, or made from the boards; one pass
         where the search counted the moves, ``n_moves``), the boards after the others
-        found again (``_shard.boards_after``), up to :data:`MAX_BITMAP_CELLS`
+        found again (``_shard.away_moves``), up to :data:`MAX_BITMAP_CELLS`
         cells; numpy's lookups beyond.
 
         Returns:
@@ -241,10 +243,9 @@ class Shard:
                 self.n_threads,
                 n_moves=n_moves,
             )
-            away = np.flatnonzero(rows < 0)
+            away, after = _shard.away_moves(self.engine, self.boards, offsets, rows)
             if np.any(rows[away] == -2):
                 raise ValueError(f"shard {self.index}: a move leads to a board of its own it does not hold")
-            after = _shard.boards_after(self.engine, self.boards, offsets, away)
             return offsets, rows, away, after, owners.shard_of(after, self.n_shards, self.split, rules.width)
         offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
         owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
