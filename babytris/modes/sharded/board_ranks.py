@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .owners import distinct
-
 __all__ = ["MAX_BITMAP_CELLS", "BoardRanks"]
 
 #: Cells up to which the bitmap is kept (2**30 bits: 128 MiB, and as much for the counts).
@@ -37,15 +35,9 @@ class BoardRanks:
             starts = np.flatnonzero(np.concatenate([[True], word[1:] != word[:-1]]))
             # (distinct boards: within a word the bits add up to their OR)
             self.words[word[starts]] = np.add.reduceat(np.uint64(1) << (boards & np.uint64(63)), starts)
-        counts = np.bitwise_count(self.words).astype(np.int64)
-        self.before = np.cumsum(counts) - counts
-
-    @classmethod
-    def of(cls, boards: np.ndarray, cells: int) -> BoardRanks:
-        """The distinct boards among ``boards`` (uint64, any order, repeated).
-        (Sorted: numpy's sort of 40 million took 0.6 s here, marking them in
-        a bitmap of 2**28 boards and listing it 3.2 s.)"""
-        return cls(distinct(boards), cells)
+        # (one int64 array, no temporary of its size: at 4x7 each is 32 MiB of pages mapped anew)
+        self.before = np.zeros(len(self.words), dtype=np.int64)
+        np.cumsum(np.bitwise_count(self.words[:-1]), dtype=np.int64, out=self.before[1:])
 
     def find(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(found, at)``: bool and int64 arrays of the shape of ``boards``:
