@@ -101,8 +101,8 @@ class Shard:
         return len(self.frontier)
 
     async def expand(self) -> int:
-        """The boards after every move of the frontier, each sent to the shard
-        that owns it (the distinct ones); returns the bytes sent to other shards."""
+        """The boards the search finds (:meth:`_expand`), each sent to the shard
+        that owns it; returns the bytes sent to other shards."""
         import asyncio
 
         found = await asyncio.to_thread(self._expand)
