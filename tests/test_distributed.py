@@ -531,6 +531,28 @@ def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():
     assert jumps == MAX_MISSED_JUMPS and not schedule.accelerate
 
 
+def test_one_shard_searches_on_the_idle_cores_unless_told(monkeypatch):
+    """One shard's search is the engine's enumeration on the cores other processes leave
+    idle, as the single solve's default (two threads waiting for a busy core at every
+    barrier once took 27 s at 4x7), or on the threads asked."""
+    from babytris.engine import enumeration, resources
+    from babytris.modes.sharded.shard import Shard
+
+    asked = []
+    enumerate_boards = enumeration.enumerate_boards
+
+    def noted(rules, n_jobs):
+        asked.append(n_jobs)
+        return enumerate_boards(rules, n_jobs=n_jobs)
+
+    monkeypatch.setattr(enumeration, "enumerate_boards", noted)
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 1024)  # (every core busy elsewhere)
+    rules = Rules(width=4, height=4)
+    assert Shard(rules, 0, 1, "low_rows", -1).enumerate_alone() == 12_978
+    Shard(rules, 0, 1, "low_rows", 2).enumerate_alone()
+    assert asked == [1, 2]
+
+
 def test_the_shards_of_one_machine_share_its_cores_by_default():
     import os
 

@@ -41,6 +41,7 @@ class Shard:
         (the shards on it), at least 1."""
         self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
         self.n_threads = n_threads if n_threads > 0 else max(1, (os.cpu_count() or 1) // -n_threads)
+        self.threads_asked = n_threads > 0  # (else one shard searches on the idle ones: enumerate_alone)
         self.engine = engine(rules)
         self.boards = np.zeros(0, dtype=np.uint64)  # ascending (one shard's: within each of the engine's layers)
         self.runs = np.array([0, 0], dtype=np.int64)  # (one shard's: those layers' starts)
@@ -146,12 +147,15 @@ class Shard:
     def enumerate_alone(self) -> int:
         """The one shard's boards and table: the single solve's own search and
         table (:func:`~babytris.engine.enumeration.enumerate_boards`, the engine's
-        compiled kernel on ``n_threads`` threads), kept for :meth:`build`; the
-        boards in the engine's order (by layer, ascending within one).
-        Returns the boards."""
-        from ...engine.enumeration import enumerate_boards
+        compiled kernel on ``n_threads`` threads, or where they were not asked
+        those of them other processes leave idle, as the single solve's default:
+        threads that wait at every barrier for a busy core took 27 s at 4x7, load
+        6), kept for :meth:`build`; the boards in the engine's order (by layer,
+        ascending within one).  Returns the boards."""
+        from ...engine import enumeration, resources
 
-        self.table = enumerate_boards(self.rules, n_jobs=self.n_threads)
+        threads = self.n_threads if self.threads_asked else resources.idle_cores(self.n_threads)
+        self.table = enumeration.enumerate_boards(self.rules, n_jobs=threads)
         self.boards = self.table.boards
         self.runs = self.table.layer_starts
         return len(self.boards)
