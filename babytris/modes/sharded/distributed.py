@@ -4,18 +4,13 @@ Exact solves grow about 14x per added row, so the next boards outgrow one
 machine.  Here the boards are split into shards, each held by a dask actor
 (:class:`~babytris.modes.sharded.shard.Shard`) on a worker, which runs the compiled engine on its own:
 
-1. **Search**: each shard marks the boards it finds in a bitmap over every
-   possible board and expands every board of its own waiting, and those found
-   after them, until none waits (the lean shards' search,
-   ``babytris.modes.sharded._lean_shard.expand``); each board of another shard
-   it finds goes once straight to its owner, which expands the new ones in
-   the next round; the search ends when a round finds none (4x7: two rounds).
-   Beyond 30 cells it is breadth first, a level a round
-   (``babytris.modes.sharded._shard.expand``, threads without the GIL).
-2. **Table**: each shard expands its boards once more into a move table
+1. **Search**: each shard marks the boards it finds in a bitmap and expands all of its own it
+   reaches (the lean shards' ``_lean_shard.expand``; beyond 30 cells a level a round), sending
+   each board of another shard once straight to its owner, which expands the new ones in the
+   next round; the search ends when a round finds none (4x7: two rounds).
+2. **Table**: each shard expands its boards once more into a move table (``_shard.table``)
    over its own boards and *ghosts*, the boards of other shards its moves
-   lead to (``babytris.modes.sharded._shard.table``: each move's row found as
-   it is written), and tells each owner which of its boards it reads.
+   lead to, and tells each owner which of its boards it reads.
 3. **Rounds**: (with ``exchange="sweep"``, the default, each round is one
    sweep, greedy or evaluation, of the single solve's modified policy
    iteration run by the client's schedule over the global residuals, and the

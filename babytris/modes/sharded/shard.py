@@ -51,8 +51,7 @@ class Shard:
         """Keep the handles of every shard (``peers[k]``: shard k's actor) to
         send them boards and values directly, worker to worker."""
         self.peers = peers
-        # (the search's bitmaps, made as it begins: _search_marks)
-        self.seen: np.ndarray | None = None
+        self.seen: np.ndarray | None = None  # (the search's bitmaps: _search_marks)
         self.todo: np.ndarray | None = None
         self.ghosts: list[np.ndarray] = []  # (the search's: the other shards' boards found here)
         self.moves_found = 0  # (the search's: the moves of the boards it expanded)
@@ -68,13 +67,9 @@ class Shard:
         self.offers.append(boards)
 
     def _search_marks(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The search's two bitmaps, made on first use, up to :data:`MAX_BITMAP_CELLS`
-        cells (None beyond): the lean shards' search.  A bit a possible board
-        marks the boards found here, its own and the ghosts (each sent to its
-        owner once), and a second bit those waiting to be expanded; each shard
-        expands all it reaches alone before the next exchange (at 4x7 two
-        exchanges, where a breadth-first search took 37, sorting its moves twice
-        a level)."""
+        """The search's bitmaps (the lean shards'), made on first use, up to :data:`MAX_BITMAP_CELLS` cells:
+        a bit a possible board for the boards found here, own and ghosts (each sent to its owner once),
+        and one for those waiting (at 4x7 two exchanges, where breadth first took 37 levels)."""
         cells = self.rules.width * self.rules.height
         if cells > MAX_BITMAP_CELLS:
             return None
