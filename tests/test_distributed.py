@@ -522,8 +522,7 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
 
     rng = np.random.default_rng(cells)
     everything = rng.integers(0, 1 << cells, 3000, dtype=np.uint64)
-    ranks = BoardRanks.of(everything[:2000], cells)  # (repeated, in any order)
-    assert np.array_equal(ranks.boards, np.unique(everything[:2000]))
+    ranks = BoardRanks(np.unique(everything[:2000]), cells)
     assert hasattr(ranks, "words") == (cells <= MAX_BITMAP_CELLS)
     found, at = ranks.find(everything)
     assert np.array_equal(found, np.isin(everything, everything[:2000])) and found[:2000].all()
@@ -538,7 +537,9 @@ def test_board_ranks_find_each_board_as_a_binary_search_does(cells):
 def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     """``_shard.table``: the moves of ``expand``, each own board's row its place among the shard's
     boards numbered layer after layer (the engine's order), -1 for another shard's board (the owners
-    ``shard_of`` names), -2 for one of its own missing."""
+    ``shard_of`` names; ``away_moves`` finds them again), -2 for one of its own missing; the moves
+    given (one pass) or counted, on one thread or two, write the same table, and a wrong count is
+    refused."""
     from babytris.engine.enumeration import enumerate_boards
     from babytris.engine.placements import engine
     from babytris.engine.transitions import layer_order, layers
@@ -552,29 +553,25 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     ranks = BoardRanks(boards, 20, layers(rules))
     rowed = boards[ranks.order]
     assert np.array_equal(rowed, boards[layer_order(rules, boards)[0]])
-    offsets, after, rows, lines, placement = _shard.table(
-        engine(rules),
-        rowed,
-        ranks.words,
-        ranks.before,
-        ranks.masks,
-        ranks.layer_of_residue,
-        key_mask(split, 4),
-        3,
-        1,
-        2,
-    )
-    expanded = _shard.expand(engine(rules), rowed, 1)
-    for a, b in zip((offsets, after, lines, placement), expanded):
+    rank_of = (ranks.words, ranks.before, ranks.masks, ranks.layer_of_residue, key_mask(split, 4), 3, 1)
+    offsets, rows, lines, placement = _shard.table(engine(rules), rowed, *rank_of, 2)
+    expanded, after, *rest = _shard.expand(engine(rules), rowed, 1)
+    for a, b in zip((offsets, lines, placement), (expanded, *rest)):
         assert np.array_equal(a, b)
     home = shard_of(after, 3, split, 4) == 1
     assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
     assert np.array_equal(rowed[rows[home]], after[home])
+    away, found = _shard.away_moves(engine(rules), rowed, offsets, rows)
+    assert np.array_equal(away, np.flatnonzero(~home)) and np.array_equal(found, after[away])
+    given = _shard.table(engine(rules), rowed, *rank_of, 1, len(after))
+    for a, b in zip(given, (offsets, rows, lines, placement)):
+        assert np.array_equal(a, b)
+    for wrong in (len(after) - 1, len(after) + 1):
+        with pytest.raises(ValueError, match="not the"):
+            _shard.table(engine(rules), rowed, *rank_of, 1, wrong)
     missing = BoardRanks(boards[1:], 20, layers(rules))  # (the first board gone: the moves to it are -2)
-    masks, by = missing.masks, missing.layer_of_residue
-    _, _, rows, _, _ = _shard.table(
-        engine(rules), rowed, missing.words, missing.before, masks, by, key_mask(split, 4), 3, 1
-    )
+    gone = (missing.words, missing.before, missing.masks, missing.layer_of_residue, key_mask(split, 4), 3, 1)
+    _, rows, _, _ = _shard.table(engine(rules), rowed, *gone)
     assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
 
 
@@ -599,19 +596,39 @@ def test_board_ranks_number_the_boards_layer_after_layer(cells, layered):
     assert not found.any()
 
 
-def test_the_search_bitmap_keeps_each_board_once_and_lists_them_ascending():
+def test_the_search_bitmap_lists_its_boards_ascending_and_unmarks_the_ghosts():
     from babytris.modes.sharded import _shard
 
     rng = np.random.default_rng(3)
     bits = np.zeros((1 << 16) >> 6, dtype=np.uint64)
-    first = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
-    kept = _shard.first_seen(first, bits)  # (repeats dropped, the first of each kept in its place)
-    assert np.array_equal(kept, first[np.sort(np.unique(first, return_index=True)[1])])
-    again = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
-    assert np.array_equal(np.sort(_shard.first_seen(again, bits)), np.setdiff1d(again, first))
-    assert np.array_equal(_shard.listed(bits), np.union1d(first, again))
+    marked = rng.integers(0, 1 << 16, 500, dtype=np.uint64)
+    np.bitwise_or.at(bits, marked >> np.uint64(6), np.uint64(1) << (marked & np.uint64(63)))  # (a word twice: both)
+    assert np.array_equal(_shard.listed(bits), np.unique(marked))
+    _shard.unmark(bits, marked[:100])
+    assert np.array_equal(_shard.listed(bits), np.setdiff1d(marked, marked[:100]))
     with pytest.raises(ValueError, match="beyond the bitmap"):
-        _shard.first_seen(np.array([1 << 16], dtype=np.uint64), bits)
+        _shard.unmark(bits, np.array([1 << 16], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("width, height", [(4, 5), (5, 4)])
+def test_the_live_boards_by_layer_are_the_engines_sweep_order(width, height):
+    """``_shard.live_by_layer`` (a stable split of ascending boards by layer) orders the boards
+    that have a move as ``layer_order`` does (a sort), with the same layer starts."""
+    from babytris.engine.enumeration import enumerate_boards
+    from babytris.engine.placements import engine
+    from babytris.engine.transitions import layer_order, layers
+    from babytris.modes.sharded import _shard
+
+    rules = Rules(width=width, height=height)
+    boards = np.sort(enumerate_boards(rules).boards)
+    offsets, *_ = _shard.expand(engine(rules), boards)
+    P = rules.n_pieces
+    live = np.flatnonzero(offsets[P::P] > offsets[:-1:P])
+    assert 0 < len(live) < len(boards)  # (some boards have no move)
+    order, starts = _shard.live_by_layer(offsets, boards, P, layers(rules))
+    expected, expected_starts = layer_order(rules, boards[live])
+    assert len(starts) == len(layers(rules)) + 1 > 2
+    assert np.array_equal(order, live[expected]) and np.array_equal(starts, expected_starts)
 
 
 def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():
@@ -630,6 +647,28 @@ def test_the_sweep_schedule_gives_up_jumps_that_raise_the_greedy_residual():
         residual = 3**greedy_sweeps if greedy else residual * 0.8
         schedule.swept(residual)
     assert jumps == MAX_MISSED_JUMPS and not schedule.accelerate
+
+
+def test_one_shard_searches_on_the_idle_cores_unless_told(monkeypatch):
+    """One shard's search is the engine's enumeration on the cores other processes leave
+    idle, as the single solve's default (two threads waiting for a busy core at every
+    barrier once took 27 s at 4x7), or on the threads asked."""
+    from babytris.engine import enumeration, resources
+    from babytris.modes.sharded.shard import Shard
+
+    asked = []
+    enumerate_boards = enumeration.enumerate_boards
+
+    def noted(rules, n_jobs):
+        asked.append(n_jobs)
+        return enumerate_boards(rules, n_jobs=n_jobs)
+
+    monkeypatch.setattr(enumeration, "enumerate_boards", noted)
+    monkeypatch.setattr(resources, "runnable_elsewhere", lambda: 1024)  # (every core busy elsewhere)
+    rules = Rules(width=4, height=4)
+    assert Shard(rules, 0, 1, "low_rows", -1).enumerate_alone() == 12_978
+    Shard(rules, 0, 1, "low_rows", 2).enumerate_alone()
+    assert asked == [1, 2]
 
 
 def test_the_shards_of_one_machine_share_its_cores_by_default():

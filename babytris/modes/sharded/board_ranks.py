@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .owners import distinct
-
 __all__ = ["MAX_BITMAP_CELLS", "BoardRanks"]
 
 #: Cells up to which the bitmap is kept (2**30 bits: 128 MiB, and as much for the counts).
@@ -28,7 +26,14 @@ class BoardRanks:
     layer's sweep reads and writes one stretch of the values
     (``boards[order]``, the layers ``layer_starts``)."""
 
-    def __init__(self, boards: np.ndarray, cells: int, layer_of_residue: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        boards: np.ndarray,
+        cells: int,
+        layer_of_residue: np.ndarray | None = None,
+        words: np.ndarray | None = None,
+    ) -> None:
+        """``words``, if given: the bitmap of ``boards`` (a bit a possible board), kept as it is."""
         self.boards, self.cells = boards, cells
         by = np.zeros(1, dtype=np.int64) if layer_of_residue is None else np.asarray(layer_of_residue, dtype=np.int64)
         self.layer_of_residue, R, L = by, len(by), int(by.max()) + 1
@@ -43,12 +48,20 @@ class BoardRanks:
             self.row_of_rank[self.order] = np.arange(len(boards))
         if cells > MAX_BITMAP_CELLS:
             return
-        self.words = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64)
-        if len(boards):
+        if words is not None:
+            self.words = words
+        else:
+            self.words = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64)
+        if words is None and len(boards):
             word = boards >> np.uint64(6)
             starts = np.flatnonzero(np.concatenate([[True], word[1:] != word[:-1]]))
             # (distinct boards: within a word the bits add up to their OR)
             self.words[word[starts]] = np.add.reduceat(np.uint64(1) << (boards & np.uint64(63)), starts)
+        if L == 1:  # (one int64 array, no temporary of its size: at 4x7 each is 32 MiB of pages mapped anew)
+            self.masks = np.full(1, ~np.uint64(0), dtype=np.uint64)
+            self.before = np.zeros(len(self.words), dtype=np.int64)
+            np.cumsum(np.bitwise_count(self.words[:-1]), dtype=np.int64, out=self.before[1:])
+            return
         # Per (the residue of a word's own cells, layer), the bits of the word's boards in that layer;
         # per (word, layer), the rows before the word's boards of that layer.
         bit_cells = np.bitwise_count(np.arange(64, dtype=np.uint64)).astype(np.int64)
@@ -62,13 +75,6 @@ class BoardRanks:
         counts = np.stack([np.bitwise_count(self.words & self.masks[residue * L + m]) for m in range(L)], axis=1)
         counts = counts.astype(np.int64)
         self.before = (np.cumsum(counts, axis=0) - counts + self.layer_starts[:-1]).ravel()
-
-    @classmethod
-    def of(cls, boards: np.ndarray, cells: int) -> BoardRanks:
-        """The distinct boards among ``boards`` (uint64, any order, repeated), ranked.
-        (Sorted: numpy's sort of 40 million took 0.6 s here, marking them in
-        a bitmap of 2**28 boards and listing it 3.2 s.)"""
-        return cls(distinct(boards), cells)
 
     def find(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(found, at)``: bool and int64 arrays of the shape of ``boards``:

@@ -4,11 +4,11 @@ Exact solves grow about 14x per added row, so the next boards outgrow one
 machine.  Here the boards are split into shards, each held by a dask actor
 (:class:`~babytris.modes.sharded.shard.Shard`) on a worker, which runs the compiled engine on its own:
 
-1. **Search**: a sharded breadth-first search.  Each shard expands the
-   boards it found last (``babytris.modes.sharded._shard.expand``, threads without the
-   GIL) and sends every board after straight to the shard that owns it, which keeps
-   the new ones for the next round; the search ends when a round finds none.
-2. **Table**: each shard expands its boards once more into a move table
+1. **Search**: each shard marks the boards it finds in a bitmap and expands all of its own it
+   reaches (the lean shards' ``_lean_shard.expand``; beyond 30 cells a level a round), sending
+   each board of another shard once straight to its owner, which expands the new ones in the
+   next round; the search ends when a round finds none (4x7: two rounds).
+2. **Table**: each shard expands its boards once more into a move table (``_shard.table``)
    over its own boards and *ghosts*, the boards of other shards its moves
    lead to, and tells each owner which of its boards it reads.
 3. **Rounds**: (with ``exchange="layer"``, the default, each round is one

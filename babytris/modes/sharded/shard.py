@@ -20,7 +20,7 @@ from ...game.rules import Rules
 from ...solvers import _greedy, _sweep
 from ...solvers.roles import PIECES_RANDOM
 from ...solvers.sweeping import MAX_MISSED_JUMPS, ThreadTuner, _jump_along, evaluate_policy
-from . import _shard, owners
+from . import _lean_shard, _shard, owners
 from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
 from .boundary import Boundary
 from .checkpoints import ShardCheckpoints
@@ -43,6 +43,7 @@ class Shard(ShardCheckpoints):
         (the shards on it), at least 1."""
         self.rules, self.index, self.n_shards, self.split = rules, index, n_shards, split
         self.n_threads = n_threads if n_threads > 0 else max(1, (os.cpu_count() or 1) // -n_threads)
+        self.threads_asked = n_threads > 0  # (else one shard searches on the idle ones: enumerate_alone)
         self.engine = engine(rules)
         self.layer_of_residue = layers(rules)  # (a board's layer by its cells: the sweeps' and the exchange's)
         self.boundary = Boundary(n_shards, index, self.layer_of_residue)
@@ -55,11 +56,10 @@ class Shard(ShardCheckpoints):
         """Keep the handles of every shard (``peers[k]``: shard k's actor) to
         send them boards and values directly, worker to worker."""
         self.peers = peers
-        cells = self.rules.width * self.rules.height
-        # (the boards the search has seen here, a bit a possible board, up to MAX_BITMAP_CELLS: the
-        # boards are listed from it once, where merging them every level copied them all each time)
-        bitmap = cells <= MAX_BITMAP_CELLS and self.n_shards > 1 and not len(self.boards)
-        self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64) if bitmap else None
+        self.seen: np.ndarray | None = None  # (the search's bitmaps: _search_marks)
+        self.todo: np.ndarray | None = None
+        self.ghosts: list[np.ndarray] = []  # (the search's: the other shards' boards found here)
+        self.moves_found = 0  # (the search's: the moves of the boards it expanded)
         self.offers: list[np.ndarray] = []  # boards found by the shards, owned here
         self.asked: dict[int, np.ndarray] = {}  # per shard, the boards of this one it reads
 
@@ -70,13 +70,26 @@ class Shard(ShardCheckpoints):
         (A coroutine, as :meth:`put`.)"""
         self.offers.append(boards)
 
+    def _search_marks(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The search's bitmaps (the lean shards'), made on first use, up to :data:`MAX_BITMAP_CELLS` cells:
+        a bit a possible board for the boards found here, own and ghosts (each sent to its owner once),
+        and one for those waiting (at 4x7 two exchanges, where breadth first took 37 levels)."""
+        cells = self.rules.width * self.rules.height
+        if cells > MAX_BITMAP_CELLS:
+            return None
+        if self.seen is None or self.todo is None:
+            self.seen = np.zeros(max(1, (1 << cells) >> 6), dtype=np.uint64)
+            self.todo = np.zeros_like(self.seen)
+        return self.seen, self.todo
+
     def receive(self) -> int:
-        """Keep the boards offered not seen yet as the next frontier; returns how many are new."""
-        found = owners.distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers]))
+        """Keep the boards offered not seen yet to expand next; returns how many are new."""
+        offered = np.concatenate([np.zeros(0, dtype=np.uint64), *self.offers])
         self.offers = []
-        if self.seen is not None:  # (the boards themselves listed from it as the table is built)
-            self.frontier = _shard.first_seen(found, self.seen)
-            return len(self.frontier)
+        marks = self._search_marks()
+        if marks is not None:  # (the boards themselves listed from it as the table is built)
+            return int(_lean_shard.mark(*marks, offered))
+        found = owners.distinct(offered)
         # (a binary search: the boards found ascend, so its steps stay in cache; a bitmap
         # built again every level took 40% of the search at 4x6)
         at = np.searchsorted(self.boards, found)
@@ -88,8 +101,8 @@ class Shard(ShardCheckpoints):
         return len(self.frontier)
 
     async def expand(self) -> int:
-        """The boards after every move of the frontier, each sent to the shard
-        that owns it (the distinct ones); returns the bytes sent to other shards."""
+        """The boards the search finds (:meth:`_expand`), each sent to the shard
+        that owns it; returns the bytes sent to other shards."""
         import asyncio
 
         found = await asyncio.to_thread(self._expand)
@@ -99,7 +112,17 @@ class Shard(ShardCheckpoints):
         return sum(boards.nbytes for _, boards in others)
 
     def _expand(self) -> list[np.ndarray]:
-        """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
+        """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64).
+        With the search's bitmaps, every board waiting and those found here after it, until none
+        waits (one thread): per shard, its boards found here not sent before (none of this one's)."""
+        marks = self._search_marks()
+        if marks is not None:
+            key = owners.key_mask(self.split, self.rules.width)
+            ghosts, moves, _ = _lean_shard.expand(self.engine, *marks, key, self.n_shards, self.index)
+            self.ghosts.append(ghosts)
+            self.moves_found += moves
+            owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules.width)
+            return [ghosts[owner == k] for k in range(self.n_shards)]
         _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
         after = owners.distinct(after)
         owner = owners.shard_of(after, self.n_shards, self.split, self.rules.width)
@@ -123,12 +146,15 @@ class Shard(ShardCheckpoints):
     def enumerate_alone(self) -> int:
         """The one shard's boards and table: the single solve's own search and
         table (:func:`~babytris.engine.enumeration.enumerate_boards`, the engine's
-        compiled kernel on ``n_threads`` threads), kept for :meth:`build`; the
-        boards in the engine's order (by layer, ascending within one).
-        Returns the boards."""
-        from ...engine.enumeration import enumerate_boards
+        compiled kernel on ``n_threads`` threads, or where they were not asked
+        those of them other processes leave idle, as the single solve's default:
+        threads that wait at every barrier for a busy core took 27 s at 4x7, load
+        6), kept for :meth:`build`; the boards in the engine's order (by layer,
+        ascending within one).  Returns the boards."""
+        from ...engine import enumeration, resources
 
-        self.table = enumerate_boards(self.rules, n_jobs=self.n_threads)
+        threads = self.n_threads if self.threads_asked else resources.idle_cores(self.n_threads)
+        self.table = enumeration.enumerate_boards(self.rules, n_jobs=threads)
         self.boards = self.table.boards
         self.runs = self.table.layer_starts
         return len(self.boards)
@@ -151,61 +177,68 @@ class Shard(ShardCheckpoints):
             self.moves_at_home = t.n_moves
             self.eval_sweeps = eval_sweeps
             return [np.zeros(0, dtype=np.uint64)]
-        seen = getattr(self, "seen", None)
-        if seen is not None:  # (the search's boards, ascending)
-            self.boards, self.seen, self.frontier = _shard.listed(seen), None, np.zeros(0, dtype=np.uint64)
         rules = self.rules
         P = rules.n_pieces
-        n = len(self.boards)
         cells = rules.width * rules.height
+        seen, words, n_moves = getattr(self, "seen", None), None, -1
+        if seen is not None:  # (the search's boards, ascending: its bitmap without the ghosts, ranked as it is)
+            _shard.unmark(seen, np.concatenate([np.zeros(0, dtype=np.uint64), *self.ghosts]))
+            self.boards, words, n_moves = _shard.listed(seen), seen, self.moves_found
+            self.seen = self.todo = None
+            self.ghosts, self.frontier = [], np.zeros(0, dtype=np.uint64)
         # (rows numbered layer after layer, as the engine numbers them: a layer's sweep then reads and writes
         # one stretch of the values and the moves; ranked, 4x6's evaluation sweeps took 4.8 times as long)
-        ranks = BoardRanks(np.sort(self.boards), cells, self.layer_of_residue)
-        self.boards, self.runs = ranks.boards[ranks.order], ranks.layer_starts
-        offsets, after, nxt, owner, away = self._table(cells, ranks)
-        self.next_bits = after
-        self.moves_at_home = len(after) - len(away)
+        boards = self.boards if words is not None else np.sort(self.boards)  # (a rebuilt shard's: by layer)
+        ranks = BoardRanks(boards, cells, self.layer_of_residue, words)
+        self.boards, self.runs = boards[ranks.order], ranks.layer_starts
+        n = len(self.boards)
+        offsets, nxt, away, after, owner = self._table(cells, ranks, n_moves)
+        self.moves_at_home = len(nxt) - len(away)
         needs: list[np.ndarray] = []
         base = n
         for k in range(self.n_shards):
-            mine = away[owner == k]
+            mine = owner == k
             wanted = np.zeros(0, dtype=np.uint64)
-            if k != self.index:
-                ghosts = BoardRanks.of(after[mine], cells)
-                wanted = ghosts.boards
-                nxt[mine] = base + ghosts.index(after[mine])
+            if k != self.index:  # (a binary search: the ghosts are a few percent of the boards)
+                wanted = owners.distinct(after[mine])
+                nxt[away[mine]] = base + np.searchsorted(wanted, after[mine])
             needs.append(wanted)
             base += len(wanted)
         self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
         n_rows = base
         if n_rows > np.iinfo(np.int32).max:
             raise ValueError(f"shard {self.index}: {n_rows:,} boards and ghosts, more than a table's int32 rows")
-        self.offsets = np.concatenate([offsets, np.full((n_rows - n) * P, offsets[-1], dtype=offsets.dtype)])
+        offsets.resize(n_rows * P + 1)  # (the ghosts' rows, without moves: realloc maps the new pages alone)
+        offsets[n * P + 1 :] = offsets[n * P]
+        self.offsets = offsets
         self.next_board = nxt
-        live = ~(np.diff(self.offsets[: n * P + 1]) == 0).reshape(n, P).all(axis=1)
-        order, starts = self._order(np.flatnonzero(live))
+        order, starts = self._order()
         self._sweeps_over(n_rows, order, starts, len(starts) > 2, pieces, discount)
         self.eval_sweeps = eval_sweeps
         self.accelerate = accelerate and self.linear
         return needs
 
     def _table(
-        self, cells: int, ranks: BoardRanks
+        self, cells: int, ranks: BoardRanks, n_moves: int = -1
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every move of the shard's boards, each move's row found where the
-        board is its own (``ranks``'s): the compiled pass (``_shard.table``,
-        its bitmap) up to :data:`MAX_BITMAP_CELLS` cells, numpy's lookups beyond.
+        board after is its own (``ranks``'s, layer after layer): the compiled
+        pass (``_shard.table``, its bitmap; one pass where the search counted
+        the moves, ``n_moves``), the boards after the others found again
+        (``_shard.away_moves``), up to :data:`MAX_BITMAP_CELLS` cells; numpy's
+        lookups beyond.
 
         Returns:
-            ``(offsets, next_bits, rows, owner, away)``: :func:`_shard.expand`'s
-            offsets and boards after, int32 rows per move (set for its own
-            boards only), the moves to other shards' boards (int64 indices,
-            ascending) and the shard owning each of them (int64).
+            ``(offsets, rows, away, after, owner)``: the table's offsets
+            (int32), the int32 rows per move (set for its own boards
+            only), the moves to other shards' boards (int64 indices,
+            ascending), the boards after them (uint64) and the shard owning
+            each (int64).
         """
         rules = self.rules
         if cells <= MAX_BITMAP_CELLS:
             key = owners.key_mask(self.split, rules.width)
-            offsets, after, rows, self.lines, self.placement = _shard.table(
+            offsets, rows, self.lines, self.placement = _shard.table(
                 self.engine,
                 self.boards,
                 ranks.words,
@@ -216,18 +249,19 @@ class Shard(ShardCheckpoints):
                 self.n_shards,
                 self.index,
                 self.n_threads,
+                n_moves=n_moves,
             )
-            away = np.flatnonzero(rows < 0)
+            away, after = _shard.away_moves(self.engine, self.boards, offsets, rows)
             if np.any(rows[away] == -2):
                 raise ValueError(f"shard {self.index}: a move leads to a board of its own it does not hold")
-            return offsets, after, rows, owners.shard_of(after[away], self.n_shards, self.split, rules.width), away
+            return offsets, rows, away, after, owners.shard_of(after, self.n_shards, self.split, rules.width)
         offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
         owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
         home = owner == self.index
         rows = np.full(len(after), -1, dtype=np.int32)
         rows[home] = ranks.index(after[home])
         away = np.flatnonzero(~home)
-        return offsets, after, rows, owner[away], away
+        return offsets, rows, away, after[away], owner[away]
 
     def _sweeps_over(
         self, n_rows: int, order: np.ndarray, starts: np.ndarray, independent: bool, pieces: int, discount: float
@@ -270,14 +304,13 @@ class Shard(ShardCheckpoints):
         self.generation = 0  # (restores so far)
         self.working: Any = None  # (the work running in a thread: an asyncio future)
 
-    def _order(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The live boards (ascending rows) in the order the whole game's sweeps
+    def _order(self) -> tuple[np.ndarray, np.ndarray]:
+        """The own boards that have a move in the order the whole game's sweeps
         take them (:func:`babytris.engine.transitions.sweep_order`): layer by
-        layer, as the rows are numbered, or with one layer from the largest
-        board down."""
-        if len(self.runs) == 2:
-            return live[::-1].astype(np.int32), np.array([0, len(live)], dtype=np.int64)
-        return live.astype(np.int32), np.searchsorted(live, self.runs).astype(np.int64)
+        layer, ascending within each, or with one layer from the largest board
+        down.  Returns int32 rows and int64 layer starts."""
+        order, starts = _shard.live_by_layer(self.offsets, self.boards, self.rules.n_pieces, layers(self.rules))
+        return (order[::-1].copy(), starts) if len(starts) == 2 else (order, starts)
 
     def _runs(self) -> np.ndarray:
         """The starts of the runs of ascending boards (the layers), and the end."""
@@ -605,7 +638,7 @@ class Shard(ShardCheckpoints):
         return {
             "boards": self.boards,
             "offsets": self.offsets[: n * P + 1],
-            "next_bits": self.boards[self.next_board] if self.n_shards == 1 else self.next_bits,
+            "next_bits": np.concatenate([self.boards, *self.needs])[self.next_board],  # (own boards', then ghosts')
             "lines": self.lines,
             "placement": self.table.placement if self.n_shards == 1 else self.placement,
             "values": self.V[: n * P],
