@@ -551,7 +551,7 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     every = np.sort(enumerate_boards(rules).boards)
     boards = every[shard_of(every, 3, split, 4) == 1]
     ranks = BoardRanks(boards, 20, layers(rules))
-    rowed = boards[ranks.order]
+    rowed = ranks.rowed
     assert np.array_equal(rowed, boards[layer_order(rules, boards)[0]])
     rank_of = (ranks.words, ranks.before, ranks.masks, ranks.layer_of_residue, key_mask(split, 4), 3, 1)
     offsets, rows, lines, placement = _shard.table(engine(rules), rowed, *rank_of, 2)
@@ -588,7 +588,7 @@ def test_board_ranks_number_the_boards_layer_after_layer(cells, layered):
     rules = Rules(width=4, height=5)
     boards = np.sort(enumerate_boards(rules).boards)
     ranks = BoardRanks(boards, cells, layers(rules) if layered else None)
-    rowed = boards[ranks.order]
+    rowed = ranks.rowed
     assert np.array_equal(rowed[ranks.index(boards)], boards)
     expected = layer_order(rules, boards) if layered else (np.arange(len(boards)), np.array([0, len(boards)]))
     assert np.array_equal(rowed, boards[expected[0]]) and np.array_equal(ranks.layer_starts, expected[1])

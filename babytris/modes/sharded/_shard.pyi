@@ -32,3 +32,6 @@ def live_by_layer(
     n_pieces: int,
     layer_of_residue: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
+def listed_by_layer(
+    bits: npt.NDArray[np.uint64], masks: npt.NDArray[np.uint64], residues: int
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

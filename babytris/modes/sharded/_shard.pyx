@@ -370,6 +370,54 @@ def listed(const uint64_t[::1] bits):
     return found
 
 
+def listed_by_layer(const uint64_t[::1] bits, const uint64_t[::1] masks, int residues):
+    """The boards whose bit is set in ``bits``, layer after layer, ascending
+    within each, and where each word's boards of each layer stand: a
+    board's layer is read from ``masks`` (uint64, ``residues * n_layers``:
+    per residue of a word's own cells modulo ``residues`` and layer, the
+    bits of that layer, as :class:`~babytris.modes.sharded.board_ranks.BoardRanks`
+    makes them).  Two passes over the bitmap, where sorting by layer took
+    seconds at 4x7.
+
+    Returns:
+        ``(boards, layer_starts, before)``: uint64; int64 ``(n_layers + 1,)``;
+        int64 ``(n_words * n_layers,)``, the rows before word w's boards of
+        layer m at ``w * n_layers + m``.
+    """
+    if residues < 1 or masks.shape[0] % residues or masks.shape[0] == 0:
+        raise ValueError("listed_by_layer: masks must hold residues * n_layers masks")
+    cdef Py_ssize_t n_words = bits.shape[0], w
+    cdef int L = masks.shape[0] // residues, m
+    cdef uint64_t word
+    starts = np.zeros(L + 1, dtype=np.int64)
+    before = np.empty(n_words * L, dtype=np.int64)
+    cdef int64_t[::1] st = starts
+    cdef int64_t[::1] bf = before
+    cdef const uint64_t* mask
+    with nogil:
+        for w in range(n_words):
+            mask = &masks[(popcount(<uint64_t>w) % residues) * L]
+            for m in range(L):
+                st[m + 1] += popcount(bits[w] & mask[m])
+        for m in range(L):
+            st[m + 1] += st[m]
+    found = np.empty(st[L], dtype=np.uint64)
+    cursor = starts[:L].copy()
+    cdef uint64_t[::1] out = found
+    cdef int64_t[::1] at = cursor
+    with nogil:
+        for w in range(n_words):
+            mask = &masks[(popcount(<uint64_t>w) % residues) * L]
+            for m in range(L):
+                bf[w * L + m] = at[m]
+                word = bits[w] & mask[m]
+                while word:
+                    out[at[m]] = (<uint64_t>w << 6) | <uint64_t>lowest_bit(word)
+                    at[m] += 1
+                    word = word & (word - 1)
+    return found, starts, before
+
+
 def unmark(uint64_t[::1] bits, const uint64_t[::1] boards):
     """Clear the bit of each of ``boards`` (uint64) in ``bits`` (a bit a
     possible board); a board beyond the bitmap is refused."""

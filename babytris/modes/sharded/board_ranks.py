@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _shard
+
 __all__ = ["MAX_BITMAP_CELLS", "BoardRanks"]
 
 #: Cells up to which the bitmap is kept (2**30 bits: 128 MiB, and as much for the counts).
@@ -23,8 +25,8 @@ class BoardRanks:
     ``layer_of_residue`` (a board's layer by its cells modulo its length, as
     the sweeps number them) its place where the boards are numbered layer
     after layer, ascending within each: the engine's order, in which a
-    layer's sweep reads and writes one stretch of the values
-    (``boards[order]``, the layers ``layer_starts``)."""
+    layer's sweep reads and writes one stretch of the values (``rowed``:
+    the boards in that order, the layers ``layer_starts``)."""
 
     def __init__(
         self,
@@ -37,16 +39,13 @@ class BoardRanks:
         self.boards, self.cells = boards, cells
         by = np.zeros(1, dtype=np.int64) if layer_of_residue is None else np.asarray(layer_of_residue, dtype=np.int64)
         self.layer_of_residue, R, L = by, len(by), int(by.max()) + 1
-        layer = by[np.bitwise_count(boards) % R] if L > 1 else np.zeros(len(boards), dtype=np.int64)
-        # (a pass a layer: a third of a stable argsort's time)
-        self.order = np.concatenate([np.flatnonzero(layer == m) for m in range(L)]) if L > 1 else np.arange(len(boards))
-        self.layer_starts = np.zeros(L + 1, dtype=np.int64)
-        np.cumsum(np.bincount(layer, minlength=L), out=self.layer_starts[1:])
-        self.row_of_rank = self.order  # (the lookups beyond the bitmap's cells; one layer: the ranks)
-        if L > 1:
+        self.masks = _layer_masks(by, L)
+        if cells > MAX_BITMAP_CELLS:  # (binary search among the boards, then each one's row)
+            layer = by[np.bitwise_count(boards) % R]
+            order = np.concatenate([np.flatnonzero(layer == m) for m in range(L)])
+            self.rowed, self.layer_starts = boards[order], np.searchsorted(layer[order], np.arange(L + 1))
             self.row_of_rank = np.empty(len(boards), dtype=np.int64)
-            self.row_of_rank[self.order] = np.arange(len(boards))
-        if cells > MAX_BITMAP_CELLS:
+            self.row_of_rank[order] = np.arange(len(boards))
             return
         if words is not None:
             self.words = words
@@ -57,24 +56,13 @@ class BoardRanks:
             starts = np.flatnonzero(np.concatenate([[True], word[1:] != word[:-1]]))
             # (distinct boards: within a word the bits add up to their OR)
             self.words[word[starts]] = np.add.reduceat(np.uint64(1) << (boards & np.uint64(63)), starts)
-        if L == 1:  # (one int64 array, no temporary of its size: at 4x7 each is 32 MiB of pages mapped anew)
-            self.masks = np.full(1, ~np.uint64(0), dtype=np.uint64)
-            self.before = np.zeros(len(self.words), dtype=np.int64)
-            np.cumsum(np.bitwise_count(self.words[:-1]), dtype=np.int64, out=self.before[1:])
+        if L > 1:  # (listed from the bitmap by layer, with the rows before each word's: two compiled passes)
+            self.rowed, self.layer_starts, self.before = _shard.listed_by_layer(self.words, self.masks, R)
             return
-        # Per (the residue of a word's own cells, layer), the bits of the word's boards in that layer;
-        # per (word, layer), the rows before the word's boards of that layer.
-        bit_cells = np.bitwise_count(np.arange(64, dtype=np.uint64)).astype(np.int64)
-        self.masks = np.zeros(R * L, dtype=np.uint64)
-        for r in range(R):
-            for m in range(L):
-                self.masks[r * L + m] = np.bitwise_or.reduce(
-                    np.uint64(1) << np.arange(64, dtype=np.uint64)[by[(r + bit_cells) % R] == m], initial=np.uint64(0)
-                )
-        residue = (np.bitwise_count(np.arange(len(self.words), dtype=np.uint64)) % R).astype(np.int64)
-        counts = np.stack([np.bitwise_count(self.words & self.masks[residue * L + m]) for m in range(L)], axis=1)
-        counts = counts.astype(np.int64)
-        self.before = (np.cumsum(counts, axis=0) - counts + self.layer_starts[:-1]).ravel()
+        self.rowed, self.layer_starts = boards, np.array([0, len(boards)], dtype=np.int64)
+        # (one int64 array, no temporary of its size: at 4x7 each is 32 MiB of pages mapped anew)
+        self.before = np.zeros(len(self.words), dtype=np.int64)
+        np.cumsum(np.bitwise_count(self.words[:-1]), dtype=np.int64, out=self.before[1:])
 
     def find(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(found, at)``: bool and int64 arrays of the shape of ``boards``:
@@ -84,7 +72,7 @@ class BoardRanks:
             found = np.zeros(len(boards), dtype=bool)
             inside = at < len(self.boards)
             found[inside] = self.boards[at[inside]] == boards[inside]
-            return found, np.where(found, self.row_of_rank[np.minimum(at, len(self.boards) - 1)], at)
+            return found, np.where(found, self.row_of_rank[np.minimum(at, max(len(self.boards) - 1, 0))], at)
         R, L = len(self.layer_of_residue), len(self.layer_starts) - 1
         word_at = boards >> np.uint64(6)
         bit = boards & np.uint64(63)
@@ -98,3 +86,18 @@ class BoardRanks:
     def index(self, boards: np.ndarray) -> np.ndarray:
         """The row of each of ``boards`` (int64), every one among the boards."""
         return self.find(boards)[1]
+
+
+def _layer_masks(layer_of_residue: np.ndarray, n_layers: int) -> np.ndarray:
+    """Per (residue of a word's own cells, layer), the bits of a word's boards in
+    that layer (uint64, ``residues * n_layers``): board ``64 w + j`` has
+    ``cells(w) + cells(j)`` cells."""
+    R = len(layer_of_residue)
+    bit_cells = np.bitwise_count(np.arange(64, dtype=np.uint64)).astype(np.int64)
+    bits = np.uint64(1) << np.arange(64, dtype=np.uint64)
+    masks = np.zeros(R * n_layers, dtype=np.uint64)
+    for r in range(R):
+        layer = layer_of_residue[(r + bit_cells) % R]
+        for m in range(n_layers):
+            masks[r * n_layers + m] = np.bitwise_or.reduce(bits[layer == m], initial=np.uint64(0))
+    return masks

@@ -190,7 +190,7 @@ class Shard(ShardCheckpoints):
         # one stretch of the values and the moves; ranked, 4x6's evaluation sweeps took 4.8 times as long)
         boards = self.boards if words is not None else np.sort(self.boards)  # (a rebuilt shard's: by layer)
         ranks = BoardRanks(boards, cells, self.layer_of_residue, words)
-        self.boards, self.runs = boards[ranks.order], ranks.layer_starts
+        self.boards, self.runs = ranks.rowed, ranks.layer_starts
         n = len(self.boards)
         offsets, nxt, away, after, owner = self._table(cells, ranks, n_moves)
         self.moves_at_home = len(nxt) - len(away)
@@ -208,7 +208,9 @@ class Shard(ShardCheckpoints):
         n_rows = base
         if n_rows > np.iinfo(np.int32).max:
             raise ValueError(f"shard {self.index}: {n_rows:,} boards and ghosts, more than a table's int32 rows")
-        offsets.resize(n_rows * P + 1)  # (the ghosts' rows, without moves: realloc maps the new pages alone)
+        # (the ghosts' rows, without moves: realloc maps the new pages alone; no view of the fresh offsets
+        # exists, a profiler's reference to them is not one)
+        offsets.resize(n_rows * P + 1, refcheck=False)
         offsets[n * P + 1 :] = offsets[n * P]
         self.offsets = offsets
         self.next_board = nxt
