@@ -348,11 +348,11 @@ def test_each_shard_sends_each_other_only_its_boundary():
         return await asyncio.gather(*(getattr(shard, method)(*args) for shard in shards))
 
     start = np.array([rules.start], dtype=np.uint64)
-    asyncio.run(shards[int(shard_of(start, n, "low_rows", 4)[0])].offer(-1, start))
+    asyncio.run(shards[int(shard_of(start, n, "low_rows", rules)[0])].offer(-1, start))
     while sum(shard.receive() for shard in shards):
         asyncio.run(each("expand"))
     for name, j, k, boards in sent:
-        assert name == "offer" and j != k and np.all(shard_of(boards, n, "low_rows", 4) == k)
+        assert name == "offer" and j != k and np.all(shard_of(boards, n, "low_rows", rules) == k)
     sent.clear()
     asyncio.run(each("build", 0, 0.9, 4, True))  # (the boards found listed from the search's bitmap)
     assert sum(len(shard.boards) for shard in shards) == 12_978
@@ -362,7 +362,7 @@ def test_each_shard_sends_each_other_only_its_boundary():
     asked = {(j, k): boards for name, j, k, boards in sent if name == "ask"}
     assert len(asked) == len(sent) and all(j != k for j, k in asked)
     for (j, k), boards in asked.items():  # shard j reads these boards of shard k: its ghosts
-        assert np.array_equal(boards, np.sort(boards)) and np.all(shard_of(boards, n, "low_rows", 4) == k)
+        assert np.array_equal(boards, np.sort(boards)) and np.all(shard_of(boards, n, "low_rows", rules) == k)
         assert len(boards) == shards[j].ghost_starts[k + 1] - shards[j].ghost_starts[k]
     sent.clear()
     results = asyncio.run(each("round", 0, 1e-9, 8, 0.0, False))
@@ -449,23 +449,24 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     from babytris.engine.placements import engine
     from babytris.modes.sharded import _shard
     from babytris.modes.sharded.board_ranks import BoardRanks
-    from babytris.modes.sharded.owners import key_mask
+    from babytris.modes.sharded.owners import key_mask, owner_table
 
     rules = Rules(width=4, height=5)
     every = np.sort(enumerate_boards(rules).boards)
-    boards = every[shard_of(every, 3, split, 4) == 1]
+    boards = every[shard_of(every, 3, split, rules) == 1]
     ranks = BoardRanks(boards, 20)
     offsets, after, rows, lines, placement = _shard.table(
-        engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), 3, 1, 2
+        engine(rules), boards, ranks.words, ranks.before, key_mask(split, 4), owner_table(rules, 3, split), 3, 1, 2
     )
     expanded = _shard.expand(engine(rules), boards, 1)
     for a, b in zip((offsets, after, lines, placement), expanded):
         assert np.array_equal(a, b)
-    home = shard_of(after, 3, split, 4) == 1
+    home = shard_of(after, 3, split, rules) == 1
     assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
     assert np.array_equal(rows[home], np.searchsorted(boards, after[home]))
     missing = BoardRanks(boards[1:], 20)  # (the first board gone: the moves to it are -2)
-    _, _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key_mask(split, 4), 3, 1)
+    key, table = key_mask(split, 4), owner_table(rules, 3, split)
+    _, _, rows, _, _ = _shard.table(engine(rules), boards, missing.words, missing.before, key, table, 3, 1)
     assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
 
 
@@ -517,12 +518,13 @@ def test_the_shards_of_one_machine_share_its_cores_by_default():
 
 
 def test_owners_are_fixed_by_the_board():
-    boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
-    owners = shard_of(boards, 4, "hash", 4)
-    assert owners.min() == 0 and owners.max() == 3 and np.array_equal(owners, shard_of(boards, 4, "hash", 4))
+    boards, rules = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761), Rules(width=4, height=4)
+    owners = shard_of(boards, 4, "hash", rules)
+    assert owners.min() == 0 and owners.max() == 3 and np.array_equal(owners, shard_of(boards, 4, "hash", rules))
     assert np.bincount(owners).min() > 200  # about a quarter each
     # low_rows looks at the bottom two rows only
-    assert np.array_equal(shard_of(boards, 4, "low_rows", 4), shard_of(boards & np.uint64(0xFF), 4, "low_rows", 4))
+    low = shard_of(boards & np.uint64(0xFF), 4, "low_rows", rules)
+    assert np.array_equal(shard_of(boards, 4, "low_rows", rules), low)
 
 
 @pytest.mark.parametrize(

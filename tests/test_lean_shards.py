@@ -101,8 +101,9 @@ def test_a_shard_owns_the_boards_the_split_gives_it(split, size):
     alone.connect([alone])
     boards = babytris.enumerate_boards(rules).boards
     assert alone.enumerate_alone() == len(boards)
-    owner = shard_of(boards, 3, split, rules.width)
+    owner = shard_of(boards, 3, split, rules)
     for k in range(3):
+        shard = LeanShard(rules, k, 3, split)
         kernel = _lean_shard.LeanShardSweeper(
             engine(rules),
             alone.bits,
@@ -110,7 +111,8 @@ def test_a_shard_owns_the_boards_the_split_gives_it(split, size):
             np.asarray(rules.probabilities, dtype=np.float64),
             0.9,
             np.asarray(layers(rules), dtype=np.int64),
-            LeanShard(rules, k, 3, split).key_mask,
+            shard.key_mask,
+            shard.owners,
             3,
             k,
         )
@@ -147,6 +149,15 @@ def test_lean_shards_saved_to_a_directory_are_proved_and_answer(client, plain, t
         assert np.abs(saved._shard(k)["values"] - theirs._shard(k)["values"]).max() <= 1e-9
     board = int(plain(5, "random").boards[1234])
     assert saved.best_action(board, "L") == result.shards.best_action(board, "L")
+    # the low_rows split's table, recomputed on loading: the shards' boards within 0.1% of even
+    sizes = [len(saved._shard(k)["boards"]) for k in range(2)]
+    assert sum(sizes) == 182_101 and max(sizes) <= 1.001 * 182_101 / 2
+    assert all(np.all(shard_of(saved._shard(k)["boards"], 2, "low_rows", rules) == k) for k in range(2))
+    # a directory of version 2 (the patterns mixed) is refused, saying why
+    manifest = tmp_path / "lean" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"format_version": 3', '"format_version": 2'))
+    with pytest.raises(ValueError, match=r"has babytris.sharded version 2; this babytris reads version 3 \(from"):
+        load_sharded(tmp_path / "lean")
 
 
 def test_a_killed_worker_has_its_lean_shard_rebuilt_from_the_checkpoint(tmp_path):
@@ -160,6 +171,7 @@ def test_a_killed_worker_has_its_lean_shard_rebuilt_from_the_checkpoint(tmp_path
     rules = Rules(width=4, height=5)
     with worker_processes(2) as client:
         calm = solve_sharded(rules, client, tol=1e-11, lean=True, out=tmp_path / "calm", checkpoint_rounds=4)
+        calm_start = calm.shards.start_value  # (asked before the kill: the start's owner may be the shard lost)
         pids = client.run(os.getpid)
         killed = []
 
@@ -175,7 +187,7 @@ def test_a_killed_worker_has_its_lean_shard_rebuilt_from_the_checkpoint(tmp_path
         # the killed worker's shard was made anew on a live worker: no shard's actor is where it was
         held = {actor._address for actor in hit.shards._actors}
         assert killed[0] not in held and held <= set(client.scheduler_info()["workers"])
-        assert hit.shards.start_value == calm.shards.start_value
+        assert hit.shards.start_value == calm_start
     assert np.array_equal(hit.residuals, calm.residuals) and hit.shards.converged
     a, b = load_sharded(tmp_path / "calm"), load_sharded(tmp_path / "hit")
     for k in range(2):

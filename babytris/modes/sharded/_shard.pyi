@@ -14,6 +14,7 @@ def table(
     words: npt.NDArray[np.uint64],
     before: npt.NDArray[np.int64],
     key_mask: int,
+    owners: npt.NDArray[np.int16],
     n_shards: int,
     index: int,
     n_threads: int = 1,

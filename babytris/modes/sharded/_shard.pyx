@@ -5,13 +5,14 @@ owns and routes each board after to the shard that owns it, so it cannot
 number them itself.  The placement rule is the engine's (``_core.pxd``)."""
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, uint16_t
+from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t
 
 
 cdef struct Ranks:
-    # Which shard owns a board (mix64 of its bits under key_mask, modulo n_shards: owners.shard_of)
+    # Which shard owns a board (owner_of: owners.shard_of's, by key_mask and the owner table)
     # and a board's row among this one's (the bitmap of its boards, each word's count of boards before).
     uint64_t key_mask
+    const int16_t* owners
     uint64_t n_shards
     int64_t index
     const uint64_t* words
@@ -22,10 +23,11 @@ import numpy as np
 
 from babytris.engine.transitions import offsets_from_counts
 
-from babytris.engine._types cimport board_t, offset_t, mix64
+from babytris.engine._types cimport board_t, offset_t
 from babytris.engine._core cimport engine_geometry, smeared_board, drop_piece
 from babytris.engine._geometry cimport Geometry
 from babytris.engine._index cimport popcount, lowest_bit
+from babytris.modes._lean_search cimport checked_owners, owner_of
 
 
 cdef inline void count_moves(const Geometry* g, board_t board, int64_t* counts) noexcept nogil:
@@ -59,7 +61,7 @@ cdef inline int64_t write_moves(const Geometry* g, board_t board, int64_t at, ui
 cdef inline int32_t row_of(board_t after, const Ranks* r) noexcept nogil:
     """A board's row among the shard's own (its rank in the bitmap), -1 if
     another shard owns it, -2 if this one should and does not hold it."""
-    if <int64_t>(mix64(after & r.key_mask) % r.n_shards) != r.index:
+    if owner_of(after, r.key_mask, r.n_shards, r.owners) != r.index:
         return -1
     cdef uint64_t word = r.words[after >> 6] if (after >> 6) < r.n_words else 0
     cdef uint64_t bit = (<uint64_t>1) << (after & 63)
@@ -122,12 +124,13 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
 
 
 def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const int64_t[::1] before,
-          uint64_t key_mask, int n_shards, int index, int n_threads=1):
+          uint64_t key_mask, const int16_t[::1] owners, int n_shards, int index, int n_threads=1):
     """:func:`expand` over a shard's own ``boards`` (uint64, ascending), with
     each move's row found in the same pass: shard ``index`` of ``n_shards``
-    owns a board whose bits under ``key_mask``, mixed (splitmix64's
-    finaliser), are ``index`` modulo ``n_shards`` (as
-    :func:`babytris.modes.sharded.owners.shard_of` splits); its row is its rank among
+    owns a board whose bits under ``key_mask`` index ``index`` in the owner
+    table ``owners`` (int16), or, where it is empty, are ``index`` modulo
+    ``n_shards`` once mixed (splitmix64's finaliser), as
+    :func:`babytris.modes.sharded.owners.shard_of` splits; its row is its rank among
     ``boards``, read from ``words`` (a bit a possible board: the boards') and
     ``before`` (int64, the boards before each word) as
     :class:`babytris.modes.sharded.board_ranks.BoardRanks` keeps them.
@@ -159,6 +162,7 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
     cdef uint16_t[::1] pl = placement
     cdef Ranks r
     r.key_mask, r.n_shards, r.index = key_mask, <uint64_t>n_shards, index
+    r.owners = checked_owners(owners, key_mask, n_shards)
     if words.shape[0] < 1 or before.shape[0] != words.shape[0]:
         raise ValueError("table: words and before must have one entry a word, at least one")
     r.words = &words[0]

@@ -108,8 +108,9 @@ class LeanShard(Shard):
 
     def __init__(self, rules: Rules, index: int, n_shards: int, split: str, n_threads: int = 1) -> None:
         super().__init__(rules, index, n_shards, split, n_threads)
-        # (owners.shard_of's key: every bit, or the bottom rows')
-        self.key_mask = 2**64 - 1 if split == "hash" else 2 ** (rules.width * owners.LOW_ROWS) - 1
+        # (owners.shard_of's, for the compiled loops: the key's bits and the owner of each key, or none: mixed)
+        self.key_mask = owners.key_mask(split, rules.width)
+        self.owners = owners.owner_table(rules, n_shards, split)
         self.bits: np.ndarray | None = None
         self.todo: np.ndarray | None = None
         self.n_moves = self.moves_at_home = 0
@@ -140,10 +141,12 @@ class LeanShard(Shard):
         none waits: per shard, the boards of it found (none of this one's:
         they are marked here)."""
         bits, todo = self._marks()
-        ghosts, moves, at_home = _lean_shard.expand(self.engine, bits, todo, self.key_mask, self.n_shards, self.index)
+        ghosts, moves, at_home = _lean_shard.expand(
+            self.engine, bits, todo, self.key_mask, self.owners, self.n_shards, self.index
+        )
         self.n_moves += moves
         self.moves_at_home += at_home
-        owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules.width)
+        owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules)
         return [ghosts[owner == k] for k in range(self.n_shards)]
 
     def marked(self) -> int:
@@ -175,6 +178,7 @@ class LeanShard(Shard):
             discount,
             np.asarray(layers(rules), dtype=np.int64),
             self.key_mask,
+            self.owners,
             self.n_shards,
             self.index,
             combine=0 if pieces == PIECES_RANDOM else 1,
@@ -182,7 +186,7 @@ class LeanShard(Shard):
         )
         self.W = self.kernel.W
         ghosts, rows = self.kernel.boards(False)
-        owner = owners.shard_of(ghosts, self.n_shards, self.split, rules.width)
+        owner = owners.shard_of(ghosts, self.n_shards, self.split, rules)
         needs = [ghosts[owner == k] for k in range(self.n_shards)]
         self.ghost_rows = [rows[owner == k] for k in range(self.n_shards)]
         self.tuned = ThreadTuner(self.kernel, self.n_threads, self.W.nbytes + self.kernel.kept.nbytes)
@@ -212,7 +216,7 @@ class LeanShard(Shard):
             self.served = [np.zeros(0, dtype=np.int64) for _ in range(self.n_shards)]
         for k, wanted in self.asked.items():
             rows = self.kernel.rows(wanted)
-            mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules.width) == self.index
+            mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules) == self.index
             if (rows < 0).any() or not mine.all():
                 raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
             self.served[k] = rows
@@ -251,7 +255,7 @@ class LeanShard(Shard):
         by one greedy step from the values, after :meth:`settle`."""
         boards = np.asarray(boards, dtype=np.uint64)
         P = self.rules.n_pieces
-        mine = owners.shard_of(boards, self.n_shards, self.split, self.rules.width) == self.index
+        mine = owners.shard_of(boards, self.n_shards, self.split, self.rules) == self.index
         found = (self.kernel.rows(boards) >= 0) & mine
         values, policy = np.zeros((len(boards), P)), np.full((len(boards), P), -1, dtype=np.int16)
         values[found], policy[found] = self.kernel.state_values(boards[found], self.slack)

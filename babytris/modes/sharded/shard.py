@@ -98,7 +98,7 @@ class Shard:
         """The boards after every move of the frontier: per shard, the distinct ones it owns (uint64)."""
         _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
         after = owners.distinct(after)
-        owner = owners.shard_of(after, self.n_shards, self.split, self.rules.width)
+        owner = owners.shard_of(after, self.n_shards, self.split, self.rules)
         return [after[owner == k] for k in range(self.n_shards)]
 
     # --- the table ---------------------------------------------------------------------------
@@ -196,16 +196,24 @@ class Shard:
         rules = self.rules
         if cells <= MAX_BITMAP_CELLS:
             ranks = BoardRanks(self.boards, cells)
-            key = owners.key_mask(self.split, rules.width)
+            key, table = owners.key_mask(self.split, rules.width), owners.owner_table(rules, self.n_shards, self.split)
             offsets, after, rows, self.lines, self.placement = _shard.table(
-                self.engine, self.boards, ranks.words, ranks.before, key, self.n_shards, self.index, self.n_threads
+                self.engine,
+                self.boards,
+                ranks.words,
+                ranks.before,
+                key,
+                table,
+                self.n_shards,
+                self.index,
+                self.n_threads,
             )
             away = np.flatnonzero(rows < 0)
             if np.any(rows[away] == -2):
                 raise ValueError(f"shard {self.index}: a move leads to a board of its own it does not hold")
-            return offsets, after, rows, owners.shard_of(after[away], self.n_shards, self.split, rules.width), away
+            return offsets, after, rows, owners.shard_of(after[away], self.n_shards, self.split, rules), away
         offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
-        owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
+        owner = owners.shard_of(after, self.n_shards, self.split, rules)
         home = owner == self.index
         rows = np.full(len(after), -1, dtype=np.int32)
         rows[home] = BoardRanks(self.boards, cells).index(after[home])
