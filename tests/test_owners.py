@@ -149,3 +149,17 @@ def test_the_compiled_loops_refuse_an_owner_table_that_is_not_one():
     wrong[7] = 2
     with pytest.raises(ValueError, match=r"owners\[7\] = 2 is not a shard in \[0, 2\)"):
         _sweeper(rules, _bitmap(boards, 16), "low_rows", 2, 0, wrong)
+
+
+@settings(max_examples=20, deadline=None)
+@given(rules=small_rules(sizes=(1, 4), max_pieces=2, line_scores=False, variants=True))
+def test_the_patterns_are_counted_as_the_enumeration_finds_them(rules):
+    """Any rule set (the lean search's bitmap for the plain game, the engine's
+    enumeration for the rest; patterns under a word's 6 bits folded): each
+    bottom-rows pattern's boards, as the enumeration of the same rules lists them."""
+    weights = pattern_weights(rules)
+    assert weights is not None and len(weights) == 1 << (2 * rules.width)
+    boards = enumerate_boards(rules).boards  # (at most 4 rows and 16 cells: counted at the rules' own height)
+    assert np.array_equal(
+        weights, np.bincount((boards & np.uint64(len(weights) - 1)).astype(np.int64), minlength=len(weights))
+    )
