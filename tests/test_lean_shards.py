@@ -223,15 +223,58 @@ def test_lean_shards_memory_is_summed_over_each_workers_shards():
     from babytris.modes.sharded.lean_shard import check_memory, lean_shard_bytes
 
     rules = Rules(width=4, height=6)
-    rows = [1_000, 3_000, 2_000]  # (worker 0 holds shards 0 and 2, worker 1 shard 1)
-    need = lean_shard_bytes(rules, 1_000) + lean_shard_bytes(rules, 2_000)
-    assert need > lean_shard_bytes(rules, 3_000)
+    rows = [(1_000, 10), (3_000, 30), (2_000, 20)]  # (worker 0 holds shards 0 and 2, worker 1 shard 1)
+    need = lean_shard_bytes(rules, 1_000, 10) + lean_shard_bytes(rules, 2_000, 20)
+    assert need > lean_shard_bytes(rules, 3_000, 30)
     check_memory(rules, 3, 2, need, rows)
     with pytest.raises(MemoryLimitError, match=r"worker 0 holds shards 0, 2, 3,000 boards and ghosts"):
         check_memory(rules, 3, 2, need - 1, rows)
-    check_memory(rules, 3, 3, lean_shard_bytes(rules, 3_000), rows)  # (a worker a shard: the largest alone)
+    check_memory(rules, 3, 3, lean_shard_bytes(rules, 3_000, 30), rows)  # (a worker a shard: the largest alone)
     # before the search: the two bitmaps of each shard a worker holds (2 of 3 on 2 workers)
     bitmaps = lean_shard_bytes(rules, 0)
     check_memory(rules, 3, 2, 2 * bitmaps)
     with pytest.raises(MemoryLimitError, match="two bitmaps over every possible board, 8.0 MiB on a worker holding 2"):
         check_memory(rules, 3, 2, 2 * bitmaps - 1)
+
+
+@pytest.mark.parametrize("split", ["hash", "low_rows"])
+def test_lean_shard_bytes_is_a_shards_peak(split):
+    """Two lean shards in one process (their messages called directly, no
+    dask): the most their arrays held at once, searching, building and in 8
+    rounds (tracemalloc), is within 5% of lean_shard_bytes summed over them,
+    with the hash split's many ghosts (40% of the rows) as with low_rows'
+    few; without the ghosts' bytes it fell short by half with hash."""
+    import asyncio
+    import tracemalloc
+
+    from babytris.modes.sharded.lean_shard import GHOST_BYTES, lean_shard_bytes
+
+    rules, n = Rules(width=4, height=5), 2
+    shards = [LeanShard(rules, k, n, split) for k in range(n)]
+    for shard in shards:
+        shard.connect(shards)  # (their coroutines awaited here, as dask would run them)
+
+    async def each(method, *args):
+        return await asyncio.gather(*(getattr(shard, method)(*args) for shard in shards))
+
+    start = np.array([rules.start], dtype=np.uint64)
+    tracemalloc.start()
+    try:
+        asyncio.run(shards[int(shard_of(start, n, split, rules)[0])].offer(-1, start))
+        while sum(shard.receive() for shard in shards):
+            asyncio.run(each("expand"))
+        counts = [shard.rows_and_ghosts() for shard in shards]
+        asyncio.run(each("build", 0, 0.9, 4, True))
+        for shard in shards:
+            shard.serve()
+        for r in range(8):
+            asyncio.run(each("step", r, r % 3 == 0, 0.0, r % 3 == 2))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [rows for rows, _ in counts] == [shard.kernel.n_rows for shard in shards]
+    assert [ghosts for _, ghosts in counts] == [shard.kernel.n_rows - shard.kernel.n_own for shard in shards]
+    estimate = sum(lean_shard_bytes(rules, rows, ghosts) for rows, ghosts in counts)
+    assert 0.95 * estimate <= peak <= 1.05 * estimate, (peak, estimate)
+    if split == "hash":
+        assert sum(GHOST_BYTES * ghosts for _, ghosts in counts) > 0.4 * estimate

@@ -437,7 +437,7 @@ def _solve(
             search_bytes += sum(_all_alive(client, shards, [s.expand() for s in shards]))
             new = sum(_all_alive(client, shards, [s.receive() for s in shards]))
     if lean:
-        rows = _all_alive(client, shards, [s.marked() for s in shards])
+        rows = _all_alive(client, shards, [s.rows_and_ghosts() for s in shards])
         lean_shard.check_memory(rules, n_shards, len(workers), max_memory, rows)
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
