@@ -247,7 +247,7 @@ def test_lean_shard_bytes_is_a_shards_peak(split):
     import asyncio
     import tracemalloc
 
-    from babytris.modes.sharded.lean_shard import GHOST_BYTES, lean_shard_bytes
+    from babytris.modes.sharded.lean_shard import GHOST_BOOKKEEPING_BYTES, lean_shard_bytes
 
     rules, n = Rules(width=4, height=5), 2
     shards = [LeanShard(rules, k, n, split) for k in range(n)]
@@ -277,4 +277,4 @@ def test_lean_shard_bytes_is_a_shards_peak(split):
     estimate = sum(lean_shard_bytes(rules, rows, ghosts) for rows, ghosts in counts)
     assert 0.95 * estimate <= peak <= 1.05 * estimate, (peak, estimate)
     if split == "hash":
-        assert sum(GHOST_BYTES * ghosts for _, ghosts in counts) > 0.4 * estimate
+        assert sum(GHOST_BOOKKEEPING_BYTES * ghosts for _, ghosts in counts) > 0.4 * estimate

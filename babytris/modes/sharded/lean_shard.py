@@ -40,7 +40,7 @@ ROW_BYTES = 8 + 4
 #: read its owner's values), a row this shard serves (about as many as its ghosts, 8), and the
 #: values of a round received and differenced, or sent (2 x 8).  (4x6, hash, 2 shards in one
 #: process: 40 bytes a ghost at the peak beyond the rows', by tracemalloc.)
-GHOST_BYTES = 8 + 8 + 8 + 2 * 8
+GHOST_BOOKKEEPING_BYTES = 8 + 8 + 8 + 2 * 8
 #: Bytes a ghost holds while the search finds it: its place in the list (up to twice over as
 #: the list doubles, and its copy: 3 x 8), its owner (int64) and its owner's share (8 + 8).
 SEARCH_GHOST_BYTES = 3 * 8 + 8 + 8
@@ -52,14 +52,14 @@ def lean_shard_bytes(rules: Rules, rows: int, ghosts: int = 0) -> int:
     searching, two bitmaps over every possible board (the boards marked,
     those not yet expanded) and :data:`SEARCH_GHOST_BYTES` a ghost; then the
     bitmap, its ranks (4 bytes per 64 possible boards), :data:`ROW_BYTES`
-    plus a byte a piece per row and :data:`GHOST_BYTES` a ghost.  (Not the
-    worker's own: the interpreter and dask, about 60 MiB, and the freed
-    memory the allocator keeps, which grows with the rounds: at 4x6 with 2
-    shards, 4-20 MiB a greedy sweep with the hash split's 0.87 M ghosts a
-    shard, given back by ``malloc_trim``.)"""
+    plus a byte a piece per row and :data:`GHOST_BOOKKEEPING_BYTES` a
+    ghost.  (Not the worker's own: the interpreter and dask, about 60 MiB,
+    and the freed memory the allocator keeps, which grows with the rounds:
+    at 4x6 with 2 shards, 4-20 MiB a greedy sweep with the hash split's
+    0.87 M ghosts a shard, given back by ``malloc_trim``.)"""
     words = max(1, 2 ** (rules.width * rules.height) // 64)
     searching = 16 * words + SEARCH_GHOST_BYTES * ghosts
-    return max(searching, 12 * words + (ROW_BYTES + rules.n_pieces) * rows + GHOST_BYTES * ghosts)
+    return max(searching, 12 * words + (ROW_BYTES + rules.n_pieces) * rows + GHOST_BOOKKEEPING_BYTES * ghosts)
 
 
 def check_rules(rules: Rules, gather: bool) -> None:
