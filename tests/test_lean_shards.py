@@ -243,13 +243,14 @@ def test_lean_shard_bytes_is_a_shards_peak(split):
     dask): the most their arrays held at once, searching, building and in 8
     rounds (tracemalloc), is within 5% of lean_shard_bytes summed over them,
     with the hash split's many ghosts (40% of the rows) as with low_rows'
-    few; without the ghosts' bytes it fell short by half with hash."""
+    few; without the ghosts' bytes it fell short by half with hash (4x6:
+    63 MiB against 129)."""
     import asyncio
     import tracemalloc
 
     from babytris.modes.sharded.lean_shard import GHOST_BOOKKEEPING_BYTES, lean_shard_bytes
 
-    rules, n = Rules(width=4, height=5), 2
+    rules, n = Rules(width=4, height=6), 2  # (4x6: the other threads' allocations a small part)
     shards = [LeanShard(rules, k, n, split) for k in range(n)]
     for shard in shards:
         shard.connect(shards)  # (their coroutines awaited here, as dask would run them)
