@@ -137,6 +137,9 @@ def test_the_owner_table_is_a_fixed_function_of_the_rules():
     assert np.array_equal(shard_of(boards, 3, "low_rows", wide), expected.astype(np.int64))
     with pytest.raises(ValueError, match=r"n_shards must be in \[1, 32767\], got 0"):
         owner_table(rules, 0, "low_rows")
+    with pytest.raises(ValueError, match=r"split must be one of 'hash', 'low_rows', got 'rows'"):
+        owner_table(rules, 2, "rows")
+    assert np.array_equal(owner_table(rules, np.int64(3), "low_rows"), table)  # (a numpy count of shards)
 
 
 def test_the_compiled_loops_refuse_an_owner_table_that_is_not_one():

@@ -140,6 +140,8 @@ def owner_table(rules: Rules, n_shards: int, split: str) -> np.ndarray:
     patterns over :data:`MAX_TABLE_BITS` bits)."""
     if not 1 <= n_shards <= np.iinfo(np.int16).max:
         raise ValueError(f"n_shards must be in [1, {np.iinfo(np.int16).max}], got {n_shards}")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}, got {split!r}")
     bits = rules.width * LOW_ROWS
     if split == "hash" or bits > MAX_TABLE_BITS:
         table = np.zeros(0, dtype=np.int16)
