@@ -220,21 +220,29 @@ def test_random_rule_sets_equal_the_single_process_solve(client, rules):
 
 def test_max_memory_bounds_each_workers_table_shards_before_the_sweeps(client):
     """max_memory is each process's: a worker's shards (their tables and sweeps, by the single
-    solve's estimate for tables their size) that would pass it are refused once the tables are
-    built, naming the worker and its shards."""
+    solve's estimate for tables their size, summed over the shards it holds) that would pass it are
+    refused once the tables are built, naming the worker and its shards."""
     from babytris.modes.sharded.gather import table_shard_bytes
 
     rules = Rules(width=4, height=5)
     t = babytris.enumerate_boards(rules)
-    owner = shard_of(t.boards, 2, "low_rows", 4)
     moves = np.diff(t.offsets[:: rules.n_pieces])
-    needs = [table_shard_bytes(rules, int(np.sum(owner == k)), int(moves[owner == k].sum())) for k in range(2)]
-    assert 2**20 < max(needs) < 2**26
-    with pytest.raises(babytris.MemoryLimitError, match=rf"worker {np.argmax(needs)} holds shards {np.argmax(needs)},"):
-        solve_sharded(rules, client, max_memory=max(needs) - 1)
-    assert solve_sharded(rules, client, max_memory=max(needs)).shards.converged
-    with pytest.raises(babytris.MemoryLimitError, match=r"worker \d holds shards (0, 2|1, 3), "):
-        solve_sharded(rules, client, n_shards=4, max_memory=max(needs) - 1)
+
+    def worker_needs(n_shards: int) -> list[int]:  # (shard k on worker k % 2)
+        owner = shard_of(t.boards, n_shards, "low_rows", rules)
+        needs = [
+            table_shard_bytes(rules, int(np.sum(owner == k)), int(moves[owner == k].sum())) for k in range(n_shards)
+        ]
+        return [sum(needs[w::2]) for w in range(2)]
+
+    two, four = worker_needs(2), worker_needs(4)
+    assert 2**20 < max(two) < 2**26
+    with pytest.raises(babytris.MemoryLimitError, match=rf"worker {np.argmax(two)} holds shards {np.argmax(two)},"):
+        solve_sharded(rules, client, max_memory=max(two) - 1)
+    assert solve_sharded(rules, client, max_memory=max(two)).shards.converged
+    w = int(np.argmax(four))
+    with pytest.raises(babytris.MemoryLimitError, match=rf"worker {w} holds shards {w}, {w + 2}, "):
+        solve_sharded(rules, client, n_shards=4, max_memory=max(four) - 1)
 
 
 def test_a_gather_that_would_not_fit_is_refused_before_the_sweeps(client):
@@ -415,11 +423,11 @@ def test_each_shard_sends_each_other_only_its_boundary(tmp_path):
         return await asyncio.gather(*(getattr(shard, method)(*args) for shard in shards))
 
     start = np.array([rules.start], dtype=np.uint64)
-    asyncio.run(shards[int(shard_of(start, n, "low_rows", 4)[0])].offer(-1, start))
+    asyncio.run(shards[int(shard_of(start, n, "low_rows", rules)[0])].offer(-1, start))
     while sum(shard.receive() for shard in shards):
         asyncio.run(each("expand"))
     for name, j, k, boards in sent:
-        assert name == "offer" and j != k and np.all(shard_of(boards, n, "low_rows", 4) == k)
+        assert name == "offer" and j != k and np.all(shard_of(boards, n, "low_rows", rules) == k)
     sent.clear()
     asyncio.run(each("build", 0, 0.9, 4, True))  # (the boards found listed from the search's bitmap)
     assert sum(len(shard.boards) for shard in shards) == 12_978
@@ -431,7 +439,9 @@ def test_each_shard_sends_each_other_only_its_boundary(tmp_path):
     asked = {(j, k): boards for name, j, k, boards in sent if name == "ask"}
     assert len(asked) == len(sent) and all(j != k for j, k in asked)
     for (j, k), boards in asked.items():  # shard j reads these boards of shard k: its ghosts
-        assert np.array_equal(boards, np.sort(boards)) and np.all(shard_of(boards, n, "low_rows", 4) == k)
+        layer = shards[k].boundary.layer(boards)  # (grouped by layer, ascending within each)
+        assert np.array_equal(np.lexsort((boards, layer)), np.arange(len(boards)))
+        assert np.all(shard_of(boards, n, "low_rows", rules) == k)
         assert len(boards) == shards[j].ghost_starts[k + 1] - shards[j].ghost_starts[k]
     sent.clear()
     results = asyncio.run(each("round", 0, 1e-9, 8, 0.0, False))
@@ -545,20 +555,29 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
     from babytris.engine.transitions import layer_order, layers
     from babytris.modes.sharded import _shard
     from babytris.modes.sharded.board_ranks import BoardRanks
-    from babytris.modes.sharded.owners import key_mask
+    from babytris.modes.sharded.owners import key_mask, owner_table
 
     rules = Rules(width=4, height=5)
     every = np.sort(enumerate_boards(rules).boards)
-    boards = every[shard_of(every, 3, split, 4) == 1]
+    boards = every[shard_of(every, 3, split, rules) == 1]
     ranks = BoardRanks(boards, 20, layers(rules))
     rowed = ranks.rowed
     assert np.array_equal(rowed, boards[layer_order(rules, boards)[0]])
-    rank_of = (ranks.words, ranks.before, ranks.masks, ranks.layer_of_residue, key_mask(split, 4), 3, 1)
+    rank_of = (
+        ranks.words,
+        ranks.before,
+        ranks.masks,
+        ranks.layer_of_residue,
+        key_mask(split, 4),
+        owner_table(rules, 3, split),
+        3,
+        1,
+    )
     offsets, rows, lines, placement = _shard.table(engine(rules), rowed, *rank_of, 2)
     expanded, after, *rest = _shard.expand(engine(rules), rowed, 1)
     for a, b in zip((offsets, lines, placement), (expanded, *rest)):
         assert np.array_equal(a, b)
-    home = shard_of(after, 3, split, 4) == 1
+    home = shard_of(after, 3, split, rules) == 1
     assert 0 < home.mean() < 1 and np.all(rows[~home] == -1)
     assert np.array_equal(rowed[rows[home]], after[home])
     away, found = _shard.away_moves(engine(rules), rowed, offsets, rows)
@@ -570,7 +589,16 @@ def test_the_compiled_table_finds_the_rows_the_lookups_find(split):
         with pytest.raises(ValueError, match="not the"):
             _shard.table(engine(rules), rowed, *rank_of, 1, wrong)
     missing = BoardRanks(boards[1:], 20, layers(rules))  # (the first board gone: the moves to it are -2)
-    gone = (missing.words, missing.before, missing.masks, missing.layer_of_residue, key_mask(split, 4), 3, 1)
+    gone = (
+        missing.words,
+        missing.before,
+        missing.masks,
+        missing.layer_of_residue,
+        key_mask(split, 4),
+        owner_table(rules, 3, split),
+        3,
+        1,
+    )
     _, rows, _, _ = _shard.table(engine(rules), rowed, *gone)
     assert np.array_equal(rows == -2, after == boards[0]) and np.any(after == boards[0])
 
@@ -686,12 +714,13 @@ def test_the_shards_of_one_machine_share_its_cores_by_default():
 
 
 def test_owners_are_fixed_by_the_board():
-    boards = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
-    owners = shard_of(boards, 4, "hash", 4)
-    assert owners.min() == 0 and owners.max() == 3 and np.array_equal(owners, shard_of(boards, 4, "hash", 4))
+    boards, rules = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761), Rules(width=4, height=4)
+    owners = shard_of(boards, 4, "hash", rules)
+    assert owners.min() == 0 and owners.max() == 3 and np.array_equal(owners, shard_of(boards, 4, "hash", rules))
     assert np.bincount(owners).min() > 200  # about a quarter each
     # low_rows looks at the bottom two rows only
-    assert np.array_equal(shard_of(boards, 4, "low_rows", 4), shard_of(boards & np.uint64(0xFF), 4, "low_rows", 4))
+    low = shard_of(boards & np.uint64(0xFF), 4, "low_rows", rules)
+    assert np.array_equal(shard_of(boards, 4, "low_rows", rules), low)
 
 
 @pytest.mark.parametrize(

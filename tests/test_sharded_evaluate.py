@@ -109,7 +109,7 @@ def test_the_walk_asks_each_board_once_of_its_owner(solved, monkeypatch):
     assert sum(len(boards) for _, boards in asked) == played.n_boards  # (each board's step taken once)
     assert {k for k, _ in asked} == {0, 1}
     for k, boards in asked:
-        assert np.all(shard_of(boards, live.n_shards, live.split, live.rules.width) == k)
+        assert np.all(shard_of(boards, live.n_shards, live.split, live.rules) == k)
 
 
 def test_what_needs_every_move_is_refused_with_its_size(solved, tmp_path):

@@ -74,12 +74,15 @@ class ShardedValues(ShardLookups):
             manifest = json.loads(text)
         except (ValueError, RecursionError) as err:
             raise SolutionFileError(manifest_path, None, f"not the JSON a sharded solve writes ({err})") from None
-        if (
-            not isinstance(manifest, dict)
-            or manifest.get("format") != SHARDED_FORMAT
-            or manifest.get("format_version") != SHARDED_VERSION
-        ):
+        if not isinstance(manifest, dict) or manifest.get("format") != SHARDED_FORMAT:
             raise SolutionFileError(manifest_path, "format", f"not a {SHARDED_FORMAT} version {SHARDED_VERSION}")
+        if manifest.get("format_version") != SHARDED_VERSION:
+            raise ValueError(
+                f"{manifest_path!r} has {SHARDED_FORMAT} version {manifest.get('format_version')!r}; this babytris "
+                f'reads version {SHARDED_VERSION} (from version 3 "low_rows" deals the bottom rows\' patterns to the '
+                "shards by their boards, where version 2 mixed them: an older directory's boards are not in the "
+                "shards this one reads). Solve again, or load it with the babytris that wrote it"
+            )
         try:
             self.rules = Rules.from_json(manifest["rules"])
             undiscounted = self.rules.objective == "combo"
@@ -194,7 +197,7 @@ class ShardedValues(ShardLookups):
                 raise SolutionFileError(name, key, f"dtype {arrays[key].dtype}, not {np.dtype(dtype)}")
         if len(boards) and (np.any(boards[1:] <= boards[:-1]) or int(boards[-1]) >> (rules.width * rules.height)):
             raise SolutionFileError(name, "boards", "not ascending, or a board with cells beyond the board")
-        owners = shard_of(boards, self.n_shards, self.split, rules.width)
+        owners = shard_of(boards, self.n_shards, self.split, rules)
         if np.any(owners != k):
             i = int(np.flatnonzero(owners != k)[0])
             raise SolutionFileError(name, "boards", f"board {int(boards[i])} belongs to shard {int(owners[i])}")
@@ -212,7 +215,7 @@ class ShardedValues(ShardLookups):
             shard = self._read(k)
             largest = max(largest, float(np.abs(shard["values"]).max(initial=0.0)))
             del shard
-        owner = int(shard_of(start, self.n_shards, self.split, rules.width)[0])
+        owner = int(shard_of(start, self.n_shards, self.split, rules)[0])
         self._locate(owner, self._arrays(owner, ("boards",))["boards"], start, "the start board")
         rounding = ULPS * np.finfo(np.float64).eps * largest
         # The saved values are those of the last round's greedy sweep, which read board values
@@ -255,7 +258,7 @@ class ShardedValues(ShardLookups):
         """Shard ``k``'s moves' boards after (``after``, bits) as indices into its
         own boards then its ghosts, and those boards' values (each ghost's read
         from its owner's file, one other shard at a time)."""
-        owners = shard_of(after, self.n_shards, self.split, self.rules.width)
+        owners = shard_of(after, self.n_shards, self.split, self.rules)
         next_board = np.empty(len(after), dtype=np.int64)
         parts = [self._board_values(shard["values"])]
         base = len(shard["boards"])

@@ -62,6 +62,7 @@ class LeanSweeper:
         key_mask: int = 0,
         n_shards: int = 1,
         me: int = 0,
+        owners: npt.NDArray[np.int16] | None = None,
     ) -> None: ...
     def greedy_sweep(
         self,

@@ -24,8 +24,8 @@ from babytris.engine._core cimport engine_geometry
 from babytris.engine._drop cimport drop, settle, smear_down
 from babytris.engine._geometry cimport Geometry
 from babytris.modes._lean_search cimport (
-    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, Landings, ctz64, landings_build, landings_free, owner_of, popcount64, top64,
-    _search,
+    BLOCKS_PER_ROUND, WORDS_PER_BLOCK, Landings, checked_owners, ctz64, landings_build, landings_free, owner_of,
+    popcount64, top64, _search,
 )
 from babytris.modes._lean_backup cimport (
     COMBINE_MEAN, COMBINE_MIN, MAX_PLACEMENTS, NO_NEXT, NO_PLACEMENT, Kept, _backup, _bellman, _choose, _gather,
@@ -241,8 +241,9 @@ cdef class LeanSweeper:
 
     A lean shard's sweeper (``n_shards > 1``; :mod:`babytris.modes.sharded._lean_shard`):
     the table holds the shard's boards and its ghosts, and the sweeps back
-    up only the boards shard ``me`` owns (``owner_of(b, key_mask, n_shards)``),
-    reading the ghosts' values as they are.  (:meth:`bellman_residual`
+    up only the boards shard ``me`` owns (``owner_of(b, key_mask, n_shards,
+    owners)``: ``owners`` the split's owner table, int16, empty where the
+    key is mixed), reading the ghosts' values as they are.  (:meth:`bellman_residual`
     checks every board.)"""
 
     cdef LeanTable table
@@ -266,13 +267,15 @@ cdef class LeanSweeper:
     cdef bint sharded                 # only the boards owned by shard ``me`` are swept (owner_of)
     cdef uint64_t key_mask
     cdef uint64_t n_shards
+    cdef const int16_t* owners        # (owner_of's table; NULL: the key mixed)
     cdef int me
     cdef uint64_t* own_masks          # a word's owned bits, by its bits under the key (NULL: tested per board)
     cdef uint64_t own_index
 
     def __init__(self, LeanTable table, double[::1] W, const double[::1] scores, const double[::1] probs,
                  double discount, const int64_t[::1] layer_of_residue, *, int combine=COMBINE_MEAN,
-                 int n_threads=1, str keep="none", uint64_t key_mask=0, int n_shards=1, int me=0):
+                 int n_threads=1, str keep="none", uint64_t key_mask=0, int n_shards=1, int me=0,
+                 const int16_t[::1] owners=None):
         cdef int i, layer, s, bit, P = table.g.n_pieces
         cdef uint64_t j
         table._check(W, scores)
@@ -319,6 +322,7 @@ cdef class LeanSweeper:
         # A lean shard's sweeps (n_shards > 1) back up its own boards alone: where the owner's key has
         # few bits above a word's 6, a word's own bits by a table (one more AND), else a test per board.
         self.sharded, self.key_mask, self.n_shards, self.me = n_shards > 1, key_mask, n_shards, me
+        self.owners = checked_owners(owners, key_mask, n_shards)
         self.own_index = key_mask >> 6
         if self.sharded and self.own_index < MAX_OWN_MASKS:
             self.own_masks = <uint64_t*>malloc((self.own_index + 1) * sizeof(uint64_t))
@@ -327,7 +331,7 @@ cdef class LeanSweeper:
             for j in range(self.own_index + 1):
                 self.own_masks[j] = 0
                 for bit in range(64):
-                    if owner_of((j << 6) | <uint64_t>bit, key_mask, n_shards) == me:
+                    if owner_of((j << 6) | <uint64_t>bit, key_mask, n_shards, self.owners) == me:
                         self.own_masks[j] |= (<uint64_t>1) << bit
         self.keep = KEEP[keep]
         self.kept_placements = self.kept_next = self.kept_lines = None
@@ -349,7 +353,7 @@ cdef class LeanSweeper:
             self.kept.next = &nexts[0, 0]
             self.kept.lines = &lines[0, 0]
         self.table = table
-        self.arrays = (W, scores, probs)
+        self.arrays = (W, scores, probs, owners)
         self.W = &W[0] if W.shape[0] else NULL
         self.scores = &scores[0]
         self.probs = &probs[0]
@@ -370,7 +374,7 @@ cdef class LeanSweeper:
         while rest:
             bit = ctz64(rest)
             rest &= rest - 1
-            if owner_of((<board_t>w << 6) | <board_t>bit, self.key_mask, self.n_shards) == self.me:
+            if owner_of((<board_t>w << 6) | <board_t>bit, self.key_mask, self.n_shards, self.owners) == self.me:
                 mine |= (<uint64_t>1) << bit
         return mine
 
@@ -625,7 +629,7 @@ cdef class LeanSweeper:
                 word &= ~((<uint64_t>1) << top)
                 i -= 1
                 b = (<board_t>w << 6) | <board_t>top
-                if self.sharded and owner_of(b, self.key_mask, self.n_shards) != self.me:
+                if self.sharded and owner_of(b, self.key_mask, self.n_shards, self.owners) != self.me:
                     continue
                 if evaluation:
                     d = self._evaluate(&b, &i, 1, prev)

@@ -7,7 +7,7 @@ placement comes to rest on a board, which both take; and the shard owning
 a board, for the lean shards (:mod:`babytris.modes.sharded._lean_shard`)."""
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint64_t, uint32_t, int64_t, uint8_t
+from libc.stdint cimport uint64_t, uint32_t, int64_t, int16_t, uint8_t
 from libc.stdlib cimport malloc, free
 
 from babytris.engine._types cimport board_t, fetch_or, atomic_load, mix64
@@ -233,8 +233,26 @@ cdef inline int _mark(uint64_t* bits, uint64_t* todo, board_t nb) noexcept nogil
     return 1
 
 
-cdef inline int owner_of(board_t b, uint64_t key_mask, uint64_t n_shards) noexcept nogil:
+cdef inline int owner_of(board_t b, uint64_t key_mask, uint64_t n_shards, const int16_t* owners) noexcept nogil:
     """The shard owning board b, as :func:`babytris.modes.sharded.owners.shard_of` gives it:
-    the mixed bits of ``b & key_mask`` (all of them: ``"hash"``; the bottom rows:
-    ``"low_rows"``) modulo the shards."""
+    ``owners``' entry for the bits of ``b & key_mask`` (``"low_rows"``: the
+    bottom rows' pattern, :func:`~babytris.modes.sharded.owners.owner_table`),
+    or where ``owners`` is NULL those bits mixed, modulo the shards (``"hash"``)."""
+    if owners != NULL:
+        return owners[b & key_mask]
     return <int>(mix64(b & key_mask) % n_shards)
+
+
+cdef inline const int16_t* checked_owners(const int16_t[::1] owners, uint64_t key_mask, int n_shards) except? NULL:
+    """``owners`` (an owner table, :func:`owner_of`'s) checked: NULL where
+    empty (the key mixed), else its first entry; refused unless it has an
+    entry per key (``key_mask + 1``), each a shard in ``[0, n_shards)``."""
+    cdef Py_ssize_t i
+    if owners is None or owners.shape[0] == 0:
+        return NULL
+    if key_mask >= <uint64_t>(1 << 30) or <uint64_t>owners.shape[0] != key_mask + 1:
+        raise ValueError(f"owners must be empty or hold key_mask + 1 entries ({key_mask + 1:,}), got {owners.shape[0]:,}")
+    for i in range(owners.shape[0]):
+        if not 0 <= owners[i] < n_shards:
+            raise ValueError(f"owners[{i}] = {owners[i]} is not a shard in [0, {n_shards})")
+    return &owners[0]

@@ -11,6 +11,7 @@ def expand(
     bits: npt.NDArray[np.uint64],
     todo: npt.NDArray[np.uint64],
     key_mask: int,
+    owners: npt.NDArray[np.int16],
     n_shards: int,
     me: int,
 ) -> tuple[npt.NDArray[np.uint64], int, int]: ...
@@ -33,6 +34,7 @@ class LeanShardSweeper:
         discount: float,
         layer_of_residue: npt.NDArray[np.int64],
         key_mask: int,
+        owners: npt.NDArray[np.int16],
         n_shards: int,
         me: int,
         *,

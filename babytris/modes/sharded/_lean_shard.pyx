@@ -4,7 +4,8 @@ shard's boards and its ghosts (the other shards' boards its moves reach)
 marked in one bitmap over every possible board, with ranks, and no move
 table.  The search expands the shard's own boards and lists the others'
 it finds, for their owners; the sweeps back up the shard's own boards
-alone (a board's owner is a function of its bits, :func:`owner_of`),
+alone (a board's owner is a function of its bits and the split's owner
+table, :func:`owner_of`),
 reading the ghosts' values as the last exchange left them: the lean mode's
 own sweeps (:class:`~babytris.modes._lean.LeanSweeper` told the shard's
 owner), over a :class:`~babytris.modes._lean.LeanTable` of the shard's
@@ -20,7 +21,7 @@ from babytris.engine.signals cimport interrupted
 from babytris.engine._core cimport engine_geometry
 from babytris.engine._drop cimport drop, smear_down
 from babytris.engine._geometry cimport Geometry
-from babytris.modes._lean_search cimport ctz64, owner_of, popcount64
+from babytris.modes._lean_search cimport checked_owners, ctz64, owner_of, popcount64
 from babytris.modes._lean_backup cimport COMBINE_MEAN, MAX_PLACEMENTS, _move_values, index_of
 
 from babytris.modes._lean import LeanSweeper, LeanTable
@@ -55,8 +56,10 @@ def mark(uint64_t[::1] bits, uint64_t[::1] todo, const uint64_t[::1] boards):
     return new
 
 
-def expand(engine, uint64_t[::1] bits, uint64_t[::1] todo, uint64_t key_mask, int n_shards, int me):
-    """Expand every board waiting in ``todo`` (all this shard's, ``me``), in
+def expand(engine, uint64_t[::1] bits, uint64_t[::1] todo, uint64_t key_mask, const int16_t[::1] owners, int n_shards,
+           int me):
+    """Expand every board waiting in ``todo`` (all this shard's, ``me``: :func:`owner_of` of
+    ``key_mask``, ``owners``, ``n_shards``), in
     passes until none waits: the boards after their moves owned here are
     marked in ``bits`` and, where new, in ``todo``; those owned by another
     shard (ghosts), where new, in ``bits`` alone and listed.
@@ -74,6 +77,7 @@ def expand(engine, uint64_t[::1] bits, uint64_t[::1] todo, uint64_t key_mask, in
     cdef uint64_t* ghosts = <uint64_t*>malloc(room * sizeof(uint64_t))
     cdef uint64_t* grown
     cdef bint stopped = False, short = False
+    cdef const int16_t* table = checked_owners(owners, key_mask, n_shards)
     if ghosts == NULL:
         raise MemoryError("expand: cannot allocate")
     if todo.shape[0] != n_words:
@@ -100,7 +104,7 @@ def expand(engine, uint64_t[::1] bits, uint64_t[::1] todo, uint64_t key_mask, in
                                 continue
                             moves += 1
                             bit = (<uint64_t>1) << (nb & 63)
-                            if owner_of(nb, key_mask, n_shards) == me:
+                            if owner_of(nb, key_mask, n_shards, table) == me:
                                 at_home += 1
                                 if not bits[nb >> 6] & bit:
                                     bits[nb >> 6] |= bit
@@ -141,7 +145,8 @@ cdef class LeanShardSweeper:
     (:class:`~babytris.modes._lean.LeanSweeper` with ``keep="placements"``,
     told the shard's owner: ``layer_of_residue``, ``n_threads``,
     ``combine`` as there).  Board b is this shard's where :func:`owner_of`
-    ``(b, key_mask, n_shards) == me``."""
+    ``(b, key_mask, n_shards, owners) == me`` (``owners``: the split's owner
+    table, int16, empty where the key is mixed)."""
 
     cdef object engine
     cdef const Geometry* g
@@ -161,16 +166,20 @@ cdef class LeanShardSweeper:
     cdef double discount
     cdef uint64_t key_mask
     cdef uint64_t n_shards
+    cdef object owners_kept             # (the owner table owners points into)
+    cdef const int16_t* owners
     cdef int me
 
     def __init__(self, engine, uint64_t[::1] bits, const double[::1] scores, const double[::1] probs,
-                 double discount, const int64_t[::1] layer_of_residue, uint64_t key_mask, int n_shards, int me,
-                 *, int combine=COMBINE_MEAN, int n_threads=1):
+                 double discount, const int64_t[::1] layer_of_residue, uint64_t key_mask, const int16_t[::1] owners,
+                 int n_shards, int me, *, int combine=COMBINE_MEAN, int n_threads=1):
         self.engine = engine
         self.g = _geometry(engine)
         cdef int P = self.g.n_pieces
         if not 1 <= n_shards or not 0 <= me < n_shards:
             raise ValueError(f"me must be in [0, n_shards), got {me} of {n_shards}")
+        self.owners = checked_owners(owners, key_mask, n_shards)
+        self.owners_kept = owners
         cells = self.g.width * self.g.height
         if bits.shape[0] != max(1, (1 << cells) // 64):
             raise ValueError(f"bits must hold {max(1, (1 << cells) // 64):,} words (2**cells / 64)")
@@ -184,7 +193,7 @@ cdef class LeanShardSweeper:
         self.W = np.zeros(self.n_rows)
         self.sweeper = LeanSweeper(self.table, self.W, scores, probs, discount, layer_of_residue, combine=combine,
                                    n_threads=n_threads, keep="placements", key_mask=key_mask, n_shards=n_shards,
-                                   me=me)
+                                   me=me, owners=owners)
         kept = self.sweeper.kept_placements
         self.kept = kept if kept is not None else np.zeros((0, P), dtype=np.uint8)
         cdef uint32_t[::1] ranks = self.ranks
@@ -206,7 +215,7 @@ cdef class LeanShardSweeper:
                     break
                 word = bits[w]
                 while word:
-                    own += owner_of((<board_t>w << 6) | <board_t>ctz64(word), key_mask, n_shards) == me
+                    own += owner_of((<board_t>w << 6) | <board_t>ctz64(word), key_mask, n_shards, self.owners) == me
                     word &= word - 1
         if stopped:
             raise KeyboardInterrupt
@@ -222,7 +231,7 @@ cdef class LeanShardSweeper:
         self.sweeper.n_threads = value
 
     cdef inline bint _mine(self, board_t b) noexcept nogil:
-        return owner_of(b, self.key_mask, self.n_shards) == self.me
+        return owner_of(b, self.key_mask, self.n_shards, self.owners) == self.me
 
     def rows(self, const uint64_t[::1] boards):
         """Each board's row (int64), -1 where it is neither this shard's nor a ghost."""

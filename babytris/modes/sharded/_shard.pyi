@@ -16,6 +16,7 @@ def table(
     masks: npt.NDArray[np.uint64],
     layer_of_residue: npt.NDArray[np.int64],
     key_mask: int,
+    owners: npt.NDArray[np.int16],
     n_shards: int,
     index: int,
     n_threads: int = 1,

@@ -7,16 +7,16 @@ The placement rule is the engine's (``_drop.pxd``, inlined), a board's
 owner the lean shards' (``owner_of``)."""
 
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, uint16_t
+from libc.stdint cimport uint64_t, int64_t, int32_t, int16_t, uint8_t, uint16_t
 from libc.stdlib cimport malloc, free
 
 
 cdef struct Ranks:
-    # Which shard owns a board (the lean search's owner_of: mix64 of its bits under key_mask,
-    # modulo n_shards, as owners.shard_of) and a board's row among this one's, numbered layer after
-    # layer (board_ranks.BoardRanks: the bitmap of its boards; per word and layer the rows before;
-    # per residue of a word's cells and layer, its bits).
+    # Which shard owns a board (owner_of: owners.shard_of's, by key_mask and the owner table) and a
+    # board's row among this one's, numbered layer after layer (board_ranks.BoardRanks: the bitmap
+    # of its boards; per word and layer the rows before; per residue of a word's cells and layer, its bits).
     uint64_t key_mask
+    const int16_t* owners
     uint64_t n_shards
     int64_t index
     const uint64_t* words
@@ -38,7 +38,7 @@ from babytris.engine._drop cimport drop, smear_down
 from babytris.engine._geometry cimport Geometry
 from babytris.engine._index cimport popcount, lowest_bit
 from babytris.engine.signals cimport interrupted
-from babytris.modes._lean_search cimport owner_of
+from babytris.modes._lean_search cimport checked_owners, owner_of
 
 cdef enum:
     # Boards whose moves are written before their rows are looked up (the rows' bitmap words
@@ -69,7 +69,7 @@ cdef inline int32_t row_of(board_t after, const Ranks* r) noexcept nogil:
     """A board's row among the shard's own (its place, layer after layer, as
     BoardRanks numbers them), -1 if another shard owns it, -2 if this one
     should and does not hold it."""
-    if owner_of(after, r.key_mask, r.n_shards) != r.index:
+    if owner_of(after, r.key_mask, r.n_shards, r.owners) != r.index:
         return -1
     cdef uint64_t w = after >> 6
     cdef uint64_t word = r.words[w] if w < r.n_words else 0
@@ -267,16 +267,19 @@ def expand(engine, const uint64_t[::1] boards, int n_threads=1):
 
 def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const int64_t[::1] before,
           const uint64_t[::1] masks, const int64_t[::1] layer_of_residue,
-          uint64_t key_mask, int n_shards, int index, int n_threads=1, int64_t n_moves=-1):
+          uint64_t key_mask, const int16_t[::1] owners, int n_shards, int index, int n_threads=1,
+          int64_t n_moves=-1):
     """:func:`expand` over a shard's own ``boards`` (uint64, in the order of
     their rows), each move's row found as it is written, in place of the
     board after: shard ``index`` of ``n_shards`` owns a board whose bits
-    under ``key_mask``, mixed (splitmix64's finaliser), are ``index`` modulo
-    ``n_shards`` (as :func:`babytris.modes.sharded.owners.shard_of` splits);
-    its row is read from ``words`` (a bit a possible board: the boards'),
-    ``before`` (int64, per word and layer the rows before) and ``masks``
-    (uint64, per residue of a word's cells and layer, the bits of that
-    layer), a board's layer being ``layer_of_residue[its cells % len]``, as
+    under ``key_mask`` index ``index`` in the owner table ``owners``
+    (int16), or, where it is empty, are ``index`` modulo ``n_shards`` once
+    mixed (splitmix64's finaliser), as
+    :func:`babytris.modes.sharded.owners.shard_of` splits; its row is read
+    from ``words`` (a bit a possible board: the boards'), ``before``
+    (int64, per word and layer the rows before) and ``masks`` (uint64, per
+    residue of a word's cells and layer, the bits of that layer), a board's
+    layer being ``layer_of_residue[its cells % len]``, as
     :class:`babytris.modes.sharded.board_ranks.BoardRanks` keeps them.
     ``n_moves``, if known (the search counted them), saves a pass counting
     them on one thread (checked: ValueError where the boards have other).
@@ -292,6 +295,7 @@ def table(engine, const uint64_t[::1] boards, const uint64_t[::1] words, const i
     cdef Ranks r
     cdef Py_ssize_t i
     r.key_mask, r.n_shards, r.index = key_mask, <uint64_t>n_shards, index
+    r.owners = checked_owners(owners, key_mask, n_shards)
     r.residues = layer_of_residue.shape[0]
     r.n_layers = masks.shape[0] // max(r.residues, 1)
     if r.residues < 1 or r.n_layers < 1 or masks.shape[0] != r.residues * r.n_layers:

@@ -17,37 +17,56 @@ class Boundary:
     """Shard ``me``'s boundary with the other ``n_shards - 1``; a board's layer
     is ``layer_of_residue[its cells % len(layer_of_residue)]``, as the sweeps number them.
 
-    Rows are given as int64 arrays (or a slice for ghosts that follow each
-    other); ``layer`` -1 means every layer at once (a whole sweep's values)."""
+    Each list of boards one shard reads of another (asked and served in the
+    same order) is grouped by layer, ascending within each, so a layer's
+    part of it is a stretch (``cuts``); rows are given as int64 arrays, or a
+    slice for ghosts that follow each other.  ``layer`` -1 means every layer
+    at once (a whole sweep's values)."""
 
     def __init__(self, n_shards: int, me: int, layer_of_residue: np.ndarray) -> None:
         self.me, self.layer_of_residue = me, layer_of_residue
-        n_layers = len(layer_of_residue)
+        self.n_layers = n_layers = int(layer_of_residue.max()) + 1
+        none = np.zeros(n_layers + 1, dtype=np.int64)
         self.served: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(n_shards)]
-        self.served_layers: list[list[np.ndarray]] = [[] for _ in range(n_shards)]
+        self.served_cuts = [none] * n_shards
         self.ghosts: list[np.ndarray | slice] = [np.zeros(0, dtype=np.int64) for _ in range(n_shards)]
-        self.ghost_layers: list[list[np.ndarray]] = [[] for _ in range(n_shards)]
+        self.ghost_cuts = [none] * n_shards
         self.senders = [0] * n_layers  # (how many shards send each layer's values here)
         self.inbox: dict[tuple[int, int], dict[int, np.ndarray]] = {}  # per (round, layer), per shard
         self.arrivals: dict[tuple[int, int], Any] = {}  # (asyncio events: every sender's values are in)
 
     def layer(self, boards: np.ndarray) -> np.ndarray:
-        """Each board's layer (int64)."""
-        return self.layer_of_residue[np.bitwise_count(boards) % len(self.layer_of_residue)]
+        """Each board's layer (int8: a byte a board, where a lean shard lists millions of ghosts)."""
+        return self.layer_of_residue.astype(np.int8)[np.bitwise_count(boards) % len(self.layer_of_residue)]
 
-    def _by_layer(self, rows: np.ndarray, boards: np.ndarray) -> list[np.ndarray]:
+    def by_layer(self, boards: np.ndarray) -> np.ndarray:
+        """The order (int64) that groups ``boards`` by layer, keeping their order within each: a
+        list of boards one shard reads of another is asked, served and sent in it."""
+        return np.argsort(self.layer(boards), kind="stable")
+
+    def _cuts(self, boards: np.ndarray) -> np.ndarray:
         layer = self.layer(boards)
-        return [rows[layer == m] for m in range(len(self.layer_of_residue))]
+        if np.any(layer[1:] < layer[:-1]):
+            raise ValueError(f"shard {self.me}: boards read between shards must be grouped by layer")
+        return np.searchsorted(layer, np.arange(self.n_layers + 1))
 
     def serve(self, k: int, rows: np.ndarray, boards: np.ndarray) -> None:
-        """Shard ``k`` reads ``boards`` of this one, at ``rows`` here (in the order it asked)."""
-        self.served[k], self.served_layers[k] = rows, self._by_layer(rows, boards)
+        """Shard ``k`` reads ``boards`` of this one (grouped by layer), at ``rows`` here."""
+        self.served[k], self.served_cuts[k] = rows, self._cuts(boards)
 
     def ghosts_of(self, k: int, rows: np.ndarray | slice, boards: np.ndarray) -> None:
-        """Shard ``k``'s ``boards`` read here are the ghosts at ``rows`` (in the order asked)."""
-        listed = np.arange(rows.start, rows.stop, dtype=np.int64) if isinstance(rows, slice) else rows
-        self.ghosts[k], self.ghost_layers[k] = rows, self._by_layer(listed, boards)
-        self.senders = [sum(len(g[m]) > 0 for g in self.ghost_layers if g) for m in range(len(self.senders))]
+        """Shard ``k``'s ``boards`` read here (grouped by layer) are the ghosts at ``rows``."""
+        self.ghosts[k], self.ghost_cuts[k] = rows, self._cuts(boards)
+        self.senders = [sum(c[m + 1] > c[m] for c in self.ghost_cuts) for m in range(self.n_layers)]
+
+    @staticmethod
+    def _part(rows: np.ndarray | slice, cuts: np.ndarray, layer: int) -> np.ndarray | slice:
+        """The stretch of ``rows`` in ``layer`` (all of them for -1)."""
+        if layer < 0:
+            return rows
+        if isinstance(rows, slice):
+            return slice(rows.start + int(cuts[layer]), rows.start + int(cuts[layer + 1]))
+        return rows[cuts[layer] : cuts[layer + 1]]
 
     def receive(self, sender: int, values: np.ndarray, index: int, layer: int) -> None:
         """Shard ``sender``'s values of round ``index`` (of ``layer``), for :meth:`take`."""
@@ -76,15 +95,15 @@ class Boundary:
         self.arrivals.pop((index, layer), None)
         self.inbox = {key: values for key, values in self.inbox.items() if key > (index, layer)}
         if index < 0:
-            return np.inf if any(g for g in self.ghost_layers) else 0.0
+            return np.inf if any(c[-1] for c in self.ghost_cuts) else 0.0
         news = 0.0
         for k, values in sent.items():
-            rows = self.ghosts[k] if layer < 0 else self.ghost_layers[k][layer]
-            ghosts = W[rows]
-            if len(values):
-                news = max(news, float(np.abs(values - ghosts).max()))
+            rows = self._part(self.ghosts[k], self.ghost_cuts[k], layer)
+            change = values - W[rows]
             if changes is not None:
-                changes[rows] = values - ghosts
+                changes[rows] = change
+            if len(values):
+                news = max(news, float(np.abs(change, out=change).max()))
             W[rows] = values
         return news
 
@@ -94,8 +113,9 @@ class Boundary:
         ``(sending, bytes)``: an awaitable done once every shard has them."""
         import asyncio
 
-        parts = self.served if layer < 0 else [p[layer] if p else p for p in self.served_layers]
-        sent = [(k, W[rows]) for k, rows in enumerate(parts) if k != self.me and len(rows)]
+        parts = [self._part(rows, cuts, layer) for rows, cuts in zip(self.served, self.served_cuts)]
+        sent = [(k, W[rows]) for k, rows in enumerate(parts) if k != self.me]
+        sent = [(k, values) for k, values in sent if len(values)]
         sending = asyncio.gather(*(peers[k].put(self.me, values, index, layer) for k, values in sent))
         return sending, sum(values.nbytes for _, values in sent)
 

@@ -82,9 +82,9 @@ in; the sweeps' threads share independent layers), so the solve ends with the
 values of an undisturbed one, bit for bit.
 
 How boards are split (``split``): ``"hash"`` mixes all of a board's bits
-(shards of even size, but most moves lead to another shard) and
-``"low_rows"`` mixes its bottom rows only, which a placement leaves alone
-unless it clears a row or reaches them, so more moves stay at home.
+(shards of even size, but most moves lead to another shard); ``"low_rows"`` deals
+its bottom rows' patterns to the shards by their boards (:mod:`.owners`), and a placement
+leaves them alone unless it clears a row or reaches them, so more moves stay at home.
 :class:`ShardedSolve` reports the share of moves that stay, and the bytes
 and seconds of every round.
 
@@ -429,7 +429,7 @@ def _solve(
         all_alive(client, shards, [shards[0].enumerate_alone()])
     else:
         start = canonical_boards(np.array([rules.start], dtype=np.uint64), rules)
-        owner = shards[int(owners.shard_of(start, n_shards, split, rules.width)[0])]
+        owner = shards[int(owners.shard_of(start, n_shards, split, rules)[0])]
         all_alive(client, shards, [owner.offer(-1, start)])
         new = sum(all_alive(client, shards, [s.receive() for s in shards]))
         while new:
@@ -437,7 +437,7 @@ def _solve(
             search_bytes += sum(all_alive(client, shards, [s.expand() for s in shards]))
             new = sum(all_alive(client, shards, [s.receive() for s in shards]))
     if lean:
-        rows = all_alive(client, shards, [s.marked() for s in shards])
+        rows = all_alive(client, shards, [s.rows_and_ghosts() for s in shards])
         lean_shard.check_memory(rules, n_shards, len(workers), max_memory, rows)
     seconds["search"] = time.perf_counter() - started
     # The table, and who reads whose boards (each shard asks the owners directly).
@@ -650,8 +650,8 @@ def _check(rules: Any, opponent: Any, discount: Any, tol: Any, max_iter: Any, sp
     return rules, OPPONENTS[opponent], float(discount), float(tol), int(max_iter), split
 
 
-#: What a sharded directory's manifest says it is, and its layout's version.
-SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 2
+#: What a sharded directory's manifest says it is, and its layout's version (3: low_rows dealt by boards).
+SHARDED_FORMAT, SHARDED_VERSION = "babytris.sharded", 3
 
 
 def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) -> None:

@@ -36,16 +36,30 @@ __all__ = ["LeanShard", "lean_shard_bytes", "check_memory", "check_rules"]
 #: Bytes a lean shard holds per row (own board or ghost) while it sweeps: its value, its
 #: change for the jumps (float32) and, per piece, the chosen placement (a byte).
 ROW_BYTES = 8 + 4
+#: Bytes a ghost holds beyond its row while the shard sweeps: its board and row (8 + 8, kept to
+#: read its owner's values), a row this shard serves (about as many as its ghosts, 8), and the
+#: values of a round received and differenced, or sent (2 x 8).  (4x6, hash, 2 shards in one
+#: process: 40 bytes a ghost at the peak beyond the rows', by tracemalloc.)
+GHOST_BOOKKEEPING_BYTES = 8 + 8 + 8 + 2 * 8
+#: Bytes a ghost holds while the search finds it: its place in the list (up to twice over as
+#: the list doubles, and its copy: 3 x 8), its owner (int64) and its owner's share (8 + 8).
+SEARCH_GHOST_BYTES = 3 * 8 + 8 + 8
 
 
-def lean_shard_bytes(rules: Rules, rows: int) -> int:
-    """Bytes a lean shard of ``rules`` with ``rows`` own boards and ghosts
-    holds at its peak: while searching, two bitmaps over every possible
-    board (the boards marked, those not yet expanded); then the bitmap, its
-    ranks (4 bytes per 64 possible boards) and :data:`ROW_BYTES` plus a byte
-    a piece per row."""
+def lean_shard_bytes(rules: Rules, rows: int, ghosts: int = 0) -> int:
+    """Bytes a lean shard of ``rules`` with ``rows`` own boards and ghosts,
+    ``ghosts`` of them the other shards' boards, holds at its peak: while
+    searching, two bitmaps over every possible board (the boards marked,
+    those not yet expanded) and :data:`SEARCH_GHOST_BYTES` a ghost; then the
+    bitmap, its ranks (4 bytes per 64 possible boards), :data:`ROW_BYTES`
+    plus a byte a piece per row and :data:`GHOST_BOOKKEEPING_BYTES` a
+    ghost.  (Not the worker's own: the interpreter and dask, about 60 MiB,
+    and the freed memory the allocator keeps, which grows with the rounds:
+    at 4x6 with 2 shards, 4-20 MiB a greedy sweep with the hash split's
+    0.87 M ghosts a shard, given back by ``malloc_trim``.)"""
     words = max(1, 2 ** (rules.width * rules.height) // 64)
-    return max(16 * words, 12 * words + (ROW_BYTES + rules.n_pieces) * rows)
+    searching = 16 * words + SEARCH_GHOST_BYTES * ghosts
+    return max(searching, 12 * words + (ROW_BYTES + rules.n_pieces) * rows + GHOST_BOOKKEEPING_BYTES * ghosts)
 
 
 def check_rules(rules: Rules, gather: bool) -> None:
@@ -57,25 +71,29 @@ def check_rules(rules: Rules, gather: bool) -> None:
         raise ValueError("gather: lean shards hold no move table to gather; leave gather=False with lean=True")
 
 
-def check_memory(rules: Rules, n_shards: int, n_workers: int, max_memory: int, rows: list[int] | None = None) -> None:
+def check_memory(
+    rules: Rules, n_shards: int, n_workers: int, max_memory: int, rows: list[tuple[int, int]] | None = None
+) -> None:
     """Refuse, with :class:`~babytris.MemoryLimitError`, lean shards whose
     :func:`lean_shard_bytes`, summed over the shards one worker holds (shard
     k on worker ``k % n_workers``), would pass ``max_memory`` on a worker:
     before the search (``rows`` None) the two bitmaps of each shard, and the
     boards forecast split evenly (a shard's ghosts and a split's unevenness
-    only add); after it, ``rows``, each shard's boards and ghosts counted."""
+    only add); after it, ``rows``, each shard's ``(rows, ghosts)`` counted
+    (:meth:`LeanShard.rows_and_ghosts`)."""
     size = f"{rules.width}x{rules.height}"
     if rows is not None:
         need = [0] * n_workers
-        for k, count in enumerate(rows):
-            need[k % n_workers] += lean_shard_bytes(rules, count)
+        for k, (count, ghosts) in enumerate(rows):
+            need[k % n_workers] += lean_shard_bytes(rules, count, ghosts)
         w = int(np.argmax(need))
         if need[w] > max_memory:
             held = list(range(w, n_shards, n_workers))
             shards = ("shards " if len(held) > 1 else "shard ") + ", ".join(map(str, held))
             raise MemoryLimitError(
                 f"{size} in lean shards: worker {w} holds {shards}, "
-                f"{sum(rows[k] for k in held):,} boards and ghosts, whose sweeps need about {format_bytes(need[w])}, "
+                f"{sum(rows[k][0] for k in held):,} boards and ghosts, whose sweeps need about "
+                f"{format_bytes(need[w])}, "
                 f"more than max_memory={format_bytes(max_memory)} (each worker's); refused after the search, before "
                 "the sweeps. Give more shards or workers, or raise max_memory"
             )
@@ -108,11 +126,12 @@ class LeanShard(Shard):
 
     def __init__(self, rules: Rules, index: int, n_shards: int, split: str, n_threads: int = 1) -> None:
         super().__init__(rules, index, n_shards, split, n_threads)
-        # (owners.shard_of's key: every bit, or the bottom rows')
-        self.key_mask = 2**64 - 1 if split == "hash" else 2 ** (rules.width * owners.LOW_ROWS) - 1
+        # (owners.shard_of's, for the compiled loops: the key's bits and the owner of each key, or none: mixed)
+        self.key_mask = owners.key_mask(split, rules.width)
+        self.owners = owners.owner_table(rules, n_shards, split)
         self.bits: np.ndarray | None = None
         self.todo: np.ndarray | None = None
-        self.n_moves = self.moves_at_home = 0
+        self.n_moves = self.moves_at_home = self.n_ghosts = 0
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -140,15 +159,22 @@ class LeanShard(Shard):
         none waits: per shard, the boards of it found (none of this one's:
         they are marked here)."""
         bits, todo = self._marks()
-        ghosts, moves, at_home = _lean_shard.expand(self.engine, bits, todo, self.key_mask, self.n_shards, self.index)
+        ghosts, moves, at_home = _lean_shard.expand(
+            self.engine, bits, todo, self.key_mask, self.owners, self.n_shards, self.index
+        )
         self.n_moves += moves
         self.moves_at_home += at_home
-        owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules.width)
+        self.n_ghosts += len(ghosts)  # (each listed once: marked as it is found)
+        owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules)
         return [ghosts[owner == k] for k in range(self.n_shards)]
 
     def marked(self) -> int:
         """The boards marked: this shard's and its ghosts (after the search: its rows)."""
         return int(np.bitwise_count(self._bitmap()).sum())
+
+    def rows_and_ghosts(self) -> tuple[int, int]:
+        """After the search: its rows (:meth:`marked`) and how many of them are ghosts."""
+        return self.marked(), self.n_ghosts
 
     def enumerate_alone(self) -> int:
         """The one shard's search: every board reachable from the start; returns how many."""
@@ -175,6 +201,7 @@ class LeanShard(Shard):
             discount,
             np.asarray(layers(rules), dtype=np.int64),
             self.key_mask,
+            self.owners,
             self.n_shards,
             self.index,
             combine=0 if pieces == PIECES_RANDOM else 1,
@@ -182,9 +209,15 @@ class LeanShard(Shard):
         )
         self.W = self.kernel.W
         ghosts, rows = self.kernel.boards(False)
-        owner = owners.shard_of(ghosts, self.n_shards, self.split, rules.width)
-        needs = [ghosts[owner == k] for k in range(self.n_shards)]
-        self.ghost_rows = [rows[owner == k] for k in range(self.n_shards)]
+        owner = owners.shard_of(ghosts, self.n_shards, self.split, rules)
+        # (grouped by owner, then by layer, ascending within each: each shard's ghosts are asked, served
+        # and sent so; one order for all, each shard's part a view: no copy per shard)
+        order = np.lexsort((self.boundary.layer(ghosts), owner))
+        ghosts, rows, owner = ghosts[order], rows[order], owner[order]
+        del order
+        cuts = np.searchsorted(owner, np.arange(self.n_shards + 1))
+        needs = [ghosts[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+        self.ghost_rows = [rows[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
         self.tuned = ThreadTuner(self.kernel, self.n_threads, self.W.nbytes + self.kernel.kept.nbytes)
         self.linear = pieces == PIECES_RANDOM
         self.changes = np.zeros(len(self.W), dtype=np.float32)  # (a jump's direction; the ghosts': _take_ghosts)
@@ -205,7 +238,7 @@ class LeanShard(Shard):
     def _rows_asked(self, k: int, wanted: np.ndarray) -> np.ndarray:
         """The rows of the boards shard ``k`` asked for (int64, in its order)."""
         rows = self.kernel.rows(wanted)
-        mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules.width) == self.index
+        mine = owners.shard_of(wanted, self.n_shards, self.split, self.rules) == self.index
         if (rows < 0).any() or not mine.all():
             raise ValueError(f"shard {self.index}: shard {k} asked for boards it does not hold")
         return rows
@@ -235,7 +268,7 @@ class LeanShard(Shard):
         by one greedy step from the values, after :meth:`settle`."""
         boards = np.asarray(boards, dtype=np.uint64)
         P = self.rules.n_pieces
-        mine = owners.shard_of(boards, self.n_shards, self.split, self.rules.width) == self.index
+        mine = owners.shard_of(boards, self.n_shards, self.split, self.rules) == self.index
         found = (self.kernel.rows(boards) >= 0) & mine
         values, policy = np.zeros((len(boards), P)), np.full((len(boards), P), -1, dtype=np.int16)
         values[found], policy[found] = self.kernel.state_values(boards[found], self.slack)

@@ -66,7 +66,7 @@ class ShardLookups:
         boards = np.asarray(boards, dtype=np.uint64)
         P = self.rules.n_pieces
         values, policy = np.empty((len(boards), P)), np.empty((len(boards), P), dtype=np.int16)
-        owners = shard_of(boards, self.n_shards, self.split, self.rules.width)
+        owners = shard_of(boards, self.n_shards, self.split, self.rules)
         for k in np.unique(owners):
             mine = owners == k
             found, values[mine], policy[mine] = self._rows(int(k), boards[mine])

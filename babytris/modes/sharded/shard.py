@@ -117,15 +117,18 @@ class Shard(ShardCheckpoints):
         waits (one thread): per shard, its boards found here not sent before (none of this one's)."""
         marks = self._search_marks()
         if marks is not None:
-            key = owners.key_mask(self.split, self.rules.width)
-            ghosts, moves, _ = _lean_shard.expand(self.engine, *marks, key, self.n_shards, self.index)
+            key, table = (
+                owners.key_mask(self.split, self.rules.width),
+                owners.owner_table(self.rules, self.n_shards, self.split),
+            )
+            ghosts, moves, _ = _lean_shard.expand(self.engine, *marks, key, table, self.n_shards, self.index)
             self.ghosts.append(ghosts)
             self.moves_found += moves
-            owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules.width)
+            owner = owners.shard_of(ghosts, self.n_shards, self.split, self.rules)
             return [ghosts[owner == k] for k in range(self.n_shards)]
         _, after, _, _ = _shard.expand(self.engine, self.frontier, self.n_threads)
         after = owners.distinct(after)
-        owner = owners.shard_of(after, self.n_shards, self.split, self.rules.width)
+        owner = owners.shard_of(after, self.n_shards, self.split, self.rules)
         return [after[owner == k] for k in range(self.n_shards)]
 
     # --- the table ---------------------------------------------------------------------------
@@ -140,7 +143,8 @@ class Shard(ShardCheckpoints):
         return sum(wanted.nbytes for k, wanted in enumerate(self.needs) if k != self.index)
 
     async def ask(self, sender: int, wanted: np.ndarray) -> None:
-        """Receive the boards of this shard that shard ``sender`` reads (uint64, sorted), for :meth:`serve`."""
+        """Receive the boards of this shard that shard ``sender`` reads (uint64, grouped by layer,
+        ascending within each), for :meth:`serve`."""
         self.asked[sender] = wanted
 
     def enumerate_alone(self) -> int:
@@ -167,7 +171,7 @@ class Shard(ShardCheckpoints):
         opponent still chooses, and is no linear iteration).  One shard
         takes the single solve's table as it is (:meth:`enumerate_alone`).
         Returns, per shard, the boards of it whose values the moves here
-        read (uint64, sorted; none of its own)."""
+        read (uint64, grouped by layer, ascending within each; none of its own)."""
         self.pieces = pieces
         if self.n_shards == 1:  # (its sweeps are the single solve's, set up as it runs: solve_alone)
             if not hasattr(self, "table"):
@@ -201,7 +205,11 @@ class Shard(ShardCheckpoints):
             wanted = np.zeros(0, dtype=np.uint64)
             if k != self.index:  # (a binary search: the ghosts are a few percent of the boards)
                 wanted = owners.distinct(after[mine])
-                nxt[away[mine]] = base + np.searchsorted(wanted, after[mine])
+                order = self.boundary.by_layer(wanted)  # (the ghosts' rows grouped by layer, as sent)
+                row_of_rank = np.empty(len(wanted), dtype=np.int64)
+                row_of_rank[order] = np.arange(len(wanted))
+                nxt[away[mine]] = base + row_of_rank[np.searchsorted(wanted, after[mine])]
+                wanted = wanted[order]
             needs.append(wanted)
             base += len(wanted)
         self.ghost_starts = np.cumsum([n] + [len(w) for w in needs])
@@ -239,7 +247,7 @@ class Shard(ShardCheckpoints):
         """
         rules = self.rules
         if cells <= MAX_BITMAP_CELLS:
-            key = owners.key_mask(self.split, rules.width)
+            key, table = owners.key_mask(self.split, rules.width), owners.owner_table(rules, self.n_shards, self.split)
             offsets, rows, self.lines, self.placement = _shard.table(
                 self.engine,
                 self.boards,
@@ -248,6 +256,7 @@ class Shard(ShardCheckpoints):
                 ranks.masks,
                 ranks.layer_of_residue,
                 key,
+                table,
                 self.n_shards,
                 self.index,
                 self.n_threads,
@@ -256,9 +265,9 @@ class Shard(ShardCheckpoints):
             away, after = _shard.away_moves(self.engine, self.boards, offsets, rows)
             if np.any(rows[away] == -2):
                 raise ValueError(f"shard {self.index}: a move leads to a board of its own it does not hold")
-            return offsets, rows, away, after, owners.shard_of(after, self.n_shards, self.split, rules.width)
+            return offsets, rows, away, after, owners.shard_of(after, self.n_shards, self.split, rules)
         offsets, after, self.lines, self.placement = _shard.expand(self.engine, self.boards, self.n_threads)
-        owner = owners.shard_of(after, self.n_shards, self.split, rules.width)
+        owner = owners.shard_of(after, self.n_shards, self.split, rules)
         home = owner == self.index
         rows = np.full(len(after), -1, dtype=np.int32)
         rows[home] = ranks.index(after[home])
