@@ -34,6 +34,7 @@ class Boundary:
         self.senders = [0] * n_layers  # (how many shards send each layer's values here)
         self.inbox: dict[tuple[int, int], dict[int, np.ndarray]] = {}  # per (round, layer), per shard
         self.arrivals: dict[tuple[int, int], Any] = {}  # (asyncio events: every sender's values are in)
+        self.buffers: dict[tuple[int, int], np.ndarray] = {}  # per (reader, round's parity), the values sent
 
     def layer(self, boards: np.ndarray) -> np.ndarray:
         """Each board's layer (int8: a byte a board, where a lean shard lists millions of ghosts)."""
@@ -53,6 +54,8 @@ class Boundary:
     def serve(self, k: int, rows: np.ndarray, boards: np.ndarray) -> None:
         """Shard ``k`` reads ``boards`` of this one (grouped by layer), at ``rows`` here."""
         self.served[k], self.served_cuts[k] = rows, self._cuts(boards)
+        self.buffers.pop((k, 0), None)
+        self.buffers.pop((k, 1), None)
 
     def ghosts_of(self, k: int, rows: np.ndarray | slice, boards: np.ndarray) -> None:
         """Shard ``k``'s ``boards`` read here (grouped by layer) are the ghosts at ``rows``."""
@@ -113,9 +116,17 @@ class Boundary:
         ``(sending, bytes)``: an awaitable done once every shard has them."""
         import asyncio
 
-        parts = [self._part(rows, cuts, layer) for rows, cuts in zip(self.served, self.served_cuts)]
-        sent = [(k, W[rows]) for k, rows in enumerate(parts) if k != self.me]
-        sent = [(k, values) for k, values in sent if len(values)]
+        sent = []
+        for k, (rows, cuts) in enumerate(zip(self.served, self.served_cuts)):
+            if k == self.me or not len(rows):
+                continue
+            # (into one of two buffers a reader, by the round's parity: the copies sent were kept alive
+            # after the reader's put returned, up to 20 rounds of them on a worker; a round's values are
+            # read by the next round's start, before the buffer comes round again)
+            buffer = self.buffers.setdefault((k, index % 2), np.empty(len(rows)))
+            a, b = (0, len(rows)) if layer < 0 else (int(cuts[layer]), int(cuts[layer + 1]))
+            if b > a:
+                sent.append((k, np.take(W, rows[a:b], out=buffer[a:b])))
         sending = asyncio.gather(*(peers[k].put(self.me, values, index, layer) for k, values in sent))
         return sending, sum(values.nbytes for _, values in sent)
 

@@ -37,10 +37,11 @@ __all__ = ["LeanShard", "lean_shard_bytes", "check_memory", "check_rules"]
 #: change for the jumps (float32) and, per piece, the chosen placement (a byte).
 ROW_BYTES = 8 + 4
 #: Bytes a ghost holds beyond its row while the shard sweeps: its board and row (8 + 8, kept to
-#: read its owner's values), a row this shard serves (about as many as its ghosts, 8), and the
-#: values of a round received and differenced, or sent (2 x 8).  (4x6, hash, 2 shards in one
-#: process: 40 bytes a ghost at the peak beyond the rows', by tracemalloc.)
-GHOST_BOOKKEEPING_BYTES = 8 + 8 + 8 + 2 * 8
+#: read its owner's values), a row this shard serves (about as many as its ghosts, 8), the values
+#: sent, in two buffers kept by the round's parity (2 x 8: see ``Boundary.send``), and those of a
+#: round received, until taken (8).  (4x6, hash, 2 shards in one process: 48 bytes a ghost at the
+#: peak beyond the rows', by tracemalloc.)
+GHOST_BOOKKEEPING_BYTES = 8 + 8 + 8 + 2 * 8 + 8
 #: Bytes a ghost holds while the search finds it: its place in the list (up to twice over as
 #: the list doubles, and its copy: 3 x 8), its owner (int64) and its owner's share (8 + 8).
 SEARCH_GHOST_BYTES = 3 * 8 + 8 + 8
