@@ -29,7 +29,7 @@ from ...solvers.roles import PIECES_RANDOM
 from ...solvers.sweeping import ThreadTuner
 from ..lean import lean_rules_problem
 from . import _lean_shard, owners
-from .shard import Shard, shard_digest
+from .shard import Shard, largest_size, shard_digest
 
 __all__ = ["LeanShard", "lean_shard_bytes", "check_memory", "check_rules"]
 
@@ -257,7 +257,7 @@ class LeanShard(Shard):
         the moves are computed on demand (:meth:`settle`).  Returns the
         largest |value| of the shard's boards and ghosts (0 if none)."""
         self._take_ghosts(index, layer)
-        return float(np.abs(self.W).max(initial=0.0))
+        return largest_size(self.W)
 
     def settle(self, slack: float) -> None:
         """Each state's move, computed on demand, the first within ``slack`` of its best."""

@@ -25,7 +25,7 @@ from .board_ranks import MAX_BITMAP_CELLS, BoardRanks
 from .boundary import Boundary
 from .checkpoints import ShardCheckpoints
 
-__all__ = ["Shard", "shard_digest", "ROUND_PERIOD"]
+__all__ = ["Shard", "largest_size", "shard_digest", "ROUND_PERIOD"]
 
 #: The rounds' error turns round over this many rounds (two shards reading each other's
 #: values of the round before: block Jacobi), so their jumps go along the change over as many.
@@ -597,7 +597,7 @@ class Shard(ShardCheckpoints):
             n, P = len(self.boards), self.rules.n_pieces
             self.V, self.policy = np.zeros(n * P), np.empty(n * P, dtype=np.int16)
             _greedy.state_values(*self._backup_table(), self.V, policy=self.policy, n_threads=self.n_threads)
-        return float(np.abs(self.V).max(initial=0.0))
+        return largest_size(self.V)
 
     def _backup_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """The own states' moves, the scores, the values they lead to and the discount, as
@@ -667,6 +667,12 @@ class Shard(ShardCheckpoints):
         if self.pieces == PIECES_RANDOM:
             return values @ np.asarray(self.rules.probabilities, dtype=np.float64)
         return values.min(axis=1)
+
+
+def largest_size(values: np.ndarray) -> float:
+    """The largest |value| of ``values`` (0 if none), without a temporary of their size
+    (``np.abs(W)`` of a lean 4x8 shard's values was its worker's peak: 1 GB more)."""
+    return abs(float(max(values.max(initial=0.0), -values.min(initial=0.0))))
 
 
 def shard_digest(arrays: dict[str, np.ndarray]) -> str:
