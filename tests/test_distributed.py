@@ -230,9 +230,13 @@ def test_max_memory_bounds_each_workers_table_shards_before_the_sweeps(client):
 
     def worker_needs(n_shards: int) -> list[int]:  # (shard k on worker k % 2)
         owner = shard_of(t.boards, n_shards, "low_rows", rules)
-        needs = [
-            table_shard_bytes(rules, int(np.sum(owner == k)), int(moves[owner == k].sum())) for k in range(n_shards)
-        ]
+        board_of_move = np.repeat(np.arange(t.n_boards), moves)
+        needs = []
+        for k in range(n_shards):
+            mine = owner == k
+            reached = t.next_board[mine[board_of_move]]
+            ghosts = len(np.unique(reached[owner[reached] != k]))
+            needs.append(table_shard_bytes(rules, int(mine.sum()) + ghosts, int(moves[mine].sum()), ghosts))
         return [sum(needs[w::2]) for w in range(2)]
 
     two, four = worker_needs(2), worker_needs(4)
@@ -482,11 +486,14 @@ def test_each_shard_sends_each_other_only_its_boundary(tmp_path):
         assert np.array_equal(fresh.boards, shard.boards)
 
 
-def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
+@pytest.mark.parametrize("eval_sweeps", [4, 3])
+def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path, eval_sweeps):
     """A worker process killed with SIGKILL once its shard's first checkpoint is written (as the
     fifth greedy sweep begins: one sweep a round, checkpoint_rounds=4): the shard is made anew on a
     live worker from its checkpoint, every shard goes back to it, and the solve ends with the
-    undisturbed one's values, moves and residuals, bit for bit."""
+    undisturbed one's values, moves and residuals, bit for bit.  (With 3 evaluation sweeps a
+    greedy one, the rounds and the greedy sweeps name the checkpoint files apart: the rebuild once
+    named the file by the round, and found none.)"""
     import os
     import signal
 
@@ -503,18 +510,26 @@ def test_a_killed_worker_has_its_shard_rebuilt_from_the_checkpoint(tmp_path):
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        calm = solve_sharded(rules, client, tol=1e-11, out=tmp_path / "calm", checkpoint_rounds=4)
+        calm = solve_sharded(
+            rules, client, tol=1e-11, out=tmp_path / "calm", checkpoint_rounds=4, eval_sweeps=eval_sweeps
+        )
         pids = client.run(os.getpid)
         killed = []
 
         def kill_after_round_6(done, residual):
-            # (after round 6 and the second checkpoint: the fourth greedy sweep's; it runs again after the rebuild)
+            # (after round 6 and the first checkpoint, as the fifth greedy sweep began; it runs again after the rebuild)
             if done >= 6 and (tmp_path / "hit" / "checkpoint-1-1.npz").exists() and not killed:
                 killed.append(sorted(pids)[1])
                 os.kill(pids[killed[0]], signal.SIGKILL)
 
         hit = solve_sharded(
-            rules, client, tol=1e-11, out=tmp_path / "hit", checkpoint_rounds=4, progress=kill_after_round_6
+            rules,
+            client,
+            tol=1e-11,
+            out=tmp_path / "hit",
+            checkpoint_rounds=4,
+            eval_sweeps=eval_sweeps,
+            progress=kill_after_round_6,
         )
         assert killed and killed[0] not in client.scheduler_info()["workers"]
     assert np.array_equal(hit.residuals, calm.residuals) and hit.shards.converged
@@ -816,3 +831,29 @@ def test_the_liveness_check_asks_the_scheduler_not_the_clients_cache(client, mon
     assert lost_shards(client, actors) == []
     gone = type("Gone", (), {"_address": "tcp://127.0.0.1:1"})()
     assert lost_shards(client, [*actors, gone]) == [len(actors)]
+
+
+def test_waiting_on_the_shards_raises_any_shards_error_not_the_first_unanswered(monkeypatch):
+    """Exchanging by layer, a shard whose step failed leaves the others waiting for its values:
+    the wait looks at every call each time it looks at the workers, and raises the failed one's
+    error, though the first call never answers."""
+    from babytris.modes.sharded import liveness
+
+    class Call:
+        def __init__(self, error: Exception | None) -> None:
+            self.error, self.asked = error, 0
+
+        def done(self) -> bool:
+            return self.error is not None
+
+        def result(self, timeout: float | None = None) -> int:
+            self.asked += 1
+            assert self.asked < 100, "waited on the first call alone"
+            if self.error is None:
+                raise TimeoutError
+            raise self.error
+
+    monkeypatch.setattr(liveness, "LIVENESS_SECONDS", 0.01)
+    monkeypatch.setattr(liveness, "lost_shards", lambda client, shards: [])
+    with pytest.raises(MemoryError, match="shard 1's step"):
+        liveness.all_alive(None, [], [Call(None), Call(MemoryError("shard 1's step"))])

@@ -35,6 +35,7 @@ class Boundary:
         self.inbox: dict[tuple[int, int], dict[int, np.ndarray]] = {}  # per (round, layer), per shard
         self.arrivals: dict[tuple[int, int], Any] = {}  # (asyncio events: every sender's values are in)
         self.buffers: dict[tuple[int, int], np.ndarray] = {}  # per (reader, round's parity), the values sent
+        self.epoch = 0  # (the restores so far, as the client counts them: a given-up round's values are dropped)
 
     def layer(self, boards: np.ndarray) -> np.ndarray:
         """Each board's layer (int8: a byte a board, where a lean shard lists millions of ghosts)."""
@@ -71,8 +72,12 @@ class Boundary:
             return slice(rows.start + int(cuts[layer]), rows.start + int(cuts[layer + 1]))
         return rows[cuts[layer] : cuts[layer + 1]]
 
-    def receive(self, sender: int, values: np.ndarray, index: int, layer: int) -> None:
-        """Shard ``sender``'s values of round ``index`` (of ``layer``), for :meth:`take`."""
+    def receive(self, sender: int, values: np.ndarray, index: int, layer: int, epoch: int) -> None:
+        """Shard ``sender``'s values of round ``index`` (of ``layer``), for
+        :meth:`take`; dropped if sent before the last restore (``epoch``: the
+        restores the sender had seen), by a round the client gave up."""
+        if epoch != self.epoch:
+            return
         sent = self.inbox.setdefault((index, layer), {})
         sent[sender] = values
         if layer >= 0 and len(sent) == self.senders[layer]:
@@ -123,16 +128,18 @@ class Boundary:
             # (into one of two buffers a reader, by the round's parity: the copies sent were kept alive
             # after the reader's put returned, up to 20 rounds of them on a worker; a round's values are
             # read by the next round's start, before the buffer comes round again)
-            buffer = self.buffers.setdefault((k, index % 2), np.empty(len(rows)))
+            if (k, index % 2) not in self.buffers:
+                self.buffers[k, index % 2] = np.empty(len(rows))
             a, b = (0, len(rows)) if layer < 0 else (int(cuts[layer]), int(cuts[layer + 1]))
-            if b > a:
-                sent.append((k, np.take(W, rows[a:b], out=buffer[a:b])))
-        sending = asyncio.gather(*(peers[k].put(self.me, values, index, layer) for k, values in sent))
+            if b > a:  # (mode "clip": no buffered copy; the rows were checked as they were asked)
+                sent.append((k, np.take(W, rows[a:b], out=self.buffers[k, index % 2][a:b], mode="clip")))
+        sending = asyncio.gather(*(peers[k].put(self.me, values, index, layer, self.epoch) for k, values in sent))
         return sending, sum(values.nbytes for _, values in sent)
 
-    def forget(self) -> None:
-        """Drop the values received (a restore goes back to a checkpoint's),
-        waking the sweeps that wait for more: they see the restore and stop."""
+    def forget(self, epoch: int) -> None:
+        """Drop the values received (a restore goes back to a checkpoint's) and
+        any sent before it (``epoch``: the restores so far), waking the sweeps
+        that wait for more: they see the restore and stop."""
         for waiting in self.arrivals.values():
             waiting.set()
-        self.inbox, self.arrivals = {}, {}
+        self.inbox, self.arrivals, self.epoch = {}, {}, epoch

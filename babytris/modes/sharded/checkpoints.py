@@ -60,16 +60,18 @@ class ShardCheckpoints:
         """What a rebuilt shard needs to build its table again: its boards."""
         return {"boards": self.boards}
 
-    async def restore(self, path: str) -> None:
+    async def restore(self, path: str, epoch: int) -> None:
         """Go back to the checkpoint at ``path`` (:meth:`_checkpoint`): the next
-        round runs its sweeps from there.  A round still running here
-        (the client gave it up when a worker was lost) is waited for and then
-        changes nothing more."""
+        round runs its sweeps from there; ``epoch``: the restores so far (the
+        values a given-up round still sends are dropped).  A round still
+        running here (the client gave it up when a worker was lost) sees the
+        restore as its work in a thread ends, and changes nothing more: the
+        restore waits for that work, and any it started meanwhile."""
         import asyncio
 
-        if self.working is not None and not self.working.done():
+        self.generation += 1  # (first: the given-up round stops as soon as its thread's work ends)
+        while self.working is not None and not self.working.done():
             await asyncio.wait([self.working])
-        self.generation += 1
         with np.load(path, allow_pickle=False) as data:
             if data["shard"].tolist() != [self.index, len(self.W)]:
                 raise ValueError(f"shard {self.index}: {path!r} is another shard's checkpoint")
@@ -77,7 +79,7 @@ class ShardCheckpoints:
             self.snapshots = list(data["snapshots"])
             missed, jumped, self.last_greedy, accelerate, self.news = data["tallies"].tolist()
         self.missed, self.jumped, self.accelerate = int(missed), bool(jumped), bool(accelerate)
-        self.boundary.forget()
+        self.boundary.forget(epoch)
         self.restored, self.recorded = True, False
 
     def load_boards(self, path: str) -> None:

@@ -445,7 +445,9 @@ def _solve(
     all_alive(client, shards, [s.build(pieces, discount, eval_sweeps, True) for s in shards])
     sizes = all_alive(client, shards, [s.size() for s in shards])
     if not lean:
-        _check_workers(rules, len(workers), max_memory, [table_shard_bytes(rules, *size) for size in sizes])
+        rows = all_alive(client, shards, [s.rows_and_ghosts() for s in shards])
+        needs = [table_shard_bytes(rules, n, moves, ghosts) for (n, ghosts), (_, moves) in zip(rows, sizes)]
+        _check_workers(rules, len(workers), max_memory, needs)
     n_boards, n_moves = (sum(x) for x in zip(*sizes))
     need = gather_bytes(rules, n_boards, n_moves)
     if gather and need > max_memory:
@@ -470,7 +472,8 @@ def _solve(
     jumps: RoundJumps | SweepSchedule = (
         RoundJumps() if exchange == "round" else SweepSchedule(eval_sweeps, tol, pieces == PIECES_RANDOM)
     )
-    kept: tuple[int, list[float], list, Any] | None = None  # the last checkpoint every shard wrote
+    # (the last checkpoint every shard wrote: its files, and the rounds' record as it began)
+    kept: tuple[list, list[float], list, Any] | None = None
     resumed, rebuilt = False, 0
     while not jumps.done(residuals, max_iter, tol) and not (n_shards == 1 and not lean and residuals):
         t0 = time.perf_counter()
@@ -481,7 +484,9 @@ def _solve(
             greedy, jump, record = jumps.next(resumed)
             count = jumps.greedy - 1 if greedy else 0
             write = out is not None and not resumed and count > 0 and count % checkpoint_rounds == 0
-            paths = _checkpoint_paths(out, n_shards, count // checkpoint_rounds) if write else [None] * n_shards
+            paths: list[str | None] = (
+                _checkpoint_paths(out, n_shards, count // checkpoint_rounds) if write else [None] * n_shards
+            )
             calls = [s.step(r, greedy, jump, record, paths[k], last_layer >= 0) for k, s in enumerate(shards)]
         else:
             jump = 0.0 if resumed or n_shards == 1 else jumps.ratio(residuals)
@@ -494,15 +499,14 @@ def _solve(
             if kept is None or not lost_worker(err) or rebuilt >= MAX_REBUILDS:
                 raise
             rebuilt += 1
-            at, residuals, rounds_log, jumps = kept[0], list(kept[1]), list(kept[2]), copy.deepcopy(kept[3])
-            paths = _checkpoint_paths(out, n_shards, at // checkpoint_rounds)
+            paths, residuals, rounds_log, jumps = kept[0], list(kept[1]), list(kept[2]), copy.deepcopy(kept[3])
             build = (pieces, discount, eval_sweeps, True)
             shards = _rebuild(client, shards, rules, split, n_threads or 1, build, paths)
-            all_results([s.restore(paths[k]) for k, s in enumerate(shards)])
+            all_results([s.restore(paths[k], rebuilt) for k, s in enumerate(shards)])
             resumed = True
             continue
         if write:
-            kept = (r, list(residuals), list(rounds_log), copy.deepcopy(jumps))
+            kept = (paths, list(residuals), list(rounds_log), copy.deepcopy(jumps))
         resumed = False
         residuals.append(max(r for r, _, _, _ in results))
         if isinstance(jumps, SweepSchedule):

@@ -31,14 +31,19 @@ def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
     return 3 * parts + reorder + table
 
 
-def table_shard_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
-    """A table shard's bytes at its peak, with ``n_boards`` boards and
-    ``n_moves`` moves: the single solve's estimate for a table that size
-    (:func:`~babytris.engine.resources.table_bytes`, its placement numbers
-    held, and what the sweeps keep per board), and each move's board after
-    as bits (8 bytes: the ghosts are found by them)."""
-    per_board = solver_bytes_per_board(rules, "mpi", True, n_boards)
-    return table_bytes(rules, n_boards, n_moves, per_board, placements=True) + 8 * n_moves
+#: Bytes a table shard's ghost holds beyond its row: the board asked (8), a row served by its
+#: owner for it (8), the two buffers its values are sent from (2 x 8) and those received (8).
+TABLE_GHOST_BYTES = 8 + 8 + 2 * 8 + 8
+
+
+def table_shard_bytes(rules: Rules, n_rows: int, n_moves: int, n_ghosts: int = 0) -> int:
+    """A table shard's bytes at its peak, with ``n_rows`` rows (its boards and
+    its ``n_ghosts`` ghosts) and ``n_moves`` moves: the single solve's
+    estimate for a table that size (:func:`~babytris.engine.resources.table_bytes`,
+    its placement numbers held, and what the sweeps keep per board) and
+    :data:`TABLE_GHOST_BYTES` a ghost."""
+    per_board = solver_bytes_per_board(rules, "mpi", True, n_rows)
+    return table_bytes(rules, n_rows, n_moves, per_board, placements=True) + TABLE_GHOST_BYTES * n_ghosts
 
 
 def assemble(

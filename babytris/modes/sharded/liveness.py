@@ -40,17 +40,25 @@ def all_alive(client: Any, shards: list, futures: list) -> list:
     shard's worker is still in the cluster: an actor call to a killed worker
     waits for dask to make the actor again, which never answers it (a shard
     sending to it waits as long).  Raises an ``OSError`` naming the shard
-    whose worker is gone."""
-    results = []
-    for f in futures:
-        while True:
-            try:
-                results.append(f.result(timeout=LIVENESS_SECONDS))
-                break
-            except TimeoutError:
-                lost = lost_shards(client, shards)
-                if lost:
-                    raise OSError(f"the worker of shard {lost[0]} ({shards[lost[0]]._address}) is gone") from None
+    whose worker is gone, or the first error a call raised, whichever
+    comes first: exchanging by layer, a shard whose step failed leaves the
+    others waiting for its values, so every call is looked at, not the
+    first unanswered one alone."""
+    results: list = [None] * len(futures)
+    waiting = list(range(len(futures)))
+    while waiting:
+        try:
+            results[waiting[0]] = futures[waiting[0]].result(timeout=LIVENESS_SECONDS)
+            waiting.pop(0)
+            continue
+        except TimeoutError:
+            pass
+        for k in [k for k in waiting if futures[k].done()]:
+            results[k] = futures[k].result()  # (raises the call's error)
+            waiting.remove(k)
+        lost = lost_shards(client, shards)
+        if lost:
+            raise OSError(f"the worker of shard {lost[0]} ({shards[lost[0]]._address}) is gone") from None
     return results
 
 

@@ -331,6 +331,11 @@ class Shard(ShardCheckpoints):
         """``(boards, moves)`` of the shard's table."""
         return len(self.boards), len(self.next_board)
 
+    def rows_and_ghosts(self) -> tuple[int, int]:
+        """``(rows, ghosts)`` of the shard's table (its boards and ghosts, and the ghosts), after :meth:`build`."""
+        rows = len(self.W) if self.n_shards > 1 else len(self.boards)
+        return rows, rows - len(self.boards)
+
     def at_home(self) -> int:
         """The moves that lead to a board of this shard."""
         return self.moves_at_home
@@ -368,13 +373,14 @@ class Shard(ShardCheckpoints):
 
     # --- the rounds ---------------------------------------------------------------------------
 
-    async def put(self, sender: int, values: np.ndarray, index: int, layer: int = -1) -> None:
+    async def put(self, sender: int, values: np.ndarray, index: int, layer: int = -1, epoch: int = 0) -> None:
         """Receive shard ``sender``'s values of the boards read here (in the
         order asked) from round ``index``, of one ``layer`` of them (-1:
-        all), for the next round or (a layer's) the next layer's sweep.
-        (A coroutine: it runs on the worker's event loop, never queued
-        behind a round's sweeps.)"""
-        self.boundary.receive(sender, values, index, layer)
+        all), for the next round or (a layer's) the next layer's sweep;
+        ``epoch``: the restores the sender had seen (a given-up round's
+        values are dropped).  (A coroutine: it runs on the worker's event
+        loop, never queued behind a round's sweeps.)"""
+        self.boundary.receive(sender, values, index, layer, epoch)
 
     async def round(
         self, index: int, tol: float, greedy_sweeps: int, jump: float, last: bool, checkpoint: str | None = None
