@@ -358,6 +358,9 @@ def test_edited_shards_and_manifests_are_refused(client, tmp_path):
         load_sharded(edited("no", manifest={"converged": False}))
     with pytest.raises(SolutionFileError, match="values: not all finite"):
         load_sharded(edited("nan", values=lambda v: np.full_like(v, np.nan)))
+    for owners in ("0" * 64, None):  # (another owner table's digest, or none: a lookup would ask the wrong shard)
+        with pytest.raises(SolutionFileError, match="owners: the shard owning each board is not"):
+            load_sharded(edited(f"owners {owners}", manifest={"owners": owners}), verify=False)
     for name, change in (("doubled", lambda v: 2 * v), ("plus five", lambda v: v + (np.arange(v.size) == 77) * 5.0)):
         with pytest.raises(SolutionFileError, match="values: one Bellman sweep over them moves state") as info:
             load_sharded(edited(name, values=change))

@@ -37,7 +37,7 @@ from ..game.validation import check_bool, check_int, check_number
 from ..modes.sharded import _shard
 from ..modes.sharded.distributed import OPPONENTS, SHARDED_FORMAT, SHARDED_VERSION
 from ..modes.sharded.lookups import ShardLookups
-from ..modes.sharded.owners import SPLITS, distinct, shard_of
+from ..modes.sharded.owners import SPLITS, distinct, owner_digest, shard_of
 from ..modes.sharded.shard import shard_digest
 from ..results.solution import tie_slack
 from ..solvers import _greedy
@@ -108,6 +108,13 @@ class ShardedValues(ShardLookups):
             )
         if self.rules.mirror:
             raise SolutionFileError(manifest_path, "rules", "a sharded solve saves no mirror-merged game")
+        if manifest.get("owners") != owner_digest(self.rules, self.n_shards, self.split):
+            raise SolutionFileError(
+                manifest_path,
+                "owners",
+                "the shard owning each board is not the one this babytris deals it to (the table's digest "
+                "differs): lookups would ask the wrong shard. Solve again, or load it with the babytris that wrote it",
+            )
         self._digests = manifest.get("digests")
         self._shards: dict[int, dict[str, np.ndarray]] = {}
         self.error_bound: float | None = None

@@ -679,6 +679,7 @@ def _save_shards(out, rules, shards, opponent, discount, residuals, split, tol) 
         "converged": residual <= tol,
         "tol": tol,
         "digests": [digest for _, digest in saved],
+        "owners": owners.owner_digest(rules, len(shards), split),
     }
     text = json.dumps(manifest, indent=1).encode()
     replace_atomically(os.path.join(os.fspath(out), "manifest.json"), lambda f: f.write(text))

@@ -24,7 +24,7 @@ from ...game.rules import Rules
 from .. import _lean
 from ..lean import lean_rules_problem
 
-__all__ = ["SPLITS", "LOW_ROWS", "shard_of", "key_mask", "owner_table", "pattern_weights", "distinct"]
+__all__ = ["SPLITS", "LOW_ROWS", "shard_of", "key_mask", "owner_digest", "owner_table", "pattern_weights", "distinct"]
 
 #: How boards are split into shards (see :mod:`babytris.modes.sharded.distributed`).
 SPLITS = ("hash", "low_rows")
@@ -127,6 +127,15 @@ def _marked_by_pattern(marks: np.ndarray, bits: int) -> np.ndarray:
     return np.bincount(np.arange(per * 64) & ((1 << bits) - 1), weights=counts.ravel(), minlength=1 << bits).astype(
         np.int64
     )
+
+
+def owner_digest(rules: Rules, n_shards: int, split: str) -> str:
+    """SHA-256 of :func:`owner_table`'s table: a saved directory's manifest
+    holds it, so a reader whose table came out otherwise (its code changed)
+    refuses the directory rather than ask the wrong shard."""
+    import hashlib
+
+    return hashlib.sha256(owner_table(rules, n_shards, split).tobytes()).hexdigest()
 
 
 @functools.lru_cache(maxsize=64)
