@@ -241,7 +241,7 @@ def test_max_memory_bounds_each_workers_table_shards_before_the_sweeps(client):
 
     two, four = worker_needs(2), worker_needs(4)
     assert 2**20 < max(two) < 2**26
-    with pytest.raises(babytris.MemoryLimitError, match=rf"worker {np.argmax(two)} holds shards {np.argmax(two)},"):
+    with pytest.raises(babytris.MemoryLimitError, match=rf"worker {np.argmax(two)} holds shard {np.argmax(two)}, "):
         solve_sharded(rules, client, max_memory=max(two) - 1)
     assert solve_sharded(rules, client, max_memory=max(two)).shards.converged
     w = int(np.argmax(four))

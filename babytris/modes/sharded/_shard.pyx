@@ -440,11 +440,12 @@ def unmark(uint64_t[::1] bits, const uint64_t[::1] boards):
 
 def live_by_layer(const offset_t[::1] offsets, const uint64_t[::1] boards, int n_pieces,
                   const int64_t[::1] layer_of_residue):
-    """The boards (ascending) that have a move, by layer: a board of c
-    filled cells is in layer ``layer_of_residue[c % m]`` (m its length;
-    the layers numbered 0 to m - 1), ascending within each, as
-    :func:`babytris.engine.transitions.layer_order` orders them (a stable
-    split: no sort).  ``offsets``: the table's, ``len(boards) * n_pieces + 1``
+    """The boards that have a move, by layer: a board of c filled cells is
+    in layer ``layer_of_residue[c % m]`` (m its length; the layers numbered
+    0 to m - 1), in the order given within each (a stable split: no sort;
+    a shard's rows, numbered layer after layer and ascending within each,
+    come out as they are, as :func:`babytris.engine.transitions.layer_order`
+    orders them).  ``offsets``: the table's, ``len(boards) * n_pieces + 1``
     at least.
 
     Returns:

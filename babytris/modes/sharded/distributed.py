@@ -112,7 +112,7 @@ from ...game.validation import check_bool, check_int, check_solver_args, default
 from ...results.solution import Solution, tie_slack
 from ...solvers.roles import PIECES_RANDOM, PIECES_WORST
 from . import lean_shard, owners, shard
-from .gather import assemble, gather_bytes, table_shard_bytes
+from .gather import assemble, check_workers, gather_bytes, table_shard_bytes
 from .liveness import all_alive, all_results, lost_shards, lost_worker
 from .lookups import ShardLookups
 from .round_schedules import RoundJumps, SweepSchedule
@@ -447,7 +447,8 @@ def _solve(
     if not lean:
         rows = all_alive(client, shards, [s.rows_and_ghosts() for s in shards])
         needs = [table_shard_bytes(rules, n, moves, ghosts) for (n, ghosts), (_, moves) in zip(rows, sizes)]
-        _check_workers(rules, len(workers), max_memory, needs)
+        counts = [n for n, _ in rows]
+        check_workers(rules, len(workers), max_memory, needs, counts, "tables and sweeps", "once the tables were built")
     n_boards, n_moves = (sum(x) for x in zip(*sizes))
     need = gather_bytes(rules, n_boards, n_moves)
     if gather and need > max_memory:
@@ -595,21 +596,6 @@ def _rebuild(
     all_results([s.ask_again() for k, s in enumerate(fresh) if k not in lost])
     all_results([s.serve() for s in fresh])
     return fresh
-
-
-def _check_workers(rules: Rules, n_workers: int, max_memory: int, needs: list[int]) -> None:
-    """Refuse shards whose bytes (``needs[k]``, shard k on worker ``k % n_workers``), summed over
-    a worker's, would pass ``max_memory``, with :class:`~babytris.MemoryLimitError`."""
-    held = [list(range(w, len(needs), n_workers)) for w in range(n_workers)]
-    need = [sum(needs[k] for k in ks) for ks in held]
-    w = int(np.argmax(need))
-    if need[w] > max_memory:
-        raise MemoryLimitError(
-            f"{rules.width}x{rules.height}: worker {w} holds shards {', '.join(map(str, held[w]))}, whose tables and "
-            f"sweeps need about {format_bytes(need[w])}, more than max_memory={format_bytes(max_memory)} (each "
-            "worker's); refused once the tables were built, before the sweeps. Give more shards or workers, or "
-            "raise max_memory"
-        )
 
 
 def _host(address: str) -> str:

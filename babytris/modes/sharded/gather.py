@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine.resources import table_bytes
+from ...engine.resources import MemoryLimitError, format_bytes, table_bytes
 from ...engine.transitions import Transitions, layer_order, layered_indices, offsets_from_counts
 from ...game.rules import Rules
 from ...game.validation import solver_method
 from ...results.solution import Solution
 from ...solvers.solve import solver_bytes_per_board
 
-__all__ = ["gather_bytes", "assemble", "table_shard_bytes"]
+__all__ = ["gather_bytes", "assemble", "check_workers", "table_shard_bytes"]
 
 
 def gather_bytes(rules: Rules, n_boards: int, n_moves: int) -> int:
@@ -44,6 +44,26 @@ def table_shard_bytes(rules: Rules, n_rows: int, n_moves: int, n_ghosts: int = 0
     :data:`TABLE_GHOST_BYTES` a ghost."""
     per_board = solver_bytes_per_board(rules, "mpi", True, n_rows)
     return table_bytes(rules, n_rows, n_moves, per_board, placements=True) + TABLE_GHOST_BYTES * n_ghosts
+
+
+def check_workers(
+    rules: Rules, n_workers: int, max_memory: int, needs: list[int], rows: list[int], what: str, when: str
+) -> None:
+    """Refuse, with :class:`~babytris.MemoryLimitError`, shards whose bytes
+    (``needs[k]``: their ``what``; shard k, of ``rows[k]`` boards and ghosts,
+    on worker ``k % n_workers``), summed over the shards one worker holds,
+    would pass ``max_memory``, saying ``when`` it was found (before the sweeps)."""
+    held = [list(range(w, len(needs), n_workers)) for w in range(n_workers)]
+    need = [sum(needs[k] for k in ks) for ks in held]
+    w = int(np.argmax(need))
+    if need[w] > max_memory:
+        shards = ("shards " if len(held[w]) > 1 else "shard ") + ", ".join(map(str, held[w]))
+        raise MemoryLimitError(
+            f"{rules.width}x{rules.height}: worker {w} holds {shards}, {sum(rows[k] for k in held[w]):,} boards "
+            f"and ghosts, whose {what} need about "
+            f"{format_bytes(need[w])}, more than max_memory={format_bytes(max_memory)} (each worker's); refused "
+            f"{when}, before the sweeps. Give more shards or workers, or raise max_memory"
+        )
 
 
 def assemble(

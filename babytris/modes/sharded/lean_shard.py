@@ -29,6 +29,7 @@ from ...solvers.roles import PIECES_RANDOM
 from ...solvers.sweeping import ThreadTuner
 from ..lean import lean_rules_problem
 from . import _lean_shard, owners
+from .gather import check_workers
 from .shard import Shard, largest_size, shard_digest
 
 __all__ = ["LeanShard", "lean_shard_bytes", "check_memory", "check_rules"]
@@ -84,20 +85,9 @@ def check_memory(
     (:meth:`LeanShard.rows_and_ghosts`)."""
     size = f"{rules.width}x{rules.height}"
     if rows is not None:
-        need = [0] * n_workers
-        for k, (count, ghosts) in enumerate(rows):
-            need[k % n_workers] += lean_shard_bytes(rules, count, ghosts)
-        w = int(np.argmax(need))
-        if need[w] > max_memory:
-            held = list(range(w, n_shards, n_workers))
-            shards = ("shards " if len(held) > 1 else "shard ") + ", ".join(map(str, held))
-            raise MemoryLimitError(
-                f"{size} in lean shards: worker {w} holds {shards}, "
-                f"{sum(rows[k][0] for k in held):,} boards and ghosts, whose sweeps need about "
-                f"{format_bytes(need[w])}, "
-                f"more than max_memory={format_bytes(max_memory)} (each worker's); refused after the search, before "
-                "the sweeps. Give more shards or workers, or raise max_memory"
-            )
+        needs = [lean_shard_bytes(rules, count, ghosts) for count, ghosts in rows]
+        counts = [count for count, _ in rows]
+        check_workers(rules, n_workers, max_memory, needs, counts, "lean shards' sweeps", "after the search")
         return
     per_worker = -(-n_shards // n_workers)  # (the most shards a worker holds)
     searching = per_worker * lean_shard_bytes(rules, 0)
