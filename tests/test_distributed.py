@@ -79,12 +79,13 @@ def _gauss_seidel(rules: Rules, sweeps: int, pieces: int) -> tuple[np.ndarray, n
 
 @pytest.mark.parametrize("lean", [False, True])
 @pytest.mark.parametrize("opponent", ["random", "minimax"])
-def test_exchanging_by_layer_runs_the_single_solves_sweeps_value_for_value(client, lean, opponent):
+@pytest.mark.parametrize("size", [(4, 5), (6, 3)])  # (6 wide: three cycles of two layers)
+def test_exchanging_by_layer_runs_the_single_solves_sweeps_value_for_value(client, lean, opponent, size):
     """The default exchange: a layer's boundary sent as soon as it is swept, the next layer (whose
     moves lead to it) waiting for it, so every ghost is as fresh as the single solve's own boards
     are: 4 greedy sweeps over the shards leave every value 4 sweeps of the whole table leave, bit
     for bit.  Exchanging after every sweep (each ghost a sweep late) leaves others."""
-    rules = Rules(width=4, height=5)
+    rules = Rules(width=size[0], height=size[1])
     boards, expected = _gauss_seidel(rules, 4, 0 if opponent == "random" else 1)
     for exchange in ("layer", "sweep"):
         result = solve_sharded(
@@ -93,7 +94,7 @@ def test_exchanging_by_layer_runs_the_single_solves_sweeps_value_for_value(clien
         values, _ = result.shards.rows(boards)
         assert len(result.residuals) == 4 and not result.shards.converged
         assert np.array_equal(values, expected) == (exchange == "layer"), exchange
-    assert np.abs(values - expected).max() > 1.0
+    assert np.abs(values - expected).max() > 0.5  # (a sweep late: far from the values, not a rounding)
 
 
 @pytest.mark.parametrize("exchange", ["layer", "sweep"])
