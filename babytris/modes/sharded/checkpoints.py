@@ -10,7 +10,12 @@ from typing import Any, cast
 
 import numpy as np
 
-__all__ = ["ShardCheckpoints"]
+__all__ = ["ShardCheckpoints", "boards_path"]
+
+
+def boards_path(folder: str, index: int) -> str:
+    """The file of what shard ``index`` holds, in the checkpoints' ``folder`` (written once a solve)."""
+    return os.path.join(folder, f"checkpoint-{index}-boards.npz")
 
 
 class ShardCheckpoints:
@@ -53,8 +58,8 @@ class ShardCheckpoints:
         replace_atomically(path, lambda f: np.savez(f, W=self.W, snapshots=snapshots, tallies=tallies, shard=shard))
 
     def _boards_path(self, path: str) -> str:
-        """The file of what the shard holds, beside its checkpoint at ``path`` (written once a solve)."""
-        return os.path.join(os.path.dirname(path), f"checkpoint-{self.index}-boards.npz")
+        """The file of what the shard holds, beside its checkpoint at ``path`` (:func:`boards_path`)."""
+        return boards_path(os.path.dirname(path), self.index)
 
     def _held(self) -> dict[str, np.ndarray]:
         """What a rebuilt shard needs to build its table again: its boards."""

@@ -112,6 +112,7 @@ from ...game.validation import check_bool, check_int, check_solver_args, default
 from ...results.solution import Solution, tie_slack
 from ...solvers.roles import PIECES_RANDOM, PIECES_WORST
 from . import lean_shard, owners, shard
+from .checkpoints import boards_path
 from .gather import assemble, check_workers, gather_bytes, table_shard_bytes
 from .liveness import all_alive, all_results, lost_shards, lost_worker
 from .lookups import ShardLookups
@@ -532,7 +533,7 @@ def _solve(
     began = time.perf_counter()
     if out is not None:
         _save_shards(out, rules, shards, opponent, discount, residuals, split, tol)
-        held = [os.path.join(os.fspath(out), f"checkpoint-{k}-boards.npz") for k in range(n_shards)]
+        held = [boards_path(os.fspath(out), k) for k in range(n_shards)]
         for path in _checkpoint_paths(out, n_shards, 0) + _checkpoint_paths(out, n_shards, 1) + held:
             if path is not None and os.path.exists(path):
                 os.remove(path)

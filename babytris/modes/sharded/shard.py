@@ -320,12 +320,8 @@ class Shard(ShardCheckpoints):
         take them (:func:`babytris.engine.transitions.sweep_order`): layer by
         layer, ascending within each, or with one layer from the largest board
         down.  Returns int32 rows and int64 layer starts."""
-        order, starts = _shard.live_by_layer(self.offsets, self.boards, self.rules.n_pieces, layers(self.rules))
+        order, starts = _shard.live_by_layer(self.offsets, self.boards, self.rules.n_pieces, self.layer_of_residue)
         return (order[::-1].copy(), starts) if len(starts) == 2 else (order, starts)
-
-    def _runs(self) -> np.ndarray:
-        """The starts of the runs of ascending boards (the layers), and the end."""
-        return self.runs
 
     def size(self) -> tuple[int, int]:
         """``(boards, moves)`` of the shard's table."""
@@ -360,7 +356,7 @@ class Shard(ShardCheckpoints):
     def _find(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(found, rows)``: whether each of ``boards`` is this shard's, and its row (int64) where it is."""
         found, rows = np.zeros(len(boards), dtype=bool), np.zeros(len(boards), dtype=np.int64)
-        for a, b in zip(self._runs()[:-1], self._runs()[1:]):
+        for a, b in zip(self.runs[:-1], self.runs[1:]):
             at = np.minimum(a + np.searchsorted(self.boards[a:b], boards), b - 1)
             here = ~found & (self.boards[at] == boards) if b > a else np.zeros(len(boards), dtype=bool)
             found |= here
@@ -637,7 +633,7 @@ class Shard(ShardCheckpoints):
 
         n, P = len(self.boards), self.rules.n_pieces
         arrays: dict[str, np.ndarray] = {"boards": self.boards, "values": self.V[: n * P], "policy": self.chosen}
-        if len(self._runs()) > 2:  # (a file's boards ascend: the runs merged)
+        if len(self.runs) > 2:  # (a file's boards ascend: the runs merged)
             rows = np.argsort(self.boards, kind="stable")
             arrays = {
                 "boards": self.boards[rows],
